@@ -1,0 +1,406 @@
+//! The command line: argument parsing (clap) and the mapping of each subcommand onto the
+//! library. No game logic lives here.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+
+use joute::games::perft::{divide, perft, perft_parallel};
+use joute::games::{Game, GameKind, GameVisitor};
+
+/// A mistake in what the user gave (arguments, files, positions): reported on one line, exit 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
+
+/// joute: self-play tournaments, ratings and weight tuning for board-game engines.
+#[derive(Parser, Debug)]
+#[command(name = "joute", version, about, long_about = None, allow_negative_numbers = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of DESIGN.md §5.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a tournament from a TOML spec (without one: the embedded quickstart).
+    Run(RunArgs),
+    /// Play a two-engine match straight from the command line.
+    Match(MatchArgs),
+    /// Tune evaluation weights from a tuning spec.
+    Tune(TuneArgs),
+    /// Ratings, charts and HTML from one or more game logs (shards merge).
+    Report(ReportArgs),
+    /// Count the move sequences of exactly DEPTH plies (perft), for every depth up to DEPTH.
+    Perft(PerftArgs),
+    /// The exact value of a position by full-depth search, or of every position of a suite.
+    Solve(SolveArgs),
+    /// Play one game between two engines and show the board after every move.
+    Play(PlayArgs),
+    /// Measure the algorithms on synthetic trees against their theory.
+    Analyze(AnalyzeArgs),
+    /// List the evaluation features of a game.
+    Features(FeaturesArgs),
+    /// Fixed search benchmark: nodes, time, nodes per second.
+    Bench(BenchArgs),
+}
+
+/// Arguments of `joute run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Tournament spec (TOML); the embedded quickstart when omitted.
+    pub spec: Option<PathBuf>,
+    /// Output folder (default: reports/NAME/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Continue an interrupted run from its games log.
+    #[arg(long)]
+    pub resume: bool,
+    /// Play only the games whose id is I modulo N.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Print only the final table.
+    #[arg(long)]
+    pub quiet: bool,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute match`.
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Game name.
+    #[arg(value_parser = parse_game)]
+    pub game: GameKind,
+    /// First engine, ALGORITHM:DEPTH[:WEIGHTS.toml].
+    pub engine_a: String,
+    /// Second engine, ALGORITHM:DEPTH[:WEIGHTS.toml].
+    pub engine_b: String,
+    /// Number of games (even: openings are played twice, colours swapped).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Plies of the random openings.
+    #[arg(long)]
+    pub openings: Option<u32>,
+    /// Seed of the openings and of every random choice.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Stop early by SPRT between these Elo bounds.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    pub sprt: Option<String>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute tune`.
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// Tuning spec (TOML).
+    pub spec: PathBuf,
+    /// Output folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Continue an interrupted run from its checkpoint.
+    #[arg(long)]
+    pub resume: bool,
+    /// Cap on the number of games, confirmation included.
+    #[arg(long)]
+    pub budget: Option<u64>,
+}
+
+/// Arguments of `joute report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Game logs (games.jsonl); shards of one run merge.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Output folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute perft`.
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    /// Game: othello, connect4, morpion, morpion-RxC-K, random-tree-BxD[-sSEED].
+    #[arg(value_parser = parse_game)]
+    pub game: GameKind,
+    /// Plies to count, 1..=64; every depth up to this one is printed.
+    #[arg(value_parser = parse_depth, allow_negative_numbers = true)]
+    pub depth: u32,
+    /// Print the count under each first move at the final depth.
+    #[arg(long)]
+    pub divide: bool,
+    /// Threads over which the first plies are spread (default 1).
+    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
+    pub threads: usize,
+    /// Start from this position instead of the start (the game's position notation).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Game name.
+    #[arg(value_parser = parse_game)]
+    pub game: GameKind,
+    /// Position in the game's notation (default: the start).
+    pub position: Option<String>,
+    /// A test suite: solve every position and check it against its known value.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Game name.
+    #[arg(value_parser = parse_game)]
+    pub game: GameKind,
+    /// Engine moving first, ALGORITHM:DEPTH[:WEIGHTS.toml].
+    pub engine_a: String,
+    /// Engine moving second.
+    pub engine_b: String,
+    /// Moves played before the engines take over.
+    #[arg(long)]
+    pub opening: Option<String>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute analyze`.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// What to analyse: random-tree.
+    pub subject: String,
+    /// Children of every inner node.
+    #[arg(long)]
+    pub branching: Option<u32>,
+    /// Plies from the root to the leaves.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Number of trees.
+    #[arg(long)]
+    pub trees: Option<u32>,
+    /// Seed of the first tree.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute features`.
+#[derive(Args, Debug)]
+pub struct FeaturesArgs {
+    /// Game name.
+    #[arg(value_parser = parse_game)]
+    pub game: GameKind,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_game(text: &str) -> Result<GameKind, String> {
+    GameKind::parse(text).map_err(|e| e.to_string())
+}
+
+/// The deepest perft or search joute accepts.
+pub const MAX_DEPTH: u32 = 64;
+
+fn parse_depth(text: &str) -> Result<u32, String> {
+    match text.parse::<i64>() {
+        Ok(d) if (1..=MAX_DEPTH as i64).contains(&d) => Ok(d as u32),
+        Ok(d) => Err(format!(
+            "depth {d} is out of range; it must be between 1 and {MAX_DEPTH}"
+        )),
+        Err(_) => Err(format!(
+            "depth must be a whole number between 1 and {MAX_DEPTH}"
+        )),
+    }
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<i64>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n as usize),
+        _ => Err("threads must be a whole number between 1 and 1024".into()),
+    }
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Perft(args) => {
+            let kind = args.game;
+            kind.dispatch(PerftCommand { args })
+        }
+        Command::Features(args) => features(&args),
+        Command::Run(_) => not_yet("run", "tournaments", 4),
+        Command::Match(_) => not_yet("match", "tournaments", 4),
+        Command::Tune(_) => not_yet("tune", "tuning", 6),
+        Command::Report(_) => not_yet("report", "tournaments and reports", 4),
+        Command::Solve(_) => not_yet("solve", "search", 3),
+        Command::Play(_) => not_yet("play", "search", 3),
+        Command::Analyze(_) => not_yet("analyze", "search", 3),
+        Command::Bench(_) => not_yet("bench", "search", 3),
+    }
+}
+
+fn not_yet(command: &str, layer: &str, issue: u32) -> anyhow::Result<()> {
+    Err(InputError(format!(
+        "'joute {command}' is not implemented yet: it arrives with the {layer} layer (issue #{issue})"
+    ))
+    .into())
+}
+
+fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
+    // Evaluation features arrive with the search and evaluation layer; the list is empty so far.
+    if args.json {
+        println!(
+            "{}",
+            json!({ "game": args.game.to_string(), "features": [] })
+        );
+    } else {
+        println!(
+            "{}: no evaluation features yet (they arrive with the evaluation layer)",
+            args.game
+        );
+    }
+    Ok(())
+}
+
+struct PerftCommand {
+    args: PerftArgs,
+}
+
+impl GameVisitor for PerftCommand {
+    type Output = anyhow::Result<()>;
+
+    fn visit<G: Game>(self, start: G) -> anyhow::Result<()> {
+        let args = self.args;
+        let pos = match &args.position {
+            Some(text) => start
+                .parse_position(text)
+                .map_err(|e| InputError(e.to_string()))?,
+            None => start,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads)
+            .build()?;
+        let parallel = args.threads > 1;
+        let count = |depth: u32| {
+            if parallel {
+                pool.install(|| perft_parallel(&pos, depth))
+            } else {
+                perft(&pos, depth)
+            }
+        };
+
+        let mut stdout = std::io::stdout().lock();
+        if !args.json {
+            writeln!(
+                stdout,
+                "perft {} from {}, {} thread{}",
+                pos.name(),
+                if args.position.is_some() {
+                    "the given position"
+                } else {
+                    "the start"
+                },
+                args.threads,
+                if args.threads == 1 { "" } else { "s" }
+            )?;
+            writeln!(
+                stdout,
+                "{:>5} {:>15} {:>10} {:>14}",
+                "depth", "count", "seconds", "leaves/s"
+            )?;
+        }
+        let mut rows = Vec::new();
+        let mut total_seconds = 0.0;
+        for depth in 1..=args.depth {
+            let clock = Instant::now();
+            let n = count(depth);
+            let seconds = clock.elapsed().as_secs_f64();
+            total_seconds += seconds;
+            let rate = if seconds > 0.0 {
+                n as f64 / seconds
+            } else {
+                0.0
+            };
+            if !args.json {
+                writeln!(stdout, "{depth:>5} {n:>15} {seconds:>10.3} {rate:>14.0}")?;
+                stdout.flush()?;
+            }
+            rows.push((depth, n, seconds, rate));
+        }
+        let parts = if args.divide {
+            let clock = Instant::now();
+            let parts = pool.install(|| divide(&pos, args.depth, parallel));
+            total_seconds += clock.elapsed().as_secs_f64();
+            parts
+        } else {
+            Vec::new()
+        };
+        if args.json {
+            let value = json!({
+                "game": pos.name(),
+                "depth": args.depth,
+                "threads": args.threads,
+                "counts": rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                "seconds": total_seconds,
+                "rows": rows.iter().map(|&(depth, count, seconds, rate)| json!({
+                    "depth": depth, "count": count, "seconds": seconds, "leaves_per_second": rate,
+                })).collect::<Vec<_>>(),
+                "divide": parts.iter().map(|&(mv, n)| json!({
+                    "move": pos.format_move(mv), "count": n,
+                })).collect::<Vec<_>>(),
+            });
+            writeln!(stdout, "{value}")?;
+        } else if args.divide {
+            writeln!(stdout, "divide at depth {}:", args.depth)?;
+            for &(mv, n) in &parts {
+                writeln!(stdout, "{:>6} {n:>15}", pos.format_move(mv))?;
+            }
+            writeln!(
+                stdout,
+                "{:>6} {:>15}",
+                "total",
+                parts.iter().map(|p| p.1).sum::<u64>()
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,386 @@
+//! The m,n,k game ("morpion"): `rows` × `cols` cells, `k` marks in a row win. 3×3 with k = 3 is
+//! tic-tac-toe; 15×15 with k = 5 is gomoku-like.
+//!
+//! Cell `row * cols + col` is one bit of a 256-bit set (four `u64` words); X moves first.
+
+use super::hash::combine;
+use super::{Game, GameError, MoveList, Outcome, Side};
+
+/// The largest number of rows or columns.
+pub const MAX_SIDE: u8 = 15;
+
+/// A set of cells.
+type Cells = [u64; 4];
+
+#[inline]
+fn has(cells: &Cells, i: usize) -> bool {
+    cells[i >> 6] >> (i & 63) & 1 == 1
+}
+
+/// A Morpion move: the cell index `row * cols + col`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cell(pub u8);
+
+/// A Morpion position, carrying its board size and `k`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Morpion {
+    marks: [Cells; 2],
+    rows: u8,
+    cols: u8,
+    k: u8,
+    plies: u8,
+    winner: Option<Side>,
+}
+
+impl Morpion {
+    /// The empty board of the given size; the arguments must satisfy the bounds that
+    /// [`super::GameKind::parse`] checks.
+    pub fn start(rows: u8, cols: u8, k: u8) -> Morpion {
+        assert!((1..=MAX_SIDE).contains(&rows) && (1..=MAX_SIDE).contains(&cols));
+        assert!(k >= 1 && k <= rows.max(cols));
+        Morpion {
+            marks: [[0; 4]; 2],
+            rows,
+            cols,
+            k,
+            plies: 0,
+            winner: None,
+        }
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> u8 {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> u8 {
+        self.cols
+    }
+
+    /// Marks in a row needed to win.
+    pub fn k(&self) -> u8 {
+        self.k
+    }
+
+    /// Number of cells.
+    #[inline]
+    pub fn cells(&self) -> usize {
+        self.rows as usize * self.cols as usize
+    }
+
+    /// Whether `side` has a mark on cell `i`.
+    #[inline]
+    pub fn mark_at(&self, i: usize) -> Option<Side> {
+        if has(&self.marks[0], i) {
+            Some(Side::First)
+        } else if has(&self.marks[1], i) {
+            Some(Side::Second)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the mark on `cell` belongs to a line of at least `k` marks of its owner.
+    fn completes_line(&self, side: Side, cell: usize) -> bool {
+        let own = &self.marks[side as usize];
+        let (rows, cols) = (self.rows as i32, self.cols as i32);
+        let (r0, c0) = (
+            (cell / self.cols as usize) as i32,
+            (cell % self.cols as usize) as i32,
+        );
+        let run = |dr: i32, dc: i32| {
+            let (mut r, mut c, mut n) = (r0 + dr, c0 + dc, 0);
+            while r >= 0 && r < rows && c >= 0 && c < cols && has(own, (r * cols + c) as usize) {
+                n += 1;
+                r += dr;
+                c += dc;
+            }
+            n
+        };
+        [(0, 1), (1, 0), (1, 1), (1, -1)]
+            .iter()
+            .any(|&(dr, dc)| 1 + run(dr, dc) + run(-dr, -dc) >= self.k as i32)
+    }
+
+    fn cell_name(&self, cell: usize) -> String {
+        let cols = self.cols as usize;
+        format!(
+            "{}{}",
+            (b'a' + (cell % cols) as u8) as char,
+            cell / cols + 1
+        )
+    }
+
+    fn position_error(&self, reason: String) -> GameError {
+        GameError::BadPosition {
+            game: self.name(),
+            reason,
+        }
+    }
+}
+
+impl Game for Morpion {
+    type Move = Cell;
+
+    fn name(&self) -> String {
+        super::GameKind::Morpion {
+            rows: self.rows,
+            cols: self.cols,
+            k: self.k,
+        }
+        .to_string()
+    }
+
+    #[inline]
+    fn side_to_move(&self) -> Side {
+        if self.plies % 2 == 0 {
+            Side::First
+        } else {
+            Side::Second
+        }
+    }
+
+    fn legal_moves(&self, moves: &mut MoveList<Cell>) {
+        if self.winner.is_some() {
+            return;
+        }
+        let n = self.cells();
+        for (w, (&x, &o)) in self.marks[0].iter().zip(&self.marks[1]).enumerate() {
+            let base = w * 64;
+            if base >= n {
+                break;
+            }
+            let valid = if n - base >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << (n - base)) - 1
+            };
+            let mut empty = !(x | o) & valid;
+            while empty != 0 {
+                // At most 225 cells, below MoveList's capacity.
+                unsafe {
+                    moves.push_unchecked(Cell((base + empty.trailing_zeros() as usize) as u8))
+                };
+                empty &= empty - 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn move_count(&self) -> usize {
+        if self.winner.is_some() {
+            0
+        } else {
+            self.cells() - self.plies as usize
+        }
+    }
+
+    #[inline]
+    fn play(&self, mv: Cell) -> Morpion {
+        let side = self.side_to_move();
+        let i = mv.0 as usize;
+        let mut next = *self;
+        next.marks[side as usize][i >> 6] |= 1 << (i & 63);
+        next.plies += 1;
+        if next.completes_line(side, i) {
+            next.winner = Some(side);
+        }
+        next
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        match self.winner {
+            Some(side) => Some(Outcome::win(side)),
+            None if self.plies as usize == self.cells() => Some(Outcome::DRAW),
+            None => None,
+        }
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        let mut h = combine(self.rows as u64, (self.cols as u64) << 8 | self.k as u64);
+        for w in 0..4 {
+            h = combine(h, self.marks[0][w]);
+            h = combine(h, self.marks[1][w]);
+        }
+        h
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Cell, GameError> {
+        let bad = |reason: String| GameError::BadMove {
+            game: self.name(),
+            text: text.into(),
+            reason,
+        };
+        let last_col = (b'a' + self.cols - 1) as char;
+        let shape = || {
+            bad(format!(
+                "a move is a cell a1..{last_col}{} (column letter, row number from the top)",
+                self.rows
+            ))
+        };
+        let mut chars = text.trim().chars();
+        let col = chars
+            .next()
+            .map(|c| c.to_ascii_lowercase() as i32 - 'a' as i32)
+            .ok_or_else(shape)?;
+        let row = chars.as_str().parse::<i32>().map_err(|_| shape())? - 1;
+        if !(0..self.cols as i32).contains(&col) || !(0..self.rows as i32).contains(&row) {
+            return Err(shape());
+        }
+        let cell = (row * self.cols as i32 + col) as usize;
+        if self.outcome().is_some() {
+            return Err(bad("the game is over".into()));
+        }
+        if self.mark_at(cell).is_some() {
+            return Err(bad("the cell is taken".into()));
+        }
+        Ok(Cell(cell as u8))
+    }
+
+    fn format_move(&self, mv: Cell) -> String {
+        self.cell_name(mv.0 as usize)
+    }
+
+    /// A position is the board, row by row from the top: `X`, `O`, and `.` or `-` for an empty
+    /// cell, rows optionally separated by `/` or white space (`X.O/.X./...`). The side to move
+    /// follows from the counts: X moves first.
+    fn parse_position(&self, text: &str) -> Result<Morpion, GameError> {
+        let mut pos = Morpion::start(self.rows, self.cols, self.k);
+        let mut counts = [0usize; 2];
+        let mut cell = 0usize;
+        for c in text.chars().filter(|c| !c.is_whitespace() && *c != '/') {
+            let side = match c {
+                'X' | 'x' => Some(Side::First),
+                'O' | 'o' => Some(Side::Second),
+                '.' | '-' | '_' => None,
+                _ => {
+                    return Err(pos.position_error(format!(
+                        "character '{c}' is not allowed; use X, O, and . or - for an empty cell"
+                    )));
+                }
+            };
+            if cell >= pos.cells() {
+                cell += 1;
+                continue;
+            }
+            if let Some(side) = side {
+                pos.marks[side as usize][cell >> 6] |= 1 << (cell & 63);
+                counts[side as usize] += 1;
+            }
+            cell += 1;
+        }
+        if cell != pos.cells() {
+            return Err(pos.position_error(format!(
+                "the board has {cell} cells; a {}x{} board needs {}",
+                self.rows,
+                self.cols,
+                pos.cells()
+            )));
+        }
+        let (x, o) = (counts[0], counts[1]);
+        if x != o && x != o + 1 {
+            return Err(pos.position_error(format!(
+                "X has {x} marks and O has {o}; X moves first, so X has as many marks as O or one more"
+            )));
+        }
+        pos.plies = (x + o) as u8;
+        let won = |side: Side| {
+            (0..pos.cells())
+                .any(|i| has(&pos.marks[side as usize], i) && pos.completes_line(side, i))
+        };
+        match (won(Side::First), won(Side::Second)) {
+            (true, true) => {
+                return Err(pos.position_error("both X and O have a line".into()));
+            }
+            (true, false) if x != o + 1 => {
+                return Err(pos.position_error(
+                    "X has a line but O has moved since; X's line must be the last move".into(),
+                ));
+            }
+            (false, true) if x != o => {
+                return Err(pos.position_error(
+                    "O has a line but X has moved since; O's line must be the last move".into(),
+                ));
+            }
+            (true, false) => pos.winner = Some(Side::First),
+            (false, true) => pos.winner = Some(Side::Second),
+            (false, false) => {}
+        }
+        Ok(pos)
+    }
+
+    fn render(&self) -> String {
+        let cols = self.cols as usize;
+        let mut out = String::from("   ");
+        for c in 0..cols {
+            out.push(' ');
+            out.push((b'a' + c as u8) as char);
+        }
+        out.push('\n');
+        for r in 0..self.rows as usize {
+            out.push_str(&format!("{:>3}", r + 1));
+            for c in 0..cols {
+                out.push(' ');
+                out.push(match self.mark_at(r * cols + c) {
+                    Some(Side::First) => 'X',
+                    Some(Side::Second) => 'O',
+                    None => '.',
+                });
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "{} to move, {} in a row wins\n",
+            if self.side_to_move() == Side::First {
+                "X"
+            } else {
+                "O"
+            },
+            self.k
+        ));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_in_a_row_wins_and_ends_the_game() {
+        let pos = Morpion::start(3, 3, 3)
+            .play_sequence("a1 a2 b1 b2 c1")
+            .unwrap();
+        assert_eq!(pos.outcome(), Some(Outcome::win(Side::First)));
+        assert_eq!(pos.move_count(), 0);
+        let diag = Morpion::start(3, 3, 3)
+            .play_sequence("c1 a1 b2 a2 a3")
+            .unwrap();
+        assert_eq!(diag.outcome(), Some(Outcome::win(Side::First)));
+    }
+
+    #[test]
+    fn cells_are_named_by_column_letter_and_row_from_the_top() {
+        let pos = Morpion::start(15, 15, 5);
+        let mv = pos.parse_move("o15").unwrap();
+        assert_eq!(mv, Cell(224));
+        assert_eq!(pos.format_move(mv), "o15");
+        assert!(pos.parse_move("p1").is_err());
+        assert!(pos.parse_move("a16").is_err());
+    }
+
+    #[test]
+    fn boards_are_read_with_their_side_to_move() {
+        let start = Morpion::start(3, 3, 3);
+        let pos = start.parse_position("X.O/.X./...").unwrap();
+        assert_eq!(pos.side_to_move(), Side::Second);
+        let err = start.parse_position("XX./.X./...").unwrap_err().to_string();
+        assert!(err.contains("X has 3 marks and O has 0"), "{err}");
+        let err = start.parse_position("X.O/.X.").unwrap_err().to_string();
+        assert!(err.contains("needs 9"), "{err}");
+        let won = start.parse_position("XXX/OO./...").unwrap();
+        assert_eq!(won.outcome(), Some(Outcome::win(Side::First)));
+    }
+}

@@ -1,0 +1,98 @@
+//! Perft: the number of move sequences of exactly `depth` plies from a position. An Othello pass
+//! is a ply; a finished game contributes nothing below its own depth. The last ply is counted
+//! without being played (bulk counting), through [`Game::move_count`].
+
+use rayon::prelude::*;
+
+use super::{Game, MoveList};
+
+/// Counts the move sequences of exactly `depth` plies from `pos`, on the current thread.
+pub fn perft<G: Game>(pos: &G, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => pos.move_count() as u64,
+        _ => {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            moves
+                .iter()
+                .map(|&mv| perft(&pos.play(mv), depth - 1))
+                .sum()
+        }
+    }
+}
+
+/// Below this many plies a subtree is counted on one thread: splitting it would cost more than
+/// it saves.
+const SPLIT_MIN_DEPTH: u32 = 5;
+
+/// Like [`perft`], but the first plies are spread over the current rayon thread pool. The count
+/// is the same whatever the number of threads.
+pub fn perft_parallel<G: Game>(pos: &G, depth: u32) -> u64 {
+    perft_split(pos, depth, 2)
+}
+
+fn perft_split<G: Game>(pos: &G, depth: u32, split_plies: u32) -> u64 {
+    if split_plies == 0 || depth < SPLIT_MIN_DEPTH {
+        return perft(pos, depth);
+    }
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    moves
+        .par_iter()
+        .map(|&mv| perft_split(&pos.play(mv), depth - 1, split_plies - 1))
+        .sum()
+}
+
+/// The count under each legal first move, in move-generation order (`perft --divide`).
+pub fn divide<G: Game>(pos: &G, depth: u32, parallel: bool) -> Vec<(G::Move, u64)> {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    let count = |mv: &G::Move| {
+        let child = pos.play(*mv);
+        let below = depth.saturating_sub(1);
+        let n = if parallel {
+            perft_split(&child, below, 1)
+        } else {
+            perft(&child, below)
+        };
+        (*mv, n)
+    };
+    if parallel {
+        moves.par_iter().map(count).collect()
+    } else {
+        moves.iter().map(count).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Connect4, Morpion, Othello, RandomTree};
+
+    #[test]
+    fn othello_start_counts() {
+        let expected = [4, 12, 56, 244, 1396, 8200, 55092];
+        for (d, &n) in expected.iter().enumerate() {
+            assert_eq!(perft(&Othello::start(), d as u32 + 1), n);
+        }
+    }
+
+    #[test]
+    fn parallel_and_divide_agree_with_serial() {
+        let pos = Connect4::start();
+        let serial = perft(&pos, 7);
+        assert_eq!(serial, 823536);
+        assert_eq!(perft_parallel(&pos, 7), serial);
+        let parts = divide(&pos, 7, true);
+        assert_eq!(parts.len(), 7);
+        assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), serial);
+    }
+
+    #[test]
+    fn small_games_and_trees() {
+        assert_eq!(perft(&Morpion::start(3, 3, 3), 9), 127872);
+        assert_eq!(perft(&RandomTree::new(3, 4, 1), 4), 81);
+        assert_eq!(perft(&RandomTree::new(3, 4, 1), 5), 0);
+    }
+}

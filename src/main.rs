@@ -1,0 +1,39 @@
+//! The `joute` binary: parses the command line, runs it, and maps errors to exit codes
+//! (0 success, 1 the run failed, 2 the input is wrong).
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => match err.kind() {
+            // A value refused by its parser: the parser's message already names the value and
+            // what is allowed, so one line says it all.
+            ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
+                let text = err.to_string();
+                eprintln!("{}", text.lines().next().unwrap_or("error: invalid value"));
+                return ExitCode::from(2);
+            }
+            // Help, version and other usage errors: clap's own rendering (exit 0 or 2).
+            _ => err.exit(),
+        },
+    };
+    match cli::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            if err.downcast_ref::<cli::InputError>().is_some()
+                || err.downcast_ref::<joute::games::GameError>().is_some()
+            {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
