@@ -151,7 +151,7 @@ pub struct PerftArgs {
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     pub threads: usize,
     /// Start from this position instead of the start (the game's position notation).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub position: Option<String>,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
@@ -165,6 +165,7 @@ pub struct SolveArgs {
     #[arg(value_parser = parse_game)]
     pub game: GameKind,
     /// Position in the game's notation (default: the start).
+    #[arg(allow_hyphen_values = true)]
     pub position: Option<String>,
     /// A test suite: solve every position and check it against its known value.
     #[arg(long)]

@@ -180,7 +180,7 @@ impl Game for Connect4 {
     }
 
     #[inline]
-    fn hash(&self) -> u64 {
+    fn hash_key(&self) -> u64 {
         // current + mask is unique per position (the classic Connect 4 key).
         mix64(self.current + self.mask)
     }

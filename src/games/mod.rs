@@ -115,7 +115,7 @@ pub enum GameError {
 
 /// The rules of a two-player, zero-sum, perfect-information game, as the searches and the arena
 /// see them. A value of the implementing type is one position.
-pub trait Game: Copy + Send + Sync + fmt::Debug + PartialEq + 'static {
+pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static {
     /// A move; small and `Copy`.
     type Move: Copy + Eq + fmt::Debug + Send + Sync + 'static;
 
@@ -144,7 +144,7 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + PartialEq + 'static {
 
     /// A 64-bit hash of the position: a function of the board and the side to move alone, so
     /// positions reached by different move orders hash alike.
-    fn hash(&self) -> u64;
+    fn hash_key(&self) -> u64;
 
     /// Reads one move in this game's notation and checks that it is legal here.
     fn parse_move(&self, text: &str) -> Result<Self::Move, GameError>;

@@ -198,7 +198,7 @@ impl Game for Morpion {
     }
 
     #[inline]
-    fn hash(&self) -> u64 {
+    fn hash_key(&self) -> u64 {
         let mut h = combine(self.rows as u64, (self.cols as u64) << 8 | self.k as u64);
         for w in 0..4 {
             h = combine(h, self.marks[0][w]);

@@ -137,7 +137,7 @@ impl Game for RandomTree {
     }
 
     #[inline]
-    fn hash(&self) -> u64 {
+    fn hash_key(&self) -> u64 {
         combine(self.path, self.ply as u64)
     }
 

@@ -1,0 +1,158 @@
+//! The command line, run as a user runs it.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn joute() -> Command {
+    Command::cargo_bin("joute").unwrap()
+}
+
+/// Runs joute with `args`, expects exit code 2 and a one-line error containing every piece of
+/// `expected`.
+fn refuses(args: &[&str], expected: &[&str]) {
+    let out = joute().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for piece in expected {
+        assert!(
+            stderr.contains(piece),
+            "{args:?}: '{piece}' not in {stderr}"
+        );
+    }
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn perft_prints_every_depth_with_its_count_time_and_rate() {
+    joute()
+        .args(["perft", "othello", "5"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("leaves/s"))
+        .stdout(predicate::str::is_match(r"(?m)^\s+4\s+244\s+\d+\.\d+\s+\d+$").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^\s+5\s+1396\s").unwrap());
+}
+
+#[test]
+fn perft_json_is_one_object_with_the_counts() {
+    let out = joute()
+        .args(["perft", "connect4", "6", "--json", "--threads", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["game"], "connect4");
+    assert_eq!(value["depth"], 6);
+    assert_eq!(
+        value["counts"],
+        serde_json::json!([7, 49, 343, 2401, 16807, 117649])
+    );
+    assert!(value["seconds"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn perft_divide_lists_each_first_move() {
+    let out = joute()
+        .args(["perft", "morpion", "4", "--divide", "--json"])
+        .output()
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parts = value["divide"].as_array().unwrap();
+    assert_eq!(parts.len(), 9);
+    assert_eq!(parts[0]["move"], "a1");
+    let total: u64 = parts.iter().map(|p| p["count"].as_u64().unwrap()).sum();
+    assert_eq!(total, 3024);
+    joute()
+        .args(["perft", "othello", "3", "--divide"])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"(?m)^\s+d3\s+14$").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^\s+total\s+56$").unwrap());
+}
+
+#[test]
+fn perft_from_a_given_position() {
+    joute()
+        .args(["perft", "connect4", "2", "--position", "444444", "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"counts\":[6,36]"));
+}
+
+#[test]
+fn bad_games_and_depths_are_refused_with_what_is_allowed() {
+    refuses(
+        &["perft", "chess", "3"],
+        &["unknown game 'chess'", "othello", "connect4"],
+    );
+    refuses(
+        &["perft", "othello", "-1"],
+        &["depth -1", "between 1 and 64"],
+    );
+    refuses(&["perft", "othello", "65"], &["between 1 and 64"]);
+    refuses(&["perft", "othello", "three"], &["whole number"]);
+    refuses(
+        &["perft", "morpion-0x3-3", "3"],
+        &["morpion-0x3-3", "between 1 and 15"],
+    );
+    refuses(
+        &["perft", "morpion-3x3-9", "3"],
+        &["k = 9", "between 1 and 3"],
+    );
+    refuses(&["perft", "othello", "3", "--threads", "0"], &["threads"]);
+}
+
+#[test]
+fn bad_positions_are_refused_with_what_is_wrong() {
+    let short = "-".repeat(27) + "OX" + &"-".repeat(6) + "XO" + &"-".repeat(26);
+    assert_eq!(short.len(), 63);
+    refuses(
+        &["perft", "othello", "1", "--position", &short],
+        &["63 characters", "exactly 64"],
+    );
+    let with_z = "-".repeat(27) + "OX" + &"-".repeat(6) + "XZ" + &"-".repeat(27);
+    refuses(
+        &["perft", "othello", "1", "--position", &with_z],
+        &["'Z'", "X for black, O for white"],
+    );
+    refuses(
+        &["perft", "connect4", "1", "--position", "44444444"],
+        &["move 7", "column 4 is full"],
+    );
+    refuses(
+        &["perft", "morpion", "1", "--position", "XX./.X./..."],
+        &["X has 3 marks and O has 0"],
+    );
+}
+
+#[test]
+fn commands_of_later_issues_say_so_and_exit_2() {
+    refuses(&["run"], &["not implemented yet", "issue #4"]);
+    refuses(&["solve", "othello"], &["not implemented yet", "issue #3"]);
+    refuses(&["tune", "x.toml"], &["not implemented yet", "issue #6"]);
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for command in [
+        "run", "match", "tune", "report", "perft", "solve", "play", "analyze", "features", "bench",
+    ] {
+        joute()
+            .args([command, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Usage: joute"));
+    }
+}
+
+#[test]
+fn features_lists_a_game() {
+    joute()
+        .args(["features", "othello", "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"game\":\"othello\""));
+}
