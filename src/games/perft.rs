@@ -11,6 +11,15 @@ pub fn perft<G: Game>(pos: &G, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.move_count() as u64,
+        // The hot loop: every child of a node two plies above the leaves, counted in place.
+        2 => {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            moves
+                .iter()
+                .map(|&mv| pos.play(mv).move_count() as u64)
+                .sum()
+        }
         _ => {
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
