@@ -88,7 +88,7 @@ impl Game for RandomTree {
 
     #[inline]
     fn side_to_move(&self) -> Side {
-        if self.ply % 2 == 0 {
+        if self.ply.is_multiple_of(2) {
             Side::First
         } else {
             Side::Second
