@@ -1,0 +1,1 @@
+//! Connect 4 solver.
