@@ -1,0 +1,3 @@
+//! Benchmark placeholder, filled in with its layer.
+
+fn main() {}
