@@ -204,6 +204,11 @@ impl Game for Connect4 {
         Ok(Column(col as u8))
     }
 
+    #[inline]
+    fn move_index(&self, mv: Column) -> usize {
+        mv.0 as usize
+    }
+
     fn format_move(&self, mv: Column) -> String {
         (mv.0 + 1).to_string()
     }

@@ -152,6 +152,13 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static
     /// Writes a move in this game's notation.
     fn format_move(&self, mv: Self::Move) -> String;
 
+    /// A dense index of the move, below [`MAX_MOVES`] (for history tables and the like).
+    fn move_index(&self, mv: Self::Move) -> usize;
+
+    /// Whether finished positions are scored by their [`Outcome::score`] (the random tree's leaf
+    /// values) rather than as a win, draw or loss.
+    const SCORED_LEAVES: bool = false;
+
     /// Reads a position of the same game (the same variant as `self`) from its text form.
     fn parse_position(&self, text: &str) -> Result<Self, GameError>;
 

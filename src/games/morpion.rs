@@ -239,6 +239,11 @@ impl Game for Morpion {
         Ok(Cell(cell as u8))
     }
 
+    #[inline]
+    fn move_index(&self, mv: Cell) -> usize {
+        mv.0 as usize
+    }
+
     fn format_move(&self, mv: Cell) -> String {
         self.cell_name(mv.0 as usize)
     }

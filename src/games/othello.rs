@@ -442,6 +442,11 @@ impl Game for Othello {
         }))
     }
 
+    #[inline]
+    fn move_index(&self, mv: OthelloMove) -> usize {
+        mv.0 as usize
+    }
+
     fn format_move(&self, mv: OthelloMove) -> String {
         if mv == OthelloMove::PASS {
             "pass".into()

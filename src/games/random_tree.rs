@@ -159,6 +159,13 @@ impl Game for RandomTree {
         }
     }
 
+    const SCORED_LEAVES: bool = true;
+
+    #[inline]
+    fn move_index(&self, mv: Child) -> usize {
+        mv.0 as usize
+    }
+
     fn format_move(&self, mv: Child) -> String {
         mv.0.to_string()
     }

@@ -1,8 +1,431 @@
-//! The search layer: the algorithms, their limits and statistics, the transposition table and
-//! move ordering, and the exact solvers.
+//! The search layer: the algorithms of the minimax course and their modern successors, their
+//! limits and statistics, the transposition table and move ordering, and the exact solvers.
+//!
+//! Scores are integers from the point of view of the side to move (negamax convention); the
+//! two-function `minimax` scores for the maximising player, who is the side to move at the root,
+//! so every algorithm reports the root value the same way. A won game scores `WIN - plies`
+//! (plies from the root) and a lost one `-(WIN - plies)`: win fast, lose slow.
 
+mod alphabeta;
+mod bisection;
+mod context;
+mod mcts;
+mod minimax;
+mod pvs;
 pub mod solver;
+pub mod tt;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use arrayvec::ArrayVec;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::eval::Evaluator;
+use crate::games::{Game, MAX_MOVES, MoveList};
+use context::{Ctx, PvTable};
+use tt::TranspositionTable;
 
 /// The score of a won game at the root; a win `p` plies from the root scores `WIN - p`, a loss
 /// `-(WIN - p)`: win fast, lose slow. Far beyond any evaluation ([`crate::eval::EVAL_LIMIT`]).
 pub const WIN: i32 = 1 << 24;
+
+/// Scores above this (or below its negation) are wins (losses) found by the search.
+pub const WIN_THRESHOLD: i32 = WIN - MAX_PLY as i32;
+
+/// The deepest line a search follows, in plies (the longest game: 15×15 Morpion, 225 plies).
+pub const MAX_PLY: usize = 256;
+
+/// The largest depth an engine may be given.
+pub const MAX_DEPTH: u32 = 64;
+
+/// Beyond every score.
+pub(crate) const INFINITY: i32 = WIN + 1;
+
+/// A search algorithm (DESIGN.md §3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// The course's MinMax: a Max function and a Min function, fixed depth, no pruning.
+    Minimax,
+    /// The same tree in negamax form.
+    Negamax,
+    /// Negamax with alpha-beta pruning; optional move ordering, fail-soft or fail-hard.
+    #[serde(rename = "alphabeta")]
+    AlphaBeta,
+    /// The 1994 test search: "can the side to move ensure at least x?" and a dichotomy on x.
+    Bisection,
+    /// MTD(f): repeated null-window alpha-beta with a transposition table.
+    Mtdf,
+    /// Principal variation search with iterative deepening, transposition table, killer and
+    /// history ordering.
+    Pvs,
+    /// Monte Carlo tree search (UCT) with a playout budget.
+    Mcts,
+    /// A uniformly random legal move: the rating floor.
+    Random,
+}
+
+impl Algorithm {
+    /// Every algorithm, in the order of DESIGN.md.
+    pub const ALL: [Algorithm; 8] = [
+        Algorithm::Minimax,
+        Algorithm::Negamax,
+        Algorithm::AlphaBeta,
+        Algorithm::Bisection,
+        Algorithm::Mtdf,
+        Algorithm::Pvs,
+        Algorithm::Mcts,
+        Algorithm::Random,
+    ];
+
+    /// The exact algorithms: at the same depth they all return the same root value.
+    pub const EXACT: [Algorithm; 6] = [
+        Algorithm::Minimax,
+        Algorithm::Negamax,
+        Algorithm::AlphaBeta,
+        Algorithm::Bisection,
+        Algorithm::Mtdf,
+        Algorithm::Pvs,
+    ];
+
+    /// The name used in specs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Minimax => "minimax",
+            Algorithm::Negamax => "negamax",
+            Algorithm::AlphaBeta => "alphabeta",
+            Algorithm::Bisection => "bisection",
+            Algorithm::Mtdf => "mtdf",
+            Algorithm::Pvs => "pvs",
+            Algorithm::Mcts => "mcts",
+            Algorithm::Random => "random",
+        }
+    }
+
+    /// Whether the algorithm computes the exact depth-limited minimax value.
+    pub fn is_exact(self) -> bool {
+        Algorithm::EXACT.contains(&self)
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A search configuration that cannot be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// The algorithm name is not one joute knows.
+    #[error(
+        "unknown algorithm '{0}'; expected minimax, negamax, alphabeta, bisection, mtdf, pvs, mcts or random"
+    )]
+    UnknownAlgorithm(String),
+    /// The depth is out of range.
+    #[error("depth {0} is out of range; it must be between 1 and {MAX_DEPTH}")]
+    BadDepth(i64),
+}
+
+impl FromStr for Algorithm {
+    type Err = SearchError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Algorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| SearchError::UnknownAlgorithm(s.to_string()))
+    }
+}
+
+/// When a search stops. With a node budget or a time limit, the depth-first algorithms deepen
+/// iteratively and answer with the deepest iteration they completed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Plies to search (for `mcts`: ignored).
+    pub depth: Option<u32>,
+    /// Positions to visit at most (for `mcts`: playouts); deterministic.
+    pub nodes: Option<u64>,
+    /// Wall-clock time per move; results then depend on the machine and are flagged as not
+    /// reproducible.
+    pub time: Option<Duration>,
+}
+
+impl Limits {
+    /// A fixed depth.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Options of the algorithms; the defaults suit play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// `alphabeta`: try moves in the order of their static evaluation.
+    pub ordering: bool,
+    /// `alphabeta`: return the best value found even outside the window (fail-soft) rather than
+    /// the window's bound (fail-hard).
+    pub fail_soft: bool,
+    /// `mtdf`, `pvs`: transposition table size in MiB.
+    pub tt_mib: usize,
+    /// `bisection`: stop the dichotomy when the bracket is this narrow (0: exact).
+    pub tolerance: i32,
+    /// `mcts`: the exploration constant of UCT.
+    pub exploration: f64,
+    /// `mcts`: playouts per move when no node budget is given.
+    pub playouts: u64,
+    /// Choose at random (seeded) among the root moves that share the best score, instead of the
+    /// first one found; exact algorithms only.
+    pub tie_break: bool,
+    /// Seed of every random choice the engine makes.
+    pub seed: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            ordering: true,
+            fail_soft: true,
+            tt_mib: 16,
+            tolerance: 0,
+            exploration: std::f64::consts::SQRT_2,
+            playouts: 1000,
+            tie_break: false,
+            seed: 0,
+        }
+    }
+}
+
+/// An algorithm with its limits and options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// When to stop.
+    pub limits: Limits,
+    /// Options.
+    pub options: SearchOptions,
+}
+
+impl SearchConfig {
+    /// `algorithm` to a fixed `depth` with default options.
+    pub fn new(algorithm: Algorithm, depth: u32) -> SearchConfig {
+        SearchConfig {
+            algorithm,
+            limits: Limits::depth(depth),
+            options: SearchOptions::default(),
+        }
+    }
+}
+
+/// What a search did.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SearchStats {
+    /// Positions visited, the root and the positions at the horizon included.
+    pub nodes: u64,
+    /// Positions scored: by the evaluator at the horizon, or as finished games.
+    pub leaves: u64,
+    /// Depth of the deepest completed iteration (for `mcts`, the deepest tree node).
+    pub depth: u32,
+    /// Wall-clock time.
+    pub seconds: f64,
+    /// The search was cut by its time limit: the result depends on the machine.
+    pub timed_out: bool,
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<M> {
+    /// The move to play; `None` only when the game is over.
+    pub best_move: Option<M>,
+    /// The root value from the side to move's point of view (`mcts`: the mean result of the
+    /// chosen move, scaled to -1000..=1000; `random`: 0).
+    pub score: i32,
+    /// The principal variation, best move first, where the algorithm has one.
+    pub pv: Vec<M>,
+    /// Statistics.
+    pub stats: SearchStats,
+}
+
+/// An engine's search state: configuration, transposition table, ordering tables and its seeded
+/// random generator, reused from move to move. Nothing is allocated inside the search.
+pub struct Searcher<G: Game> {
+    config: SearchConfig,
+    tt: Option<TranspositionTable<G::Move>>,
+    killers: Vec<[Option<G::Move>; 2]>,
+    history: Vec<[u32; MAX_MOVES]>,
+    pv: PvTable<G::Move>,
+    rng: ChaCha8Rng,
+}
+
+impl<G: Game> Searcher<G> {
+    /// A searcher for `config`; the random generator is seeded from `config.options.seed`.
+    pub fn new(config: SearchConfig) -> Self {
+        let tt = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs)
+            .then(|| TranspositionTable::new(config.options.tt_mib));
+        let rng = ChaCha8Rng::seed_from_u64(config.options.seed);
+        Searcher {
+            config,
+            tt,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![[0; MAX_MOVES]; 2],
+            pv: PvTable::new(),
+            rng,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Changes the limits of the next searches (the tables are kept).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.config.limits = limits;
+    }
+
+    /// Searches `pos` and returns the move to play with its score and statistics.
+    pub fn search<E: Evaluator<G>>(&mut self, pos: &G, eval: &E) -> SearchResult<G::Move> {
+        let clock = Instant::now();
+        let limits = self.config.limits.clone();
+        let mut ctx = Ctx::new(eval, &limits, clock);
+        let mut result = match self.config.algorithm {
+            Algorithm::Random => self.random_move(pos),
+            Algorithm::Mcts => mcts::search(self, pos, &mut ctx),
+            _ => self.deepen(pos, &mut ctx),
+        };
+        if self.config.options.tie_break
+            && self.config.algorithm.is_exact()
+            && !ctx.timed_out
+            && result.best_move.is_some()
+        {
+            ctx.lift_limits();
+            result.best_move = self.break_ties(pos, &mut ctx, &result);
+            if result.pv.first() != result.best_move.as_ref() {
+                result.pv = result.best_move.into_iter().collect();
+            }
+        }
+        result.stats.nodes = ctx.nodes;
+        result.stats.leaves = ctx.leaves;
+        result.stats.timed_out = ctx.timed_out;
+        result.stats.seconds = clock.elapsed().as_secs_f64();
+        result
+    }
+
+    /// Runs the configured depth-first algorithm: once at the fixed depth, or deepening one ply
+    /// at a time under a node or time budget (always for `mtdf` and `pvs`, whose iterations
+    /// feed the transposition table and the move ordering).
+    fn deepen<E: Evaluator<G>>(
+        &mut self,
+        pos: &G,
+        ctx: &mut Ctx<'_, G, E>,
+    ) -> SearchResult<G::Move> {
+        let budgeted = ctx.has_budget();
+        let max_depth = self.config.limits.depth.unwrap_or(if budgeted {
+            MAX_PLY as u32 - 1
+        } else {
+            1
+        });
+        let iterative = budgeted || matches!(self.config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
+        if let Some(tt) = &mut self.tt {
+            tt.new_search();
+        }
+        for k in &mut self.killers {
+            *k = [None; 2];
+        }
+        let first = if iterative { 1 } else { max_depth };
+        let mut done: Option<SearchResult<G::Move>> = None;
+        let mut guess = 0;
+        for depth in first..=max_depth {
+            let outcome = match self.config.algorithm {
+                Algorithm::Minimax => minimax::search(self, pos, depth, ctx),
+                Algorithm::Negamax => minimax::negamax_root(self, pos, depth, ctx),
+                Algorithm::AlphaBeta => alphabeta::search(self, pos, depth, ctx),
+                Algorithm::Bisection => bisection::search(self, pos, depth, ctx),
+                Algorithm::Mtdf => pvs::mtdf(self, pos, depth, guess, ctx),
+                Algorithm::Pvs => pvs::search(self, pos, depth, ctx),
+                Algorithm::Mcts | Algorithm::Random => unreachable!("not depth-first"),
+            };
+            if ctx.aborted {
+                break;
+            }
+            guess = outcome.0;
+            done = Some(SearchResult {
+                best_move: outcome.1,
+                score: outcome.0,
+                pv: self.pv.line(0).to_vec(),
+                stats: SearchStats {
+                    depth,
+                    ..SearchStats::default()
+                },
+            });
+            // A finished game or a forced result needs no deeper look.
+            if outcome.1.is_none() || outcome.0.abs() >= WIN_THRESHOLD && !G::SCORED_LEAVES {
+                break;
+            }
+        }
+        done.unwrap_or_else(|| {
+            // Not even depth 1 finished within the budget: play the first legal move.
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            SearchResult {
+                best_move: moves.first().copied(),
+                score: 0,
+                pv: moves.first().copied().into_iter().collect(),
+                stats: SearchStats::default(),
+            }
+        })
+    }
+
+    fn random_move(&mut self, pos: &G) -> SearchResult<G::Move> {
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let best_move = (!moves.is_empty()).then(|| moves[self.rng.random_range(0..moves.len())]);
+        SearchResult {
+            best_move,
+            score: 0,
+            pv: best_move.into_iter().collect(),
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// Among the root moves that reach the best score, one chosen with the seeded generator.
+    fn break_ties<E: Evaluator<G>>(
+        &mut self,
+        pos: &G,
+        ctx: &mut Ctx<'_, G, E>,
+        result: &SearchResult<G::Move>,
+    ) -> Option<G::Move> {
+        let depth = result.stats.depth.max(1);
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let mut equal: ArrayVec<G::Move, MAX_MOVES> = ArrayVec::new();
+        for &mv in &moves {
+            // The move reaches the score when the child's value is at most -score.
+            let reaches = Some(mv) == result.best_move
+                || !bisection::test(self, &pos.play(mv), depth - 1, 1, 1 - result.score, ctx);
+            if reaches {
+                equal.push(mv);
+            }
+        }
+        if equal.len() <= 1 {
+            return result.best_move;
+        }
+        Some(equal[self.rng.random_range(0..equal.len())])
+    }
+}
+
+/// Searches `pos` once with `config` and `eval`: a convenience for single questions.
+pub fn search_once<G: Game, E: Evaluator<G>>(
+    pos: &G,
+    config: &SearchConfig,
+    eval: &E,
+) -> SearchResult<G::Move> {
+    Searcher::new(config.clone()).search(pos, eval)
+}

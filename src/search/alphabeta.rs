@@ -1,0 +1,91 @@
+//! `alphabeta`: negamax with alpha-beta pruning, as in the course. Options: try the moves in
+//! the order of their static evaluation, and fail-soft or fail-hard returns.
+
+use arrayvec::ArrayVec;
+
+use super::context::Ctx;
+use super::{INFINITY, Searcher};
+use crate::eval::Evaluator;
+use crate::games::{Game, MAX_MOVES, MoveList};
+
+/// Orders `moves` best first by the static value of the position each one leads to (a finished
+/// game by its result). These evaluations steer the order only and are not counted as leaves.
+pub(super) fn order_by_evaluation<G: Game, E: Evaluator<G>>(
+    pos: &G,
+    moves: &mut MoveList<G::Move>,
+    ply: u32,
+    eval: &E,
+) {
+    let mut scored: ArrayVec<(i32, G::Move), MAX_MOVES> = moves
+        .iter()
+        .map(|&mv| {
+            let child = pos.play(mv);
+            let value = match child.outcome() {
+                Some(outcome) => super::context::outcome_score(&child, outcome, ply + 1),
+                None => eval.evaluate(&child),
+            };
+            // The child's value is from the opponent's side: lowest first is best for us.
+            (value, mv)
+        })
+        .collect();
+    scored.sort_by_key(|&(value, _)| value);
+    moves.clear();
+    moves.extend(scored.iter().map(|&(_, mv)| mv));
+}
+
+fn alphabeta<G: Game, E: Evaluator<G>>(
+    s: &mut Searcher<G>,
+    pos: &G,
+    depth: u32,
+    ply: u32,
+    mut alpha: i32,
+    beta: i32,
+    ctx: &mut Ctx<'_, G, E>,
+) -> i32 {
+    if !ctx.enter() {
+        return 0;
+    }
+    s.pv.clear(ply);
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    if depth == 0 || moves.is_empty() {
+        return ctx.horizon(pos, ply);
+    }
+    if s.config.options.ordering && depth > 1 {
+        order_by_evaluation(pos, &mut moves, ply, ctx.eval);
+    }
+    let alpha_in = alpha;
+    let mut best = -INFINITY;
+    for &mv in &moves {
+        let v = -alphabeta(s, &pos.play(mv), depth - 1, ply + 1, -beta, -alpha, ctx);
+        if ctx.aborted {
+            return 0;
+        }
+        if v > best {
+            best = v;
+            if v > alpha {
+                alpha = v;
+                s.pv.update(ply, mv);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    if s.config.options.fail_soft {
+        best
+    } else {
+        best.clamp(alpha_in, beta)
+    }
+}
+
+/// `alphabeta` at the root, with the full window.
+pub(super) fn search<G: Game, E: Evaluator<G>>(
+    s: &mut Searcher<G>,
+    pos: &G,
+    depth: u32,
+    ctx: &mut Ctx<'_, G, E>,
+) -> (i32, Option<G::Move>) {
+    let score = alphabeta(s, pos, depth, 0, -INFINITY, INFINITY, ctx);
+    (score, s.pv.line(0).first().copied())
+}
