@@ -25,7 +25,11 @@ fn reference<G: Game>(pos: &G, depth: u32, ply: u32) -> i32 {
     if let Some(outcome) = pos.outcome() {
         let side = pos.side_to_move();
         if G::SCORED_LEAVES {
-            return if side == Side::First { outcome.score } else { -outcome.score };
+            return if side == Side::First {
+                outcome.score
+            } else {
+                -outcome.score
+            };
         }
         return match outcome.winner {
             None => 0,
@@ -48,13 +52,19 @@ fn reference<G: Game>(pos: &G, depth: u32, ply: u32) -> i32 {
 fn configs() -> Vec<(String, SearchConfig)> {
     let mut out = vec![];
     for algorithm in Algorithm::EXACT {
-        out.push((algorithm.name().to_string(), SearchConfig::new(algorithm, 1)));
+        out.push((
+            algorithm.name().to_string(),
+            SearchConfig::new(algorithm, 1),
+        ));
     }
     for (ordering, fail_soft) in [(false, true), (false, false), (true, false)] {
         let mut config = SearchConfig::new(Algorithm::AlphaBeta, 1);
         config.options.ordering = ordering;
         config.options.fail_soft = fail_soft;
-        out.push((format!("alphabeta ordering={ordering} fail-soft={fail_soft}"), config));
+        out.push((
+            format!("alphabeta ordering={ordering} fail-soft={fail_soft}"),
+            config,
+        ));
     }
     out
 }
@@ -108,8 +118,17 @@ fn agree<G: Game>(start: G, count: usize, max_depth: u32, seed: u64) {
                 );
                 let mv = r.best_move.expect("a move");
                 let achieved = -reference(&pos.play(mv), depth - 1, 1);
-                assert_eq!(achieved, expected, "{name}: move {} does not reach the value", pos.format_move(mv));
-                assert_eq!(r.pv.first(), Some(&mv), "{name}: the PV starts with the move");
+                assert_eq!(
+                    achieved,
+                    expected,
+                    "{name}: move {} does not reach the value",
+                    pos.format_move(mv)
+                );
+                assert_eq!(
+                    r.pv.first(),
+                    Some(&mv),
+                    "{name}: the PV starts with the move"
+                );
             }
         }
         checked += 1;

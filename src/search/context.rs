@@ -55,11 +55,12 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
         self.nodes += 1;
         if self.nodes > self.node_limit {
             self.aborted = true;
-        } else if let Some(deadline) = self.deadline {
-            if self.nodes & 1023 == 0 && Instant::now() >= deadline {
-                self.aborted = true;
-                self.timed_out = true;
-            }
+        } else if let Some(deadline) = self.deadline
+            && self.nodes & 1023 == 0
+            && Instant::now() >= deadline
+        {
+            self.aborted = true;
+            self.timed_out = true;
         }
         !self.aborted
     }

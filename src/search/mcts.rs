@@ -36,7 +36,12 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
     root: &G,
     ctx: &mut Ctx<'_, G, E>,
 ) -> SearchResult<G::Move> {
-    let playouts = s.config.limits.nodes.unwrap_or(s.config.options.playouts).max(1);
+    let playouts = s
+        .config
+        .limits
+        .nodes
+        .unwrap_or(s.config.options.playouts)
+        .max(1);
     let exploration = s.config.options.exploration;
     let deadline = s.config.limits.time.map(|t| std::time::Instant::now() + t);
     let mut tree: Vec<Node<G>> = Vec::with_capacity(playouts.min(1 << 20) as usize * 4);
@@ -53,11 +58,13 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
     let mut max_depth = 0;
     let mut moves = MoveList::new();
     for done in 0..playouts {
-        if let Some(deadline) = deadline {
-            if done > 0 && done % 64 == 0 && std::time::Instant::now() >= deadline {
-                ctx.timed_out = true;
-                break;
-            }
+        if let Some(deadline) = deadline
+            && done > 0
+            && done % 64 == 0
+            && std::time::Instant::now() >= deadline
+        {
+            ctx.timed_out = true;
+            break;
         }
         // Selection: follow UCT through expanded nodes.
         let mut idx = 0usize;
@@ -68,8 +75,8 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
             let first = tree[idx].first_child as usize;
             let mut best = first;
             let mut best_value = f64::NEG_INFINITY;
-            for c in first..first + tree[idx].children as usize {
-                let child = &tree[c];
+            let count = tree[idx].children as usize;
+            for (c, child) in tree.iter().enumerate().skip(first).take(count) {
                 let value = if child.visits == 0 {
                     f64::INFINITY
                 } else {
@@ -144,7 +151,11 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
     let (best_move, score) = match best {
         Some(c) => {
             let n = &tree[c];
-            let mean = if n.visits > 0 { n.reward / n.visits as f64 } else { 0.5 };
+            let mean = if n.visits > 0 {
+                n.reward / n.visits as f64
+            } else {
+                0.5
+            };
             (n.mv, ((2.0 * mean - 1.0) * 1000.0).round() as i32)
         }
         None => (None, 0),

@@ -7,9 +7,18 @@ use crate::eval::Evaluator;
 use crate::games::{Game, MoveList, Side};
 
 /// The value of `pos` for `max`, at the horizon or at the end of the game.
-fn leaf_for_max<G: Game, E: Evaluator<G>>(pos: &G, ply: u32, max: Side, ctx: &mut Ctx<'_, G, E>) -> i32 {
+fn leaf_for_max<G: Game, E: Evaluator<G>>(
+    pos: &G,
+    ply: u32,
+    max: Side,
+    ctx: &mut Ctx<'_, G, E>,
+) -> i32 {
     let score = ctx.horizon(pos, ply);
-    if pos.side_to_move() == max { score } else { -score }
+    if pos.side_to_move() == max {
+        score
+    } else {
+        -score
+    }
 }
 
 /// The value of a position for the maximising player, by whichever of Max and Min is to move.

@@ -327,12 +327,13 @@ impl<G: Game> Searcher<G> {
         ctx: &mut Ctx<'_, G, E>,
     ) -> SearchResult<G::Move> {
         let budgeted = ctx.has_budget();
-        let max_depth = self.config.limits.depth.unwrap_or(if budgeted {
-            MAX_PLY as u32 - 1
-        } else {
-            1
-        });
-        let iterative = budgeted || matches!(self.config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
+        let max_depth =
+            self.config
+                .limits
+                .depth
+                .unwrap_or(if budgeted { MAX_PLY as u32 - 1 } else { 1 });
+        let iterative =
+            budgeted || matches!(self.config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
         if let Some(tt) = &mut self.tt {
             tt.new_search();
         }

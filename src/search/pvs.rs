@@ -16,7 +16,13 @@ use crate::games::{Game, MAX_MOVES, MoveList};
 
 /// Orders `moves` for the node at `ply`: the table's move, then the two killers, then by the
 /// history counters of the side to move.
-fn order<G: Game>(s: &Searcher<G>, pos: &G, moves: &mut MoveList<G::Move>, ply: u32, hash_move: Option<G::Move>) {
+fn order<G: Game>(
+    s: &Searcher<G>,
+    pos: &G,
+    moves: &mut MoveList<G::Move>,
+    ply: u32,
+    hash_move: Option<G::Move>,
+) {
     let side = pos.side_to_move() as usize;
     let killers = s.killers[ply as usize];
     let mut scored: ArrayVec<(u32, G::Move), MAX_MOVES> = moves
@@ -173,7 +179,10 @@ pub(super) fn mtdf<G: Game, E: Evaluator<G>>(
         line.push(mv);
         let mut cursor = pos.play(mv);
         while line.len() < depth as usize {
-            let next = s.tt.as_ref().and_then(|tt| tt.probe(cursor.hash_key())).and_then(|e| e.best);
+            let next =
+                s.tt.as_ref()
+                    .and_then(|tt| tt.probe(cursor.hash_key()))
+                    .and_then(|e| e.best);
             let Some(mv) = next else { break };
             let mut legal = MoveList::new();
             cursor.legal_moves(&mut legal);

@@ -82,10 +82,12 @@ impl<M: Copy> TranspositionTable<M> {
     #[inline]
     pub fn store(&mut self, key: u64, depth: u32, bound: Bound, value: i32, best: Option<M>) {
         let slot = &mut self.entries[key as usize & self.mask];
-        if let Some(old) = slot {
-            if old.key != key && old.generation == self.generation && old.depth as u32 > depth {
-                return;
-            }
+        if let Some(old) = slot
+            && old.key != key
+            && old.generation == self.generation
+            && old.depth as u32 > depth
+        {
+            return;
         }
         *slot = Some(Entry {
             key,
