@@ -5,7 +5,7 @@
 use joute::eval::Evaluator;
 use joute::games::hash::mix64;
 use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree, Side};
-use joute::search::{Algorithm, SearchConfig, Searcher, WIN};
+use joute::search::{Algorithm, MoveOrder, SearchConfig, Searcher, WIN};
 
 /// A deterministic, pseudo-random evaluation in -1000..=1000: irregular values stress the
 /// pruning and the transposition tables more than a smooth evaluation would.
@@ -57,12 +57,17 @@ fn configs() -> Vec<(String, SearchConfig)> {
             SearchConfig::new(algorithm, 1),
         ));
     }
-    for (ordering, fail_soft) in [(false, true), (false, false), (true, false)] {
+    for (ordering, fail_soft) in [
+        (MoveOrder::Natural, true),
+        (MoveOrder::Natural, false),
+        (MoveOrder::Evaluation, false),
+        (MoveOrder::Perfect, true),
+    ] {
         let mut config = SearchConfig::new(Algorithm::AlphaBeta, 1);
         config.options.ordering = ordering;
         config.options.fail_soft = fail_soft;
         out.push((
-            format!("alphabeta ordering={ordering} fail-soft={fail_soft}"),
+            format!("alphabeta ordering={ordering:?} fail-soft={fail_soft}"),
             config,
         ));
     }

@@ -4,7 +4,8 @@
 use arrayvec::ArrayVec;
 
 use super::context::Ctx;
-use super::{INFINITY, Searcher};
+use super::context::outcome_score;
+use super::{INFINITY, MoveOrder, Searcher};
 use crate::eval::Evaluator;
 use crate::games::{Game, MAX_MOVES, MoveList};
 
@@ -21,12 +22,47 @@ pub(super) fn order_by_evaluation<G: Game, E: Evaluator<G>>(
         .map(|&mv| {
             let child = pos.play(mv);
             let value = match child.outcome() {
-                Some(outcome) => super::context::outcome_score(&child, outcome, ply + 1),
+                Some(outcome) => outcome_score(&child, outcome, ply + 1),
                 None => eval.evaluate(&child),
             };
             // The child's value is from the opponent's side: lowest first is best for us.
             (value, mv)
         })
+        .collect();
+    scored.sort_by_key(|&(value, _)| value);
+    moves.clear();
+    moves.extend(scored.iter().map(|&(_, mv)| mv));
+}
+
+/// The exact value of `pos` searched `depth` plies deep, by plain negamax, uncounted.
+fn exact_value<G: Game, E: Evaluator<G>>(pos: &G, depth: u32, ply: u32, eval: &E) -> i32 {
+    if let Some(outcome) = pos.outcome() {
+        return outcome_score(pos, outcome, ply);
+    }
+    if depth == 0 {
+        return eval.evaluate(pos);
+    }
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    moves
+        .iter()
+        .map(|&mv| -exact_value(&pos.play(mv), depth - 1, ply + 1, eval))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Orders `moves` best first by their exact values at the remaining depth (ties keep their
+/// order): the perfectly ordered tree.
+fn order_perfectly<G: Game, E: Evaluator<G>>(
+    pos: &G,
+    moves: &mut MoveList<G::Move>,
+    depth: u32,
+    ply: u32,
+    eval: &E,
+) {
+    let mut scored: ArrayVec<(i32, G::Move), MAX_MOVES> = moves
+        .iter()
+        .map(|&mv| (exact_value(&pos.play(mv), depth - 1, ply + 1, eval), mv))
         .collect();
     scored.sort_by_key(|&(value, _)| value);
     moves.clear();
@@ -51,8 +87,12 @@ fn alphabeta<G: Game, E: Evaluator<G>>(
     if depth == 0 || moves.is_empty() {
         return ctx.horizon(pos, ply);
     }
-    if s.config.options.ordering && depth > 1 {
-        order_by_evaluation(pos, &mut moves, ply, ctx.eval);
+    match s.config.options.ordering {
+        MoveOrder::Evaluation if depth > 1 => order_by_evaluation(pos, &mut moves, ply, ctx.eval),
+        MoveOrder::Perfect if moves.len() > 1 => {
+            order_perfectly(pos, &mut moves, depth, ply, ctx.eval)
+        }
+        _ => {}
     }
     let alpha_in = alpha;
     let mut best = -INFINITY;

@@ -7,6 +7,7 @@
 //! (plies from the root) and a lost one `-(WIN - plies)`: win fast, lose slow.
 
 mod alphabeta;
+pub mod analysis;
 mod bisection;
 mod context;
 mod mcts;
@@ -164,11 +165,25 @@ impl Limits {
     }
 }
 
+/// The order in which `alphabeta` tries the moves of a node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveOrder {
+    /// The order the game generates them in.
+    Natural,
+    /// Best first by the static evaluation of the position each move leads to.
+    Evaluation,
+    /// Best first by the exact value of each move at the remaining depth, found by a separate
+    /// search that is not counted: the perfectly ordered tree of the Knuth–Moore analysis.
+    /// For experiments only: it costs far more than it saves.
+    Perfect,
+}
+
 /// Options of the algorithms; the defaults suit play.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
-    /// `alphabeta`: try moves in the order of their static evaluation.
-    pub ordering: bool,
+    /// `alphabeta`: the order in which moves are tried.
+    pub ordering: MoveOrder,
     /// `alphabeta`: return the best value found even outside the window (fail-soft) rather than
     /// the window's bound (fail-hard).
     pub fail_soft: bool,
@@ -190,7 +205,7 @@ pub struct SearchOptions {
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
-            ordering: true,
+            ordering: MoveOrder::Evaluation,
             fail_soft: true,
             tt_mib: 16,
             tolerance: 0,
@@ -429,4 +444,27 @@ pub fn search_once<G: Game, E: Evaluator<G>>(
     eval: &E,
 ) -> SearchResult<G::Move> {
     Searcher::new(config.clone()).search(pos, eval)
+}
+
+/// One test of the bisection search: whether the side to move can ensure at least `x` within
+/// `depth` plies, stopping at the first move that does; with the nodes and leaves it took.
+pub fn bisection_test<G: Game, E: Evaluator<G>>(
+    pos: &G,
+    depth: u32,
+    x: i32,
+    eval: &E,
+) -> (bool, SearchStats) {
+    let mut searcher = Searcher::new(SearchConfig::new(Algorithm::Bisection, depth));
+    let limits = Limits::depth(depth);
+    let clock = Instant::now();
+    let mut ctx = Ctx::new(eval, &limits, clock);
+    let satisfied = bisection::test(&mut searcher, pos, depth, 0, x, &mut ctx);
+    let stats = SearchStats {
+        nodes: ctx.nodes,
+        leaves: ctx.leaves,
+        depth,
+        seconds: clock.elapsed().as_secs_f64(),
+        timed_out: false,
+    };
+    (satisfied, stats)
 }
