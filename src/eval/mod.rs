@@ -13,6 +13,8 @@ pub mod features;
 pub mod linear;
 pub mod morpion;
 pub mod othello;
+#[cfg(test)]
+mod strength;
 pub mod weights;
 
 pub use features::{Feature, Features, MAX_FEATURES};
