@@ -1,5 +1,25 @@
 //! The evaluation layer: named features per game, weight vectors (`weights/*.toml`) and the
 //! linear evaluator that scores a position from them.
+//!
+//! - [`Features`]: each game's named features ([`Feature`]), computed from the side to move's
+//!   point of view ([`features`], and per game [`othello`], [`connect4`], [`morpion`]; the
+//!   random tree has one, its node value).
+//! - [`Weights`]: one number per feature, read from a `weights/*.toml` file ([`weights`]), or
+//!   the hand-set defaults compiled in; [`EvalError`] says what is wrong with a file.
+//! - [`LinearEval`]: Σ wᵢ·fᵢ in integers, an [`Evaluator`] for the searches ([`linear`]).
+
+pub mod connect4;
+pub mod features;
+pub mod linear;
+pub mod morpion;
+pub mod othello;
+#[cfg(test)]
+mod strength;
+pub mod weights;
+
+pub use features::{Feature, Features, MAX_FEATURES};
+pub use linear::LinearEval;
+pub use weights::{EvalError, Weights};
 
 use crate::games::Game;
 

@@ -63,6 +63,12 @@ impl Morpion {
         self.k
     }
 
+    /// The cells marked by `side`, as a 256-bit set: cell `i` is bit `i % 64` of word `i / 64`.
+    #[inline]
+    pub fn marks(&self, side: Side) -> [u64; 4] {
+        self.marks[side as usize]
+    }
+
     /// Number of cells.
     #[inline]
     pub fn cells(&self) -> usize {

@@ -1,0 +1,117 @@
+//! Named evaluation features: the [`Features`] trait, and its implementation for the random
+//! tree (the board games have theirs in [`super::othello`], [`super::connect4`] and
+//! [`super::morpion`]).
+//!
+//! A feature value is a small integer computed from one position, always from the point of view
+//! of the side to move. Most features are *antisymmetric*: handing the move to the other player
+//! with the same board (the opponent's view) negates them. Each game's module says which of its
+//! features are not (Othello's `parity`, the `own_*`/`opp_*` pairs of Connect 4 and Morpion,
+//! which swap instead of negating).
+
+use crate::games::Game;
+use crate::games::random_tree::{LEAF_RANGE, RandomTree};
+
+use super::EVAL_LIMIT;
+use super::weights::Weights;
+
+/// The most features any game has (Morpion 15×15 with k = 15 has 29); [`super::LinearEval`]
+/// keeps its feature buffer on the stack with this capacity.
+pub const MAX_FEATURES: usize = 64;
+
+/// One named evaluation feature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Feature {
+    /// The name weight files use (`mobility`).
+    pub name: String,
+    /// One line saying what the value counts, for `joute features GAME`.
+    pub meaning: String,
+}
+
+impl Feature {
+    /// A feature from its name and meaning.
+    pub fn new(name: impl Into<String>, meaning: impl Into<String>) -> Feature {
+        Feature {
+            name: name.into(),
+            meaning: meaning.into(),
+        }
+    }
+}
+
+/// Games with named features.
+pub trait Features: Game {
+    /// This game's features (this variant's: Morpion's depend on k), in a fixed order.
+    fn features(&self) -> Vec<Feature>;
+
+    /// The feature values of this position from the side to move's point of view;
+    /// `out.len() == features().len()`. No allocation.
+    fn feature_values(&self, out: &mut [i32]);
+
+    /// For each feature, in order, an upper bound on the magnitude of its value over every
+    /// position of this variant. [`super::LinearEval`] derives its [`super::Evaluator::bound`]
+    /// from these. The provided default says nothing useful ([`EVAL_LIMIT`] each).
+    fn feature_bounds(&self) -> Vec<i32> {
+        vec![EVAL_LIMIT; self.features().len()]
+    }
+
+    /// The hand-set default weights of this variant ([`Weights::default_for`] returns them).
+    /// The provided default weighs every feature 0.
+    fn default_weights(&self) -> Weights {
+        Weights {
+            game: self.name(),
+            values: vec![0.0; self.features().len()],
+            origin: super::weights::BUILT_IN.to_string(),
+        }
+    }
+}
+
+/// The random tree has one feature, `value`: the node's pseudo-random value
+/// ([`RandomTree::value`]) from the side to move's point of view. It is antisymmetric by
+/// construction. Default weight 1.
+impl Features for RandomTree {
+    fn features(&self) -> Vec<Feature> {
+        vec![Feature::new(
+            "value",
+            "the node's pseudo-random value, from the side to move's point of view",
+        )]
+    }
+
+    #[inline]
+    fn feature_values(&self, out: &mut [i32]) {
+        let v = self.value();
+        out[0] = if self.side_to_move() == crate::games::Side::First {
+            v
+        } else {
+            -v
+        };
+    }
+
+    fn feature_bounds(&self) -> Vec<i32> {
+        vec![LEAF_RANGE]
+    }
+
+    fn default_weights(&self) -> Weights {
+        Weights {
+            game: self.name(),
+            values: vec![1.0],
+            origin: super::weights::BUILT_IN.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_tree_value_is_seen_from_the_side_to_move() {
+        let root = RandomTree::new(3, 4, 5);
+        let mut out = [0];
+        root.feature_values(&mut out);
+        assert_eq!(out[0], root.value());
+        let child = root.play_sequence("2").unwrap();
+        child.feature_values(&mut out);
+        assert_eq!(out[0], -child.value());
+        assert_eq!(root.features().len(), 1);
+        assert_eq!(root.feature_bounds(), vec![LEAF_RANGE]);
+    }
+}

@@ -1,0 +1,413 @@
+//! Morpion (m,n,k game) features. A *window* is a line of `k` cells (horizontal, vertical or
+//! diagonal) that fits on the board; "own" is the side to move, "opp" the other player.
+//!
+//! | # | name | value (side to move's view) |
+//! |---|---|---|
+//! | 0 | `centre` | own marks minus the opponent's in the central region (cells whose Chebyshev distance to the centre, in half cells, is at most max(1, min(rows, cols) / 3): the centre cell of 3×3, the central 5×5 of 15×15) |
+//! | 1 … k−1 | `own_windows_J` | windows holding exactly J own marks and no opponent mark |
+//! | k … 2k−2 | `opp_windows_J` | windows holding exactly J opponent marks and no own mark |
+//!
+//! for J = 1 … k−1 (a window with k marks is a finished game). So `morpion` (3×3, k = 3) has
+//! `centre`, `own_windows_1`, `own_windows_2`, `opp_windows_1`, `opp_windows_2`.
+//!
+//! `centre` is antisymmetric (the opponent's view of the same board negates it); `own_windows_J`
+//! and `opp_windows_J` swap.
+//!
+//! The board is read as one 15-bit word per row and the windows of a direction are counted for
+//! a whole row of starting cells at once, with bit-sliced counters (four bit planes).
+
+use crate::games::{Game, Morpion};
+
+use super::features::{Feature, Features};
+use super::weights::Weights;
+
+/// The board's rows as bit words (bit `c` = column `c`) for the cells of `cells`.
+#[inline]
+fn row_words(cells: &[u64; 4], rows: usize, cols: usize) -> [u32; 15] {
+    let mut out = [0u32; 15];
+    let row_mask = (1u64 << cols) - 1;
+    for (r, word) in out.iter_mut().enumerate().take(rows) {
+        let off = r * cols;
+        let (w, b) = (off >> 6, off & 63);
+        let mut v = cells[w] >> b;
+        if b + cols > 64 && w + 1 < 4 {
+            v |= cells[w + 1] << (64 - b);
+        }
+        *word = (v & row_mask) as u32;
+    }
+    out
+}
+
+/// Adds the one-bit numbers of `x` to the four-bit counters `planes`.
+#[inline]
+fn add(planes: &mut [u32; 4], x: u32) {
+    let mut carry = x;
+    for plane in planes.iter_mut() {
+        let t = *plane & carry;
+        *plane ^= carry;
+        carry = t;
+    }
+}
+
+/// The counters of `planes` equal to `j`.
+#[inline]
+fn equal(planes: &[u32; 4], j: usize) -> u32 {
+    let mut m = !0;
+    for (b, plane) in planes.iter().enumerate() {
+        m &= if j >> b & 1 == 1 { *plane } else { !*plane };
+    }
+    m
+}
+
+/// The half-cell distance under which a cell counts as central.
+fn centre_radius(rows: usize, cols: usize) -> usize {
+    (rows.min(cols) / 3).max(1)
+}
+
+/// The central region as one column mask per row (0 for rows outside it).
+fn centre_rows(rows: usize, cols: usize) -> [u32; 15] {
+    let t = centre_radius(rows, cols) as i32;
+    let mut col_mask = 0u32;
+    for c in 0..cols as i32 {
+        if (2 * c - (cols as i32 - 1)).abs() <= t {
+            col_mask |= 1 << c;
+        }
+    }
+    let mut out = [0u32; 15];
+    for (r, word) in out.iter_mut().enumerate().take(rows) {
+        if (2 * r as i32 - (rows as i32 - 1)).abs() <= t {
+            *word = col_mask;
+        }
+    }
+    out
+}
+
+/// The four directions as (row step, column step), and for each the starting cells of its
+/// windows: the number of starting rows and the mask of starting columns.
+fn directions(rows: usize, cols: usize, k: usize) -> [(usize, i32, usize, u32); 4] {
+    let all = (1u32 << cols) - 1;
+    let fits_c = cols >= k;
+    let fits_r = rows >= k;
+    let start_cols_right = if fits_c {
+        (1u32 << (cols - k + 1)) - 1
+    } else {
+        0
+    };
+    let start_cols_left = if fits_c {
+        all & !((1u32 << (k - 1)) - 1)
+    } else {
+        0
+    };
+    let start_rows_down = if fits_r { rows - k + 1 } else { 0 };
+    [
+        (0, 1, rows, start_cols_right),
+        (1, 0, start_rows_down, all),
+        (1, 1, start_rows_down, start_cols_right),
+        (1, -1, start_rows_down, start_cols_left),
+    ]
+}
+
+/// The number of windows of `k` cells on a `rows` × `cols` board.
+pub fn window_count(rows: usize, cols: usize, k: usize) -> usize {
+    directions(rows, cols, k)
+        .iter()
+        .map(|&(_, _, n, mask)| n * mask.count_ones() as usize)
+        .sum()
+}
+
+/// The feature values with `own` to move against `opp` (row words of [`row_words`]), in the
+/// order of the table above; `out` holds `2k - 1` values.
+pub fn morpion_values(
+    own: &[u32; 15],
+    opp: &[u32; 15],
+    rows: usize,
+    cols: usize,
+    k: usize,
+    out: &mut [i32],
+) {
+    let centre = centre_rows(rows, cols);
+    let mut c = 0;
+    for r in 0..rows {
+        c += (own[r] & centre[r]).count_ones() as i32 - (opp[r] & centre[r]).count_ones() as i32;
+    }
+    out[0] = c;
+    for v in out[1..2 * k - 1].iter_mut() {
+        *v = 0;
+    }
+    if k < 2 {
+        return;
+    }
+    for (dr, dc, start_rows, valid) in directions(rows, cols, k) {
+        if valid == 0 {
+            continue;
+        }
+        for r in 0..start_rows {
+            let (mut pa, mut pb) = ([0u32; 4], [0u32; 4]);
+            for i in 0..k {
+                let (a, b) = (own[r + i * dr], opp[r + i * dr]);
+                let (a, b) = match dc {
+                    1 => (a >> i, b >> i),
+                    -1 => (a << i, b << i),
+                    _ => (a, b),
+                };
+                add(&mut pa, a);
+                add(&mut pb, b);
+            }
+            let a_any = pa[0] | pa[1] | pa[2] | pa[3];
+            let b_any = pb[0] | pb[1] | pb[2] | pb[3];
+            let free_a = valid & !b_any;
+            let free_b = valid & !a_any;
+            for j in 1..k {
+                out[j] += (equal(&pa, j) & free_a).count_ones() as i32;
+                out[k - 1 + j] += (equal(&pb, j) & free_b).count_ones() as i32;
+            }
+        }
+    }
+}
+
+/// The generated default weights of a variant with `k` in a row, in feature order: `centre`
+/// 1; `own_windows_J` 4^(J−1) and `opp_windows_J` −4^(J−1), except for J = k−1, where an own
+/// window is a win on this move (4^(k−1)) and an opponent's must be blocked (−2·4^(k−2)).
+pub fn generated_defaults(k: usize) -> Vec<f64> {
+    let mut values = vec![1.0];
+    let power = |e: usize| 4f64.powi(e as i32);
+    let own = (1..k).map(|j| {
+        if j == k - 1 {
+            power(k - 1)
+        } else {
+            power(j - 1)
+        }
+    });
+    values.extend(own);
+    let opp = (1..k).map(|j| {
+        if j == k - 1 {
+            -2.0 * power(k - 2)
+        } else {
+            -power(j - 1)
+        }
+    });
+    values.extend(opp);
+    values
+}
+
+impl Features for Morpion {
+    fn features(&self) -> Vec<Feature> {
+        let k = self.k() as usize;
+        let mut list = vec![Feature::new(
+            "centre",
+            format!(
+                "own marks minus the opponent's in the central region ({} cells)",
+                centre_rows(self.rows() as usize, self.cols() as usize)
+                    .iter()
+                    .map(|w| w.count_ones())
+                    .sum::<u32>()
+            ),
+        )];
+        for j in 1..k {
+            list.push(Feature::new(
+                format!("own_windows_{j}"),
+                format!(
+                    "lines of {k} cells holding exactly {j} own mark{} and no opponent mark",
+                    if j == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        for j in 1..k {
+            list.push(Feature::new(
+                format!("opp_windows_{j}"),
+                format!(
+                    "lines of {k} cells holding exactly {j} opponent mark{} and no own mark",
+                    if j == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        list
+    }
+
+    #[inline]
+    fn feature_values(&self, out: &mut [i32]) {
+        let (rows, cols, k) = (
+            self.rows() as usize,
+            self.cols() as usize,
+            self.k() as usize,
+        );
+        let me = self.side_to_move();
+        let own = row_words(&self.marks(me), rows, cols);
+        let opp = row_words(&self.marks(me.opponent()), rows, cols);
+        morpion_values(&own, &opp, rows, cols, k, out);
+    }
+
+    fn feature_bounds(&self) -> Vec<i32> {
+        let (rows, cols, k) = (
+            self.rows() as usize,
+            self.cols() as usize,
+            self.k() as usize,
+        );
+        let centre: u32 = centre_rows(rows, cols).iter().map(|w| w.count_ones()).sum();
+        let windows = window_count(rows, cols, k) as i32;
+        let mut bounds = vec![centre as i32];
+        bounds.extend(std::iter::repeat_n(windows, 2 * (k - 1)));
+        bounds
+    }
+
+    fn default_weights(&self) -> Weights {
+        if self.name() == "morpion" {
+            return super::weights::embedded(self, include_str!("../../weights/morpion.toml"));
+        }
+        Weights {
+            game: self.name(),
+            values: generated_defaults(self.k() as usize),
+            origin: super::weights::BUILT_IN.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::MoveList;
+    use crate::games::hash::mix64;
+
+    fn values(pos: &Morpion) -> Vec<i32> {
+        let mut out = vec![0; pos.features().len()];
+        pos.feature_values(&mut out);
+        out
+    }
+
+    fn random_position(rows: u8, cols: u8, k: u8, seed: u64) -> Morpion {
+        let mut pos = Morpion::start(rows, cols, k);
+        let mut state = seed;
+        let plies = mix64(seed) % (rows as u64 * cols as u64);
+        for _ in 0..plies {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            state = mix64(state);
+            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+        }
+        pos
+    }
+
+    /// The window counts by walking every window cell by cell.
+    fn slow_values(pos: &Morpion) -> Vec<i32> {
+        let (rows, cols, k) = (pos.rows() as i32, pos.cols() as i32, pos.k() as i32);
+        let me = pos.side_to_move();
+        let mut out = vec![0; (2 * k - 1) as usize];
+        let t = centre_radius(rows as usize, cols as usize) as i32;
+        for r in 0..rows {
+            for c in 0..cols {
+                let central = (2 * r - (rows - 1)).abs() <= t && (2 * c - (cols - 1)).abs() <= t;
+                match pos.mark_at((r * cols + c) as usize) {
+                    Some(s) if central && s == me => out[0] += 1,
+                    Some(_) if central => out[0] -= 1,
+                    _ => {}
+                }
+                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+                    let (er, ec) = (r + (k - 1) * dr, c + (k - 1) * dc);
+                    if !(0..rows).contains(&er) || !(0..cols).contains(&ec) {
+                        continue;
+                    }
+                    let (mut mine, mut theirs) = (0, 0);
+                    for i in 0..k {
+                        match pos.mark_at(((r + i * dr) * cols + c + i * dc) as usize) {
+                            Some(s) if s == me => mine += 1,
+                            Some(_) => theirs += 1,
+                            None => {}
+                        }
+                    }
+                    if theirs == 0 && (1..k).contains(&mine) {
+                        out[mine as usize] += 1;
+                    }
+                    if mine == 0 && (1..k).contains(&theirs) {
+                        out[(k - 1 + theirs) as usize] += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn tic_tac_toe_counted_by_hand() {
+        let start = Morpion::start(3, 3, 3);
+        let names: Vec<String> = start.features().into_iter().map(|f| f.name).collect();
+        assert_eq!(
+            names,
+            [
+                "centre",
+                "own_windows_1",
+                "own_windows_2",
+                "opp_windows_1",
+                "opp_windows_2"
+            ]
+        );
+        assert_eq!(values(&start), [0, 0, 0, 0, 0]);
+        // X in the centre, O to move: X's mark lies on 4 of the 8 lines.
+        let pos = start.play_sequence("b2").unwrap();
+        assert_eq!(values(&pos), [-1, 0, 0, 4, 0]);
+        // X b2, O a1, X c1; O to move. X: lines b1-b3? no: X owns c1 and b2 → diagonal c1-a3
+        // holds both (2); c1 row (a1 is O) blocked; column c: 1; row 2: 1; column b: 1. O: a1
+        // lines: column a 1 (row 1 has X c1, diagonal has X b2).
+        let pos = start.play_sequence("b2 a1 c1").unwrap();
+        assert_eq!(values(&pos), [-1, 1, 0, 3, 1]);
+    }
+
+    #[test]
+    fn windows_match_a_cell_by_cell_count() {
+        for (rows, cols, k) in [
+            (3, 3, 3),
+            (4, 5, 3),
+            (15, 15, 5),
+            (6, 7, 4),
+            (2, 9, 6),
+            (5, 3, 4),
+            (15, 15, 15),
+            (1, 1, 1),
+            (3, 3, 2),
+        ] {
+            for seed in 0..40 {
+                let pos = random_position(rows, cols, k, seed);
+                assert_eq!(
+                    values(&pos),
+                    slow_values(&pos),
+                    "{rows}x{cols}-{k} seed {seed}"
+                );
+                let bounds = pos.feature_bounds();
+                for (v, b) in values(&pos).iter().zip(&bounds) {
+                    assert!(v.abs() <= *b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn opponent_view_negates_centre_and_swaps_windows() {
+        for seed in 0..200 {
+            let pos = random_position(7, 7, 4, seed);
+            let me = pos.side_to_move();
+            let own = row_words(&pos.marks(me), 7, 7);
+            let opp = row_words(&pos.marks(me.opponent()), 7, 7);
+            let (mut a, mut b) = ([0; 7], [0; 7]);
+            morpion_values(&own, &opp, 7, 7, 4, &mut a);
+            morpion_values(&opp, &own, 7, 7, 4, &mut b);
+            assert_eq!(a[0], -b[0]);
+            assert_eq!(a[1..4], b[4..7]);
+            assert_eq!(a[4..7], b[1..4]);
+        }
+    }
+
+    #[test]
+    fn window_counts_and_centre_regions() {
+        assert_eq!(window_count(3, 3, 3), 8);
+        assert_eq!(window_count(15, 15, 5), 15 * 11 * 2 + 11 * 11 * 2);
+        assert_eq!(
+            Morpion::start(3, 3, 3).feature_bounds(),
+            vec![1, 8, 8, 8, 8]
+        );
+        assert_eq!(Morpion::start(15, 15, 5).feature_bounds()[0], 25);
+        assert_eq!(Morpion::start(4, 4, 3).feature_bounds()[0], 4);
+        assert_eq!(generated_defaults(3), vec![1.0, 1.0, 16.0, -1.0, -8.0]);
+    }
+}
