@@ -2,11 +2,13 @@
 //!
 //! The crate is layered as DESIGN.md describes, lowest first: [`games`] (rules, notation,
 //! hashing, perft), [`eval`] (features, weight vectors, the linear evaluator), [`search`] (the
-//! algorithms and exact solvers); later layers add the arena, statistics, tuning and reports.
+//! algorithms and exact solvers), [`arena`] (engines, playing games); later layers add
+//! tournaments, statistics, tuning and reports.
 //! The `joute` binary is a thin command line over this library.
 
 #![warn(missing_docs)]
 
+pub mod arena;
 pub mod eval;
 pub mod games;
 pub mod search;

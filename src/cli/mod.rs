@@ -2,7 +2,9 @@
 //! library. No game logic lives here.
 
 mod analyze;
+mod bench;
 mod perft;
+mod play;
 
 use std::path::PathBuf;
 
@@ -186,8 +188,11 @@ pub struct PlayArgs {
     /// Engine moving second.
     pub engine_b: String,
     /// Moves played before the engines take over.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub opening: Option<String>,
+    /// Seed of the engines' random choices (MCTS playouts, random moves, tie-breaking).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -273,9 +278,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Tune(_) => not_yet("tune", "tuning", 6),
         Command::Report(_) => not_yet("report", "tournaments and reports", 4),
         Command::Solve(_) => not_yet("solve", "search", 3),
-        Command::Play(_) => not_yet("play", "search", 3),
+        Command::Play(args) => {
+            let kind = args.game;
+            joute::arena::dispatch(&kind, play::PlayCommand { args })
+        }
         Command::Analyze(args) => analyze::run(&args),
-        Command::Bench(_) => not_yet("bench", "search", 3),
+        Command::Bench(args) => bench::run(&args),
     }
 }
 
@@ -287,17 +295,32 @@ fn not_yet(command: &str, layer: &str, issue: u32) -> anyhow::Result<()> {
 }
 
 fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
-    // Evaluation features arrive with the search and evaluation layer; the list is empty so far.
-    if args.json {
-        println!(
-            "{}",
-            json!({ "game": args.game.to_string(), "features": [] })
-        );
-    } else {
-        println!(
-            "{}: no evaluation features yet (they arrive with the evaluation layer)",
-            args.game
-        );
+    struct List(bool);
+    impl joute::arena::EngineGameVisitor for List {
+        type Output = ();
+        fn visit<G: joute::eval::Features>(self, start: G) {
+            let features = start.features();
+            let defaults = joute::eval::Weights::default_for(&start);
+            if self.0 {
+                let rows: Vec<_> = features
+                    .iter()
+                    .zip(&defaults.values)
+                    .map(|(f, w)| json!({"name": f.name, "meaning": f.meaning, "default": w}))
+                    .collect();
+                println!("{}", json!({ "game": start.name(), "features": rows }));
+            } else {
+                println!(
+                    "{}: {} features (default weight, name, meaning)",
+                    start.name(),
+                    features.len()
+                );
+                let width = features.iter().map(|f| f.name.len()).max().unwrap_or(0);
+                for (f, w) in features.iter().zip(&defaults.values) {
+                    println!("{w:>8} {:<width$} {}", f.name, f.meaning);
+                }
+            }
+        }
     }
+    joute::arena::dispatch(&args.game, List(args.json));
     Ok(())
 }

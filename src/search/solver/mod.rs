@@ -2,6 +2,7 @@
 //! the game's bitboards directly instead of the generic [`crate::games::Game`] interface.
 
 pub mod connect4;
+pub mod generic;
 pub mod othello;
 
 /// The exact value of a position.

@@ -1,0 +1,239 @@
+//! Engine configurations: a search algorithm with its limits and options, and the weights of
+//! its evaluation. On the command line an engine is `ALGORITHM[:BUDGET][:WEIGHTS.toml]`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::eval::{EvalError, Features, LinearEval, Weights};
+use crate::search::{
+    Algorithm, Limits, MAX_DEPTH, SearchConfig, SearchError, SearchOptions, SearchResult, Searcher,
+};
+
+/// Why an engine description was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    /// The text does not have the shape `ALGORITHM[:BUDGET][:WEIGHTS.toml]`.
+    #[error("invalid engine '{text}': {reason}")]
+    Syntax {
+        /// The engine as written.
+        text: String,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
+    /// An algorithm or depth that cannot be.
+    #[error("invalid engine '{text}': {source}")]
+    Search {
+        /// The engine as written.
+        text: String,
+        /// The search layer's reason.
+        source: SearchError,
+    },
+    /// The weights file is wrong.
+    #[error(transparent)]
+    Weights(#[from] EvalError),
+}
+
+/// An engine as configured: what to search with, and the weights file (the game's built-in
+/// defaults when `None`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSpec {
+    /// The name the engine goes by in tables and logs.
+    pub name: String,
+    /// Algorithm, limits and options.
+    pub config: SearchConfig,
+    /// The weights file.
+    pub weights: Option<PathBuf>,
+}
+
+impl EngineSpec {
+    /// Reads `ALGORITHM[:BUDGET][:WEIGHTS.toml]`. BUDGET is a depth `1..=64` (for `mcts`, a
+    /// number of playouts), `nN` a node budget (for `mcts`, playouts), or `Ns` / `Nms` a time
+    /// per move. `random` needs no budget; every other algorithm does. Examples: `alphabeta:6`,
+    /// `pvs:8:weights/othello.toml`, `mcts:2000`, `pvs:n200000`, `random`.
+    pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
+        let syntax = |reason: String| EngineError::Syntax {
+            text: text.to_string(),
+            reason,
+        };
+        let mut parts = text.splitn(3, ':');
+        let algorithm: Algorithm =
+            parts
+                .next()
+                .unwrap_or("")
+                .parse()
+                .map_err(|source| EngineError::Search {
+                    text: text.to_string(),
+                    source,
+                })?;
+        let budget = parts.next();
+        let weights = parts.next().map(PathBuf::from);
+        let mut limits = Limits::default();
+        let mut options = SearchOptions::default();
+        match (algorithm, budget) {
+            (Algorithm::Random, None) => {}
+            (_, None | Some("")) => {
+                return Err(syntax(format!(
+                    "{algorithm} needs a budget: ALGORITHM:DEPTH (1..={MAX_DEPTH}), :nNODES or :SECONDSs, e.g. {algorithm}:6"
+                )));
+            }
+            (_, Some(budget)) => {
+                if let Some(nodes) = budget.strip_prefix('n') {
+                    let nodes: u64 = nodes.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        syntax(format!(
+                            "node budget '{budget}' is not nN with N a positive whole number"
+                        ))
+                    })?;
+                    limits.nodes = Some(nodes);
+                } else if let Some(time) = parse_time(budget) {
+                    let time = time.map_err(syntax)?;
+                    limits.time = Some(time);
+                } else {
+                    let n: i64 = budget.parse().map_err(|_| {
+                        syntax(format!(
+                            "budget '{budget}' is not a depth (1..={MAX_DEPTH}), nNODES or a time such as 0.5s or 200ms"
+                        ))
+                    })?;
+                    if algorithm == Algorithm::Mcts {
+                        if n < 1 {
+                            return Err(syntax(format!("mcts needs at least 1 playout, not {n}")));
+                        }
+                        options.playouts = n as u64;
+                    } else {
+                        if !(1..=MAX_DEPTH as i64).contains(&n) {
+                            return Err(EngineError::Search {
+                                text: text.to_string(),
+                                source: SearchError::BadDepth(n),
+                            });
+                        }
+                        limits.depth = Some(n as u32);
+                    }
+                }
+            }
+        }
+        if let Some(path) = &weights
+            && path.as_os_str().is_empty()
+        {
+            return Err(syntax("the weights file name is empty".into()));
+        }
+        Ok(EngineSpec {
+            name: text.to_string(),
+            config: SearchConfig {
+                algorithm,
+                limits,
+                options,
+            },
+            weights,
+        })
+    }
+
+    /// The weights this engine evaluates with, for the game of `start`.
+    pub fn load_weights<G: Features>(&self, start: &G) -> Result<Weights, EvalError> {
+        match &self.weights {
+            Some(path) => Weights::load(start, path),
+            None => Ok(Weights::default_for(start)),
+        }
+    }
+}
+
+/// `Ns`, `N.Ns` or `Nms`: `None` when `text` has neither suffix.
+fn parse_time(text: &str) -> Option<Result<Duration, String>> {
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        return None;
+    };
+    Some(
+        number
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .map(|v| Duration::from_secs_f64(v * scale))
+            .ok_or_else(|| format!("time '{text}' is not a positive number of seconds (0.5s) or milliseconds (200ms)")),
+    )
+}
+
+/// An engine ready to play one game: its searcher (tables, seeded random generator) and its
+/// evaluator.
+pub struct Engine<G: Features> {
+    /// The configuration it was built from.
+    pub spec: EngineSpec,
+    /// The weights in use.
+    pub weights: Weights,
+    searcher: Searcher<G>,
+    eval: LinearEval<G>,
+}
+
+impl<G: Features> Engine<G> {
+    /// Builds the engine for the game of `start`; `seed` seeds its random choices.
+    pub fn new(spec: &EngineSpec, start: &G, seed: u64) -> Result<Engine<G>, EngineError> {
+        let weights = spec.load_weights(start)?;
+        Ok(Engine::with_weights(spec, start, weights, seed))
+    }
+
+    /// Builds the engine with weights already loaded.
+    pub fn with_weights(spec: &EngineSpec, start: &G, weights: Weights, seed: u64) -> Engine<G> {
+        let mut config = spec.config.clone();
+        config.options.seed = seed;
+        Engine {
+            spec: spec.clone(),
+            eval: LinearEval::new(start, &weights),
+            weights,
+            searcher: Searcher::new(config),
+        }
+    }
+
+    /// The engine's choice in `pos`.
+    pub fn choose(&mut self, pos: &G) -> SearchResult<G::Move> {
+        self.searcher.search(pos, &self.eval)
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &LinearEval<G> {
+        &self.eval
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engines_parse_with_budgets_and_weights() {
+        let e = EngineSpec::parse("alphabeta:6").unwrap();
+        assert_eq!(e.config.algorithm, Algorithm::AlphaBeta);
+        assert_eq!(e.config.limits.depth, Some(6));
+        let e = EngineSpec::parse("pvs:8:weights/othello.toml").unwrap();
+        assert_eq!(e.weights, Some(PathBuf::from("weights/othello.toml")));
+        assert_eq!(
+            EngineSpec::parse("mcts:2000")
+                .unwrap()
+                .config
+                .options
+                .playouts,
+            2000
+        );
+        assert_eq!(
+            EngineSpec::parse("pvs:n5000").unwrap().config.limits.nodes,
+            Some(5000)
+        );
+        assert_eq!(
+            EngineSpec::parse("pvs:250ms").unwrap().config.limits.time,
+            Some(Duration::from_millis(250))
+        );
+        assert!(EngineSpec::parse("random").is_ok());
+    }
+
+    #[test]
+    fn bad_engines_say_what_is_allowed() {
+        let err = |t: &str| EngineSpec::parse(t).unwrap_err().to_string();
+        assert!(err("alphabeat:4").contains("unknown algorithm 'alphabeat'"));
+        assert!(err("alphabeta:0").contains("between 1 and 64"));
+        assert!(err("alphabeta:65").contains("between 1 and 64"));
+        assert!(err("alphabeta").contains("needs a budget"));
+        assert!(err("pvs:deep").contains("is not a depth"));
+        assert!(err("pvs:n0").contains("node budget"));
+        assert!(err("pvs:-1s").contains("time"));
+    }
+}

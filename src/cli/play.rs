@@ -1,0 +1,111 @@
+//! `joute play`: one game between two engines, the board after every move.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use super::{InputError, PlayArgs};
+use joute::arena::{Engine, EngineGameVisitor, EngineSpec, play_game};
+use joute::eval::Features;
+use joute::games::Side;
+
+/// `joute play`, run for the game the user named.
+pub(super) struct PlayCommand {
+    pub args: PlayArgs,
+}
+
+impl EngineGameVisitor for PlayCommand {
+    type Output = anyhow::Result<()>;
+
+    fn visit<G: Features>(self, start: G) -> anyhow::Result<()> {
+        let args = self.args;
+        let input = |e: &dyn std::fmt::Display| InputError(e.to_string());
+        let specs = [
+            EngineSpec::parse(&args.engine_a).map_err(|e| input(&e))?,
+            EngineSpec::parse(&args.engine_b).map_err(|e| input(&e))?,
+        ];
+        let seed = args.seed.unwrap_or(1);
+        let mut engines = [
+            Engine::new(&specs[0], &start, seed).map_err(|e| input(&e))?,
+            Engine::new(&specs[1], &start, seed.wrapping_add(1)).map_err(|e| input(&e))?,
+        ];
+        let opening = args.opening.as_deref().unwrap_or("");
+        let from = start.play_sequence(opening).map_err(|e| input(&e))?;
+        let names = [specs[0].name.clone(), specs[1].name.clone()];
+        let mut out = std::io::stdout().lock();
+        if !args.json {
+            writeln!(
+                out,
+                "{}: {} (first) vs {} (second)",
+                start.name(),
+                names[0],
+                names[1]
+            )?;
+            if !opening.is_empty() {
+                writeln!(out, "opening: {opening}")?;
+            }
+            write!(out, "{}", from.render())?;
+        }
+        let mut ply = 0;
+        let record = play_game(from, &mut engines, |pos, mv| {
+            ply += 1;
+            if !args.json {
+                let _ = writeln!(
+                    out,
+                    "\n{ply}. {} ({}) plays {}: score {}, depth {}, {} nodes, {:.3} s{}",
+                    names[mv.side as usize],
+                    if mv.side == Side::First {
+                        "first"
+                    } else {
+                        "second"
+                    },
+                    from.format_move(mv.mv),
+                    mv.score,
+                    mv.depth,
+                    mv.nodes,
+                    mv.seconds,
+                    if mv.timed_out { " (time limit)" } else { "" }
+                );
+                let _ = write!(out, "{}", pos.render());
+            }
+        });
+        let result = match record.outcome.winner {
+            Some(Side::First) => format!("{} (first) wins", names[0]),
+            Some(Side::Second) => format!("{} (second) wins", names[1]),
+            None => "draw".to_string(),
+        };
+        // Move notation does not depend on the position, only on the game.
+        let moves: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| from.format_move(m.mv))
+            .collect();
+        if args.json {
+            let value = json!({
+                "game": start.name(),
+                "first": names[0],
+                "second": names[1],
+                "opening": opening,
+                "moves": moves,
+                "plies": record.moves.len(),
+                "winner": record.outcome.winner.map(|s| if s == Side::First { "first" } else { "second" }),
+                "score": record.outcome.score,
+                "seconds": record.seconds,
+                "records": record.moves.iter().zip(&moves).map(|(m, text)| json!({
+                    "move": text, "score": m.score, "depth": m.depth, "nodes": m.nodes,
+                    "seconds": m.seconds, "timed_out": m.timed_out,
+                })).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{value}")?;
+        } else {
+            writeln!(
+                out,
+                "\nresult: {result} (score {} for the first player) after {} moves: {}",
+                record.outcome.score,
+                moves.len(),
+                moves.join(" ")
+            )?;
+        }
+        Ok(())
+    }
+}

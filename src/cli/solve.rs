@@ -1,0 +1,293 @@
+//! `joute solve`: exact values of positions, one at a time or a whole test suite checked
+//! against its known values.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{InputError, SolveArgs};
+use joute::games::{Connect4, Game, GameKind, Morpion, Othello, RandomTree, Side};
+use joute::search::WIN_THRESHOLD;
+use joute::search::solver::connect4::{Connect4Solver, parse_suite_line};
+use joute::search::solver::othello::{OthelloSolver, parse_ffo_line};
+use joute::search::solver::{Solution, generic};
+
+/// Above this many empty squares an Othello solve is out of reach (FFO #40–#59 have 20–26).
+const OTHELLO_MAX_EMPTIES: u32 = 30;
+/// Above this many empty cells a Morpion solve is out of reach.
+const MORPION_MAX_EMPTIES: u32 = 25;
+
+pub(super) fn run(args: &SolveArgs) -> anyhow::Result<()> {
+    match (&args.file, &args.position) {
+        (Some(_), Some(_)) => Err(InputError(
+            "give either a POSITION or --file SUITE, not both".into(),
+        )
+        .into()),
+        (Some(file), None) => suite(args.game, file, args.json),
+        (None, position) => one(args.game, position.as_deref(), args.json),
+    }
+}
+
+fn input(e: impl std::fmt::Display) -> anyhow::Error {
+    InputError(e.to_string()).into()
+}
+
+/// `win`, `draw` or `loss` for the side to move.
+fn verdict(score: i32) -> &'static str {
+    match score.signum() {
+        1 => "win",
+        -1 => "loss",
+        _ => "draw",
+    }
+}
+
+fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<()> {
+    let clock = Instant::now();
+    let (name, text, side, solution, explain): (String, String, Side, Solution<String>, String) =
+        match kind {
+            GameKind::Othello => {
+                let pos = match position {
+                    Some(p) => Othello::start().parse_position(p).map_err(input)?,
+                    None => Othello::start(),
+                };
+                let empties = 64 - (pos.player | pos.opponent).count_ones();
+                if empties > OTHELLO_MAX_EMPTIES {
+                    return Err(input(format!(
+                        "this Othello position has {empties} empty squares; joute solves positions with at most {OTHELLO_MAX_EMPTIES} (an endgame)"
+                    )));
+                }
+                let s = OthelloSolver::new().all_best_moves(true).solve(&pos);
+                (
+                    pos.name(),
+                    pos.to_board_string(),
+                    pos.side,
+                    named(&pos, s),
+                    "final disc difference for the side to move, empty squares to the winner".into(),
+                )
+            }
+            GameKind::Connect4 => {
+                let pos = Connect4::start().parse_position(position.unwrap_or("")).map_err(input)?;
+                let s = Connect4Solver::new().solve(&pos);
+                (
+                    pos.name(),
+                    position.unwrap_or("").to_string(),
+                    pos.side_to_move(),
+                    named(&pos, s),
+                    "22 minus the winner's stones at the win; positive when the side to move wins".into(),
+                )
+            }
+            GameKind::Morpion { rows, cols, k } => {
+                let start = Morpion::start(rows, cols, k);
+                let pos = match position {
+                    Some(p) => start.parse_position(p).map_err(input)?,
+                    None => start,
+                };
+                let empties = (0..pos.cells()).filter(|&i| pos.mark_at(i).is_none()).count() as u32;
+                if empties > MORPION_MAX_EMPTIES {
+                    return Err(input(format!(
+                        "this {} position has {empties} empty cells; joute solves Morpion positions with at most {MORPION_MAX_EMPTIES}",
+                        pos.name()
+                    )));
+                }
+                let s = generic::solve(&pos, empties, 256);
+                let plies = if s.score.abs() >= WIN_THRESHOLD {
+                    joute::search::WIN - s.score.abs()
+                } else {
+                    empties as i32
+                };
+                (
+                    pos.name(),
+                    position.unwrap_or("").to_string(),
+                    pos.side_to_move(),
+                    named(&pos, Solution { score: s.score, best_moves: s.best_moves, nodes: s.nodes }),
+                    format!("search score (WIN - plies); the game ends in {plies} plies with best play"),
+                )
+            }
+            GameKind::RandomTree { branching, depth, seed } => {
+                let root = RandomTree::new(branching, depth, seed);
+                let pos = root.parse_position(position.unwrap_or("")).map_err(input)?;
+                let left = (depth - pos.ply()) as u32;
+                let s = generic::solve(&pos, left.max(1), 64);
+                (
+                    pos.name(),
+                    position.unwrap_or("").to_string(),
+                    pos.side_to_move(),
+                    named(&pos, s),
+                    "minimax leaf value for the side to move".into(),
+                )
+            }
+        };
+    let seconds = clock.elapsed().as_secs_f64();
+    if as_json {
+        println!(
+            "{}",
+            json!({
+                "game": name,
+                "position": text,
+                "side_to_move": if side == Side::First { "first" } else { "second" },
+                "value": verdict(solution.score),
+                "score": solution.score,
+                "best_moves": solution.best_moves,
+                "nodes": solution.nodes,
+                "seconds": seconds,
+            })
+        );
+    } else {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{name} {}", if text.is_empty() { "start" } else { &text })?;
+        writeln!(out, "value for the side to move: {} (score {}: {explain})", verdict(solution.score), solution.score)?;
+        writeln!(out, "best moves: {}", solution.best_moves.join(" "))?;
+        writeln!(
+            out,
+            "{} nodes in {seconds:.3} s ({:.0} nodes/s)",
+            solution.nodes,
+            solution.nodes as f64 / seconds.max(1e-9)
+        )?;
+    }
+    Ok(())
+}
+
+/// A solution with its moves written in the game's notation.
+fn named<G: Game>(pos: &G, s: Solution<G::Move>) -> Solution<String> {
+    Solution {
+        score: s.score,
+        best_moves: s.best_moves.iter().map(|&m| pos.format_move(m)).collect(),
+        nodes: s.nodes,
+    }
+}
+
+/// One line of a suite: where it is, what it says, what joute found.
+struct Checked {
+    line: usize,
+    id: String,
+    expected: i32,
+    got: i32,
+    /// For suites that list best moves: whether joute's best move is among them.
+    move_ok: bool,
+    best: String,
+    nodes: u64,
+    seconds: f64,
+}
+
+fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| input(format!("{}: cannot read the suite: {e}", file.display())))?;
+    let where_ = |line: usize, e: &dyn std::fmt::Display| input(format!("{}:{line}: {e}", file.display()));
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let mut checked = Vec::with_capacity(lines.len());
+    match kind {
+        GameKind::Connect4 => {
+            let positions: Vec<(usize, Connect4, i32, String)> = lines
+                .iter()
+                .map(|&(n, l)| {
+                    parse_suite_line(l)
+                        .map(|(pos, score)| (n, pos, score, l.split_whitespace().next().unwrap_or("").to_string()))
+                        .map_err(|e| where_(n, &e))
+                })
+                .collect::<Result<_, _>>()?;
+            let mut solver = Connect4Solver::new();
+            for (line, pos, expected, id) in positions {
+                solver.clear();
+                let before = solver.nodes();
+                let clock = Instant::now();
+                let got = solver.score(&pos);
+                checked.push(Checked {
+                    line,
+                    id,
+                    expected,
+                    got,
+                    move_ok: true,
+                    best: String::new(),
+                    nodes: solver.nodes() - before,
+                    seconds: clock.elapsed().as_secs_f64(),
+                });
+            }
+        }
+        GameKind::Othello => {
+            let entries: Vec<_> = lines
+                .iter()
+                .map(|&(n, l)| parse_ffo_line(l).map(|e| (n, e)).map_err(|e| where_(n, &e)))
+                .collect::<Result<_, _>>()?;
+            let mut solver = OthelloSolver::new();
+            for (line, entry) in entries {
+                solver.clear();
+                let clock = Instant::now();
+                let s = solver.solve(&entry.position);
+                let best = s.best_moves.first().copied();
+                checked.push(Checked {
+                    line,
+                    id: entry.id.clone(),
+                    expected: entry.score,
+                    got: s.score,
+                    move_ok: entry.best_moves.is_empty()
+                        || best.is_some_and(|m| entry.best_moves.contains(&m)),
+                    best: best.map(|m| entry.position.format_move(m)).unwrap_or_default(),
+                    nodes: s.nodes,
+                    seconds: clock.elapsed().as_secs_f64(),
+                });
+            }
+        }
+        other => {
+            return Err(input(format!(
+                "no test-suite format for {other}; suites exist for othello (FFO endgame format) and connect4 (moves and score per line)"
+            )));
+        }
+    }
+    report_suite(file, &checked, as_json)
+}
+
+fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Result<()> {
+    let n = checked.len().max(1) as f64;
+    let wrong: Vec<&Checked> = checked.iter().filter(|c| c.got != c.expected || !c.move_ok).collect();
+    let nodes: u64 = checked.iter().map(|c| c.nodes).sum();
+    let seconds: f64 = checked.iter().map(|c| c.seconds).sum();
+    if as_json {
+        let wrong: Vec<Value> = wrong
+            .iter()
+            .map(|c| json!({"line": c.line, "id": c.id, "expected": c.expected, "got": c.got, "best_move": c.best, "best_move_ok": c.move_ok}))
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "file": file.display().to_string(),
+                "positions": checked.len(),
+                "correct": checked.len() - wrong.len(),
+                "wrong": wrong,
+                "mean_seconds": seconds / n,
+                "nodes": nodes,
+                "mean_nodes": nodes as f64 / n,
+                "nodes_per_second": nodes as f64 / seconds.max(1e-9),
+            })
+        );
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}: {} positions", file.display(), checked.len())?;
+    writeln!(out, "correct: {}/{}", checked.len() - wrong.len(), checked.len())?;
+    for c in &wrong {
+        writeln!(
+            out,
+            "  wrong at line {} ({}): expected {}, got {}{}",
+            c.line,
+            c.id,
+            c.expected,
+            c.got,
+            if c.move_ok { String::new() } else { format!(", best move {} not among the listed ones", c.best) }
+        )?;
+    }
+    writeln!(
+        out,
+        "mean per position: {:.6} s, {:.0} nodes; total {nodes} nodes in {seconds:.3} s ({:.0} nodes/s)",
+        seconds / n,
+        nodes as f64 / n,
+        nodes as f64 / seconds.max(1e-9)
+    )?;
+    Ok(())
+}
