@@ -11,15 +11,17 @@
 //!   for code that needs `G: Features` rather than `G: Game`.
 //!
 //! Cost: one [`LinearEval::evaluate`] with the default weights took, on positions of random
-//! games (release build, a shared and loaded 2-core machine, so rough): Othello about 130–150
-//! ns, Connect 4 80–120 ns, Morpion 3×3 about 0.2 µs, Morpion 15×15 k = 5 about 0.8 µs, the
-//! random tree under 10 ns (`cargo test --lib eval::strength -- --ignored --nocapture`).
+//! games (test profile: optimised, with overflow checks; a shared and loaded 2-core machine, so
+//! rough): Othello 60–100 ns, Connect 4 60–120 ns, Morpion 3×3 about 0.2 µs, Morpion 15×15
+//! k = 5 about 0.8 µs, the random tree under 10 ns
+//! (`cargo test --lib eval::strength -- --ignored --nocapture`).
 //!
-//! Strength: with a plain fixed-depth alpha-beta from 100 random openings played with both
-//! colours, the default weights scored against the simplest evaluations: Othello vs
-//! `weights/othello-discs.toml` 88% (depth 1), 96.5% (2), 99% (3), 99.5% (4); Connect 4 vs
-//! `weights/connect4-centre.toml` 100% (1), 84% (2), 80.5% (4), 89.5% (6); Morpion 9×9 k = 5 vs
-//! centre only 100% at depths 1 and 2 (same command).
+//! Strength: with a plain fixed-depth alpha-beta from random openings played with both
+//! colours (same command), the default weights scored against the simplest evaluations:
+//! Othello vs `weights/othello-discs.toml` 88% (depth 1), 96.5% (2), 99% (3), 99.5% (4), 200
+//! games each; Connect 4 vs `weights/connect4-centre.toml` 100% (1), 84% (2), 80.5% (4), 89.5%
+//! (6), 200 games each; Morpion vs centre only: 3×3 96% (1), 61% (2), 50% (4: every game drawn,
+//! as tic-tac-toe is), 7×7 k = 4 95% / 98% / 93% (depths 1–3), 9×9 k = 5 100% (1 and 2).
 
 pub mod connect4;
 pub mod features;

@@ -147,6 +147,28 @@ fn defaults_beat_the_simplest_evaluations() {
             2,
         );
     }
+    let m = Morpion::start(3, 3, 3);
+    for depth in [1, 2, 4] {
+        report(
+            "morpion vs centre",
+            m,
+            "game = \"morpion\"\n[weights]\ncentre = 1\n",
+            depth,
+            20,
+            1,
+        );
+    }
+    let m = Morpion::start(7, 7, 4);
+    for depth in [1, 2, 3] {
+        report(
+            "morpion-7x7-4 vs centre",
+            m,
+            "game = \"morpion-7x7-4\"\n[weights]\ncentre = 1\n",
+            depth,
+            50,
+            2,
+        );
+    }
     let m = Morpion::start(9, 9, 5);
     for depth in [1, 2] {
         report(
