@@ -10,7 +10,7 @@
 //! | 4 | `x_squares` | X-squares (b2, g2, b7, g7) of P next to an empty corner, minus O's |
 //! | 5 | `c_squares` | C-squares (b1, a2, …) of P next to an empty corner, minus O's |
 //! | 6 | `stable_edges` | P's edge discs that can never be flipped (a full edge, or a run from an own corner), minus O's |
-//! | 7 | `parity` | +1 when the number of empty squares is odd (the side to move would play last), −1 when even |
+//! | 7 | `parity` | +1 when the number of empty squares is odd (the side to move would play last), −1 when even; passes are not foreseen |
 //! | 8–17 | `sq_a1` … `sq_d4` | discs of P minus discs of O in one of the 10 symmetry classes of the board |
 //!
 //! Every feature is invariant under the 8 symmetries of the board. Every feature but `parity` is
