@@ -8,8 +8,8 @@
 //! features are not (Othello's `parity`, the `own_*`/`opp_*` pairs of Connect 4 and Morpion,
 //! which swap instead of negating).
 
-use crate::games::Game;
 use crate::games::random_tree::{LEAF_RANGE, RandomTree};
+use crate::games::{Connect4, Game, GameKind, Morpion, Othello};
 
 use super::EVAL_LIMIT;
 use super::weights::Weights;
@@ -64,6 +64,30 @@ pub trait Features: Game {
     }
 }
 
+/// Code to run once for whichever game the user named, with its features available: the
+/// counterpart of [`crate::games::GameVisitor`] for code that evaluates positions.
+pub trait FeaturesVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs the visitor on a game whose start position is `start`.
+    fn visit<G: Features>(self, start: G) -> Self::Output;
+}
+
+/// Calls `visitor` with the start position of `kind`, monomorphised for its type (every game
+/// joute plays has features).
+pub fn dispatch<V: FeaturesVisitor>(kind: &GameKind, visitor: V) -> V::Output {
+    match *kind {
+        GameKind::Othello => visitor.visit(Othello::start()),
+        GameKind::Connect4 => visitor.visit(Connect4::start()),
+        GameKind::Morpion { rows, cols, k } => visitor.visit(Morpion::start(rows, cols, k)),
+        GameKind::RandomTree {
+            branching,
+            depth,
+            seed,
+        } => visitor.visit(RandomTree::new(branching, depth, seed)),
+    }
+}
+
 /// The random tree has one feature, `value`: the node's pseudo-random value
 /// ([`RandomTree::value`]) from the side to move's point of view. It is antisymmetric by
 /// construction. Default weight 1.
@@ -113,5 +137,31 @@ mod tests {
         assert_eq!(out[0], -child.value());
         assert_eq!(root.features().len(), 1);
         assert_eq!(root.feature_bounds(), vec![LEAF_RANGE]);
+    }
+
+    #[test]
+    fn every_game_dispatches_with_its_features() {
+        struct Names;
+        impl FeaturesVisitor for Names {
+            type Output = (String, Vec<String>);
+            fn visit<G: Features>(self, start: G) -> Self::Output {
+                let features = start.features();
+                assert_eq!(start.feature_bounds().len(), features.len());
+                assert_eq!(Weights::default_for(&start).values.len(), features.len());
+                (start.name(), features.into_iter().map(|f| f.name).collect())
+            }
+        }
+        for (name, count) in [
+            ("othello", 18),
+            ("connect4", 10),
+            ("morpion", 5),
+            ("morpion-15x15-5", 9),
+            ("random-tree-4x3", 1),
+        ] {
+            let kind = GameKind::parse(name).unwrap();
+            let (game, features) = dispatch(&kind, Names);
+            assert_eq!(game, name);
+            assert_eq!(features.len(), count, "{name}: {features:?}");
+        }
     }
 }

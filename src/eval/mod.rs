@@ -7,6 +7,21 @@
 //! - [`Weights`]: one number per feature, read from a `weights/*.toml` file ([`weights`]), or
 //!   the hand-set defaults compiled in; [`EvalError`] says what is wrong with a file.
 //! - [`LinearEval`]: Σ wᵢ·fᵢ in integers, an [`Evaluator`] for the searches ([`linear`]).
+//! - [`dispatch`]: runs a [`FeaturesVisitor`] on the game a [`crate::games::GameKind`] names,
+//!   for code that needs `G: Features` rather than `G: Game`.
+//!
+//! Cost: one [`LinearEval::evaluate`] with the default weights took, on positions of random
+//! games (test profile: optimised, with overflow checks; a shared and loaded 2-core machine, so
+//! rough): Othello 60–100 ns, Connect 4 60–120 ns, Morpion 3×3 about 0.2 µs, Morpion 15×15
+//! k = 5 about 0.8 µs, the random tree under 10 ns
+//! (`cargo test --lib eval::strength -- --ignored --nocapture`).
+//!
+//! Strength: with a plain fixed-depth alpha-beta from random openings played with both
+//! colours (same command), the default weights scored against the simplest evaluations:
+//! Othello vs `weights/othello-discs.toml` 88% (depth 1), 96.5% (2), 99% (3), 99.5% (4), 200
+//! games each; Connect 4 vs `weights/connect4-centre.toml` 100% (1), 84% (2), 80.5% (4), 89.5%
+//! (6), 200 games each; Morpion vs centre only: 3×3 96% (1), 61% (2), 50% (4: every game drawn,
+//! as tic-tac-toe is), 7×7 k = 4 95% / 98% / 93% (depths 1–3), 9×9 k = 5 100% (1 and 2).
 
 pub mod connect4;
 pub mod features;
@@ -17,7 +32,7 @@ pub mod othello;
 mod strength;
 pub mod weights;
 
-pub use features::{Feature, Features, MAX_FEATURES};
+pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, dispatch};
 pub use linear::LinearEval;
 pub use weights::{EvalError, Weights};
 

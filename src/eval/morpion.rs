@@ -13,34 +13,69 @@
 //! `centre` is antisymmetric (the opponent's view of the same board negates it); `own_windows_J`
 //! and `opp_windows_J` swap.
 //!
-//! The board is read as one 15-bit word per row and the windows of a direction are counted for
-//! a whole row of starting cells at once, with bit-sliced counters (four bit planes).
+//! The board is copied to a padded layout of 16 bits per row, where a window is the start cell
+//! and the cells 1, 16, 17 or 15 bits further per step; the windows of a direction are counted
+//! for all starting cells at once, with bit-sliced counters (four bit planes).
 
 use crate::games::{Game, Morpion};
 
 use super::features::{Feature, Features};
 use super::weights::Weights;
 
-/// The board's rows as bit words (bit `c` = column `c`) for the cells of `cells`.
+/// Bits per row of the padded board: 15 columns and a zero bit.
+const STRIDE: usize = 16;
+
+/// A board padded to [`STRIDE`] bits per row: row `r`, column `c` is bit `16 r + c` of the
+/// 256-bit set (4 rows per word).
+type Padded = [u64; 4];
+
+/// The cells of `cells` (row-major, `cols` per row) on the padded board.
 #[inline]
-fn row_words(cells: &[u64; 4], rows: usize, cols: usize) -> [u32; 15] {
-    let mut out = [0u32; 15];
+fn padded(cells: &[u64; 4], rows: usize, cols: usize) -> Padded {
+    let mut out = [0u64; 4];
     let row_mask = (1u64 << cols) - 1;
-    for (r, word) in out.iter_mut().enumerate().take(rows) {
+    for r in 0..rows {
         let off = r * cols;
         let (w, b) = (off >> 6, off & 63);
         let mut v = cells[w] >> b;
         if b + cols > 64 && w + 1 < 4 {
             v |= cells[w + 1] << (64 - b);
         }
-        *word = (v & row_mask) as u32;
+        out[r / 4] |= (v & row_mask) << (STRIDE * (r % 4));
     }
     out
 }
 
+/// The padded board shifted right by `n` bits (`n` < 256): bit `x` of the result is bit
+/// `x + n` of `b`. Only the first `words` words are computed.
+#[inline]
+fn shift_right(b: &Padded, n: usize, words: usize) -> Padded {
+    let (q, s) = (n / 64, n % 64);
+    let at = |i: usize| if i < 4 { b[i] } else { 0 };
+    let mut out = [0u64; 4];
+    for (w, word) in out.iter_mut().enumerate().take(words) {
+        *word = if s == 0 {
+            at(w + q)
+        } else {
+            (at(w + q) >> s) | (at(w + q + 1) << (64 - s))
+        };
+    }
+    out
+}
+
+/// The rows `0..n` of the padded board, all 16 bits of each, in word `w`.
+#[inline]
+fn rows_below(n: usize, w: usize) -> u64 {
+    match n.saturating_sub(4 * w) {
+        0 => 0,
+        m if m >= 4 => !0,
+        m => (1u64 << (STRIDE * m)) - 1,
+    }
+}
+
 /// Adds the one-bit numbers of `x` to the four-bit counters `planes`.
 #[inline]
-fn add(planes: &mut [u32; 4], x: u32) {
+fn add(planes: &mut [u64; 4], x: u64) {
     let mut carry = x;
     for plane in planes.iter_mut() {
         let t = *plane & carry;
@@ -51,7 +86,7 @@ fn add(planes: &mut [u32; 4], x: u32) {
 
 /// The counters of `planes` equal to `j`.
 #[inline]
-fn equal(planes: &[u32; 4], j: usize) -> u32 {
+fn equal(planes: &[u64; 4], j: usize) -> u64 {
     let mut m = !0;
     for (b, plane) in planes.iter().enumerate() {
         m &= if j >> b & 1 == 1 { *plane } else { !*plane };
@@ -64,46 +99,46 @@ fn centre_radius(rows: usize, cols: usize) -> usize {
     (rows.min(cols) / 3).max(1)
 }
 
-/// The central region as one column mask per row (0 for rows outside it).
-fn centre_rows(rows: usize, cols: usize) -> [u32; 15] {
+/// The central region on the padded board.
+#[inline]
+fn centre_mask(rows: usize, cols: usize) -> Padded {
     let t = centre_radius(rows, cols) as i32;
-    let mut col_mask = 0u32;
-    for c in 0..cols as i32 {
-        if (2 * c - (cols as i32 - 1)).abs() <= t {
-            col_mask |= 1 << c;
-        }
-    }
-    let mut out = [0u32; 15];
-    for (r, word) in out.iter_mut().enumerate().take(rows) {
-        if (2 * r as i32 - (rows as i32 - 1)).abs() <= t {
-            *word = col_mask;
-        }
+    // |2c - (cols - 1)| <= t  <=>  c in [lo, hi].
+    let lo = |n: usize| ((n as i32 - 1 - t + 1) / 2).max(0) as usize;
+    let hi = |n: usize| ((n as i32 - 1 + t) / 2).min(n as i32 - 1) as usize;
+    let (c0, c1) = (lo(cols), hi(cols));
+    let (r0, r1) = (lo(rows), hi(rows));
+    let col_mask = ((1u64 << (c1 + 1)) - 1) & !((1u64 << c0) - 1);
+    let rep = col_mask * 0x0001_0001_0001_0001;
+    let mut out = [0u64; 4];
+    for (w, word) in out.iter_mut().enumerate() {
+        *word = rep & rows_below(r1 + 1, w) & !rows_below(r0, w);
     }
     out
 }
 
-/// The four directions as (row step, column step), and for each the starting cells of its
-/// windows: the number of starting rows and the mask of starting columns.
-fn directions(rows: usize, cols: usize, k: usize) -> [(usize, i32, usize, u32); 4] {
-    let all = (1u32 << cols) - 1;
+/// The four directions as the bit step between the cells of a window on the padded board,
+/// with the starting cells of their windows: the number of starting rows and the mask of
+/// starting columns.
+fn directions(rows: usize, cols: usize, k: usize) -> [(usize, usize, u64); 4] {
+    let all = (1u64 << cols) - 1;
     let fits_c = cols >= k;
-    let fits_r = rows >= k;
     let start_cols_right = if fits_c {
-        (1u32 << (cols - k + 1)) - 1
+        (1u64 << (cols - k + 1)) - 1
     } else {
         0
     };
     let start_cols_left = if fits_c {
-        all & !((1u32 << (k - 1)) - 1)
+        all & !((1u64 << (k - 1)) - 1)
     } else {
         0
     };
-    let start_rows_down = if fits_r { rows - k + 1 } else { 0 };
+    let start_rows_down = if rows >= k { rows - k + 1 } else { 0 };
     [
-        (0, 1, rows, start_cols_right),
-        (1, 0, start_rows_down, all),
-        (1, 1, start_rows_down, start_cols_right),
-        (1, -1, start_rows_down, start_cols_left),
+        (1, rows, start_cols_right),
+        (STRIDE, start_rows_down, all),
+        (STRIDE + 1, start_rows_down, start_cols_right),
+        (STRIDE - 1, start_rows_down, start_cols_left),
     ]
 }
 
@@ -111,24 +146,20 @@ fn directions(rows: usize, cols: usize, k: usize) -> [(usize, i32, usize, u32); 
 pub fn window_count(rows: usize, cols: usize, k: usize) -> usize {
     directions(rows, cols, k)
         .iter()
-        .map(|&(_, _, n, mask)| n * mask.count_ones() as usize)
+        .map(|&(_, n, mask)| n * mask.count_ones() as usize)
         .sum()
 }
 
-/// The feature values with `own` to move against `opp` (row words of [`row_words`]), in the
-/// order of the table above; `out` holds `2k - 1` values.
-pub fn morpion_values(
-    own: &[u32; 15],
-    opp: &[u32; 15],
-    rows: usize,
-    cols: usize,
-    k: usize,
-    out: &mut [i32],
-) {
-    let centre = centre_rows(rows, cols);
+/// The feature values with `own` to move against `opp` (padded boards, see [`padded`]), in
+/// the order of the table above; `out` holds `2k - 1` values.
+///
+/// Each direction is counted for every starting cell at once: the board shifted by each step
+/// of the window is added into four bit planes of counters, one counter per starting cell.
+fn morpion_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize, out: &mut [i32]) {
+    let centre = centre_mask(rows, cols);
     let mut c = 0;
-    for r in 0..rows {
-        c += (own[r] & centre[r]).count_ones() as i32 - (opp[r] & centre[r]).count_ones() as i32;
+    for w in 0..4 {
+        c += (own[w] & centre[w]).count_ones() as i32 - (opp[w] & centre[w]).count_ones() as i32;
     }
     out[0] = c;
     for v in out[1..2 * k - 1].iter_mut() {
@@ -137,29 +168,31 @@ pub fn morpion_values(
     if k < 2 {
         return;
     }
-    for (dr, dc, start_rows, valid) in directions(rows, cols, k) {
-        if valid == 0 {
+    for (step, start_rows, start_cols) in directions(rows, cols, k) {
+        if start_rows == 0 || start_cols == 0 {
             continue;
         }
-        for r in 0..start_rows {
-            let (mut pa, mut pb) = ([0u32; 4], [0u32; 4]);
-            for i in 0..k {
-                let (a, b) = (own[r + i * dr], opp[r + i * dr]);
-                let (a, b) = match dc {
-                    1 => (a >> i, b >> i),
-                    -1 => (a << i, b << i),
-                    _ => (a, b),
-                };
-                add(&mut pa, a);
-                add(&mut pb, b);
+        let words = start_rows.div_ceil(4);
+        let rep = start_cols * 0x0001_0001_0001_0001;
+        let (mut pa, mut pb) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
+        for i in 0..k {
+            let a = shift_right(own, i * step, words);
+            let b = shift_right(opp, i * step, words);
+            for w in 0..words {
+                add(&mut pa[w], a[w]);
+                add(&mut pb[w], b[w]);
             }
+        }
+        for w in 0..words {
+            let valid = rep & rows_below(start_rows, w);
+            let (pa, pb) = (&pa[w], &pb[w]);
             let a_any = pa[0] | pa[1] | pa[2] | pa[3];
             let b_any = pb[0] | pb[1] | pb[2] | pb[3];
             let free_a = valid & !b_any;
             let free_b = valid & !a_any;
             for j in 1..k {
-                out[j] += (equal(&pa, j) & free_a).count_ones() as i32;
-                out[k - 1 + j] += (equal(&pb, j) & free_b).count_ones() as i32;
+                out[j] += (equal(pa, j) & free_a).count_ones() as i32;
+                out[k - 1 + j] += (equal(pb, j) & free_b).count_ones() as i32;
             }
         }
     }
@@ -197,7 +230,7 @@ impl Features for Morpion {
             "centre",
             format!(
                 "own marks minus the opponent's in the central region ({} cells)",
-                centre_rows(self.rows() as usize, self.cols() as usize)
+                centre_mask(self.rows() as usize, self.cols() as usize)
                     .iter()
                     .map(|w| w.count_ones())
                     .sum::<u32>()
@@ -232,8 +265,8 @@ impl Features for Morpion {
             self.k() as usize,
         );
         let me = self.side_to_move();
-        let own = row_words(&self.marks(me), rows, cols);
-        let opp = row_words(&self.marks(me.opponent()), rows, cols);
+        let own = padded(&self.marks(me), rows, cols);
+        let opp = padded(&self.marks(me.opponent()), rows, cols);
         morpion_values(&own, &opp, rows, cols, k, out);
     }
 
@@ -243,7 +276,7 @@ impl Features for Morpion {
             self.cols() as usize,
             self.k() as usize,
         );
-        let centre: u32 = centre_rows(rows, cols).iter().map(|w| w.count_ones()).sum();
+        let centre: u32 = centre_mask(rows, cols).iter().map(|w| w.count_ones()).sum();
         let windows = window_count(rows, cols, k) as i32;
         let mut bounds = vec![centre as i32];
         bounds.extend(std::iter::repeat_n(windows, 2 * (k - 1)));
@@ -387,8 +420,8 @@ mod tests {
         for seed in 0..200 {
             let pos = random_position(7, 7, 4, seed);
             let me = pos.side_to_move();
-            let own = row_words(&pos.marks(me), 7, 7);
-            let opp = row_words(&pos.marks(me.opponent()), 7, 7);
+            let own = padded(&pos.marks(me), 7, 7);
+            let opp = padded(&pos.marks(me.opponent()), 7, 7);
             let (mut a, mut b) = ([0; 7], [0; 7]);
             morpion_values(&own, &opp, 7, 7, 4, &mut a);
             morpion_values(&opp, &own, 7, 7, 4, &mut b);

@@ -10,7 +10,7 @@
 //! | 4 | `x_squares` | X-squares (b2, g2, b7, g7) of P next to an empty corner, minus O's |
 //! | 5 | `c_squares` | C-squares (b1, a2, …) of P next to an empty corner, minus O's |
 //! | 6 | `stable_edges` | P's edge discs that can never be flipped (a full edge, or a run from an own corner), minus O's |
-//! | 7 | `parity` | +1 when the number of empty squares is odd (the side to move would play last), −1 when even |
+//! | 7 | `parity` | +1 when the number of empty squares is odd (the side to move would play last), −1 when even; passes are not foreseen |
 //! | 8–17 | `sq_a1` … `sq_d4` | discs of P minus discs of O in one of the 10 symmetry classes of the board |
 //!
 //! Every feature is invariant under the 8 symmetries of the board. Every feature but `parity` is
@@ -18,7 +18,7 @@
 //! empty squares alone and is the same for both players.
 
 use crate::games::Othello;
-use crate::games::othello::{legal_moves_mask, transpose};
+use crate::games::othello::legal_moves_mask;
 
 use super::features::{Feature, Features};
 use super::weights::Weights;
@@ -96,19 +96,23 @@ fn stable_line(p: u8, o: u8) -> u8 {
     low | high
 }
 
-/// Stable discs of `p` on rows 1 and 8.
+/// The squares of column `col` as a byte, row 1 in bit 0.
 #[inline]
-fn stable_rows(p: u64, o: u64) -> u64 {
-    stable_line(p as u8, o as u8) as u64
-        | (stable_line((p >> 56) as u8, (o >> 56) as u8) as u64) << 56
+fn column_byte(b: u64, col: u32) -> u8 {
+    (((b >> col) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
-/// The discs of `p` on the four edges that can never be flipped. An edge disc can only be
-/// flipped along its edge (every other line through it ends there), so a disc on a full edge,
-/// or in an unbroken run of `p` discs from a corner, is stable.
+/// The number of discs of `p` on the four edges that can never be flipped. An edge disc can
+/// only be flipped along its edge (every other line through it ends there), so a disc on a
+/// full edge, or in an unbroken run of `p` discs from a corner, is stable. Corners, on two
+/// edges, count once.
 #[inline]
-pub fn stable_edge_discs(p: u64, o: u64) -> u64 {
-    stable_rows(p, o) | transpose(stable_rows(transpose(p), transpose(o)))
+pub fn stable_edge_count(p: u64, o: u64) -> i32 {
+    let row1 = stable_line(p as u8, o as u8);
+    let row8 = stable_line((p >> 56) as u8, (o >> 56) as u8);
+    let col_a = stable_line(column_byte(p, 0), column_byte(o, 0)) & 0x7E;
+    let col_h = stable_line(column_byte(p, 7), column_byte(o, 7)) & 0x7E;
+    (row1.count_ones() + row8.count_ones() + col_a.count_ones() + col_h.count_ones()) as i32
 }
 
 #[inline]
@@ -133,7 +137,7 @@ pub fn othello_values(p: u64, o: u64, out: &mut [i32]) {
     }
     out[4] = count(p & xs) - count(o & xs);
     out[5] = count(p & cs) - count(o & cs);
-    out[6] = count(stable_edge_discs(p, o)) - count(stable_edge_discs(o, p));
+    out[6] = stable_edge_count(p, o) - stable_edge_count(o, p);
     out[7] = if empty.count_ones() % 2 == 1 { 1 } else { -1 };
     for (i, mask) in CLASS_MASKS.iter().enumerate() {
         out[8 + i] = count(p & mask) - count(o & mask);
@@ -293,6 +297,44 @@ mod tests {
         // Black: a1 b1 c1 run + b8 d8 f8 h8 on the full row 8 (h8 counted once);
         // white: a8 c8 e8 g8.
         assert_eq!(v[6], 7 - 4, "stable_edges");
+    }
+
+    /// Stable edge discs by walking each edge from its corners, square by square.
+    fn slow_stable_edges(p: u64, o: u64) -> i32 {
+        let edges: [[u32; 8]; 4] = [
+            [0, 1, 2, 3, 4, 5, 6, 7],
+            [56, 57, 58, 59, 60, 61, 62, 63],
+            [0, 8, 16, 24, 32, 40, 48, 56],
+            [7, 15, 23, 31, 39, 47, 55, 63],
+        ];
+        let mut stable = 0u64;
+        for edge in edges {
+            let full = edge.iter().all(|&sq| (p | o) >> sq & 1 == 1);
+            for (i, &sq) in edge.iter().enumerate() {
+                let from_start = edge[..=i].iter().all(|&s| p >> s & 1 == 1);
+                let from_end = edge[i..].iter().all(|&s| p >> s & 1 == 1);
+                if p >> sq & 1 == 1 && (full || from_start || from_end) {
+                    stable |= 1 << sq;
+                }
+            }
+        }
+        stable.count_ones() as i32
+    }
+
+    #[test]
+    fn stable_edges_match_a_square_by_square_walk() {
+        let mut state = 99u64;
+        for _ in 0..20_000 {
+            state = mix64(state);
+            let a = state;
+            state = mix64(state);
+            // Dense edges, so full edges and long runs occur.
+            let occupied = a | state;
+            let p = occupied & mix64(state ^ a);
+            let o = occupied & !p;
+            assert_eq!(stable_edge_count(p, o), slow_stable_edges(p, o));
+            assert_eq!(stable_edge_count(o, p), slow_stable_edges(o, p));
+        }
     }
 
     #[test]

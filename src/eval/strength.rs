@@ -1,7 +1,8 @@
 //! A check of the hand-set defaults against the simplest evaluations: a plain fixed-depth
 //! alpha-beta (test-only, independent of the search layer) plays both colours of seeded random
 //! openings. Ignored by default (seconds in release); run with
-//! `cargo test --lib eval::strength -- --ignored --nocapture`.
+//! `cargo test --lib eval::strength -- --ignored --nocapture`. The same command prints the cost
+//! of one evaluation per game.
 
 use super::{Evaluator, Features, LinearEval, Weights};
 use crate::games::hash::mix64;
@@ -146,6 +147,28 @@ fn defaults_beat_the_simplest_evaluations() {
             2,
         );
     }
+    let m = Morpion::start(3, 3, 3);
+    for depth in [1, 2, 4] {
+        report(
+            "morpion vs centre",
+            m,
+            "game = \"morpion\"\n[weights]\ncentre = 1\n",
+            depth,
+            20,
+            1,
+        );
+    }
+    let m = Morpion::start(7, 7, 4);
+    for depth in [1, 2, 3] {
+        report(
+            "morpion-7x7-4 vs centre",
+            m,
+            "game = \"morpion-7x7-4\"\n[weights]\ncentre = 1\n",
+            depth,
+            50,
+            2,
+        );
+    }
     let m = Morpion::start(9, 9, 5);
     for depth in [1, 2] {
         report(
@@ -157,4 +180,48 @@ fn defaults_beat_the_simplest_evaluations() {
             2,
         );
     }
+}
+
+/// Nanoseconds per [`LinearEval::evaluate`] with the default weights, over positions of random
+/// games (a rough timing on a loaded machine, not a benchmark).
+#[test]
+#[ignore]
+fn evaluation_cost() {
+    fn time<G: Features>(label: &str, start: G) {
+        let mut positions = Vec::new();
+        for seed in 0..200u64 {
+            let mut pos = start;
+            let mut state = mix64(seed);
+            for _ in 0..(mix64(seed) % 40) {
+                let mut moves = MoveList::new();
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                state = mix64(state);
+                let next = pos.play(moves[(state % moves.len() as u64) as usize]);
+                if next.outcome().is_some() {
+                    break;
+                }
+                pos = next;
+            }
+            positions.push(pos);
+        }
+        let eval = LinearEval::new(&start, &Weights::default_for(&start));
+        let reps = 5000;
+        let t = std::time::Instant::now();
+        let mut sum = 0i64;
+        for _ in 0..reps {
+            for p in &positions {
+                sum += eval.evaluate(std::hint::black_box(p)) as i64;
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (reps * positions.len()) as f64;
+        println!("{label}: {ns:.1} ns per evaluation ({sum})");
+    }
+    time("othello", Othello::start());
+    time("connect4", Connect4::start());
+    time("morpion", Morpion::start(3, 3, 3));
+    time("morpion-15x15-5", Morpion::start(15, 15, 5));
+    time("random-tree", crate::games::RandomTree::new(8, 30, 1));
 }
