@@ -280,7 +280,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Solve(_) => not_yet("solve", "search", 3),
         Command::Play(args) => {
             let kind = args.game;
-            joute::arena::dispatch(&kind, play::PlayCommand { args })
+            joute::eval::dispatch(&kind, play::PlayCommand { args })
         }
         Command::Analyze(args) => analyze::run(&args),
         Command::Bench(args) => bench::run(&args),
@@ -296,7 +296,7 @@ fn not_yet(command: &str, layer: &str, issue: u32) -> anyhow::Result<()> {
 
 fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
     struct List(bool);
-    impl joute::arena::EngineGameVisitor for List {
+    impl joute::eval::FeaturesVisitor for List {
         type Output = ();
         fn visit<G: joute::eval::Features>(self, start: G) {
             let features = start.features();
@@ -321,6 +321,6 @@ fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
             }
         }
     }
-    joute::arena::dispatch(&args.game, List(args.json));
+    joute::eval::dispatch(&args.game, List(args.json));
     Ok(())
 }

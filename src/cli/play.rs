@@ -5,8 +5,8 @@ use std::io::Write;
 use serde_json::json;
 
 use super::{InputError, PlayArgs};
-use joute::arena::{Engine, EngineGameVisitor, EngineSpec, play_game};
-use joute::eval::Features;
+use joute::arena::{Engine, EngineSpec, play_game};
+use joute::eval::{Features, FeaturesVisitor};
 use joute::games::Side;
 
 /// `joute play`, run for the game the user named.
@@ -14,7 +14,7 @@ pub(super) struct PlayCommand {
     pub args: PlayArgs,
 }
 
-impl EngineGameVisitor for PlayCommand {
+impl FeaturesVisitor for PlayCommand {
     type Output = anyhow::Result<()>;
 
     fn visit<G: Features>(self, start: G) -> anyhow::Result<()> {
