@@ -1,1 +1,522 @@
-//! Connect 4 solver.
+//! Exact Connect 4 solver: negamax with alpha-beta on the bitboard, after Pascal Pons' solver.
+//!
+//! Scores follow the convention of the test suites (`tests/data/connect4/`): 0 for a draw;
+//! when the side to move wins, `22 - k` where `k` is the number of stones the winner has played
+//! at its winning move (a faster win scores more); when it loses, minus the same quantity for the
+//! opponent. On a 7×6 board that is, for a position with `n` stones and the side to move winning
+//! with its next stone, `(43 - n) / 2`.
+//!
+//! The search ([`Connect4Solver::score`]) is a binary search on the score at the root with
+//! null-window negamax probes. Each probe prunes with:
+//! - *non-losing moves*: a move under one of the opponent's winning cells is never played, an
+//!   opponent's immediate threat must be blocked, two such threats lose at once;
+//! - *score bounds*: the number of empty cells bounds how fast either side can still win;
+//! - a *transposition table* keyed on `current + mask` (unique per position) that keeps an upper
+//!   or a lower bound of each position's score;
+//! - *move ordering* by the number of winning cells a move creates, centre columns first on ties.
+//!
+//! Nothing is allocated during the search; the table is allocated once per solver and emptied in
+//! O(1) by bumping a generation stamp ([`Connect4Solver::clear`]).
+
+use super::Solution;
+use crate::games::GameError;
+use crate::games::connect4::{Column, Connect4, HEIGHT, WIDTH};
+
+/// Bits per column: `HEIGHT` cells and an empty sentinel above them.
+const H1: u32 = HEIGHT + 1;
+/// Cells on the board.
+const CELLS: i32 = (WIDTH * HEIGHT) as i32;
+/// The bottom cell of every column.
+const BOTTOM: u64 = {
+    let mut b = 0;
+    let mut c = 0;
+    while c < WIDTH {
+        b |= 1 << (c * H1);
+        c += 1;
+    }
+    b
+};
+/// Every cell of the board (no sentinels).
+const BOARD: u64 = BOTTOM * ((1 << HEIGHT) - 1);
+/// The lowest score negamax can meet below the root: a loss at the opponent's 4th stone at the
+/// earliest (22 - 4), shifted as Pons does so that table values stay small.
+const MIN_SCORE: i32 = -(CELLS / 2) + 3;
+/// The highest score negamax can meet: a win with one's 4th stone.
+const MAX_SCORE: i32 = (CELLS + 1) / 2 - 3;
+/// Centre columns first: they take part in more alignments.
+const COLUMN_ORDER: [u32; WIDTH as usize] = [3, 2, 4, 1, 5, 0, 6];
+
+/// The cells of column `col`.
+#[inline]
+const fn column_mask(col: u32) -> u64 {
+    ((1 << HEIGHT) - 1) << (col * H1)
+}
+
+/// The empty cells where one more stone would give `stones` four in a row (cells above the
+/// column tops included: they are threats for later).
+#[inline]
+fn winning_cells(stones: u64, mask: u64) -> u64 {
+    let p = stones;
+    // Vertical: three stones below.
+    let mut r = (p << 1) & (p << 2) & (p << 3);
+    // Horizontal and the two diagonals: the cell can be any of the four of the line.
+    for shift in [H1, H1 - 1, H1 + 1] {
+        let pairs = (p << shift) & (p << (2 * shift));
+        r |= pairs & (p << (3 * shift));
+        r |= pairs & (p >> shift);
+        let pairs = (p >> shift) & (p >> (2 * shift));
+        r |= pairs & (p << shift);
+        r |= pairs & (p >> (3 * shift));
+    }
+    r & (BOARD ^ mask)
+}
+
+/// The position as the search sees it: the stones of the side to move, all stones, and their
+/// number (kept to avoid a popcount per node).
+#[derive(Copy, Clone)]
+struct Node {
+    current: u64,
+    mask: u64,
+    moves: i32,
+}
+
+impl Node {
+    #[inline]
+    fn new(pos: &Connect4) -> Node {
+        Node {
+            current: pos.current,
+            mask: pos.mask,
+            moves: pos.stones() as i32,
+        }
+    }
+
+    /// Unique per position: `mask + BOTTOM` marks each column's first empty cell, and adding
+    /// `current` instead of `BOTTOM` does the same shifted by the side to move's stones.
+    #[inline]
+    fn key(&self) -> u64 {
+        self.current + self.mask
+    }
+
+    /// The cell where a stone would land in each column that is not full.
+    #[inline]
+    fn playable(&self) -> u64 {
+        (self.mask + BOTTOM) & BOARD
+    }
+
+    /// Whether the side to move wins with its next stone.
+    #[inline]
+    fn can_win_next(&self) -> bool {
+        winning_cells(self.current, self.mask) & self.playable() != 0
+    }
+
+    /// The position after a stone on `cell` (one bit of [`Node::playable`]).
+    #[inline]
+    fn play(&self, cell: u64) -> Node {
+        Node {
+            current: self.current ^ self.mask,
+            mask: self.mask | cell,
+            moves: self.moves + 1,
+        }
+    }
+
+    /// The playable cells that do not let the opponent win at once, assuming the side to move
+    /// cannot win at once: the single forced block if the opponent threatens one cell, nothing
+    /// if it threatens two, and never a cell right under an opponent's winning cell.
+    #[inline]
+    fn non_losing_moves(&self) -> u64 {
+        let mut possible = self.playable();
+        let opponent_win = winning_cells(self.current ^ self.mask, self.mask);
+        let forced = possible & opponent_win;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                return 0;
+            }
+            possible = forced;
+        }
+        possible & !(opponent_win >> 1)
+    }
+
+    /// How good a move looks: the number of winning cells the side to move has after it.
+    #[inline]
+    fn move_score(&self, cell: u64) -> u32 {
+        winning_cells(self.current | cell, self.mask).count_ones()
+    }
+}
+
+/// The score of the side to move if it wins with its next stone, with `moves` stones on board.
+#[inline]
+fn win_next(moves: i32) -> i32 {
+    (CELLS + 1 - moves) / 2
+}
+
+/// The transposition table: one `u64` per entry, always replaced.
+///
+/// An entry packs the full 49-bit key (bits 0..49), a 7-bit bound (bits 49..56, 0 = none) and
+/// the 8-bit generation that wrote it (bits 56..64). An entry of another generation reads as
+/// empty, so clearing is a generation bump; the array is zeroed only when the 8 bits wrap.
+struct Table {
+    entries: Box<[u64]>,
+    shift: u32,
+    generation: u64,
+}
+
+const KEY_BITS: u32 = 49;
+const KEY_MASK: u64 = (1 << KEY_BITS) - 1;
+const VALUE_MASK: u64 = 0x7f << KEY_BITS;
+const GENERATION_SHIFT: u32 = 56;
+
+impl Table {
+    fn new(bits: u32) -> Table {
+        Table {
+            entries: vec![0; 1 << bits].into_boxed_slice(),
+            shift: 64 - bits,
+            generation: 1,
+        }
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        // Fibonacci hashing: keys differ mostly in their low (left-column) bits.
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// The value stored for `key`, 0 if none.
+    #[inline]
+    fn get(&self, key: u64) -> u32 {
+        // SAFETY: `index` is below `1 << bits`, the length of `entries`.
+        let e = unsafe { *self.entries.get_unchecked(self.index(key)) };
+        if e & !VALUE_MASK == key | (self.generation << GENERATION_SHIFT) {
+            ((e & VALUE_MASK) >> KEY_BITS) as u32
+        } else {
+            0
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, value: u32) {
+        debug_assert!(key <= KEY_MASK && (1..128).contains(&value));
+        let i = self.index(key);
+        // SAFETY: as in `get`.
+        unsafe {
+            *self.entries.get_unchecked_mut(i) =
+                key | ((value as u64) << KEY_BITS) | (self.generation << GENERATION_SHIFT);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.generation += 1;
+        if self.generation == 1 << (64 - GENERATION_SHIFT) {
+            self.entries.fill(0);
+            self.generation = 1;
+        }
+    }
+}
+
+/// Table values: an upper bound `u` is stored as `u - MIN_SCORE + 1` (1..=37), a lower bound `l`
+/// as `l + MAX_SCORE - 2 * MIN_SCORE + 2` (38..=74).
+const LOWER_BOUND_BASE: i32 = MAX_SCORE - MIN_SCORE + 1;
+
+/// An exact Connect 4 solver with its transposition table.
+///
+/// Results are exact whatever the table holds; a table kept from one position to the next only
+/// saves work. Call [`Connect4Solver::clear`] to make solves independent of one another (for
+/// timing, say).
+pub struct Connect4Solver {
+    table: Table,
+    nodes: u64,
+}
+
+impl Default for Connect4Solver {
+    fn default() -> Self {
+        Connect4Solver::new()
+    }
+}
+
+impl Connect4Solver {
+    /// Bits of the default table size: 2^23 entries of 8 bytes, 64 MiB.
+    pub const DEFAULT_TABLE_BITS: u32 = 23;
+
+    /// A solver with the default table of 2^[`Self::DEFAULT_TABLE_BITS`] entries.
+    pub fn new() -> Connect4Solver {
+        Connect4Solver::with_table_bits(Self::DEFAULT_TABLE_BITS)
+    }
+
+    /// A solver with a table of `2^bits` entries (8 bytes each); `bits` is clamped to 10..=30.
+    pub fn with_table_bits(bits: u32) -> Connect4Solver {
+        Connect4Solver {
+            table: Table::new(bits.clamp(10, 30)),
+            nodes: 0,
+        }
+    }
+
+    /// Forgets every table entry in O(1) (a generation bump), so the next solve does not benefit
+    /// from earlier ones.
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    /// Positions visited by the last [`Self::score`] or [`Self::solve`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The exact score of `pos` for the side to move, in the suite convention (see the module
+    /// documentation). A finished game scores 0 if drawn and, if the last move won, minus
+    /// `22 - k` where `k` is the number of stones of the winner.
+    pub fn score(&mut self, pos: &Connect4) -> i32 {
+        self.nodes = 0;
+        self.root_score(pos)
+    }
+
+    /// The exact score of `pos` and every move that achieves it (none if the game is over),
+    /// with the positions visited.
+    pub fn solve(&mut self, pos: &Connect4) -> Solution<Column> {
+        self.nodes = 0;
+        let score = self.root_score(pos);
+        let node = Node::new(pos);
+        let mut best_moves = Vec::new();
+        if !pos.last_move_won() && node.moves < CELLS {
+            for col in 0..WIDTH {
+                let cell = node.playable() & column_mask(col);
+                if cell != 0 && self.move_reaches(&node, cell, score) {
+                    best_moves.push(Column(col as u8));
+                }
+            }
+        }
+        Solution {
+            score,
+            best_moves,
+            nodes: self.nodes,
+        }
+    }
+
+    fn root_score(&mut self, pos: &Connect4) -> i32 {
+        let node = Node::new(pos);
+        if pos.last_move_won() {
+            // The winner played the last stone, so it has ceil(n / 2) of the n stones.
+            return -(22 - (node.moves + 1) / 2);
+        }
+        if node.moves == CELLS {
+            return 0;
+        }
+        if node.can_win_next() {
+            return win_next(node.moves);
+        }
+        // Binary search on the score with null-window probes; each probe narrows [min, max].
+        let mut min = -(CELLS - node.moves) / 2;
+        let mut max = (CELLS + 1 - node.moves) / 2;
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            // Probe nearer zero first: draws and slow results are the common case and those
+            // probes are the cheap ones.
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(node, med, med + 1);
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        min
+    }
+
+    /// Whether the stone on `cell` reaches `score`, the exact score of `node` (which is not
+    /// finished and in which the side to move may or may not win at once).
+    fn move_reaches(&mut self, node: &Node, cell: u64, score: i32) -> bool {
+        if winning_cells(node.current, node.mask) & cell != 0 {
+            return win_next(node.moves) == score;
+        }
+        let child = node.play(cell);
+        if child.moves == CELLS {
+            return score == 0;
+        }
+        if child.can_win_next() {
+            return -win_next(child.moves) == score;
+        }
+        // The move reaches `score` iff the child's score is at most `-score`: one null-window
+        // probe just above `-score`.
+        self.negamax(child, -score, -score + 1) <= -score
+    }
+
+    /// Negamax with alpha-beta, `alpha < beta`, on a position where the side to move cannot win
+    /// at once. Fails hard-ish as Pons': a result `<= alpha` is an upper bound of the score, a
+    /// result `>= beta` a lower bound, anything between is exact.
+    fn negamax(&mut self, node: Node, mut alpha: i32, mut beta: i32) -> i32 {
+        debug_assert!(alpha < beta && !node.can_win_next());
+        self.nodes += 1;
+
+        let possible = node.non_losing_moves();
+        if possible == 0 {
+            // The opponent wins with its next stone whatever we play.
+            return -(CELLS - node.moves) / 2;
+        }
+        if node.moves >= CELLS - 2 {
+            // Two cells left, neither side can win with them: a draw.
+            return 0;
+        }
+        // The opponent cannot win with its next stone, so we lose at best one stone later.
+        let min = -(CELLS - 2 - node.moves) / 2;
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        // We cannot win with this stone, so at best with the next one.
+        let max = (CELLS - 1 - node.moves) / 2;
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+
+        let key = node.key();
+        let value = self.table.get(key) as i32;
+        if value != 0 {
+            if value > LOWER_BOUND_BASE {
+                let min = value + 2 * MIN_SCORE - MAX_SCORE - 2;
+                if alpha < min {
+                    alpha = min;
+                    if alpha >= beta {
+                        return alpha;
+                    }
+                }
+            } else {
+                let max = value + MIN_SCORE - 1;
+                if beta > max {
+                    beta = max;
+                    if alpha >= beta {
+                        return beta;
+                    }
+                }
+            }
+        }
+
+        // Order the moves by score, ties in centre-first order (insertion sort, best last).
+        let mut cells = [0u64; WIDTH as usize];
+        let mut scores = [0u32; WIDTH as usize];
+        let mut count = 0;
+        for &col in COLUMN_ORDER.iter().rev() {
+            let cell = possible & column_mask(col);
+            if cell != 0 {
+                let s = node.move_score(cell);
+                let mut i = count;
+                // `>` keeps a later column (more central) after an equal earlier one.
+                while i > 0 && scores[i - 1] > s {
+                    cells[i] = cells[i - 1];
+                    scores[i] = scores[i - 1];
+                    i -= 1;
+                }
+                cells[i] = cell;
+                scores[i] = s;
+                count += 1;
+            }
+        }
+
+        for i in (0..count).rev() {
+            let score = -self.negamax(node.play(cells[i]), -beta, -alpha);
+            if score >= beta {
+                self.table
+                    .put(key, (score + MAX_SCORE - 2 * MIN_SCORE + 2) as u32);
+                return score;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+        }
+        self.table.put(key, (alpha - MIN_SCORE + 1) as u32);
+        alpha
+    }
+}
+
+/// Reads one line of a Connect 4 test suite, `MOVES SCORE`: the columns played from the empty
+/// board (digits 1..7, run together) and the exact score for the side to move.
+pub fn parse_suite_line(line: &str) -> Result<(Connect4, i32), GameError> {
+    let bad = |reason: String| GameError::BadPosition {
+        game: "connect4".into(),
+        reason,
+    };
+    let mut fields = line.split_whitespace();
+    let (Some(moves), Some(score)) = (fields.next(), fields.next()) else {
+        return Err(bad(format!(
+            "suite line '{}' should be 'MOVES SCORE': the columns played (1..7) and the score",
+            line.trim()
+        )));
+    };
+    if let Some(extra) = fields.next() {
+        return Err(bad(format!(
+            "suite line '{}' has '{extra}' after the score; expected 'MOVES SCORE'",
+            line.trim()
+        )));
+    }
+    let score = score
+        .parse::<i32>()
+        .map_err(|_| bad(format!("score '{score}' is not an integer")))?;
+    let pos = Connect4::start().play_digits(moves)?;
+    Ok((pos, score))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Game;
+
+    #[test]
+    fn winning_cells_match_has_four() {
+        // Every empty cell found by `winning_cells` completes a four, and every playable cell
+        // that completes a four is found.
+        let pos = Connect4::start().play_digits("445533").unwrap();
+        let node = Node::new(&pos);
+        let wins = winning_cells(node.current, node.mask);
+        for cell in (0..64)
+            .map(|b| 1u64 << b)
+            .filter(|c| c & BOARD & !node.mask != 0)
+        {
+            assert_eq!(
+                wins & cell != 0,
+                crate::games::connect4::has_four(node.current | cell),
+                "cell {cell:#x}"
+            );
+        }
+        assert!(node.can_win_next());
+    }
+
+    #[test]
+    fn table_generations_forget_and_wrap() {
+        let mut t = Table::new(10);
+        t.put(12345, 7);
+        assert_eq!(t.get(12345), 7);
+        t.clear();
+        assert_eq!(t.get(12345), 0);
+        t.put(12345, 9);
+        for _ in 0..255 {
+            t.clear();
+        }
+        // The stamp cycles through 1..=255: after 255 bumps it is back to its value at the put,
+        // but the wrap zeroed the array on the way, so the old entry does not come back.
+        assert_eq!(t.generation, 2);
+        assert_eq!(t.get(12345), 0);
+        assert_eq!(t.get(KEY_MASK), 0);
+        t.put(KEY_MASK, 74);
+        assert_eq!(t.get(KEY_MASK), 74);
+    }
+
+    #[test]
+    fn finished_games_score_for_the_loser() {
+        let mut solver = Connect4Solver::with_table_bits(12);
+        // The first player wins with its 4th stone: the second player, to move, scores -18.
+        let pos = Connect4::start().play_digits("1212121").unwrap();
+        assert_eq!(solver.score(&pos), -18);
+        let s = solver.solve(&pos);
+        assert!(s.best_moves.is_empty());
+        assert_eq!(pos.move_count(), 0);
+        // The second player wins with its 4th stone: the first player scores -18.
+        let pos = Connect4::start().play_digits("12121252").unwrap();
+        assert_eq!(solver.score(&pos), -18);
+    }
+}
