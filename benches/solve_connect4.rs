@@ -4,7 +4,8 @@
 //! emptied (O(1), a generation bump) before each position. Criterion's throughput in elements/s
 //! is positions/s; the time per iteration divided by 1000 is the mean per position.
 //!
-//! `cargo bench --bench solve_connect4 -- --noplot`
+//! `cargo bench --bench solve_connect4 -- --noplot`; `C4_BITS=N` in the environment benches a
+//! table of 2^N entries instead of the default.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -36,7 +37,10 @@ fn solve_all(solver: &mut Connect4Solver, suite: &[(Connect4, i32)]) -> u64 {
 }
 
 fn suites(c: &mut Criterion) {
-    let mut solver = Connect4Solver::new();
+    let mut solver = match std::env::var("C4_BITS") {
+        Ok(b) => Connect4Solver::with_table_bits(b.parse().unwrap()),
+        Err(_) => Connect4Solver::new(),
+    };
     let mut group = c.benchmark_group("solve_connect4");
     group
         .sample_size(20)

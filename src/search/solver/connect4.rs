@@ -180,6 +180,21 @@ impl Table {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// Starts loading the entry of `key` into the cache, so that a lookup a little later does
+    /// not wait for memory.
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let p = self.entries.as_ptr().wrapping_add(self.index(key));
+            // SAFETY: prefetching is only a hint and never faults, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// The value stored for `key`, 0 if none.
     #[inline]
     fn get(&self, key: u64) -> u32 {
@@ -404,6 +419,8 @@ impl Connect4Solver {
         for &col in COLUMN_ORDER.iter().rev() {
             let cell = possible & column_mask(col);
             if cell != 0 {
+                // The child will look itself up: the table is far larger than the caches.
+                self.table.prefetch(node.play(cell).key());
                 let s = node.move_score(cell);
                 let mut i = count;
                 // `>` keeps a later column (more central) after an equal earlier one.
