@@ -38,8 +38,7 @@ const BOTTOM: u64 = {
 };
 /// Every cell of the board (no sentinels).
 const BOARD: u64 = BOTTOM * ((1 << HEIGHT) - 1);
-/// The lowest score negamax can meet below the root: a loss at the opponent's 4th stone at the
-/// earliest (22 - 4), shifted as Pons does so that table values stay small.
+/// The lowest score negamax can meet: a loss to the opponent's 4th stone, `-(22 - 4)`.
 const MIN_SCORE: i32 = -(CELLS / 2) + 3;
 /// The highest score negamax can meet: a win with one's 4th stone.
 const MAX_SCORE: i32 = (CELLS + 1) / 2 - 3;
@@ -404,8 +403,8 @@ impl Connect4Solver {
     }
 
     /// Negamax with alpha-beta, `alpha < beta`, on a position where the side to move cannot win
-    /// at once. Fails hard-ish as Pons': a result `<= alpha` is an upper bound of the score, a
-    /// result `>= beta` a lower bound, anything between is exact.
+    /// at once. A result `<= alpha` is an upper bound of the score, a result `>= beta` a lower
+    /// bound, anything between is exact.
     fn negamax(&mut self, node: Node, mut alpha: i32, mut beta: i32) -> i32 {
         debug_assert!(alpha < beta && !node.can_win_next());
         self.nodes += 1;
