@@ -118,13 +118,19 @@ impl Node {
         }
     }
 
+    /// The opponent's winning cells.
+    #[inline]
+    fn opponent_wins(&self) -> u64 {
+        winning_cells(self.current ^ self.mask, self.mask)
+    }
+
     /// The playable cells that do not let the opponent win at once, assuming the side to move
     /// cannot win at once: the single forced block if the opponent threatens one cell, nothing
     /// if it threatens two, and never a cell right under an opponent's winning cell.
+    /// `opponent_win` is [`Node::opponent_wins`].
     #[inline]
-    fn non_losing_moves(&self) -> u64 {
+    fn non_losing_moves(&self, opponent_win: u64) -> u64 {
         let mut possible = self.playable();
-        let opponent_win = winning_cells(self.current ^ self.mask, self.mask);
         let forced = possible & opponent_win;
         if forced != 0 {
             if forced & (forced - 1) != 0 {
@@ -133,12 +139,6 @@ impl Node {
             possible = forced;
         }
         possible & !(opponent_win >> 1)
-    }
-
-    /// How good a move looks: the number of winning cells the side to move has after it.
-    #[inline]
-    fn move_score(&self, cell: u64) -> u32 {
-        winning_cells(self.current | cell, self.mask).count_ones()
     }
 }
 
@@ -374,7 +374,7 @@ impl Connect4Solver {
             } else if med >= 0 && max / 2 > med {
                 med = max / 2;
             }
-            let r = self.negamax(node, med, med + 1);
+            let r = self.negamax(node, node.opponent_wins(), med, med + 1);
             if r <= med {
                 max = r;
             } else {
@@ -399,17 +399,19 @@ impl Connect4Solver {
         }
         // The move reaches `score` iff the child's score is at most `-score`: one null-window
         // probe just above `-score`.
-        self.negamax(child, -score, -score + 1) <= -score
+        self.negamax(child, child.opponent_wins(), -score, -score + 1) <= -score
     }
 
     /// Negamax with alpha-beta, `alpha < beta`, on a position where the side to move cannot win
     /// at once. A result `<= alpha` is an upper bound of the score, a result `>= beta` a lower
-    /// bound, anything between is exact.
-    fn negamax(&mut self, node: Node, mut alpha: i32, mut beta: i32) -> i32 {
+    /// bound, anything between is exact. `opponent_win` is [`Node::opponent_wins`], which the
+    /// parent computed when it ordered its moves.
+    fn negamax(&mut self, node: Node, opponent_win: u64, mut alpha: i32, mut beta: i32) -> i32 {
         debug_assert!(alpha < beta && !node.can_win_next());
+        debug_assert_eq!(opponent_win, node.opponent_wins());
         self.nodes += 1;
 
-        let possible = node.non_losing_moves();
+        let possible = node.non_losing_moves(opponent_win);
         if possible == 0 {
             // The opponent wins with its next stone whatever we play.
             return -(CELLS - node.moves) / 2;
@@ -457,8 +459,10 @@ impl Connect4Solver {
             }
         }
 
-        // Order the moves by score, ties in centre-first order (insertion sort, best last).
+        // Order the moves by the number of winning cells they give us, ties in centre-first
+        // order (insertion sort, best last). Those cells are the child's `opponent_win`.
         let mut cells = [0u64; WIDTH as usize];
+        let mut wins = [0u64; WIDTH as usize];
         let mut scores = [0u32; WIDTH as usize];
         let mut count = 0;
         for &col in COLUMN_ORDER.iter().rev() {
@@ -466,22 +470,26 @@ impl Connect4Solver {
             if cell != 0 {
                 // The child will look itself up: the table is far larger than the caches.
                 self.table.prefetch(node.play(cell).key());
-                let s = node.move_score(cell);
+                // The cell itself is not among them: it would have been a win at once.
+                let w = winning_cells(node.current | cell, node.mask | cell);
+                let s = w.count_ones();
                 let mut i = count;
                 // `>` keeps a later column (more central) after an equal earlier one.
                 while i > 0 && scores[i - 1] > s {
                     cells[i] = cells[i - 1];
+                    wins[i] = wins[i - 1];
                     scores[i] = scores[i - 1];
                     i -= 1;
                 }
                 cells[i] = cell;
+                wins[i] = w;
                 scores[i] = s;
                 count += 1;
             }
         }
 
         for i in (0..count).rev() {
-            let score = -self.negamax(node.play(cells[i]), -beta, -alpha);
+            let score = -self.negamax(node.play(cells[i]), wins[i], -beta, -alpha);
             if score >= beta {
                 self.table
                     .put(key, (score + MAX_SCORE - 2 * MIN_SCORE + 2) as u32);
