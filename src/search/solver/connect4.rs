@@ -152,16 +152,23 @@ fn win_next(moves: i32) -> i32 {
 
 /// The transposition table: one `u64` per entry, always replaced.
 ///
-/// An entry packs the full 49-bit key (bits 0..49), a 7-bit bound (bits 49..56, 0 = none) and
-/// the 8-bit generation that wrote it (bits 56..64). An entry of another generation reads as
-/// empty, so clearing is a generation bump; the array is zeroed only when the 8 bits wrap.
+/// The key is scrambled by a multiplication by an odd constant, a bijection on `u64`: its top
+/// `bits` bits choose the slot, its other `64 - bits` bits (the *check*) are stored, so slot and
+/// check together give back the whole key and a hit is never a collision. Above the check sit a
+/// 7-bit bound (0 = none) and the generation that wrote the entry (`bits - 7` bits). An entry
+/// of another generation reads as empty, so clearing is a generation bump; the array is zeroed
+/// only when the generation wraps, every `2^(bits - 7) - 1` clears, which amortises to about
+/// 1 KiB of zeroing per clear whatever the size.
 struct Table {
     /// The entries, `2^bits` of them from `start` on (a little slack before them aligns `start`
     /// on a huge page).
     entries: Box<[u64]>,
     start: usize,
+    /// `64 - bits`: the width of the check, and the shift from the scrambled key to the slot.
     shift: u32,
     generation: u64,
+    /// The first generation that does not fit: `2^(bits - 7)`.
+    generation_end: u64,
 }
 
 /// Huge pages are 2 MiB on x86-64 Linux.
@@ -192,13 +199,14 @@ fn advise_huge_pages(_entries: &mut [u64]) -> usize {
     0
 }
 
-const KEY_BITS: u32 = 49;
-const KEY_MASK: u64 = (1 << KEY_BITS) - 1;
-const VALUE_MASK: u64 = 0x7f << KEY_BITS;
-const GENERATION_SHIFT: u32 = 56;
+/// Scrambles keys; odd, so that multiplying by it is a bijection.
+const SCRAMBLE: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The bound field of an entry, before shifting to its place.
+const VALUE_FIELD: u64 = 0x7f;
 
 impl Table {
     fn new(bits: u32) -> Table {
+        debug_assert!((10..=30).contains(&bits));
         let len = 1usize << bits;
         // A fresh zeroed allocation this large is untouched memory from the system: the advice
         // applies before the first fault brings any page in.
@@ -218,13 +226,20 @@ impl Table {
             start,
             shift: 64 - bits,
             generation: 1,
+            generation_end: 1 << (bits - 7),
         }
     }
 
+    /// The slot of `key` and what an entry for it in the current generation holds apart from
+    /// the bound.
     #[inline]
-    fn index(&self, key: u64) -> usize {
-        // Fibonacci hashing: keys differ mostly in their low (left-column) bits.
-        self.start + (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    fn locate(&self, key: u64) -> (usize, u64) {
+        let h = key.wrapping_mul(SCRAMBLE);
+        let check = h & ((1 << self.shift) - 1);
+        (
+            self.start + (h >> self.shift) as usize,
+            check | (self.generation << (self.shift + 7)),
+        )
     }
 
     /// Starts loading the entry of `key` into the cache, so that a lookup a little later does
@@ -234,7 +249,7 @@ impl Table {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let p = self.entries.as_ptr().wrapping_add(self.index(key));
+            let p = self.entries.as_ptr().wrapping_add(self.locate(key).0);
             // SAFETY: prefetching is only a hint and never faults, whatever the address.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
         }
@@ -245,10 +260,12 @@ impl Table {
     /// The value stored for `key`, 0 if none.
     #[inline]
     fn get(&self, key: u64) -> u32 {
-        // SAFETY: `index` is below `start + (1 << bits)`, at most the length of `entries`.
-        let e = unsafe { *self.entries.get_unchecked(self.index(key)) };
-        if e & !VALUE_MASK == key | (self.generation << GENERATION_SHIFT) {
-            ((e & VALUE_MASK) >> KEY_BITS) as u32
+        let (i, tag) = self.locate(key);
+        // SAFETY: a slot is below `start + 2^bits`, at most the length of `entries`.
+        let e = unsafe { *self.entries.get_unchecked(i) };
+        let value_mask = VALUE_FIELD << self.shift;
+        if e & !value_mask == tag {
+            ((e & value_mask) >> self.shift) as u32
         } else {
             0
         }
@@ -256,18 +273,15 @@ impl Table {
 
     #[inline]
     fn put(&mut self, key: u64, value: u32) {
-        debug_assert!(key <= KEY_MASK && (1..128).contains(&value));
-        let i = self.index(key);
+        debug_assert!((1..=VALUE_FIELD as u32).contains(&value));
+        let (i, tag) = self.locate(key);
         // SAFETY: as in `get`.
-        unsafe {
-            *self.entries.get_unchecked_mut(i) =
-                key | ((value as u64) << KEY_BITS) | (self.generation << GENERATION_SHIFT);
-        }
+        unsafe { *self.entries.get_unchecked_mut(i) = tag | ((value as u64) << self.shift) };
     }
 
     fn clear(&mut self) {
         self.generation += 1;
-        if self.generation == 1 << (64 - GENERATION_SHIFT) {
+        if self.generation == self.generation_end {
             self.entries.fill(0);
             self.generation = 1;
         }
@@ -560,22 +574,41 @@ mod tests {
 
     #[test]
     fn table_generations_forget_and_wrap() {
+        // 2^10 entries: 3 generation bits, a wrap every 7 clears.
         let mut t = Table::new(10);
         t.put(12345, 7);
         assert_eq!(t.get(12345), 7);
         t.clear();
         assert_eq!(t.get(12345), 0);
         t.put(12345, 9);
-        for _ in 0..255 {
+        for _ in 0..7 {
             t.clear();
         }
-        // The stamp cycles through 1..=255: after 255 bumps it is back to its value at the put,
-        // but the wrap zeroed the array on the way, so the old entry does not come back.
+        // The stamp cycles through 1..=7: after 7 bumps it is back to its value at the put, but
+        // the wrap zeroed the array on the way, so the old entry does not come back.
         assert_eq!(t.generation, 2);
         assert_eq!(t.get(12345), 0);
-        assert_eq!(t.get(KEY_MASK), 0);
-        t.put(KEY_MASK, 74);
-        assert_eq!(t.get(KEY_MASK), 74);
+        // The largest key and the largest value fit.
+        let top = (1 << 49) - 1;
+        t.put(top, 74);
+        assert_eq!(t.get(top), 74);
+    }
+
+    #[test]
+    fn table_never_confuses_keys_sharing_a_slot() {
+        // Keys in the same slot differ in their check: each reads back its own value or none.
+        let t = Table::new(10);
+        let slot = |k: u64| t.locate(k).0;
+        let keys: Vec<u64> = (1..200_000u64).filter(|&k| slot(k) == slot(1)).collect();
+        assert!(keys.len() > 20);
+        let mut t = t;
+        for (n, &k) in keys.iter().enumerate() {
+            t.put(k, 1 + (n % 74) as u32);
+            assert_eq!(t.get(k), 1 + (n % 74) as u32);
+            if n > 0 {
+                assert_eq!(t.get(keys[n - 1]), 0, "key {k} shadows {}", keys[n - 1]);
+            }
+        }
     }
 
     #[test]
