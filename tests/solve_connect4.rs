@@ -148,8 +148,8 @@ fn near_end_positions_match_brute_force() {
 /// `score` calls on every child, on a sample of the end and middle suites.
 #[test]
 fn best_moves_are_exactly_those_reaching_the_score() {
-    let mut solver = Connect4Solver::new();
-    let mut child_solver = Connect4Solver::new();
+    let mut solver = Connect4Solver::with_table_bits(20);
+    let mut child_solver = Connect4Solver::with_table_bits(20);
     let mut several = 0;
     for (text, step) in [(L3, 10), (L2, 10)] {
         for (line, pos, expected) in suite(text).iter().step_by(step) {
@@ -184,8 +184,8 @@ fn best_moves_are_exactly_those_reaching_the_score() {
 /// position itself, so only the listed moves are checked: each child scores exactly `-score`.
 #[test]
 fn early_best_moves_reach_the_score() {
-    let mut solver = Connect4Solver::new();
-    let mut child_solver = Connect4Solver::new();
+    let mut solver = Connect4Solver::with_table_bits(20);
+    let mut child_solver = Connect4Solver::with_table_bits(20);
     for (line, pos, expected) in suite(L1).iter().step_by(20) {
         solver.clear();
         let solution = solver.solve(pos);
