@@ -2,29 +2,12 @@
 //! perfectly ordered tree, exactly, and the bisection test's mean leaf count within 3% of the
 //! closed form over 2000 trees.
 
-use joute::eval::Evaluator;
-use joute::games::random_tree::LEAF_RANGE;
-use joute::games::{Game, RandomTree, Side};
+use joute::games::RandomTree;
 use joute::search::analysis::{
-    analyze, bisection_theory, knuth_moore, threshold_for, worst_case_p,
+    NodeValue, analyze, bisection_theory, knuth_moore, threshold_for, worst_case_p,
 };
 use joute::search::{Algorithm, MoveOrder, SearchConfig, Searcher, bisection_test};
 use rayon::prelude::*;
-
-struct NodeValue;
-
-impl Evaluator<RandomTree> for NodeValue {
-    fn evaluate(&self, pos: &RandomTree) -> i32 {
-        if pos.side_to_move() == Side::First {
-            pos.value()
-        } else {
-            -pos.value()
-        }
-    }
-    fn bound(&self) -> i32 {
-        LEAF_RANGE
-    }
-}
 
 #[test]
 fn alphabeta_on_a_perfectly_ordered_tree_evaluates_the_knuth_moore_count() {

@@ -19,9 +19,10 @@ use crate::eval::Evaluator;
 use crate::games::random_tree::LEAF_RANGE;
 use crate::games::{Game, RandomTree, Side};
 
-/// The static value of a random-tree node (its pseudo-random value, side to move's view). The
-/// analysis searches to the leaves, where the leaf values themselves are used.
-struct NodeValue;
+/// The static value of a random-tree node (its pseudo-random value, side to move's view), with
+/// the leaf range as its bound. The analysis searches to the leaves, where the leaf values
+/// themselves are used: the bound is what matters, to the bisection's dichotomy.
+pub struct NodeValue;
 
 impl Evaluator<RandomTree> for NodeValue {
     fn evaluate(&self, pos: &RandomTree) -> i32 {
