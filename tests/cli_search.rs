@@ -231,3 +231,88 @@ fn features_lists_names_meanings_and_defaults() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["features"].as_array().unwrap().len(), 9);
 }
+
+#[test]
+fn solve_gives_the_known_values_of_small_games() {
+    let value = |args: &[&str]| {
+        let out = joute().args(args).arg("--json").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = value(&["solve", "morpion"]);
+    assert_eq!(v["value"], "draw");
+    assert_eq!(v["best_moves"].as_array().unwrap().len(), 9);
+    let v = value(&["solve", "morpion-4x4-3"]);
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["score"], 5, "a win in 5 plies");
+    let v = value(&["solve", "morpion-4x4-4"]);
+    assert_eq!(v["value"], "draw");
+    let v = value(&["solve", "morpion", "XX./OO./..."]);
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["best_moves"], serde_json::json!(["c1"]));
+    let v = value(&["solve", "connect4", "4444441"]);
+    assert!(v["score"].is_i64());
+    assert!(v["nodes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn solve_checks_whole_suites() {
+    let out = joute()
+        .args([
+            "solve",
+            "connect4",
+            "--file",
+            "tests/data/connect4/Test_L3_R1.txt",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["positions"], 1000);
+    assert_eq!(v["correct"], 1000);
+    assert_eq!(v["wrong"], serde_json::json!([]));
+    assert!(v["mean_seconds"].as_f64().unwrap() > 0.0);
+
+    // FFO #40 alone, as a one-line suite.
+    let dir = tempdir::Dir::new("suite");
+    let ffo = std::fs::read_to_string("tests/data/othello-ffo-40-59.txt").unwrap();
+    let line40 = ffo.lines().find(|l| l.starts_with("40\t")).unwrap();
+    let suite = weights_file(&dir, "ffo40.txt", &format!("# FFO 40\n{line40}\n"));
+    joute()
+        .args(["solve", "othello", "--file", &suite])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("correct: 1/1"));
+    // A suite with a wrong expected score reports the position as wrong.
+    let wrong = weights_file(&dir, "wrong.txt", "4453 5\n");
+    joute()
+        .args(["solve", "connect4", "--file", &wrong])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("correct: 0/1"))
+        .stdout(predicate::str::contains("wrong at line 1"));
+}
+
+#[test]
+fn solve_refuses_what_it_cannot_do() {
+    let dir = tempdir::Dir::new("solve");
+    let bad = weights_file(&dir, "bad.txt", "4453 1\n4453 x\n");
+    refuses(&["solve", "connect4", "--file", &bad], &["bad.txt:2:"]);
+    refuses(
+        &["solve", "connect4", "--file", "/no/such/suite.txt"],
+        &["/no/such/suite.txt"],
+    );
+    refuses(
+        &["solve", "morpion", "--file", &bad],
+        &["no test-suite format for morpion"],
+    );
+    refuses(&["solve", "othello"], &["60 empty squares", "at most 30"]);
+    refuses(&["solve", "morpion-15x15-5"], &["225 empty cells"]);
+    refuses(&["solve", "connect4", "12121212"], &["already won"]);
+    refuses(&["solve", "othello", &"-".repeat(64)], &["no disc"]);
+    refuses(
+        &["solve", "morpion", "XXX/.../..."],
+        &["X has 3 marks and O has 0"],
+    );
+}

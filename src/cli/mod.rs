@@ -5,6 +5,7 @@ mod analyze;
 mod bench;
 mod perft;
 mod play;
+mod solve;
 
 use std::path::PathBuf;
 
@@ -277,7 +278,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Match(_) => not_yet("match", "tournaments", 4),
         Command::Tune(_) => not_yet("tune", "tuning", 6),
         Command::Report(_) => not_yet("report", "tournaments and reports", 4),
-        Command::Solve(_) => not_yet("solve", "search", 3),
+        Command::Solve(args) => solve::run(&args),
         Command::Play(args) => {
             let kind = args.game;
             joute::eval::dispatch(&kind, play::PlayCommand { args })

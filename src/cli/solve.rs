@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 
 use super::{InputError, SolveArgs};
 use joute::games::{Connect4, Game, GameKind, Morpion, Othello, RandomTree, Side};
-use joute::search::WIN_THRESHOLD;
 use joute::search::solver::connect4::{Connect4Solver, parse_suite_line};
 use joute::search::solver::othello::{OthelloSolver, parse_ffo_line};
 use joute::search::solver::{Solution, generic};
+use joute::search::{WIN, WIN_THRESHOLD};
 
 /// Above this many empty squares an Othello solve is out of reach (FFO #40–#59 have 20–26).
 const OTHELLO_MAX_EMPTIES: u32 = 30;
@@ -21,10 +21,9 @@ const MORPION_MAX_EMPTIES: u32 = 25;
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<()> {
     match (&args.file, &args.position) {
-        (Some(_), Some(_)) => Err(InputError(
-            "give either a POSITION or --file SUITE, not both".into(),
-        )
-        .into()),
+        (Some(_), Some(_)) => {
+            Err(InputError("give either a POSITION or --file SUITE, not both".into()).into())
+        }
         (Some(file), None) => suite(args.game, file, args.json),
         (None, position) => one(args.game, position.as_deref(), args.json),
     }
@@ -64,18 +63,22 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                     pos.to_board_string(),
                     pos.side,
                     named(&pos, s),
-                    "final disc difference for the side to move, empty squares to the winner".into(),
+                    "final disc difference for the side to move, empty squares to the winner"
+                        .into(),
                 )
             }
             GameKind::Connect4 => {
-                let pos = Connect4::start().parse_position(position.unwrap_or("")).map_err(input)?;
+                let pos = Connect4::start()
+                    .parse_position(position.unwrap_or(""))
+                    .map_err(input)?;
                 let s = Connect4Solver::new().solve(&pos);
                 (
                     pos.name(),
                     position.unwrap_or("").to_string(),
                     pos.side_to_move(),
                     named(&pos, s),
-                    "22 minus the winner's stones at the win; positive when the side to move wins".into(),
+                    "22 minus the winner's stones at the win; positive when the side to move wins"
+                        .into(),
                 )
             }
             GameKind::Morpion { rows, cols, k } => {
@@ -84,28 +87,47 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                     Some(p) => start.parse_position(p).map_err(input)?,
                     None => start,
                 };
-                let empties = (0..pos.cells()).filter(|&i| pos.mark_at(i).is_none()).count() as u32;
+                let empties = (0..pos.cells())
+                    .filter(|&i| pos.mark_at(i).is_none())
+                    .count() as u32;
                 if empties > MORPION_MAX_EMPTIES {
                     return Err(input(format!(
                         "this {} position has {empties} empty cells; joute solves Morpion positions with at most {MORPION_MAX_EMPTIES}",
                         pos.name()
                     )));
                 }
-                let s = generic::solve(&pos, empties, 256);
+                // A table in proportion to the tree: tiny boards do not pay for a large one.
+                let tt_mib = if empties <= 12 { 4 } else { 256 };
+                let s = generic::solve(&pos, empties, tt_mib);
+                // Scores become plies: +p a win in p plies, -p a loss in p plies, 0 a draw.
                 let plies = if s.score.abs() >= WIN_THRESHOLD {
-                    joute::search::WIN - s.score.abs()
+                    WIN - s.score.abs()
                 } else {
                     empties as i32
                 };
+                let score = s.score.signum() * if s.score == 0 { 0 } else { plies };
                 (
                     pos.name(),
                     position.unwrap_or("").to_string(),
                     pos.side_to_move(),
-                    named(&pos, Solution { score: s.score, best_moves: s.best_moves, nodes: s.nodes }),
-                    format!("search score (WIN - plies); the game ends in {plies} plies with best play"),
+                    named(
+                        &pos,
+                        Solution {
+                            score,
+                            best_moves: s.best_moves,
+                            nodes: s.nodes,
+                        },
+                    ),
+                    format!(
+                        "plies to the end with best play, positive for a win; the game ends after {plies} plies"
+                    ),
                 )
             }
-            GameKind::RandomTree { branching, depth, seed } => {
+            GameKind::RandomTree {
+                branching,
+                depth,
+                seed,
+            } => {
                 let root = RandomTree::new(branching, depth, seed);
                 let pos = root.parse_position(position.unwrap_or("")).map_err(input)?;
                 let left = (depth - pos.ply()) as u32;
@@ -136,8 +158,17 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
         );
     } else {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "{name} {}", if text.is_empty() { "start" } else { &text })?;
-        writeln!(out, "value for the side to move: {} (score {}: {explain})", verdict(solution.score), solution.score)?;
+        writeln!(
+            out,
+            "{name} {}",
+            if text.is_empty() { "start" } else { &text }
+        )?;
+        writeln!(
+            out,
+            "value for the side to move: {} (score {}: {explain})",
+            verdict(solution.score),
+            solution.score
+        )?;
         writeln!(out, "best moves: {}", solution.best_moves.join(" "))?;
         writeln!(
             out,
@@ -174,7 +205,8 @@ struct Checked {
 fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| input(format!("{}: cannot read the suite: {e}", file.display())))?;
-    let where_ = |line: usize, e: &dyn std::fmt::Display| input(format!("{}:{line}: {e}", file.display()));
+    let where_ =
+        |line: usize, e: &dyn std::fmt::Display| input(format!("{}:{line}: {e}", file.display()));
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -188,14 +220,20 @@ fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
                 .iter()
                 .map(|&(n, l)| {
                     parse_suite_line(l)
-                        .map(|(pos, score)| (n, pos, score, l.split_whitespace().next().unwrap_or("").to_string()))
+                        .map(|(pos, score)| {
+                            (
+                                n,
+                                pos,
+                                score,
+                                l.split_whitespace().next().unwrap_or("").to_string(),
+                            )
+                        })
                         .map_err(|e| where_(n, &e))
                 })
                 .collect::<Result<_, _>>()?;
             let mut solver = Connect4Solver::new();
             for (line, pos, expected, id) in positions {
                 solver.clear();
-                let before = solver.nodes();
                 let clock = Instant::now();
                 let got = solver.score(&pos);
                 checked.push(Checked {
@@ -205,7 +243,8 @@ fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
                     got,
                     move_ok: true,
                     best: String::new(),
-                    nodes: solver.nodes() - before,
+                    // The nodes of this position's search alone.
+                    nodes: solver.nodes(),
                     seconds: clock.elapsed().as_secs_f64(),
                 });
             }
@@ -228,7 +267,9 @@ fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
                     got: s.score,
                     move_ok: entry.best_moves.is_empty()
                         || best.is_some_and(|m| entry.best_moves.contains(&m)),
-                    best: best.map(|m| entry.position.format_move(m)).unwrap_or_default(),
+                    best: best
+                        .map(|m| entry.position.format_move(m))
+                        .unwrap_or_default(),
                     nodes: s.nodes,
                     seconds: clock.elapsed().as_secs_f64(),
                 });
@@ -245,7 +286,10 @@ fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
 
 fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Result<()> {
     let n = checked.len().max(1) as f64;
-    let wrong: Vec<&Checked> = checked.iter().filter(|c| c.got != c.expected || !c.move_ok).collect();
+    let wrong: Vec<&Checked> = checked
+        .iter()
+        .filter(|c| c.got != c.expected || !c.move_ok)
+        .collect();
     let nodes: u64 = checked.iter().map(|c| c.nodes).sum();
     let seconds: f64 = checked.iter().map(|c| c.seconds).sum();
     if as_json {
@@ -270,7 +314,12 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
     }
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: {} positions", file.display(), checked.len())?;
-    writeln!(out, "correct: {}/{}", checked.len() - wrong.len(), checked.len())?;
+    writeln!(
+        out,
+        "correct: {}/{}",
+        checked.len() - wrong.len(),
+        checked.len()
+    )?;
     for c in &wrong {
         writeln!(
             out,
@@ -279,7 +328,11 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
             c.id,
             c.expected,
             c.got,
-            if c.move_ok { String::new() } else { format!(", best move {} not among the listed ones", c.best) }
+            if c.move_ok {
+                String::new()
+            } else {
+                format!(", best move {} not among the listed ones", c.best)
+            }
         )?;
     }
     writeln!(
