@@ -26,6 +26,13 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
+            // A reader that stopped reading (`joute play … | head`) is not a failure.
+            if err
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("error: {err:#}");
             if err.downcast_ref::<cli::InputError>().is_some()
                 || err.downcast_ref::<joute::games::GameError>().is_some()
