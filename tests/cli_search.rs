@@ -124,6 +124,11 @@ fn bad_weights_files_are_refused_with_file_line_and_key() {
             vec!["nan.toml:3:", "corners"],
         ),
         (
+            "foreign.toml",
+            "game = \"othello\"\n[weights]\ncentre = 3\n",
+            vec!["foreign.toml:3:", "centre"],
+        ),
+        (
             "missing.toml",
             "game = \"othello\"\n[weights]\nmobility = \n",
             vec!["missing.toml:3:", "mobility"],
@@ -314,5 +319,9 @@ fn solve_refuses_what_it_cannot_do() {
     refuses(
         &["solve", "morpion", "XXX/.../..."],
         &["X has 3 marks and O has 0"],
+    );
+    refuses(
+        &["solve", "morpion", "XX./.../..."],
+        &["X has 2 marks and O has 0"],
     );
 }
