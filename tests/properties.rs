@@ -10,26 +10,9 @@ use joute::games::hash::mix64;
 use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree};
 use proptest::prelude::*;
 
-/// A game of random legal moves from `start`, at most `plies` long; returns every position
-/// (the start first) and the moves between them.
+/// A game of random legal moves from `start`, at most `plies` long.
 fn random_game<G: Game>(start: G, seed: u64, plies: usize) -> (Vec<G>, Vec<G::Move>) {
-    let mut state = seed;
-    let mut positions = vec![start];
-    let mut played = vec![];
-    let mut pos = start;
-    for _ in 0..plies {
-        let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if moves.is_empty() {
-            break;
-        }
-        state = mix64(state);
-        let mv = moves[(state % moves.len() as u64) as usize];
-        pos = pos.play(mv);
-        played.push(mv);
-        positions.push(pos);
-    }
-    (positions, played)
+    joute::games::random_game(start, plies, seed)
 }
 
 fn replay_and_notation_hold<G: Game>(start: G, seed: u64, plies: usize) {

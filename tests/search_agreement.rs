@@ -4,7 +4,7 @@
 
 use joute::eval::Evaluator;
 use joute::games::hash::mix64;
-use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree, Side};
+use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree, Side, random_position};
 use joute::search::{Algorithm, MoveOrder, SearchConfig, Searcher, WIN};
 
 /// A deterministic, pseudo-random evaluation in -1000..=1000: irregular values stress the
@@ -87,17 +87,7 @@ fn agree<G: Game>(start: G, count: usize, max_depth: u32, seed: u64) {
     while checked < count {
         // A random position: a random number of random moves from the start.
         state = mix64(state);
-        let plies = state % 60;
-        let mut pos = start;
-        for _ in 0..plies {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                break;
-            }
-            state = mix64(state);
-            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-        }
+        let pos = random_position(start, (state % 60) as usize, state);
         if pos.outcome().is_some() {
             continue;
         }

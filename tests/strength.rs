@@ -6,28 +6,17 @@ use std::collections::HashSet;
 
 use joute::arena::{Engine, EngineSpec, play_game};
 use joute::eval::Features;
-use joute::games::hash::mix64;
-use joute::games::{Connect4, Game, MoveList, Othello, Side};
+use joute::games::{Connect4, Game, Othello, Side, random_position};
 
 /// 100 distinct positions reached by `plies` random moves, none of them finished.
 fn openings<G: Game>(start: G, plies: usize, seed: u64) -> Vec<G> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    let mut state = seed;
-    for _attempt in 0..100_000 {
+    for attempt in 0..100_000u64 {
         if out.len() == 100 {
             break;
         }
-        let mut pos = start;
-        for _ in 0..plies {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                break;
-            }
-            state = mix64(state);
-            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-        }
+        let pos = random_position(start, plies, seed.wrapping_add(attempt));
         if pos.outcome().is_none() && seen.insert(pos) {
             out.push(pos);
         }

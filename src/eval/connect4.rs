@@ -207,7 +207,6 @@ impl Features for Connect4 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::MoveList;
     use crate::games::hash::mix64;
 
     const N: usize = 10;
@@ -220,19 +219,7 @@ mod tests {
     }
 
     fn random_position(seed: u64) -> Connect4 {
-        let mut pos = Connect4::start();
-        let mut state = seed;
-        let plies = mix64(seed) % 42;
-        for _ in 0..plies {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                break;
-            }
-            state = mix64(state);
-            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-        }
-        pos
+        crate::games::random_position(Connect4::start(), (mix64(seed) % 42) as usize, seed)
     }
 
     #[test]

@@ -10,26 +10,21 @@
 //! - [`dispatch`]: runs a [`FeaturesVisitor`] on the game a [`crate::games::GameKind`] names,
 //!   for code that needs `G: Features` rather than `G: Game`.
 //!
-//! Cost: one [`LinearEval::evaluate`] with the default weights took, on positions of random
-//! games (test profile: optimised, with overflow checks; a shared and loaded 2-core machine, so
-//! rough): Othello 60–100 ns, Connect 4 60–120 ns, Morpion 3×3 about 0.2 µs, Morpion 15×15
-//! k = 5 about 0.8 µs, the random tree under 10 ns
-//! (`cargo test --lib eval::strength -- --ignored --nocapture`).
+//! Cost, measured when the layer was written: one [`LinearEval::evaluate`] with the default
+//! weights took, on positions of random games (optimised test build on a loaded 2-core machine,
+//! so rough): Othello 60–100 ns, Connect 4 60–120 ns, Morpion 3×3 about 0.2 µs, Morpion 15×15
+//! k = 5 about 0.8 µs, the random tree under 10 ns. `joute bench` and `cargo bench --bench
+//! search` measure the searches that use it.
 //!
-//! Strength: with a plain fixed-depth alpha-beta from random openings played with both
-//! colours (same command), the default weights scored against the simplest evaluations:
-//! Othello vs `weights/othello-discs.toml` 88% (depth 1), 96.5% (2), 99% (3), 99.5% (4), 200
-//! games each; Connect 4 vs `weights/connect4-centre.toml` 100% (1), 84% (2), 80.5% (4), 89.5%
-//! (6), 200 games each; Morpion vs centre only: 3×3 96% (1), 61% (2), 50% (4: every game drawn,
-//! as tic-tac-toe is), 7×7 k = 4 95% / 98% / 93% (depths 1–3), 9×9 k = 5 100% (1 and 2).
+//! Strength: `tests/strength.rs` plays the defaults against the simplest evaluations
+//! (`weights/othello-discs.toml`, `weights/connect4-centre.toml`) with the search layer's
+//! alpha-beta at equal depth, 200 games from random openings with colours swapped.
 
 pub mod connect4;
 pub mod features;
 pub mod linear;
 pub mod morpion;
 pub mod othello;
-#[cfg(test)]
-mod strength;
 pub mod weights;
 
 pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, dispatch};

@@ -298,7 +298,6 @@ impl Features for Morpion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::MoveList;
     use crate::games::hash::mix64;
 
     fn values(pos: &Morpion) -> Vec<i32> {
@@ -308,19 +307,8 @@ mod tests {
     }
 
     fn random_position(rows: u8, cols: u8, k: u8, seed: u64) -> Morpion {
-        let mut pos = Morpion::start(rows, cols, k);
-        let mut state = seed;
-        let plies = mix64(seed) % (rows as u64 * cols as u64);
-        for _ in 0..plies {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                break;
-            }
-            state = mix64(state);
-            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-        }
-        pos
+        let plies = (mix64(seed) % (rows as u64 * cols as u64)) as usize;
+        crate::games::random_position(Morpion::start(rows, cols, k), plies, seed)
     }
 
     /// The window counts by walking every window cell by cell.

@@ -206,7 +206,7 @@ impl Features for Othello {
 mod tests {
     use super::*;
     use crate::games::hash::mix64;
-    use crate::games::{Game, MoveList, Side};
+    use crate::games::{Game, Side};
     use proptest::prelude::*;
 
     const N: usize = 18;
@@ -219,18 +219,7 @@ mod tests {
 
     /// The position after up to `plies` random moves from the start.
     fn random_position(seed: u64, plies: usize) -> Othello {
-        let mut pos = Othello::start();
-        let mut state = seed;
-        for _ in 0..plies {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                break;
-            }
-            state = mix64(state);
-            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-        }
-        pos
+        crate::games::random_position(Othello::start(), plies, seed)
     }
 
     #[test]

@@ -181,6 +181,48 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static
     }
 }
 
+/// A random game: up to `plies` uniformly random legal moves from `start` (fewer when the game
+/// ends first), drawn from a splitmix64 sequence seeded with `seed`, so the same seed gives the
+/// same game everywhere. Returns every position along the way, `start` first, and the moves
+/// between them.
+pub fn random_game<G: Game>(start: G, plies: usize, seed: u64) -> (Vec<G>, Vec<G::Move>) {
+    let mut state = seed;
+    let mut positions = vec![start];
+    let mut played = Vec::new();
+    let mut pos = start;
+    let mut moves = MoveList::new();
+    for _ in 0..plies {
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            break;
+        }
+        state = hash::mix64(state);
+        let mv = moves[(state % moves.len() as u64) as usize];
+        pos = pos.play(mv);
+        played.push(mv);
+        positions.push(pos);
+    }
+    (positions, played)
+}
+
+/// The last position of [`random_game`]: where `plies` random moves from `start` lead.
+pub fn random_position<G: Game>(start: G, plies: usize, seed: u64) -> G {
+    let mut state = seed;
+    let mut pos = start;
+    let mut moves = MoveList::new();
+    for _ in 0..plies {
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            break;
+        }
+        state = hash::mix64(state);
+        pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+    }
+    pos
+}
+
 /// A game named on the command line or in a spec, with its parameters.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GameKind {
