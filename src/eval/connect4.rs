@@ -21,23 +21,12 @@
 //! negates them. The `own_*` and `opp_*` features swap instead (`own_twos` ↔ `opp_twos`, …),
 //! so that weights may value the side to move's windows differently from the opponent's.
 
-use crate::games::connect4::{HEIGHT, WIDTH};
+use crate::games::connect4::{BOARD, BOTTOM_ROW, H1, HEIGHT, WIDTH};
 use crate::games::{Connect4, Game, Side};
 
 use super::features::{Feature, Features};
 use super::weights::Weights;
 
-const H1: u32 = HEIGHT + 1;
-const BOTTOM_ROW: u64 = {
-    let mut b = 0;
-    let mut c = 0;
-    while c < WIDTH {
-        b |= 1 << (c * H1);
-        c += 1;
-    }
-    b
-};
-const BOARD: u64 = BOTTOM_ROW * ((1 << HEIGHT) - 1);
 const COLUMN: u64 = (1 << HEIGHT) - 1;
 const CENTRE: u64 = COLUMN << (3 * H1);
 const NEAR_CENTRE: u64 = (COLUMN << (2 * H1)) | (COLUMN << (4 * H1));

@@ -12,9 +12,11 @@ use super::{Game, GameError, MoveList, Outcome, Side};
 pub const WIDTH: u32 = 7;
 /// Number of rows.
 pub const HEIGHT: u32 = 6;
-const H1: u32 = HEIGHT + 1;
+/// Bits per column: `HEIGHT` cells and the empty sentinel above them.
+pub const H1: u32 = HEIGHT + 1;
 
-const BOTTOM_ROW: u64 = {
+/// The bottom cell of every column.
+pub const BOTTOM_ROW: u64 = {
     let mut b = 0;
     let mut c = 0;
     while c < WIDTH {
@@ -23,8 +25,10 @@ const BOTTOM_ROW: u64 = {
     }
     b
 };
-const TOP_ROW: u64 = BOTTOM_ROW << (HEIGHT - 1);
-const BOARD: u64 = BOTTOM_ROW * ((1 << HEIGHT) - 1);
+/// The top cell of every column.
+pub const TOP_ROW: u64 = BOTTOM_ROW << (HEIGHT - 1);
+/// Every cell of the board (no sentinel).
+pub const BOARD: u64 = BOTTOM_ROW * ((1 << HEIGHT) - 1);
 
 /// A Connect 4 move: the column, 0-based (written 1..7).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -22,24 +22,10 @@
 
 use super::Solution;
 use crate::games::GameError;
-use crate::games::connect4::{Column, Connect4, HEIGHT, WIDTH};
+use crate::games::connect4::{BOARD, BOTTOM_ROW, Column, Connect4, H1, HEIGHT, WIDTH};
 
-/// Bits per column: `HEIGHT` cells and an empty sentinel above them.
-const H1: u32 = HEIGHT + 1;
 /// Cells on the board.
 const CELLS: i32 = (WIDTH * HEIGHT) as i32;
-/// The bottom cell of every column.
-const BOTTOM: u64 = {
-    let mut b = 0;
-    let mut c = 0;
-    while c < WIDTH {
-        b |= 1 << (c * H1);
-        c += 1;
-    }
-    b
-};
-/// Every cell of the board (no sentinels).
-const BOARD: u64 = BOTTOM * ((1 << HEIGHT) - 1);
 /// The lowest score negamax can meet: a loss to the opponent's 4th stone, `-(22 - 4)`.
 const MIN_SCORE: i32 = -(CELLS / 2) + 3;
 /// The highest score negamax can meet: a win with one's 4th stone.
@@ -91,8 +77,8 @@ impl Node {
         }
     }
 
-    /// Unique per position: `mask + BOTTOM` marks each column's first empty cell, and adding
-    /// `current` instead of `BOTTOM` does the same shifted by the side to move's stones.
+    /// Unique per position: `mask + BOTTOM_ROW` marks each column's first empty cell, and adding
+    /// `current` instead of `BOTTOM_ROW` does the same shifted by the side to move's stones.
     #[inline]
     fn key(&self) -> u64 {
         self.current + self.mask
@@ -101,7 +87,7 @@ impl Node {
     /// The cell where a stone would land in each column that is not full.
     #[inline]
     fn playable(&self) -> u64 {
-        (self.mask + BOTTOM) & BOARD
+        (self.mask + BOTTOM_ROW) & BOARD
     }
 
     /// Whether the side to move wins with its next stone.
