@@ -1,13 +1,11 @@
 //! `alphabeta`: negamax with alpha-beta pruning, as in the course. Options: try the moves in
 //! the order of their static evaluation, and fail-soft or fail-hard returns.
 
-use arrayvec::ArrayVec;
-
 use super::context::Ctx;
-use super::context::outcome_score;
+use super::context::{outcome_score, sort_moves};
 use super::{INFINITY, MoveOrder, Searcher};
 use crate::eval::Evaluator;
-use crate::games::{Game, MAX_MOVES, MoveList};
+use crate::games::{Game, MoveList};
 
 /// Orders `moves` best first by the static value of the position each one leads to (a finished
 /// game by its result). These evaluations steer the order only and are not counted as leaves.
@@ -17,21 +15,14 @@ pub(super) fn order_by_evaluation<G: Game, E: Evaluator<G>>(
     ply: u32,
     eval: &E,
 ) {
-    let mut scored: ArrayVec<(i32, G::Move), MAX_MOVES> = moves
-        .iter()
-        .map(|&mv| {
-            let child = pos.play(mv);
-            let value = match child.outcome() {
-                Some(outcome) => outcome_score(&child, outcome, ply + 1),
-                None => eval.evaluate(&child),
-            };
-            // The child's value is from the opponent's side: lowest first is best for us.
-            (value, mv)
-        })
-        .collect();
-    scored.sort_by_key(|&(value, _)| value);
-    moves.clear();
-    moves.extend(scored.iter().map(|&(_, mv)| mv));
+    // The child's value is from the opponent's side: lowest first is best for us.
+    sort_moves(moves, |mv| {
+        let child = pos.play(mv);
+        match child.outcome() {
+            Some(outcome) => outcome_score(&child, outcome, ply + 1),
+            None => eval.evaluate(&child),
+        }
+    });
 }
 
 /// The exact value of `pos` searched `depth` plies deep, by plain negamax, uncounted.
@@ -60,13 +51,9 @@ fn order_perfectly<G: Game, E: Evaluator<G>>(
     ply: u32,
     eval: &E,
 ) {
-    let mut scored: ArrayVec<(i32, G::Move), MAX_MOVES> = moves
-        .iter()
-        .map(|&mv| (exact_value(&pos.play(mv), depth - 1, ply + 1, eval), mv))
-        .collect();
-    scored.sort_by_key(|&(value, _)| value);
-    moves.clear();
-    moves.extend(scored.iter().map(|&(_, mv)| mv));
+    sort_moves(moves, |mv| {
+        exact_value(&pos.play(mv), depth - 1, ply + 1, eval)
+    });
 }
 
 fn alphabeta<G: Game, E: Evaluator<G>>(

@@ -7,7 +7,7 @@ use arrayvec::ArrayVec;
 
 use super::{Limits, MAX_PLY, WIN, WIN_THRESHOLD};
 use crate::eval::Evaluator;
-use crate::games::{Game, Side};
+use crate::games::{Game, MAX_MOVES, MoveList, Side};
 
 /// The per-search state the algorithms thread through their recursion.
 pub(crate) struct Ctx<'a, G: Game, E: Evaluator<G>> {
@@ -175,4 +175,13 @@ impl<M: Copy> PvTable<M> {
     pub fn line(&self, ply: u32) -> &[M] {
         &self.lines[ply as usize]
     }
+}
+
+/// Reorders `moves` by ascending `key`; moves with equal keys keep their order.
+#[inline]
+pub(crate) fn sort_moves<M: Copy, K: Ord>(moves: &mut MoveList<M>, mut key: impl FnMut(M) -> K) {
+    let mut keyed: ArrayVec<(K, M), MAX_MOVES> = moves.iter().map(|&mv| (key(mv), mv)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    moves.clear();
+    moves.extend(keyed.into_iter().map(|(_, mv)| mv));
 }

@@ -8,11 +8,11 @@
 
 use arrayvec::ArrayVec;
 
-use super::context::{Ctx, from_table, to_table};
+use super::context::{Ctx, from_table, sort_moves, to_table};
 use super::tt::Bound;
 use super::{INFINITY, Searcher};
 use crate::eval::Evaluator;
-use crate::games::{Game, MAX_MOVES, MoveList};
+use crate::games::{Game, MoveList};
 
 /// Orders `moves` for the node at `ply`: the table's move, then the two killers, then by the
 /// history counters of the side to move.
@@ -25,24 +25,18 @@ fn order<G: Game>(
 ) {
     let side = pos.side_to_move() as usize;
     let killers = s.killers[ply as usize];
-    let mut scored: ArrayVec<(u32, G::Move), MAX_MOVES> = moves
-        .iter()
-        .map(|&mv| {
-            let key = if Some(mv) == hash_move {
-                u32::MAX
-            } else if Some(mv) == killers[0] {
-                u32::MAX - 1
-            } else if Some(mv) == killers[1] {
-                u32::MAX - 2
-            } else {
-                s.history[side][pos.move_index(mv)].min(u32::MAX - 3)
-            };
-            (key, mv)
-        })
-        .collect();
-    scored.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
-    moves.clear();
-    moves.extend(scored.iter().map(|&(_, mv)| mv));
+    sort_moves(moves, |mv| {
+        let key = if Some(mv) == hash_move {
+            u32::MAX
+        } else if Some(mv) == killers[0] {
+            u32::MAX - 1
+        } else if Some(mv) == killers[1] {
+            u32::MAX - 2
+        } else {
+            s.history[side][pos.move_index(mv)].min(u32::MAX - 3)
+        };
+        std::cmp::Reverse(key)
+    });
 }
 
 /// The value of `pos` within `(alpha, beta)`, fail-soft: a value at or below `alpha` is an upper
