@@ -12,3 +12,4 @@ pub mod arena;
 pub mod eval;
 pub mod games;
 pub mod search;
+pub mod stats;

@@ -1,0 +1,103 @@
+//! The statistics layer: pure arithmetic on game results, with no dependency on the other
+//! layers. Formulas follow STATISTICS.md (the project's shared statistics reference).
+//!
+//! - [`elo`] and [`score`]: the logistic Elo scale.
+//! - [`summary`]: head-to-head summaries from W/D/L (trinomial) and from opening pairs
+//!   (pentanomial): score, Elo with its 95% interval, normalised Elo, LOS.
+//! - [`sprt`]: the generalised sequential probability ratio test on pentanomial or trinomial
+//!   counts.
+//! - [`ratings`]: maximum-likelihood Elo of many engines jointly (Bradley–Terry), with error bars
+//!   from the likelihood's curvature and a LOS matrix.
+
+pub mod ratings;
+pub mod sprt;
+pub mod summary;
+
+/// The two-sided 95% quantile of the standard normal distribution.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// The logistic Elo difference of a score `s` in (0, 1): `-400 log10(1/s - 1)`.
+pub fn elo(s: f64) -> f64 {
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// The expected score of an Elo difference `e`: `1 / (1 + 10^(-e/400))`.
+pub fn score(e: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-e / 400.0))
+}
+
+/// The standard normal cumulative distribution function Φ.
+pub fn normal_cdf(x: f64) -> f64 {
+    0.5 * erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// The complementary error function, to about 1e-15 relative accuracy (a Chebyshev fit,
+/// Numerical Recipes' `erfccheb`, for x ≥ 0, mirrored for x < 0).
+pub fn erfc(x: f64) -> f64 {
+    if x < 0.0 {
+        return 2.0 - erfc(-x);
+    }
+    #[allow(clippy::excessive_precision)] // The published coefficients, digit for digit.
+    const COF: [f64; 28] = [
+        -1.3026537197817094,
+        6.4196979235649026e-1,
+        1.9476473204185836e-2,
+        -9.561514786808631e-3,
+        -9.46595344482036e-4,
+        3.66839497852761e-4,
+        4.2523324806907e-5,
+        -2.0278578112534e-5,
+        -1.624290004647e-6,
+        1.303655835580e-6,
+        1.5626441722e-8,
+        -8.5238095915e-8,
+        6.529054439e-9,
+        5.059343495e-9,
+        -9.91364156e-10,
+        -2.27365122e-10,
+        9.6467911e-11,
+        2.394038e-12,
+        -6.886027e-12,
+        8.94487e-13,
+        3.13092e-13,
+        -1.12708e-13,
+        3.81e-16,
+        7.106e-15,
+        -1.523e-15,
+        -9.4e-17,
+        1.21e-16,
+        -2.8e-17,
+    ];
+    let t = 2.0 / (2.0 + x);
+    let ty = 4.0 * t - 2.0;
+    let (mut d, mut dd) = (0.0, 0.0);
+    for &c in COF[1..].iter().rev() {
+        let tmp = d;
+        d = ty * d - dd + c;
+        dd = tmp;
+    }
+    t * (-x * x + 0.5 * (COF[0] + ty * d) - dd).exp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_and_score_are_inverse() {
+        for e in [-800.0, -100.0, -1.0, 0.0, 35.5, 400.0] {
+            assert!((elo(score(e)) - e).abs() < 1e-9);
+        }
+        assert!((score(400.0) - 10.0 / 11.0).abs() < 1e-12);
+        assert_eq!(elo(0.5), 0.0);
+    }
+
+    #[test]
+    fn normal_cdf_matches_known_values() {
+        assert!((normal_cdf(0.0) - 0.5).abs() < 1e-15);
+        assert!((normal_cdf(Z95) - 0.975).abs() < 1e-12);
+        assert!((normal_cdf(-1.0) - 0.158_655_253_931_457_05).abs() < 1e-13);
+        assert!((normal_cdf(3.0) - 0.998_650_101_968_369_9).abs() < 1e-13);
+        assert!(normal_cdf(-40.0) >= 0.0);
+    }
+}
