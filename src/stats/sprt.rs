@@ -190,4 +190,59 @@ mod tests {
         assert!((total - 1.0).abs() < 1e-9, "{total}");
         assert!((mean - 0.55).abs() < 1e-9, "{mean}");
     }
+
+    /// Runs one simulated test: pairs of games with A's true Elo advantage `truth` (30% draws,
+    /// wins and losses around them so the expected score is the model's), until a decision or
+    /// 20,000 pairs.
+    fn simulate(test: &Sprt, truth: f64, seed: u64) -> Decision {
+        use crate::games::hash::mix64;
+        let p = score(truth);
+        let mut state = seed;
+        let mut game = || {
+            state = mix64(state);
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            if u < p - 0.15 {
+                1.0
+            } else if u < p + 0.15 {
+                0.5
+            } else {
+                0.0
+            }
+        };
+        let mut counts = Pentanomial::default();
+        for _ in 0..20_000 {
+            let (a, b) = (game(), game());
+            counts.add_pair(a, b);
+            let decision = test.decide(test.llr_pentanomial(&counts));
+            if decision != Decision::Continue {
+                return decision;
+            }
+        }
+        Decision::Continue
+    }
+
+    #[test]
+    fn realised_error_rates_stay_within_alpha_and_beta() {
+        let test = Sprt {
+            elo0: 0.0,
+            elo1: 30.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let runs = 600;
+        let false_positives = (0..runs)
+            .filter(|&i| simulate(&test, 0.0, 10_000 + i) == Decision::H1)
+            .count();
+        let false_negatives = (0..runs)
+            .filter(|&i| simulate(&test, 30.0, 90_000 + i) == Decision::H0)
+            .count();
+        // The rates, with two standard errors of sampling (sqrt(0.05 * 0.95 / 600) ≈ 0.009).
+        let (fp, fneg) = (
+            false_positives as f64 / runs as f64,
+            false_negatives as f64 / runs as f64,
+        );
+        println!("SPRT [0, 30]: false positives {fp}, false negatives {fneg}");
+        assert!(fp <= 0.05 + 0.018, "false-positive rate {fp}");
+        assert!(fneg <= 0.05 + 0.018, "false-negative rate {fneg}");
+    }
 }
