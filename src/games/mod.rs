@@ -208,19 +208,8 @@ pub fn random_game<G: Game>(start: G, plies: usize, seed: u64) -> (Vec<G>, Vec<G
 
 /// The last position of [`random_game`]: where `plies` random moves from `start` lead.
 pub fn random_position<G: Game>(start: G, plies: usize, seed: u64) -> G {
-    let mut state = seed;
-    let mut pos = start;
-    let mut moves = MoveList::new();
-    for _ in 0..plies {
-        moves.clear();
-        pos.legal_moves(&mut moves);
-        if moves.is_empty() {
-            break;
-        }
-        state = hash::mix64(state);
-        pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-    }
-    pos
+    let (positions, _) = random_game(start, plies, seed);
+    *positions.last().expect("a random game holds its start")
 }
 
 /// A game named on the command line or in a spec, with its parameters.
