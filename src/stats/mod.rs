@@ -7,7 +7,8 @@
 //! - [`sprt`]: the generalised sequential probability ratio test on pentanomial or trinomial
 //!   counts.
 //! - [`ratings`]: maximum-likelihood Elo of many engines jointly (Bradley–Terry), with error bars
-//!   from the likelihood's curvature and a LOS matrix.
+//!   from the likelihood's curvature corrected by the spread of the results clustered by opening
+//!   pair, and a LOS matrix.
 
 pub mod ratings;
 pub mod sprt;
