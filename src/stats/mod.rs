@@ -5,7 +5,7 @@
 //! - [`summary`]: head-to-head summaries from W/D/L (trinomial) and from opening pairs
 //!   (pentanomial): score, Elo with its 95% interval, normalised Elo, LOS.
 //! - [`sprt`]: the generalised sequential probability ratio test on pentanomial or trinomial
-//!   counts.
+//!   counts, with bounds in logistic or normalised Elo.
 //! - [`ratings`]: maximum-likelihood Elo of many engines jointly (Bradley–Terry), with error bars
 //!   from the likelihood's curvature corrected by the spread of the results clustered by opening
 //!   pair, and a LOS matrix.
