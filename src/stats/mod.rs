@@ -6,11 +6,14 @@
 //!   (pentanomial): score, Elo with its 95% interval, normalised Elo, LOS.
 //! - [`sprt`]: the generalised sequential probability ratio test on pentanomial or trinomial
 //!   counts, with bounds in logistic or normalised Elo.
+//! - [`sequential`]: that test followed over a run whose games finish out of order, deciding on
+//!   the prefix of opening pairs in pair order so that the outcome is reproducible.
 //! - [`ratings`]: maximum-likelihood Elo of many engines jointly (Bradley–Terry), with error bars
 //!   from the likelihood's curvature corrected by the spread of the results clustered by opening
 //!   pair, and a LOS matrix.
 
 pub mod ratings;
+pub mod sequential;
 pub mod sprt;
 pub mod summary;
 
