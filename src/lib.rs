@@ -11,5 +11,6 @@
 pub mod arena;
 pub mod eval;
 pub mod games;
+pub mod report;
 pub mod search;
 pub mod stats;

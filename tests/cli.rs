@@ -130,8 +130,6 @@ fn bad_positions_are_refused_with_what_is_wrong() {
 
 #[test]
 fn commands_of_later_issues_say_so_and_exit_2() {
-    refuses(&["run"], &["not implemented yet", "issue #4"]);
-    refuses(&["run", "x.toml"], &["not implemented yet", "issue #4"]);
     refuses(&["tune", "x.toml"], &["not implemented yet", "issue #6"]);
 }
 

@@ -136,7 +136,7 @@ impl EngineSpec {
 }
 
 /// `Ns`, `N.Ns` or `Nms`: `None` when `text` has neither suffix.
-fn parse_time(text: &str) -> Option<Result<Duration, String>> {
+pub(crate) fn parse_time(text: &str) -> Option<Result<Duration, String>> {
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1e-3)
     } else if let Some(s) = text.strip_suffix('s') {

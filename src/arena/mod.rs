@@ -1,8 +1,14 @@
-//! The arena: engine configurations, playing one game between two engines, and (with the
-//! tournaments layer) openings, scheduling, the parallel runner and the games log.
+//! The arena: engine configurations, tournament specs, openings, the schedule, playing one
+//! game, the parallel runner and the games log.
 
 pub mod engine;
 pub mod game;
+pub mod log;
+pub mod openings;
+pub mod runner;
+pub mod schedule;
+pub mod spec;
 
 pub use engine::{Engine, EngineError, EngineSpec};
 pub use game::{GameRecord, MoveRecord, play_game};
+pub use spec::{SpecError, TournamentSpec};

@@ -5,6 +5,7 @@ mod analyze;
 mod bench;
 mod perft;
 mod play;
+mod run;
 mod solve;
 
 use std::path::PathBuf;
@@ -97,9 +98,21 @@ pub struct MatchArgs {
     /// Seed of the openings and of every random choice.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Stop early by SPRT between these Elo bounds.
-    #[arg(long, value_name = "ELO0,ELO1")]
+    /// Stop early by SPRT between these Elo bounds (logistic, α = β = 5%).
+    #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
     pub sprt: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Keep the games log, run.json and CSV files in this folder (default: nothing is kept).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue an interrupted match from the log in --out.
+    #[arg(long)]
+    pub resume: bool,
+    /// Print only the final table.
+    #[arg(long)]
+    pub quiet: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -274,10 +287,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             kind.dispatch(perft::PerftCommand { args })
         }
         Command::Features(args) => features(&args),
-        Command::Run(_) => not_yet("run", "tournaments", 4),
-        Command::Match(_) => not_yet("match", "tournaments", 4),
+        Command::Run(args) => run::run(&args),
+        Command::Match(args) => run::run_match(&args),
         Command::Tune(_) => not_yet("tune", "tuning", 6),
-        Command::Report(_) => not_yet("report", "tournaments and reports", 4),
+        Command::Report(args) => run::report(&args),
         Command::Solve(args) => solve::run(&args),
         Command::Play(args) => {
             let kind = args.game;

@@ -155,7 +155,7 @@ pub enum EvalError {
 }
 
 /// 1-based line and column (in characters) of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -168,7 +168,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 /// The key written on the line holding byte `offset`: the text before `=`, or a table header's
 /// name; `(none)` when the line has neither.
-fn key_on_line(text: &str, offset: usize) -> String {
+pub(crate) fn key_on_line(text: &str, offset: usize) -> String {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -192,7 +192,7 @@ fn key_on_line(text: &str, offset: usize) -> String {
 }
 
 /// The parser's message, preceded by a plainer one when the line is `key =` with no value.
-fn syntax_reason(text: &str, offset: usize, message: &str) -> String {
+pub(crate) fn syntax_reason(text: &str, offset: usize, message: &str) -> String {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

@@ -1,0 +1,327 @@
+//! The games log (`games.jsonl`) and the run record (`run.json`) of an output folder.
+//!
+//! The log is append-only: one JSON object per finished game ([`GameLine`]), written with one
+//! `write` and flushed as the game finishes, so a killed run loses at most the games in flight.
+//! A run killed in the middle of a write leaves a torn last line (no newline at its end): readers
+//! ignore it and a resumed run cuts it off before appending. A complete line that does not parse
+//! is corruption, reported with its line number.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::schedule::Shard;
+use super::spec::ResolvedSpec;
+
+/// One finished game, as a line of `games.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLine {
+    /// Game id (see the schedule).
+    pub id: u64,
+    /// Opening pair id: `id / 2`.
+    pub pair: u64,
+    /// Round, from 0.
+    pub round: u32,
+    /// Index of the opening in the run's list.
+    pub opening_index: u64,
+    /// The opening's moves.
+    pub opening: Vec<String>,
+    /// The engine that moved first.
+    pub first: String,
+    /// The engine that moved second.
+    pub second: String,
+    /// Points of `first`: 1, 0.5 or 0.
+    pub score: f64,
+    /// `1-0`, `1/2-1/2` or `0-1`, from `first`'s side.
+    pub result: String,
+    /// The game's final score from `first`'s point of view (Othello: disc difference).
+    pub margin: i32,
+    /// How the game ended: `normal` (by the rules).
+    pub termination: String,
+    /// The engines' moves after the opening.
+    pub moves: Vec<String>,
+    /// Plies the engines played (`moves.len()`).
+    pub plies: usize,
+    /// Positions searched by `first` and by `second`.
+    pub nodes: [u64; 2],
+    /// Some move was cut by a time limit: the game depends on the machine.
+    pub timed_out: bool,
+    /// The game's seed.
+    pub seed: u64,
+    /// Hash of the spec the game belongs to.
+    pub spec: String,
+    /// Wall-clock seconds (the one field that differs between identical runs).
+    pub seconds: f64,
+}
+
+/// One invocation of `joute run` on an output folder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// Start, Unix seconds.
+    pub started_unix: f64,
+    /// Start, UTC, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub started: String,
+    /// End, Unix seconds; `None` while running (or when killed).
+    pub finished_unix: Option<f64>,
+    /// End, UTC.
+    pub finished: Option<String>,
+    /// Worker threads.
+    pub threads: usize,
+    /// Games this session played.
+    pub games_played: u64,
+    /// Peak resident memory of the process, KiB (Linux).
+    pub peak_rss_kib: Option<u64>,
+}
+
+/// `run.json`: the resolved spec, its hash, joute's version, the seed and the sessions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// joute's version.
+    pub joute_version: String,
+    /// Hash of the resolved spec.
+    pub spec_hash: String,
+    /// The seed.
+    pub seed: u64,
+    /// The shard this folder holds, if the run was split.
+    pub shard: Option<Shard>,
+    /// Games scheduled in this folder (the shard's share).
+    pub games_scheduled: u64,
+    /// Every invocation, first to last.
+    pub sessions: Vec<Session>,
+    /// The resolved spec.
+    pub spec: ResolvedSpec,
+}
+
+impl RunInfo {
+    /// Reads `run.json`.
+    pub fn load(path: &Path) -> Result<RunInfo, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read the run record: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "{}:{}:{}: not a joute run record: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })
+    }
+
+    /// Writes `run.json` atomically (a temporary file renamed over it).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("a run record serialises");
+        write_atomically(path, text.as_bytes())
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it over `path`, so readers see
+/// the old content or the new, never a mix.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// What a scan of a log found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scan {
+    /// Complete lines read.
+    pub games: u64,
+    /// Bytes up to the end of the last complete line.
+    pub good_bytes: u64,
+    /// A torn last line (no newline) was found and ignored.
+    pub torn: bool,
+}
+
+/// Reads the log at `path`, handing every game to `each` in file order; a torn last line is
+/// ignored (and reported in [`Scan::torn`]). Memory stays bounded by one line.
+pub fn scan_log(
+    path: &Path,
+    mut each: impl FnMut(GameLine) -> Result<(), String>,
+) -> Result<Scan, String> {
+    let file =
+        File::open(path).map_err(|e| format!("{}: cannot read the log: {e}", path.display()))?;
+    let mut reader = BufReader::new(file);
+    let mut scan = Scan::default();
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("{}: cannot read the log: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        if line.last() != Some(&b'\n') {
+            scan.torn = true;
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            scan.good_bytes += n as u64;
+            continue;
+        }
+        let game: GameLine = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "{}:{number}:{}: not a game record: {e}",
+                path.display(),
+                e.column()
+            )
+        })?;
+        each(game).map_err(|e| format!("{}:{number}: {e}", path.display()))?;
+        scan.games += 1;
+        scan.good_bytes += n as u64;
+    }
+    Ok(scan)
+}
+
+/// Appends games to a log, one flushed line each.
+pub struct LogWriter {
+    file: File,
+    buffer: Vec<u8>,
+}
+
+impl LogWriter {
+    /// Opens `path` for appending, after cutting it to `keep_bytes` (dropping a torn last line);
+    /// creates it when missing.
+    pub fn open(path: &Path, keep_bytes: u64) -> std::io::Result<LogWriter> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        if file.metadata()?.len() > keep_bytes {
+            file.set_len(keep_bytes)?;
+        }
+        Ok(LogWriter {
+            file,
+            buffer: Vec::with_capacity(4096),
+        })
+    }
+
+    /// Appends one game and flushes it to the operating system.
+    pub fn append(&mut self, game: &GameLine) -> std::io::Result<()> {
+        self.buffer.clear();
+        serde_json::to_writer(&mut self.buffer, game).expect("a game line serialises");
+        self.buffer.push(b'\n');
+        self.file.write_all(&self.buffer)?;
+        self.file.flush()
+    }
+}
+
+/// Now, as Unix seconds and as a UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn now() -> (f64, String) {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    (unix, utc(unix))
+}
+
+/// A Unix time as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian calendar).
+pub fn utc(unix: f64) -> String {
+    let secs = unix.floor() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Peak resident memory of this process in KiB, from `/proc/self/status` (`None` elsewhere).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: u64) -> GameLine {
+        GameLine {
+            id,
+            pair: id / 2,
+            round: 0,
+            opening_index: 0,
+            opening: vec!["d3".into()],
+            first: "a".into(),
+            second: "b".into(),
+            score: 0.5,
+            result: "1/2-1/2".into(),
+            margin: 0,
+            termination: "normal".into(),
+            moves: vec![],
+            plies: 0,
+            nodes: [1, 2],
+            timed_out: false,
+            seed: 9,
+            spec: "x".into(),
+            seconds: 0.1,
+        }
+    }
+
+    #[test]
+    fn utc_matches_known_dates() {
+        assert_eq!(utc(0.0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400.0), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_795_219_199.0), "2026-11-20T23:59:59Z");
+    }
+
+    #[test]
+    fn a_torn_last_line_is_ignored_and_cut_on_append() {
+        let dir = std::env::temp_dir().join(format!("joute-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let mut w = LogWriter::open(&path, 0).unwrap();
+        w.append(&line(0)).unwrap();
+        w.append(&line(1)).unwrap();
+        drop(w);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"id\":2,\"pa").unwrap();
+        drop(f);
+        let mut ids = vec![];
+        let scan = scan_log(&path, |g| {
+            ids.push(g.id);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(ids, vec![0, 1]);
+        assert!(scan.torn);
+        let mut w = LogWriter::open(&path, scan.good_bytes).unwrap();
+        w.append(&line(2)).unwrap();
+        drop(w);
+        let mut ids = vec![];
+        let scan = scan_log(&path, |g| {
+            ids.push(g.id);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(ids, vec![0, 1, 2]);
+        assert!(!scan.torn);
+        // A broken complete line is corruption.
+        std::fs::write(&path, "{\"id\":0}\n").unwrap();
+        let err = scan_log(&path, |_| Ok(())).unwrap_err();
+        assert!(err.contains("games.jsonl:1:"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

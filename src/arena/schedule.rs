@@ -1,0 +1,193 @@
+//! The schedule: which engines play game `id`, from which opening, with which colours.
+//!
+//! Games are numbered so that every prefix of the run is balanced: id =
+//! `((round · openings + opening) · pairings + pairing) · 2 + colour`. The two games of an
+//! opening pair have consecutive ids (`pair = id / 2`); in colour 0 the pairing's first engine
+//! (its "A") moves first, in colour 1 the second. A game's seed is derived from the spec's seed
+//! and the id alone ([`game_seed`]), so nothing depends on threads, order of completion or
+//! sharding.
+
+use crate::games::hash::{combine, mix64};
+
+/// Who plays whom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Every engine against every other.
+    RoundRobin,
+    /// The challengers (engine indices) against every engine that is not a challenger.
+    Gauntlet {
+        /// Engine indices.
+        challengers: Vec<usize>,
+    },
+}
+
+/// One scheduled game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Game id.
+    pub id: u64,
+    /// Opening pair id (`id / 2`).
+    pub pair: u64,
+    /// Round, from 0.
+    pub round: u32,
+    /// Index of the opening.
+    pub opening: u64,
+    /// Index of the pairing.
+    pub pairing: usize,
+    /// Engine moving first.
+    pub first: usize,
+    /// Engine moving second.
+    pub second: usize,
+    /// 0: the pairing's A moves first; 1: its B does.
+    pub colour: u8,
+}
+
+/// The games of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// The pairings (A, B), A the lower spec index in a round robin, the challenger in a
+    /// gauntlet.
+    pub pairings: Vec<(usize, usize)>,
+    /// Openings.
+    pub openings: u64,
+    /// Rounds.
+    pub rounds: u32,
+}
+
+impl Schedule {
+    /// The schedule of `engines` engines in `format`.
+    pub fn new(format: &Format, engines: usize, openings: u64, rounds: u32) -> Schedule {
+        let pairings = match format {
+            Format::RoundRobin => (0..engines)
+                .flat_map(|a| (a + 1..engines).map(move |b| (a, b)))
+                .collect(),
+            Format::Gauntlet { challengers } => challengers
+                .iter()
+                .flat_map(|&c| {
+                    (0..engines)
+                        .filter(|e| !challengers.contains(e))
+                        .map(move |b| (c, b))
+                })
+                .collect(),
+        };
+        Schedule {
+            pairings,
+            openings,
+            rounds,
+        }
+    }
+
+    /// The number of games.
+    pub fn games(&self) -> u64 {
+        self.pairings.len() as u64 * self.openings * self.rounds as u64 * 2
+    }
+
+    /// Game `id` (below [`Schedule::games`]).
+    pub fn slot(&self, id: u64) -> Slot {
+        let colour = (id % 2) as u8;
+        let pair = id / 2;
+        let pairings = self.pairings.len() as u64;
+        let pairing = (pair % pairings) as usize;
+        let opening_round = pair / pairings;
+        let opening = opening_round % self.openings;
+        let round = (opening_round / self.openings) as u32;
+        let (a, b) = self.pairings[pairing];
+        let (first, second) = if colour == 0 { (a, b) } else { (b, a) };
+        Slot {
+            id,
+            pair,
+            round,
+            opening,
+            pairing,
+            first,
+            second,
+            colour,
+        }
+    }
+}
+
+/// The seed of game `id` of a run seeded with `seed`.
+pub fn game_seed(seed: u64, id: u64) -> u64 {
+    mix64(combine(seed ^ 0x6761_6d65, id))
+}
+
+/// A shard of a run: the games whose id is `index` modulo `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    /// This shard, 0-based.
+    pub index: u64,
+    /// Number of shards.
+    pub count: u64,
+}
+
+impl Shard {
+    /// Reads `I/N` with `0 ≤ I < N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || {
+            format!(
+                "shard '{text}' is not I/N with 0 <= I < N, e.g. --shard 0/4 (the first of four)"
+            )
+        };
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u64 = i.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether game `id` belongs to this shard.
+    pub fn holds(&self, id: u64) -> bool {
+        id % self.count == self.index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pairing_plays_every_opening_with_both_colours() {
+        let s = Schedule::new(&Format::RoundRobin, 4, 5, 2);
+        assert_eq!(s.pairings.len(), 6);
+        assert_eq!(s.games(), 6 * 5 * 2 * 2);
+        let mut seen = std::collections::HashSet::new();
+        for id in 0..s.games() {
+            let slot = s.slot(id);
+            assert_eq!(slot.pair, id / 2);
+            assert!(seen.insert((slot.round, slot.opening, slot.first, slot.second)));
+            if slot.colour == 1 {
+                let other = s.slot(id - 1);
+                assert_eq!((other.first, other.second), (slot.second, slot.first));
+                assert_eq!(other.opening, slot.opening);
+            }
+        }
+        assert_eq!(seen.len() as u64, s.games());
+    }
+
+    #[test]
+    fn a_gauntlet_pairs_challengers_with_the_others_only() {
+        let s = Schedule::new(
+            &Format::Gauntlet {
+                challengers: vec![0, 3],
+            },
+            4,
+            1,
+            1,
+        );
+        assert_eq!(s.pairings, vec![(0, 1), (0, 2), (3, 1), (3, 2)]);
+    }
+
+    #[test]
+    fn shards_parse_and_partition() {
+        assert_eq!(Shard::parse("1/3").unwrap(), Shard { index: 1, count: 3 });
+        for bad in ["3/3", "0/0", "1", "a/b", "-1/2"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+        let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();
+        for id in 0..30 {
+            assert_eq!(shards.iter().filter(|s| s.holds(id)).count(), 1);
+        }
+    }
+}

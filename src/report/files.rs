@@ -1,0 +1,149 @@
+//! The CSV files of a run: `ratings.csv`, `crosstable.csv`, `pairs.csv`, each written to a
+//! temporary file and renamed.
+
+use std::path::Path;
+
+use super::summary::Summary;
+use super::table::RatingRow;
+use crate::arena::log::write_atomically;
+use crate::stats::ratings::Ratings;
+
+/// Writes `rows` as CSV to `path` atomically.
+fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header).map_err(std::io::Error::other)?;
+    for row in rows {
+        w.write_record(row).map_err(std::io::Error::other)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_atomically(path, &bytes)
+}
+
+fn f(x: f64, digits: usize) -> String {
+    format!("{x:.digits$}")
+}
+
+/// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound` (score and draws in
+/// percent; bound `>`/`<` for an engine that won or lost every game, whose error is left
+/// empty: its rating is a bound, not an estimate with an interval).
+pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.rank.to_string(),
+                r.name.clone(),
+                f(r.elo, 2),
+                if r.bound.is_empty() {
+                    f(r.error, 2)
+                } else {
+                    String::new()
+                },
+                r.games.to_string(),
+                f(r.points, 1),
+                f(r.score, 2),
+                f(r.draws, 2),
+                r.bound.clone(),
+            ]
+        })
+        .collect();
+    write_csv(
+        &dir.join("ratings.csv"),
+        &[
+            "rank", "name", "elo", "error", "games", "points", "score", "draws", "bound",
+        ],
+        &rows,
+    )
+}
+
+/// `crosstable.csv`: one row per engine in rating order, its points against each opponent as
+/// `points/games` (empty where they did not meet), then its LOS over each opponent.
+pub fn write_crosstable(
+    dir: &Path,
+    summary: &Summary,
+    ratings: &Ratings,
+    rows: &[RatingRow],
+) -> std::io::Result<()> {
+    let order: Vec<usize> = rows
+        .iter()
+        .map(|r| {
+            summary
+                .spec
+                .engine_index(&r.name)
+                .expect("rated engines are in the spec")
+        })
+        .collect();
+    let names: Vec<String> = order
+        .iter()
+        .map(|&i| summary.spec.engines[i].name.clone())
+        .collect();
+    let mut header = vec!["engine".to_string()];
+    header.extend(names.iter().cloned());
+    header.extend(names.iter().map(|n| format!("los:{n}")));
+    let res = &summary.results;
+    let table: Vec<Vec<String>> = order
+        .iter()
+        .map(|&i| {
+            let mut row = vec![summary.spec.engines[i].name.clone()];
+            for &j in &order {
+                let games = res.games[i][j];
+                row.push(if i == j || games == 0.0 {
+                    String::new()
+                } else {
+                    format!("{}/{}", res.points[i][j], games)
+                });
+            }
+            for &j in &order {
+                row.push(if i == j {
+                    String::new()
+                } else {
+                    f(ratings.los(i, j), 4)
+                });
+            }
+            row
+        })
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    write_csv(&dir.join("crosstable.csv"), &header, &table)
+}
+
+/// `pairs.csv`: one row per engine pair that met, from A's point of view: games, W/D/L,
+/// points, score, Elo ± and LOS from the opening pairs, and the pentanomial counts.
+pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
+    let names = summary.spec.engine_names();
+    let rows: Vec<Vec<String>> = summary
+        .pairings
+        .iter()
+        .filter(|p| p.wdl.games() > 0)
+        .map(|p| {
+            let e = p.estimate();
+            let mut row = vec![
+                names[p.a].clone(),
+                names[p.b].clone(),
+                p.wdl.games().to_string(),
+                p.wdl.wins.to_string(),
+                p.wdl.draws.to_string(),
+                p.wdl.losses.to_string(),
+                f(p.wdl.points(), 1),
+                f(100.0 * e.score, 2),
+                f(e.elo, 2),
+                f(e.error, 2),
+                f(e.nelo, 2),
+                f(e.los, 4),
+                p.pentanomial.pairs().to_string(),
+            ];
+            row.extend(p.pentanomial.0.iter().map(|c| c.to_string()));
+            row
+        })
+        .collect();
+    write_csv(
+        &dir.join("pairs.csv"),
+        &[
+            "a", "b", "games", "wins", "draws", "losses", "points", "score", "elo", "error",
+            "nelo", "los", "pairs", "ll", "ld", "wl_dd", "wd", "ww",
+        ],
+        &rows,
+    )
+}

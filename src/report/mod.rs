@@ -1,0 +1,14 @@
+//! The report layer: what a run's games say, as terminal tables, CSV files and (with the
+//! reports issue) charts and HTML.
+//!
+//! - [`summary`]: the counts of a run, fed game by game in any order.
+//! - [`table`]: the Ordo-style rating table and the fastchess-style head-to-head block.
+//! - [`files`]: `ratings.csv`, `crosstable.csv`, `pairs.csv`.
+//! - [`load`]: a summary from one or more logs (shards merge).
+
+pub mod files;
+pub mod load;
+pub mod summary;
+pub mod table;
+
+pub use summary::Summary;

@@ -1,0 +1,266 @@
+//! Terminal output: the Ordo-style rating table, the head-to-head block fastchess users know,
+//! and the SPRT line.
+
+use std::f64::consts::LN_10;
+use std::fmt::Write;
+
+use super::summary::Summary;
+use crate::stats::Z95;
+use crate::stats::ratings::Ratings;
+use crate::stats::sprt::Decision;
+
+/// One row of the rating table (and of `ratings.csv`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RatingRow {
+    /// 1 for the highest rating.
+    pub rank: usize,
+    /// Engine name.
+    pub name: String,
+    /// Elo (mean 0, or relative to the anchor).
+    pub elo: f64,
+    /// Half-width of the 95% interval.
+    pub error: f64,
+    /// Games played.
+    pub games: u64,
+    /// Points scored.
+    pub points: f64,
+    /// Score, percent.
+    pub score: f64,
+    /// Draws, percent of games.
+    pub draws: f64,
+    /// `>` when the engine won every game (its Elo is a lower bound), `<` when it lost every
+    /// game, empty otherwise.
+    pub bound: String,
+    /// Likelihood that this engine is stronger than the one ranked just below it.
+    pub los_next: Option<f64>,
+}
+
+/// The rows of the rating table, best first.
+pub fn rating_rows(summary: &Summary, ratings: &Ratings) -> Vec<RatingRow> {
+    let mut order: Vec<usize> = (0..ratings.ratings.len()).collect();
+    order.sort_by(|&i, &j| {
+        ratings.ratings[j]
+            .elo
+            .total_cmp(&ratings.ratings[i].elo)
+            .then(i.cmp(&j))
+    });
+    order
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| {
+            let r = &ratings.ratings[i];
+            let games = r.games.round() as u64;
+            let percent = |x: f64| {
+                if games > 0 {
+                    100.0 * x / games as f64
+                } else {
+                    0.0
+                }
+            };
+            RatingRow {
+                rank: rank + 1,
+                name: r.name.clone(),
+                elo: r.elo,
+                error: r.error,
+                games,
+                points: r.points,
+                score: percent(r.points),
+                draws: percent(summary.draws[i] as f64),
+                bound: match (r.bounded, r.points > 0.0) {
+                    (false, _) => String::new(),
+                    (true, true) => ">".into(),
+                    (true, false) => "<".into(),
+                },
+                los_next: order.get(rank + 1).map(|&j| ratings.los(i, j)),
+            }
+        })
+        .collect()
+}
+
+/// The rating table: `Rank Name Elo +/- Games Score Draw LOS`.
+pub fn rating_table(rows: &[RatingRow]) -> String {
+    let width = rows
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Rank {:<width$} {:>8} {:>6} {:>7} {:>7} {:>6} {:>6}",
+        "Name", "Elo", "+/-", "Games", "Score", "Draw", "LOS"
+    );
+    for r in rows {
+        let elo = format!("{}{:.1}", r.bound, r.elo);
+        let los = r
+            .los_next
+            .map_or(String::new(), |l| format!("{:.1}%", 100.0 * l));
+        // A bound has no interval: the virtual draw that keeps it finite fixes it.
+        let error = if r.bound.is_empty() {
+            format!("{:.1}", r.error)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            out,
+            "{:>4} {:<width$} {:>8} {:>6} {:>7} {:>6.1}% {:>5.1}% {:>6}",
+            r.rank, r.name, elo, error, r.games, r.score, r.draws, los
+        );
+    }
+    if rows.iter().any(|r| !r.bound.is_empty()) {
+        out.push_str(
+            "  > or <: the engine won or lost every game; its Elo is a bound (one virtual draw keeps it finite)\n",
+        );
+    }
+    out.push_str("  Elo: joint maximum likelihood; +/-: 95% interval; LOS: likelihood of superiority over the next engine\n");
+    out
+}
+
+/// The head-to-head block of a two-engine run, as fastchess prints it.
+pub fn head_to_head(summary: &Summary) -> Option<String> {
+    if summary.spec.engines.len() != 2 || summary.pairings.len() != 1 {
+        return None;
+    }
+    let p = &summary.pairings[0];
+    let names = summary.spec.engine_names();
+    let e = p.estimate();
+    let pairs = p.pentanomial.pairs();
+    let nelo_error = if pairs > 0 {
+        Z95 / (2.0 * pairs as f64).sqrt() * 800.0 / LN_10
+    } else {
+        f64::NAN
+    };
+    let games = p.wdl.games();
+    let [ll, ld, _, wd, ww] = p.pentanomial.0;
+    let mut out = String::new();
+    let rule = "-".repeat(50);
+    let _ = writeln!(out, "{rule}");
+    let _ = writeln!(
+        out,
+        "Results of {} vs {} ({}, {} games, seed {}):",
+        names[p.a], names[p.b], summary.spec.game, games, summary.spec.seed
+    );
+    match perfect_score_bound(p) {
+        Some((mark, bound)) => {
+            let _ = writeln!(
+                out,
+                "Elo: {mark} {bound:.2} (every game {}; one-sided 95% bound), nElo: -",
+                if mark == ">" { "won" } else { "lost" }
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
+                e.elo, e.error, e.nelo, nelo_error
+            );
+        }
+    }
+    let pairs_ratio = if ll + ld > 0 {
+        format!("{:.2}", (ww + wd) as f64 / (ll + ld) as f64)
+    } else {
+        "inf".into()
+    };
+    let _ = writeln!(
+        out,
+        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}",
+        100.0 * e.los,
+        if games > 0 {
+            100.0 * p.wdl.draws as f64 / games as f64
+        } else {
+            0.0
+        }
+    );
+    let _ = writeln!(
+        out,
+        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({:.2} %)",
+        p.wdl.wins,
+        p.wdl.losses,
+        p.wdl.draws,
+        p.wdl.points(),
+        if games > 0 {
+            100.0 * p.wdl.points() / games as f64
+        } else {
+            0.0
+        }
+    );
+    let wl_dd = if p.draw_draw_pairs > 0 {
+        format!("{:.2}", p.win_loss_pairs as f64 / p.draw_draw_pairs as f64)
+    } else {
+        "inf".into()
+    };
+    let _ = writeln!(
+        out,
+        "Ptnml(0-2): [{}], WL/DD Ratio: {wl_dd}",
+        p.pentanomial
+            .0
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(line) = sprt_line(summary) {
+        out.push_str(&line);
+    }
+    let _ = writeln!(out, "{rule}");
+    if let (Some(test), Some(decided)) = (summary.spec.sprt, summary.decision()) {
+        let _ = writeln!(
+            out,
+            "SPRT ([{:.2}, {:.2}]) completed - {} was accepted after {} pairs",
+            test.elo0,
+            test.elo1,
+            match decided.decision {
+                Decision::H0 => "H0",
+                Decision::H1 => "H1",
+                Decision::Continue => "nothing",
+            },
+            decided.pairs
+        );
+    } else if summary.spec.sprt.is_some() {
+        let _ = writeln!(
+            out,
+            "SPRT: no decision within the game cap (H0 and H1 both still open)"
+        );
+    }
+    Some(out)
+}
+
+/// For A with every game won (or lost), where the Elo of the score is infinite: `>` (or `<`)
+/// and the one-sided 95% bound of the Elo, from the exact binomial bound on the score,
+/// `0.05^(1/games)` (a run of n wins is that unlikely for any score below it).
+pub fn perfect_score_bound(p: &super::summary::PairingStats) -> Option<(&'static str, f64)> {
+    let games = p.wdl.games();
+    if games == 0 {
+        return None;
+    }
+    let bound = crate::stats::elo(0.05f64.powf(1.0 / games as f64));
+    if p.wdl.wins == games {
+        Some((">", bound))
+    } else if p.wdl.losses == games {
+        Some(("<", -bound))
+    } else {
+        None
+    }
+}
+
+/// `LLR: 2.95 (-2.94, 2.94) [0.00, 5.00]` for a run with an SPRT.
+pub fn sprt_line(summary: &Summary) -> Option<String> {
+    let test = summary.spec.sprt?;
+    let llr = summary
+        .decision()
+        .map(|d| d.llr)
+        .or_else(|| summary.sprt.as_ref().map(|t| t.llr()))?;
+    Some(format!(
+        "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}] {}\n",
+        llr,
+        test.lower(),
+        test.upper(),
+        test.elo0,
+        test.elo1,
+        match test.model {
+            crate::stats::sprt::EloModel::Logistic => "logistic",
+            crate::stats::sprt::EloModel::Normalized => "normalized",
+        }
+    ))
+}

@@ -1,0 +1,827 @@
+//! Tournaments from the command line: reproducibility across threads and shards, resuming
+//! after SIGKILL, SPRT runs, `joute match`, `joute report`, and the bad-input errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn joute() -> Command {
+    Command::cargo_bin("joute").unwrap()
+}
+
+/// A fresh folder under the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("joute-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small Connect 4 round robin: 4 engines, 6 pairings, `count` openings, 12·count games.
+fn small_spec(dir: &Path, count: u32) -> PathBuf {
+    let path = dir.join("small.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+name = "small"
+game = "connect4"
+seed = 11
+openings = {{ plies = 4, count = {count} }}
+
+[[engine]]
+name = "random"
+algorithm = "random"
+
+[[engine]]
+name = "ab-1"
+algorithm = "alphabeta"
+depth = 1
+
+[[engine]]
+name = "ab-3"
+algorithm = "alphabeta"
+depth = 3
+
+[[engine]]
+name = "mcts-50"
+algorithm = "mcts"
+playouts = 50
+"#
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Runs joute and expects success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = joute().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The games of the logs, by id, with the wall-clock timing removed.
+fn games(logs: &[PathBuf]) -> BTreeMap<u64, Value> {
+    let mut all = BTreeMap::new();
+    for log in logs {
+        for line in std::fs::read_to_string(log).unwrap().lines() {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            v.as_object_mut().unwrap().remove("seconds");
+            let id = v["id"].as_u64().unwrap();
+            assert!(all.insert(id, v).is_none(), "game {id} twice");
+        }
+    }
+    all
+}
+
+#[test]
+fn games_are_identical_across_threads_and_shards() {
+    let dir = scratch("repro");
+    let spec = small_spec(&dir, 5);
+    let spec = spec.to_str().unwrap();
+    let one = dir.join("t1");
+    let two = dir.join("t2");
+    ok(&[
+        "run",
+        spec,
+        "--out",
+        one.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--quiet",
+    ]);
+    ok(&[
+        "run",
+        spec,
+        "--out",
+        two.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--quiet",
+    ]);
+    let mut shard_logs = Vec::new();
+    for i in 0..3 {
+        let out = dir.join(format!("s{i}"));
+        ok(&[
+            "run",
+            spec,
+            "--out",
+            out.to_str().unwrap(),
+            "--shard",
+            &format!("{i}/3"),
+            "--threads",
+            "2",
+            "--quiet",
+        ]);
+        shard_logs.push(out.join("games.jsonl"));
+    }
+    let a = games(&[one.join("games.jsonl")]);
+    assert_eq!(a.len(), 60);
+    assert_eq!(a, games(&[two.join("games.jsonl")]));
+    assert_eq!(a, games(&shard_logs));
+
+    // The merge renders exactly what the unsharded run rendered.
+    let merged = dir.join("merged");
+    let mut args = vec!["report".to_string()];
+    args.extend(shard_logs.iter().map(|p| p.display().to_string()));
+    args.extend(["--out".into(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let report = ok(&args);
+    let single = ok(&[
+        "report",
+        one.join("games.jsonl").to_str().unwrap(),
+        "--out",
+        dir.join("r1").to_str().unwrap(),
+    ]);
+    assert_eq!(report.lines().next(), single.lines().next());
+    for file in ["ratings.csv", "crosstable.csv", "pairs.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(merged.join(file)).unwrap(),
+            std::fs::read_to_string(one.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    // The terminal table too (all lines but the one naming the folder).
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("files:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&report), strip(&single));
+    // A log given twice is refused.
+    let out = joute()
+        .args([
+            "report",
+            shard_logs[0].to_str().unwrap(),
+            shard_logs[0].to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("appears twice"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A Connect 4 run slow enough to be killed in the middle: 3 pairings × 120 games.
+fn slow_spec(dir: &Path) -> PathBuf {
+    let path = dir.join("slow.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "slow"
+game = "connect4"
+seed = 5
+openings = { plies = 4, count = 60 }
+
+[[engine]]
+name = "ab-4"
+algorithm = "alphabeta"
+depth = 4
+
+[[engine]]
+name = "ab-6"
+algorithm = "alphabeta"
+depth = 6
+
+[[engine]]
+name = "pvs-7"
+algorithm = "pvs"
+depth = 7
+"#,
+    )
+    .unwrap();
+    path
+}
+
+fn log_lines(log: &Path) -> usize {
+    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+#[test]
+fn a_killed_run_resumes_without_losing_or_repeating_games() {
+    let dir = scratch("resume");
+    let spec = slow_spec(&dir);
+    let spec = spec.to_str().unwrap();
+    let whole = dir.join("whole");
+    ok(&[
+        "run",
+        spec,
+        "--out",
+        whole.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--quiet",
+    ]);
+    let expected = games(&[whole.join("games.jsonl")]);
+    assert_eq!(expected.len(), 360);
+
+    // Kill (SIGKILL) the run once its log holds 30, 120, 200 and 300 games, resuming each time.
+    let killed = dir.join("killed");
+    let log = killed.join("games.jsonl");
+    let bin = assert_cmd::cargo::cargo_bin("joute");
+    let mut kills = Vec::new();
+    for target in [30usize, 120, 200, 300] {
+        let mut args = vec![
+            "run",
+            spec,
+            "--out",
+            killed.to_str().unwrap(),
+            "--threads",
+            "2",
+            "--quiet",
+        ];
+        if log.exists() {
+            args.push("--resume");
+        }
+        let mut child = std::process::Command::new(&bin)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        while child.try_wait().unwrap().is_none() && log_lines(&log) < target {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL on Unix
+            kills.push(log_lines(&log));
+        }
+        child.wait().unwrap();
+    }
+    eprintln!("killed with {kills:?} games in the log");
+    assert!(
+        kills.len() >= 3,
+        "the run finished before it could be killed: {kills:?}"
+    );
+    ok(&[
+        "run",
+        spec,
+        "--out",
+        killed.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--quiet",
+        "--resume",
+    ]);
+    let resumed = games(&[log]);
+    assert_eq!(resumed.len(), expected.len());
+    assert_eq!(resumed, expected);
+    assert_eq!(
+        std::fs::read_to_string(killed.join("ratings.csv")).unwrap(),
+        std::fs::read_to_string(whole.join("ratings.csv")).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_torn_last_line_is_cut_and_the_game_replayed() {
+    let dir = scratch("torn");
+    let spec = small_spec(&dir, 3);
+    let spec = spec.to_str().unwrap();
+    let out = dir.join("run");
+    ok(&["run", spec, "--out", out.to_str().unwrap(), "--quiet"]);
+    let log = out.join("games.jsonl");
+    let full = games(std::slice::from_ref(&log));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Keep 20 lines and half of the 21st.
+    let mut torn = lines[..20].join("\n");
+    torn.push('\n');
+    torn.push_str(&lines[20][..lines[20].len() / 2]);
+    std::fs::write(&log, torn).unwrap();
+    ok(&[
+        "run",
+        spec,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+    ]);
+    assert_eq!(games(&[log]), full);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_table_and_head_to_head_look_like_ordo_and_fastchess() {
+    let out = ok(&[
+        "match",
+        "connect4",
+        "alphabeta:4",
+        "alphabeta:1",
+        "--games",
+        "40",
+        "--seed",
+        "3",
+        "--threads",
+        "2",
+    ]);
+    assert!(out.contains("Rank Name"), "{out}");
+    assert!(
+        out.contains("Results of alphabeta:4 vs alphabeta:1"),
+        "{out}"
+    );
+    for piece in [
+        "Elo: ",
+        "nElo: ",
+        "LOS: ",
+        "DrawRatio: ",
+        "PairsRatio: ",
+        "Games: 40",
+        "Ptnml(0-2): [",
+    ] {
+        assert!(out.contains(piece), "'{piece}' missing:\n{out}");
+    }
+    let json: Value = serde_json::from_str(&ok(&[
+        "match",
+        "connect4",
+        "alphabeta:4",
+        "alphabeta:1",
+        "--games",
+        "40",
+        "--seed",
+        "3",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["head_to_head"]["games"], 40);
+    let penta: u64 = json["head_to_head"]["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(penta, 20);
+    assert_eq!(json["ratings"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn an_sprt_stops_as_soon_as_it_decides() {
+    // Depth 4 against random: H1 [0, 50] is accepted long before the cap of 2000 games.
+    let json: Value = serde_json::from_str(&ok(&[
+        "match",
+        "connect4",
+        "alphabeta:4",
+        "random",
+        "--sprt",
+        "0,50",
+        "--games",
+        "2000",
+        "--json",
+        "--threads",
+        "2",
+    ]))
+    .unwrap();
+    assert_eq!(json["sprt"]["decision"], "h1", "{json}");
+    let pairs = json["sprt"]["pairs"].as_u64().unwrap();
+    assert!(pairs < 100, "{pairs}");
+    assert_eq!(json["games"].as_u64().unwrap(), 2 * pairs);
+    assert!(json["sprt"]["llr"].as_f64().unwrap() >= 2.94);
+    // Equal engines: H0 [0, 200] at the 5% level is accepted.
+    let json: Value = serde_json::from_str(&ok(&[
+        "match",
+        "connect4",
+        "alphabeta:2",
+        "alphabeta:2",
+        "--sprt",
+        "0,200",
+        "--games",
+        "2000",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["sprt"]["decision"], "h0", "{json}");
+}
+
+#[test]
+fn an_engine_that_wins_everything_gets_a_finite_marked_rating() {
+    let out = ok(&[
+        "match",
+        "connect4",
+        "alphabeta:6",
+        "random",
+        "--games",
+        "20",
+        "--threads",
+        "2",
+    ]);
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 alphabeta:6"))
+        .unwrap();
+    assert!(row.contains('>'), "{out}");
+    let elo = out.lines().find(|l| l.starts_with("Elo: ")).unwrap();
+    assert!(elo.starts_with("Elo: > "), "{elo}");
+    for text in [row, elo] {
+        assert!(
+            !text.contains("inf") && !text.to_lowercase().contains("nan"),
+            "{text}"
+        );
+    }
+    let json: Value = serde_json::from_str(&ok(&[
+        "match",
+        "connect4",
+        "alphabeta:6",
+        "random",
+        "--games",
+        "20",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["head_to_head"]["bound"], ">");
+    assert!(json["head_to_head"]["elo"].as_f64().unwrap() > 200.0);
+    assert_eq!(json["ratings"][0]["bound"], ">");
+    assert!(json["ratings"][0]["elo"].as_f64().unwrap().is_finite());
+}
+
+#[test]
+fn an_existing_log_is_never_overwritten_silently() {
+    let dir = scratch("exists");
+    let spec = small_spec(&dir, 1);
+    let out = dir.join("run");
+    ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = joute()
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(err.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        text.contains("--resume") && text.contains("--out"),
+        "{text}"
+    );
+    // Resuming a finished run plays nothing and prints the same table.
+    ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Writes `text` as a spec and expects exit code 2 with an error holding every piece.
+fn refused_spec(dir: &Path, text: &str, expected: &[&str]) {
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = joute()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    for piece in expected {
+        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
+    }
+}
+
+const HEAD: &str =
+    "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 2 }\n";
+const TWO: &str = "[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n";
+
+#[test]
+fn bad_specs_get_a_clear_error_with_file_line_and_column() {
+    let dir = scratch("bad");
+    refused_spec(&dir, "name = \"t\"\ngame = \n", &["bad.toml:2:"]);
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("seed = 1\n", ""),
+        &["bad.toml:1:1:", "missing key 'seed'"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}seeed = 3\n{TWO}"),
+        &["bad.toml:5:1:", "key 'seeed'", "unknown key", "seed"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}depht = 3\n"),
+        &["bad.toml:13:1:", "key 'depht'", "depth"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("connect4", "chess"),
+        &["bad.toml:2:8:", "key 'game'", "chess", "othello"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("alphabeta", "alphabeat"),
+        &["bad.toml:7:13:", "engine[1].algorithm", "alphabeat"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("name = \"b\"", "name = \"a\""),
+        &["bad.toml:11:8:", "two engines are called 'a'"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n"),
+        &["bad.toml:5:", "at least two"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 2 }\ngames = 7"),
+        &["bad.toml:5:9:", "key 'games'", "even"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 2 }\ngames = 0"),
+        &["key 'games'", "positive even"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("depth = 1", "depth = 1\nweights = \"weights/nope.toml\""),
+        &[
+            "bad.toml:9:11:",
+            "engine[1].weights",
+            "nope.toml",
+            "cannot read",
+        ],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}")
+            .replace("depth = 1", "depth = 1\nweights = \"weights/othello.toml\""),
+        &["engine[1].weights", "othello", "connect4"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace(
+            "depth = 1",
+            "depth = 1\nweights = { centre = 1, mobilty = 2 }",
+        ),
+        &["engine[1].weights.mobilty", "not a feature"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("depth = 1", "depth = 99"),
+        &["bad.toml:8:9:", "engine[1].depth", "1..=64"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("depth = 1\n", ""),
+        &["engine[1]", "needs a budget"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}format = \"gauntlet\"\n{TWO}"),
+        &["key 'challengers'"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}format = \"gauntlet\"\nchallengers = [\"z\"]\n{TWO}"),
+        &["'z' is not an engine"],
+    );
+    refused_spec(
+        &dir,
+        &format!(
+            "{HEAD}{TWO}[[engine]]\nname = \"c\"\nalgorithm = \"random\"\n[sprt]\nelo0 = 0\nelo1 = 5\n"
+        ),
+        &["key 'sprt'", "exactly two"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}[sprt]\nelo0 = 5\nelo1 = 0\n"),
+        &["sprt.elo1", "greater"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "plies = 1, count = 8"),
+        &["key 'openings'", "found only 7"],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "file = \"nope.txt\""),
+        &["openings.file", "nope.txt"],
+    );
+    refused_spec(
+        &dir,
+        "name = \"t\"\ngame = \"othello\"\nseed = 1\nopenings = { plies = 2, count = 2 }\n[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\nweights = \"weights/connect4.toml\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n",
+        &["engine[1].weights", "connect4", "othello"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_command_lines_get_a_clear_error() {
+    let dir = scratch("badcli");
+    let spec = small_spec(&dir, 1);
+    let spec = spec.to_str().unwrap();
+    let refuse = |args: &[&str], piece: &str| {
+        let out = joute().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(piece),
+            "{args:?}: '{piece}' not in {stderr}"
+        );
+        assert!(!stderr.contains("panicked"));
+    };
+    let out = dir.join("o");
+    refuse(
+        &[
+            "run",
+            spec,
+            "--shard",
+            "3/3",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "shard '3/3'",
+    );
+    refuse(
+        &[
+            "run",
+            spec,
+            "--shard",
+            "0/0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "shard '0/0'",
+    );
+    refuse(&["run", "nope.toml"], "nope.toml");
+    refuse(
+        &["match", "connect4", "alphabeta:2", "random", "--games", "7"],
+        "even",
+    );
+    refuse(
+        &["match", "connect4", "alphabeta:2", "random", "--games", "0"],
+        "even",
+    );
+    refuse(&["match", "connect4", "alphabeat:2", "random"], "alphabeat");
+    refuse(
+        &[
+            "match",
+            "connect4",
+            "alphabeta:2",
+            "random",
+            "--sprt",
+            "5,0",
+        ],
+        "--sprt",
+    );
+    refuse(
+        &["report", dir.join("missing.jsonl").to_str().unwrap()],
+        "no such games log",
+    );
+    // An output folder that cannot be written: a path under a regular file.
+    let file = dir.join("file");
+    std::fs::write(&file, "x").unwrap();
+    refuse(
+        &["run", spec, "--out", file.join("sub").to_str().unwrap()],
+        "cannot create the output folder",
+    );
+    // --resume against the log of another spec.
+    ok(&["run", spec, "--out", out.to_str().unwrap(), "--quiet"]);
+    let other = dir.join("other.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(spec)
+            .unwrap()
+            .replace("seed = 11", "seed = 12"),
+    )
+    .unwrap();
+    refuse(
+        &[
+            "run",
+            other.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--resume",
+        ],
+        "another spec",
+    );
+    // Logs of different specs do not merge.
+    let out2 = dir.join("o2");
+    ok(&[
+        "run",
+        other.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--quiet",
+    ]);
+    refuse(
+        &[
+            "report",
+            out.join("games.jsonl").to_str().unwrap(),
+            out2.join("games.jsonl").to_str().unwrap(),
+        ],
+        "only logs of one run merge",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_example_specs_are_valid() {
+    // Each example parses and validates; the quickstart also runs (it is the README's main job).
+    for entry in std::fs::read_dir("tournaments").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml")
+            && !path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tune-")
+        {
+            let spec = joute::arena::TournamentSpec::load(&path);
+            assert!(spec.is_ok(), "{}: {}", path.display(), spec.unwrap_err());
+        }
+    }
+    let embedded = include_str!("../tournaments/quickstart.toml");
+    assert!(joute::arena::TournamentSpec::parse(embedded, "quickstart").is_ok());
+}
+
+#[test]
+fn the_cluster_scripts_run_shards_and_merge_them() {
+    // deploy/run-shard.sh as a Slurm array task (SLURM_ARRAY_TASK_ID) and as a Kubernetes
+    // Indexed Job pod (JOB_COMPLETION_INDEX), then deploy/merge.sh, against an unsharded run.
+    let dir = scratch("cluster");
+    let spec = small_spec(&dir, 4);
+    let bin = assert_cmd::cargo::cargo_bin("joute");
+    let out = dir.join("cluster");
+    for (i, var) in [
+        (0, "SLURM_ARRAY_TASK_ID"),
+        (1, "JOB_COMPLETION_INDEX"),
+        (2, "SHARD_INDEX"),
+    ] {
+        let status = std::process::Command::new("bash")
+            .arg("deploy/run-shard.sh")
+            .env("SPEC", &spec)
+            .env("SHARD_COUNT", "3")
+            .env("OUT", &out)
+            .env("JOUTE", &bin)
+            .env("THREADS", "1")
+            .env(var, i.to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let merged = std::process::Command::new("bash")
+        .arg("deploy/merge.sh")
+        .env("SPEC", &spec)
+        .env("SHARD_COUNT", "3")
+        .env("OUT", &out)
+        .env("JOUTE", &bin)
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let whole = dir.join("whole");
+    ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        std::fs::read_to_string(whole.join("ratings.csv")).unwrap()
+    );
+    // A missing shard stops the merge.
+    std::fs::remove_dir_all(out.join("shard-1-of-3")).unwrap();
+    let merged = std::process::Command::new("bash")
+        .arg("deploy/merge.sh")
+        .env("SPEC", &spec)
+        .env("SHARD_COUNT", "3")
+        .env("OUT", &out)
+        .env("JOUTE", &bin)
+        .output()
+        .unwrap();
+    assert!(!merged.status.success());
+    assert!(String::from_utf8_lossy(&merged.stderr).contains("shard 1 has not run"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
