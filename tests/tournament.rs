@@ -825,3 +825,96 @@ fn the_cluster_scripts_run_shards_and_merge_them() {
     assert!(String::from_utf8_lossy(&merged.stderr).contains("shard 1 has not run"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ratings_of_a_log_equal_an_independent_maximum_likelihood_fit() {
+    let dir = scratch("mle");
+    let spec = dir.join("mle.toml");
+    std::fs::write(
+        &spec,
+        r#"
+name = "mle"
+game = "connect4"
+seed = 3
+openings = { plies = 4, count = 15 }
+[[engine]]
+name = "ab-1"
+algorithm = "alphabeta"
+depth = 1
+[[engine]]
+name = "ab-2"
+algorithm = "alphabeta"
+depth = 2
+[[engine]]
+name = "ab-4"
+algorithm = "alphabeta"
+depth = 4
+[[engine]]
+name = "mcts-100"
+algorithm = "mcts"
+playouts = 100
+"#,
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let json: Value = serde_json::from_str(&ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let names = ["ab-1", "ab-2", "ab-4", "mcts-100"];
+    let games: Vec<(usize, usize, f64)> = games(&[out.join("games.jsonl")])
+        .values()
+        .map(|g| {
+            let index = |key: &str| {
+                names
+                    .iter()
+                    .position(|n| *n == g[key].as_str().unwrap())
+                    .unwrap()
+            };
+            (
+                index("first"),
+                index("second"),
+                g["score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(games.len(), 180);
+    // Gradient ascent on the Bradley–Terry log-likelihood (draws half a win), mean fixed at 0,
+    // until the gradient vanishes.
+    let mut r = [0.0f64; 4];
+    for _ in 0..200_000 {
+        let mut grad = [0.0f64; 4];
+        for &(a, b, s) in &games {
+            let p = 1.0 / (1.0 + 10f64.powf((r[b] - r[a]) / 400.0));
+            grad[a] += s - p;
+            grad[b] -= s - p;
+        }
+        for i in 0..4 {
+            r[i] += 2.0 * grad[i];
+        }
+        let mean = r.iter().sum::<f64>() / 4.0;
+        r.iter_mut().for_each(|x| *x -= mean);
+        if grad.iter().all(|g| g.abs() < 1e-9) {
+            break;
+        }
+    }
+    for row in json["ratings"].as_array().unwrap() {
+        let i = names
+            .iter()
+            .position(|n| *n == row["name"].as_str().unwrap())
+            .unwrap();
+        let elo = row["elo"].as_f64().unwrap();
+        assert!(
+            (elo - r[i]).abs() < 0.01,
+            "{}: joute {elo}, direct {}",
+            names[i],
+            r[i]
+        );
+        assert_eq!(row["bound"], "");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

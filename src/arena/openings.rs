@@ -63,6 +63,9 @@ pub fn balance_score<G: Features>(pos: &G, depth: u32, eval: &LinearEval<G>) -> 
     (score.abs() < WIN_THRESHOLD).then(|| score as f64 / eval.scale())
 }
 
+/// Consecutive failed attempts after which the search for new openings gives up.
+const EXHAUSTED: u64 = 100_000;
+
 /// `count` distinct random openings of `plies` plies (see the module documentation). Errors
 /// when too few can be found (a small board, or a strict filter).
 pub fn random_openings<G: Features>(
@@ -78,10 +81,18 @@ pub fn random_openings<G: Features>(
     let (mut ended, mut repeated, mut lopsided) = (0u64, 0u64, 0u64);
     // Enough attempts for a filter that rejects most candidates, bounded for tiny boards.
     let attempts = 200 * count as u64 + 1000;
+    let mut since_last = 0u64;
+    let mut tried = 0u64;
     for attempt in 0..attempts {
         if openings.len() == count as usize {
             break;
         }
+        // The game has no more distinct openings of this length (or the filter allows none).
+        if since_last >= EXHAUSTED {
+            break;
+        }
+        tried += 1;
+        since_last += 1;
         let (positions, moves) = random_game(
             start,
             plies as usize,
@@ -107,10 +118,11 @@ pub fn random_openings<G: Features>(
         }
         seen.insert(pos);
         openings.push(moves);
+        since_last = 0;
     }
     if openings.len() < count as usize {
         return Err(format!(
-            "found only {} distinct playable openings of {plies} plies in {attempts} attempts ({ended} ended the game, {repeated} repeated an earlier one, {lopsided} were lopsided); ask for fewer, change plies, or loosen max_imbalance",
+            "found only {} distinct playable openings of {plies} plies in {tried} attempts ({ended} ended the game, {repeated} repeated an earlier one, {lopsided} were lopsided); ask for fewer, change plies, or loosen max_imbalance",
             openings.len()
         ));
     }

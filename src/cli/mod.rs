@@ -89,10 +89,12 @@ pub struct MatchArgs {
     pub engine_a: String,
     /// Second engine, ALGORITHM:DEPTH[:WEIGHTS.toml].
     pub engine_b: String,
-    /// Number of games (even: openings are played twice, colours swapped).
+    /// Number of games (even: openings are played twice, colours swapped); default 100, or a
+    /// cap of 10000 with --sprt.
     #[arg(long)]
     pub games: Option<u64>,
-    /// Plies of the random openings.
+    /// Plies of the random openings (default: Othello 6, Connect 4 4, Morpion 2; more when
+    /// many openings are needed).
     #[arg(long)]
     pub openings: Option<u32>,
     /// Seed of the openings and of every random choice.

@@ -69,8 +69,10 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let games = args
         .games
-        .unwrap_or(if sprt.is_some() { 20_000 } else { 100 });
-    let plies = args.openings.unwrap_or_else(|| default_plies(&args.game));
+        .unwrap_or(if sprt.is_some() { 10_000 } else { 100 });
+    let plies = args
+        .openings
+        .unwrap_or_else(|| default_plies(&args.game, games / 2));
     let spec = match_spec(
         args.game,
         engines,
@@ -167,18 +169,16 @@ fn threads(requested: Option<usize>) -> anyhow::Result<usize> {
     }
 }
 
-fn default_plies(game: &joute::games::GameKind) -> u32 {
+/// Opening plies for `joute match` when `--openings` is not given: enough for `count` distinct
+/// openings on every board.
+fn default_plies(game: &joute::games::GameKind, count: u64) -> u32 {
+    use joute::games::GameKind;
     match game {
-        joute::games::GameKind::Othello => 6,
-        joute::games::GameKind::Connect4 => 4,
-        joute::games::GameKind::Morpion { rows, cols, .. } => {
-            if (*rows as u32) * (*cols as u32) <= 9 {
-                1
-            } else {
-                2
-            }
-        }
-        joute::games::GameKind::RandomTree { .. } => 1,
+        GameKind::Othello if count <= 2000 => 6,
+        GameKind::Othello => 8,
+        GameKind::Connect4 if count <= 400 => 4,
+        GameKind::Connect4 => 6,
+        GameKind::Morpion { .. } | GameKind::RandomTree { .. } => 2,
     }
 }
 
@@ -315,7 +315,13 @@ fn play(
         .filter(|&id| done[(id / 64) as usize] >> (id % 64) & 1 == 0)
         .collect();
     let already = info.games_scheduled - todo.len() as u64;
-    let mut progress = Progress::new(voice, info.games_scheduled, already, threads);
+    let mut progress = Progress::new(
+        voice,
+        info.games_scheduled,
+        already,
+        threads,
+        spec.resolved.sprt.is_some(),
+    );
     let clock = Instant::now();
     let mut played = 0u64;
 
@@ -511,7 +517,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(voice: Voice, total: u64, done: u64, threads: usize) -> Progress {
+    fn new(voice: Voice, total: u64, done: u64, threads: usize, sprt: bool) -> Progress {
         let bar = (voice == Voice::Normal && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -526,8 +532,14 @@ impl Progress {
         });
         if voice == Voice::Normal && bar.is_none() {
             eprintln!(
-                "playing {} games on {threads} threads ({done} already played)",
-                total - done
+                "playing {}{} games on {threads} threads ({done} already played{})",
+                if sprt { "up to " } else { "" },
+                total - done,
+                if sprt {
+                    "; the SPRT may stop earlier"
+                } else {
+                    ""
+                }
             );
         }
         Progress {
