@@ -918,3 +918,217 @@ playouts = 100
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn morpion_runs_report_and_resume() {
+    // Morpion has no imbalance limit by default: run.json must still read back.
+    let dir = scratch("morpion");
+    let spec = dir.join("m.toml");
+    std::fs::write(
+        &spec,
+        "name = \"m\"\ngame = \"morpion\"\nseed = 1\nopenings = { plies = 2, count = 6 }\nrounds = 2\n\
+         [[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 3\n\
+         [[engine]]\nname = \"b\"\nalgorithm = \"alphabeta\"\ndepth = 1\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+    ]);
+    ok(&["report", out.join("games.jsonl").to_str().unwrap()]);
+    // Every round plays openings of its own: 12 distinct openings for 24 games.
+    let log = games(&[out.join("games.jsonl")]);
+    assert_eq!(log.len(), 24);
+    let openings: std::collections::HashSet<String> =
+        log.values().map(|g| g["opening"].to_string()).collect();
+    assert_eq!(openings.len(), 12);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn edited_logs_and_records_are_refused_not_miscounted() {
+    let dir = scratch("edited");
+    let out = dir.join("run");
+    ok(&[
+        "match",
+        "connect4",
+        "alphabeta:2",
+        "alphabeta:1",
+        "--games",
+        "10",
+        "--sprt",
+        "0,50",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let log = out.join("games.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let refuse = |args: &[&str], piece: &str| {
+        let o = joute().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(piece), "'{piece}' not in {stderr}");
+    };
+    // A line whose pair does not match its id.
+    let edited = text.replacen("\"pair\":1", "\"pair\":0", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&log, &edited).unwrap();
+    refuse(&["report", log.to_str().unwrap()], "pair does not match");
+    // A score that is not a game result.
+    std::fs::write(&log, text.replacen("\"score\":1.0", "\"score\":0.7", 1)).unwrap();
+    refuse(&["report", log.to_str().unwrap()], "score 0.7");
+    // An edited run record.
+    std::fs::write(&log, &text).unwrap();
+    let record = std::fs::read_to_string(out.join("run.json")).unwrap();
+    std::fs::write(
+        out.join("run.json"),
+        record.replacen("\"depth\": 2", "\"depth\": 3", 1),
+    )
+    .unwrap();
+    refuse(&["report", log.to_str().unwrap()], "was edited");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_second_process_cannot_append_to_a_running_log() {
+    let dir = scratch("lock");
+    let spec = slow_spec(&dir);
+    let out = dir.join("run");
+    let bin = assert_cmd::cargo::cargo_bin("joute");
+    let mut first = std::process::Command::new(&bin)
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--threads",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while log_lines(&out.join("games.jsonl")) < 2 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let second = joute()
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--resume",
+        ])
+        .output()
+        .unwrap();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("another joute run"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn limits_are_checked_before_anything_is_played() {
+    let refuse = |args: &[&str], piece: &str| {
+        let o = joute().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(piece), "'{piece}' not in {stderr}");
+        assert!(!stderr.contains("panicked"));
+    };
+    refuse(
+        &["match", "connect4", "alphabeta:1e20s", "random"],
+        "at most one day",
+    );
+    refuse(
+        &[
+            "match",
+            "connect4",
+            "alphabeta:2",
+            "random",
+            "--games",
+            "8589934592",
+        ],
+        "at most",
+    );
+    refuse(
+        &[
+            "match",
+            "connect4",
+            "alphabeta:2",
+            "random",
+            "--openings",
+            "999",
+        ],
+        "0..=200",
+    );
+    refuse(
+        &[
+            "match",
+            "connect4",
+            "alphabeta:2",
+            "random",
+            "--sprt",
+            "0,7000",
+        ],
+        "out of range",
+    );
+    let dir = scratch("limits");
+    let spec = dir.join("s.toml");
+    std::fs::write(&spec, format!("{HEAD}{TWO}[sprt]\nelo0 = 0\nelo1 = 10\n")).unwrap();
+    refuse(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--shard",
+            "0/2",
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ],
+        "cannot be split",
+    );
+    std::fs::write(
+        &spec,
+        format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000001 }"),
+    )
+    .unwrap();
+    refuse(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ],
+        "1..=1000000",
+    );
+    std::fs::write(
+        &spec,
+        format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000 }\nrounds = 5000"),
+    )
+    .unwrap();
+    refuse(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ],
+        "at most 1000000 openings",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

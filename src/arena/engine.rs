@@ -135,6 +135,9 @@ impl EngineSpec {
     }
 }
 
+/// The longest time per move an engine may be given: one day.
+const MAX_MOVE_SECONDS: f64 = 86_400.0;
+
 /// `Ns`, `N.Ns` or `Nms`: `None` when `text` has neither suffix.
 pub(crate) fn parse_time(text: &str) -> Option<Result<Duration, String>> {
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
@@ -148,9 +151,9 @@ pub(crate) fn parse_time(text: &str) -> Option<Result<Duration, String>> {
         number
             .parse::<f64>()
             .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
+            .filter(|v| v.is_finite() && *v > 0.0 && v * scale <= MAX_MOVE_SECONDS)
             .map(|v| Duration::from_secs_f64(v * scale))
-            .ok_or_else(|| format!("time '{text}' is not a positive number of seconds (0.5s) or milliseconds (200ms)")),
+            .ok_or_else(|| format!("time '{text}' is not a positive number of seconds (0.5s) or milliseconds (200ms), at most one day")),
     )
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::schedule::Shard;
+use super::schedule::{Schedule, Shard};
 use super::spec::ResolvedSpec;
 
 /// One finished game, as a line of `games.jsonl`.
@@ -54,6 +54,58 @@ pub struct GameLine {
     pub spec: String,
     /// Wall-clock seconds (the one field that differs between identical runs).
     pub seconds: f64,
+}
+
+impl GameLine {
+    /// Checks the line against the run it claims to belong to: the id within the schedule, and
+    /// the pair, round, opening, engines and colours the schedule gives that id; a score of 1,
+    /// ½ or 0; as many plies as moves. A log edited by hand, or one of another run, is refused
+    /// here rather than counted wrongly.
+    pub fn check(&self, spec: &ResolvedSpec, schedule: &Schedule) -> Result<(), String> {
+        let total = schedule.games();
+        if self.id >= total {
+            return Err(format!(
+                "game id {} is beyond the run's {total} games",
+                self.id
+            ));
+        }
+        let slot = schedule.slot(self.id);
+        let bad = |what: &str| {
+            Err(format!(
+                "game {}: {what} does not match the run's schedule",
+                self.id
+            ))
+        };
+        if self.pair != slot.pair {
+            return bad("pair");
+        }
+        if self.round != slot.round || self.opening_index != slot.opening {
+            return bad("round or opening_index");
+        }
+        if spec.opening_moves.get(slot.opening as usize) != Some(&self.opening) {
+            return bad("opening");
+        }
+        if self.first != spec.engines[slot.first].name
+            || self.second != spec.engines[slot.second].name
+        {
+            return bad("first or second engine");
+        }
+        if ![0.0, 0.5, 1.0].contains(&self.score) {
+            return Err(format!(
+                "game {}: score {} is not 1, 0.5 or 0",
+                self.id, self.score
+            ));
+        }
+        if self.plies != self.moves.len() {
+            return Err(format!(
+                "game {}: plies {} but {} moves",
+                self.id,
+                self.plies,
+                self.moves.len()
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One invocation of `joute run` on an output folder.
@@ -99,14 +151,27 @@ impl RunInfo {
     pub fn load(path: &Path) -> Result<RunInfo, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read the run record: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| {
+        let info: RunInfo = serde_json::from_str(&text).map_err(|e| {
             format!(
                 "{}:{}:{}: not a joute run record: {e}",
                 path.display(),
                 e.line(),
                 e.column()
             )
-        })
+        })?;
+        // The record must be what the run wrote: its spec intact, hashing to the recorded hash.
+        info.spec
+            .check()
+            .map_err(|e| format!("{}: key 'spec': {e}", path.display()))?;
+        let hash = info.spec.hash();
+        if hash != info.spec_hash {
+            return Err(format!(
+                "{}: key 'spec_hash': the recorded spec hashes to {hash}, not {}; the file was edited",
+                path.display(),
+                info.spec_hash
+            ));
+        }
+        Ok(info)
     }
 
     /// Writes `run.json` atomically (a temporary file renamed over it).
@@ -192,17 +257,30 @@ pub struct LogWriter {
 }
 
 impl LogWriter {
-    /// Opens `path` for appending, after cutting it to `keep_bytes` (dropping a torn last line);
-    /// creates it when missing.
-    pub fn open(path: &Path, keep_bytes: u64) -> std::io::Result<LogWriter> {
+    /// Opens `path` for appending (creating it when missing) and takes an exclusive lock on it,
+    /// so that two processes never append to one log (a requeued cluster task racing its
+    /// predecessor, say). `Err` with kind `WouldBlock` when another process holds the lock.
+    pub fn lock(path: &Path) -> std::io::Result<LogWriter> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
-        if file.metadata()?.len() > keep_bytes {
-            file.set_len(keep_bytes)?;
-        }
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                format!("another process is writing to {}", path.display()),
+            ),
+            std::fs::TryLockError::Error(e) => e,
+        })?;
         Ok(LogWriter {
             file,
             buffer: Vec::with_capacity(4096),
         })
+    }
+
+    /// Cuts the log to `keep_bytes` (dropping a torn last line) before appending.
+    pub fn cut(&mut self, keep_bytes: u64) -> std::io::Result<()> {
+        if self.file.metadata()?.len() > keep_bytes {
+            self.file.set_len(keep_bytes)?;
+        }
+        Ok(())
     }
 
     /// Appends one game and flushes it to the operating system.
@@ -292,7 +370,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("games.jsonl");
         let _ = std::fs::remove_file(&path);
-        let mut w = LogWriter::open(&path, 0).unwrap();
+        let mut w = LogWriter::lock(&path).unwrap();
         w.append(&line(0)).unwrap();
         w.append(&line(1)).unwrap();
         drop(w);
@@ -307,7 +385,12 @@ mod tests {
         .unwrap();
         assert_eq!(ids, vec![0, 1]);
         assert!(scan.torn);
-        let mut w = LogWriter::open(&path, scan.good_bytes).unwrap();
+        let mut w = LogWriter::lock(&path).unwrap();
+        assert!(
+            LogWriter::lock(&path).is_err(),
+            "a second writer must be refused"
+        );
+        w.cut(scan.good_bytes).unwrap();
         w.append(&line(2)).unwrap();
         drop(w);
         let mut ids = vec![];

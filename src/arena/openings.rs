@@ -32,7 +32,8 @@ pub struct Balance {
     pub depth: u32,
     /// The largest score, in units of the default weights (for Othello one unit is worth a
     /// quarter of one move of mobility), either side may have after the opening.
-    pub max_imbalance: f64,
+    /// `None`: no limit (only forced results are rejected).
+    pub max_imbalance: Option<f64>,
 }
 
 impl Balance {
@@ -44,9 +45,9 @@ impl Balance {
     /// reject forced results.
     pub fn default_for(kind: GameKind) -> Balance {
         let max_imbalance = match kind {
-            GameKind::Othello => 36.0,
-            GameKind::Connect4 => 40.0,
-            GameKind::Morpion { .. } | GameKind::RandomTree { .. } => f64::INFINITY,
+            GameKind::Othello => Some(36.0),
+            GameKind::Connect4 => Some(40.0),
+            GameKind::Morpion { .. } | GameKind::RandomTree { .. } => None,
         };
         Balance {
             depth: 2,
@@ -109,7 +110,7 @@ pub fn random_openings<G: Features>(
         }
         if balance.depth > 0 {
             match balance_score(&pos, balance.depth, &eval) {
-                Some(s) if s.abs() <= balance.max_imbalance => {}
+                Some(s) if balance.max_imbalance.is_none_or(|m| s.abs() <= m) => {}
                 _ => {
                     lopsided += 1;
                     continue;
@@ -286,7 +287,7 @@ mod tests {
                 1,
                 &Balance {
                     depth: 0,
-                    max_imbalance: f64::INFINITY
+                    max_imbalance: None
                 }
             )
             .unwrap()
@@ -300,7 +301,7 @@ mod tests {
         let start = Connect4::start();
         let strict = Balance {
             depth: 2,
-            max_imbalance: 5.0,
+            max_imbalance: Some(5.0),
         };
         let list = random_openings(start, 6, 50, 3, &strict).unwrap();
         let eval = LinearEval::new(&start, &Weights::default_for(&start));
@@ -327,7 +328,7 @@ mod tests {
                 }
                 total += 1;
                 match balance_score(&pos, balance.depth, &eval) {
-                    Some(s) if s.abs() <= balance.max_imbalance => {}
+                    Some(s) if balance.max_imbalance.is_none_or(|m| s.abs() <= m) => {}
                     _ => rejected += 1,
                 }
             }

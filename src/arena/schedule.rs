@@ -1,7 +1,9 @@
 //! The schedule: which engines play game `id`, from which opening, with which colours.
 //!
 //! Games are numbered so that every prefix of the run is balanced: id =
-//! `((round · openings + opening) · pairings + pairing) · 2 + colour`. The two games of an
+//! `(opening · pairings + pairing) · 2 + colour`, the openings of round 0 first, then those of
+//! round 1, and so on (every round has openings of its own: replaying one would repeat the
+//! games of deterministic engines move for move and count them twice). The two games of an
 //! opening pair have consecutive ids (`pair = id / 2`); in colour 0 the pairing's first engine
 //! (its "A") moves first, in colour 1 the second. A game's seed is derived from the spec's seed
 //! and the id alone ([`game_seed`]), so nothing depends on threads, order of completion or
@@ -30,7 +32,7 @@ pub struct Slot {
     pub pair: u64,
     /// Round, from 0.
     pub round: u32,
-    /// Index of the opening.
+    /// Index of the opening in the run's list (all rounds).
     pub opening: u64,
     /// Index of the pairing.
     pub pairing: usize,
@@ -48,7 +50,7 @@ pub struct Schedule {
     /// The pairings (A, B), A the lower spec index in a round robin, the challenger in a
     /// gauntlet.
     pub pairings: Vec<(usize, usize)>,
-    /// Openings.
+    /// Openings, all rounds together (each round has `openings / rounds` of its own).
     pub openings: u64,
     /// Rounds.
     pub rounds: u32,
@@ -79,7 +81,7 @@ impl Schedule {
 
     /// The number of games.
     pub fn games(&self) -> u64 {
-        self.pairings.len() as u64 * self.openings * self.rounds as u64 * 2
+        self.pairings.len() as u64 * self.openings * 2
     }
 
     /// Game `id` (below [`Schedule::games`]).
@@ -88,9 +90,9 @@ impl Schedule {
         let pair = id / 2;
         let pairings = self.pairings.len() as u64;
         let pairing = (pair % pairings) as usize;
-        let opening_round = pair / pairings;
-        let opening = opening_round % self.openings;
-        let round = (opening_round / self.openings) as u32;
+        let opening = pair / pairings;
+        let per_round = (self.openings / self.rounds.max(1) as u64).max(1);
+        let round = (opening / per_round) as u32;
         let (a, b) = self.pairings[pairing];
         let (first, second) = if colour == 0 { (a, b) } else { (b, a) };
         Slot {
@@ -149,9 +151,11 @@ mod tests {
 
     #[test]
     fn every_pairing_plays_every_opening_with_both_colours() {
-        let s = Schedule::new(&Format::RoundRobin, 4, 5, 2);
+        let s = Schedule::new(&Format::RoundRobin, 4, 10, 2);
         assert_eq!(s.pairings.len(), 6);
-        assert_eq!(s.games(), 6 * 5 * 2 * 2);
+        assert_eq!(s.games(), 6 * 10 * 2);
+        assert_eq!(s.slot(6 * 5 * 2 - 1).round, 0);
+        assert_eq!(s.slot(6 * 5 * 2).round, 1);
         let mut seen = std::collections::HashSet::new();
         for id in 0..s.games() {
             let slot = s.slot(id);

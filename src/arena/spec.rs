@@ -19,8 +19,8 @@
 //! openings = { plies = 6, count = 50 }   # random openings; or { file = "path", count = N }
 //!                             # random openings also take balance_depth (default 2) and
 //!                             # max_imbalance (in weight units; see openings.rs)
-//! games = 100                 # optional: games per pairing = 2 × openings × rounds
-//! rounds = 1                  # optional: times each pairing plays every opening pair
+//! games = 100                 # optional: games per pairing = 2 × count × rounds
+//! rounds = 1                  # optional: rounds, each with `count` openings of its own
 //! anchor = "random"           # optional: this engine's Elo is fixed (at anchor_elo, default 0)
 //! anchor_elo = 0
 //! [sprt]                      # optional, two engines only: stop when the GSPRT decides
@@ -60,7 +60,9 @@ use crate::stats::sprt::{EloModel, Sprt};
 /// The most engines a spec may name.
 pub const MAX_ENGINES: usize = 64;
 /// The most games a run may schedule.
-pub const MAX_GAMES: u64 = 100_000_000;
+pub const MAX_GAMES: u64 = 10_000_000;
+/// The most openings a run may use (all rounds together).
+pub const MAX_OPENINGS: u64 = 1_000_000;
 
 /// Why a spec was refused: where, which key, what is wrong and what is allowed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -381,6 +383,70 @@ impl ResolvedSpec {
         format!("{h:016x}")
     }
 
+    /// Checks what the rest of the code takes for granted of a resolved spec read back from a
+    /// `run.json` (which a person may have edited): the game and algorithms exist, at least two
+    /// engines with unique names, challengers and anchor among them, openings for every round,
+    /// finite weights.
+    pub fn check(&self) -> Result<(), String> {
+        GameKind::parse(&self.game).map_err(|e| e.to_string())?;
+        if self.engines.len() < 2 || self.engines.len() > MAX_ENGINES {
+            return Err(format!(
+                "{} engines; allowed 2..={MAX_ENGINES}",
+                self.engines.len()
+            ));
+        }
+        for (i, e) in self.engines.iter().enumerate() {
+            if self.engines[..i].iter().any(|f| f.name == e.name) {
+                return Err(format!("two engines are called '{}'", e.name));
+            }
+            e.algorithm
+                .parse::<Algorithm>()
+                .map_err(|err| format!("engine '{}': {err}", e.name))?;
+            if e.weights.iter().any(|(_, w)| !w.is_finite()) || e.tt_mib == 0 || e.tt_mib > 1024 {
+                return Err(format!(
+                    "engine '{}': invalid weights or table size",
+                    e.name
+                ));
+            }
+        }
+        match self.format.as_str() {
+            "round-robin" if self.challengers.is_empty() => {}
+            "gauntlet"
+                if !self.challengers.is_empty()
+                    && self.challengers.len() < self.engines.len()
+                    && self
+                        .challengers
+                        .iter()
+                        .all(|c| self.engine_index(c).is_some()) => {}
+            _ => {
+                return Err(format!(
+                    "format '{}' with challengers {:?} is not valid",
+                    self.format, self.challengers
+                ));
+            }
+        }
+        if let Some(a) = &self.anchor
+            && self.engine_index(&a.engine).is_none()
+        {
+            return Err(format!("the anchor '{}' is not an engine", a.engine));
+        }
+        let openings = self.opening_moves.len() as u64;
+        if self.rounds == 0
+            || openings == 0
+            || !openings.is_multiple_of(self.rounds as u64)
+            || openings > MAX_OPENINGS
+        {
+            return Err(format!(
+                "{openings} openings cannot make {} round(s)",
+                self.rounds
+            ));
+        }
+        if self.schedule().games() > MAX_GAMES {
+            return Err(format!("more than {MAX_GAMES} games"));
+        }
+        Ok(())
+    }
+
     /// The game.
     pub fn game_kind(&self) -> GameKind {
         GameKind::parse(&self.game).expect("a resolved spec names a known game")
@@ -654,11 +720,11 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
         None => None,
         Some(c) => {
             let v = *c.get_ref();
-            if v <= 0 || v > 10_000_000 {
+            if v <= 0 || v as u64 > MAX_OPENINGS {
                 return Err(loc.on(
                     c,
                     "openings.count",
-                    format!("count is {v}; allowed: 1..=10000000"),
+                    format!("count is {v}; allowed: 1..={MAX_OPENINGS}"),
                 ));
             }
             Some(v as u64)
@@ -746,7 +812,24 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
                 if v.is_nan() || v <= 0.0 {
                     return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {v}; it must be a positive number (in weight units) or inf")));
                 }
-                balance.max_imbalance = v;
+                balance.max_imbalance = v.is_finite().then_some(v);
+            }
+            // The size of the run, before any opening is generated.
+            let pairings = if format == "gauntlet" {
+                challengers.len() as u64 * (names.len() - challengers.len()) as u64
+            } else {
+                (names.len() * (names.len() - 1) / 2) as u64
+            };
+            let openings = count * rounds as u64;
+            if openings > MAX_OPENINGS || pairings * openings * 2 > MAX_GAMES {
+                return Err(loc.on(
+                    &raw.openings,
+                    "openings",
+                    format!(
+                        "{openings} openings ({count} × {rounds} round(s)) for {pairings} pairing(s) make {} games; at most {MAX_OPENINGS} openings and {MAX_GAMES} games",
+                        pairings * openings * 2
+                    ),
+                ));
             }
             OpeningRequest::Random {
                 plies: plies as u32,
@@ -818,6 +901,7 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
             };
             let elo0 = finite(&r.elo0, "sprt.elo0")?;
             let elo1 = finite(&r.elo1, "sprt.elo1")?;
+            check_sprt_bounds(elo0, elo1).map_err(|m| loc.on(&r.elo1, "sprt.elo1", m))?;
             if elo0 >= elo1 {
                 return Err(loc.on(
                     &r.elo1,
@@ -873,6 +957,7 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
         engines: Vec<ResolvedEngine>,
         request: OpeningRequest,
         seed: u64,
+        rounds: u32,
     }
     impl FeaturesVisitor for Resolve<'_, '_> {
         type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<Vec<String>>), SpecError>;
@@ -887,7 +972,8 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
                     .zip(w.values)
                     .collect();
             }
-            let (source, moves) = resolve_openings(&start, &self.request, self.seed, self.loc)?;
+            let (source, moves) =
+                resolve_openings(&start, &self.request, self.seed, self.rounds, self.loc)?;
             Ok((self.engines, source, moves))
         }
     }
@@ -900,6 +986,7 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
             engines,
             request: opening_request,
             seed,
+            rounds,
         },
     )?;
 
@@ -927,6 +1014,19 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
     Ok(TournamentSpec::from_resolved(resolved))
 }
 
+/// SPRT bounds must be scores strictly inside (0, 1) with room to spare.
+fn check_sprt_bounds(elo0: f64, elo1: f64) -> Result<(), String> {
+    if elo0.abs() > 1000.0 || elo1.abs() > 1000.0 {
+        return Err(format!(
+            "SPRT bounds [{elo0}, {elo1}] are out of range; allowed: -1000..=1000 Elo"
+        ));
+    }
+    if elo0 >= elo1 {
+        return Err(format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"));
+    }
+    Ok(())
+}
+
 /// The opening source as requested, before it is generated or read.
 enum OpeningRequest {
     Random {
@@ -942,10 +1042,12 @@ enum OpeningRequest {
     },
 }
 
+/// Generates or reads the openings: `count` per round, every round its own.
 fn resolve_openings<G: Features>(
     start: &G,
     request: &OpeningRequest,
     seed: u64,
+    rounds: u32,
     loc: &Locator<'_>,
 ) -> Result<(OpeningSource, Vec<Vec<String>>), SpecError> {
     match request {
@@ -955,7 +1057,10 @@ fn resolve_openings<G: Features>(
             balance,
             span,
         } => {
-            let list = openings::random_openings(*start, *plies, *count, seed, balance)
+            let wanted = count
+                .checked_mul(rounds)
+                .ok_or_else(|| loc.at(*span, "openings", "count × rounds is too large"))?;
+            let list = openings::random_openings(*start, *plies, wanted, seed, balance)
                 .map_err(|e| loc.at(*span, "openings", e))?;
             Ok((
                 OpeningSource::Random {
@@ -970,15 +1075,19 @@ fn resolve_openings<G: Features>(
             let list = openings::read_openings_file(*start, Path::new(path))
                 .map_err(|e| loc.at(*span, "openings.file", e))?;
             let available = list.len() as u64;
-            let used = count.unwrap_or(available);
-            if used > available {
+            let used = count.unwrap_or(available / rounds as u64);
+            if used == 0 || used * rounds as u64 > available {
                 return Err(loc.at(
                     *span,
                     "openings.file",
-                    format!("{path} holds {available} openings, fewer than the {used} asked for"),
+                    format!(
+                        "{path} holds {available} openings, fewer than the {} asked for ({} per round × {rounds} round(s); every round plays openings of its own)",
+                        used.max(1) * rounds as u64,
+                        used.max(1)
+                    ),
                 ));
             }
-            let list = &list[..used as usize];
+            let list = &list[..(used * rounds as u64) as usize];
             Ok((
                 OpeningSource::File {
                     path: path.clone(),
@@ -1109,11 +1218,11 @@ fn engine_budget(
     }
     if let Some(t) = &raw.tt_mib {
         let v = *t.get_ref();
-        if !(1..=65_536).contains(&v) {
+        if !(1..=1024).contains(&v) {
             return Err(loc.on(
                 t,
                 &key("tt_mib"),
-                format!("engine '{name}': tt_mib is {v}; allowed: 1..=65536"),
+                format!("engine '{name}': tt_mib is {v}; allowed: 1..=1024 (every game builds its engines afresh, for reproducibility)"),
             ));
         }
         resolved.tt_mib = v as usize;
@@ -1227,6 +1336,24 @@ pub fn match_spec(
         key: key.into(),
         message,
     };
+    if games > MAX_GAMES || games / 2 > MAX_OPENINGS {
+        return Err(err(
+            "--games",
+            format!(
+                "--games is {games}; at most {}",
+                MAX_GAMES.min(2 * MAX_OPENINGS)
+            ),
+        ));
+    }
+    if plies > 200 {
+        return Err(err(
+            "--openings",
+            format!("--openings is {plies}; allowed: 0..=200 plies"),
+        ));
+    }
+    if let Some(test) = &sprt {
+        check_sprt_bounds(test.elo0, test.elo1).map_err(|m| err("--sprt", m))?;
+    }
     if games == 0 || !games.is_multiple_of(2) {
         return Err(err(
             "--games",

@@ -57,6 +57,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             None => base,
         }
     });
+    if shard.is_some() && spec.resolved.sprt.is_some() {
+        return Err(InputError(
+            "--shard: an SPRT run decides on its pairs in order and stops as soon as it can; it cannot be split into shards. Run it on one machine (--threads N), or drop [sprt] to shard a fixed-length match".into(),
+        )
+        .into());
+    }
     let voice = voice(args.quiet, args.json);
     let threads = threads(args.threads)?;
     play(&spec, &out, Some(shard), args.resume, threads, voice, true)
@@ -233,6 +239,20 @@ fn play(
         .into());
     }
 
+    // Lock the log before reading it: no other process may append while this one runs.
+    let mut writer = LogWriter::lock(&log_path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            anyhow::Error::from(InputError(format!(
+                "{e}: another joute run is using {}; wait for it or choose another --out",
+                out.display()
+            )))
+        } else {
+            anyhow::Error::from(InputError(format!(
+                "{}: cannot write the games log: {e}",
+                log_path.display()
+            )))
+        }
+    })?;
     let schedule = spec.resolved.schedule();
     let total = schedule.games();
     let mut summary = Summary::new(&spec.resolved, &spec.hash);
@@ -271,14 +291,20 @@ fn play(
             ))
             .into());
         }
+        if previous.joute_version != info.joute_version && voice == Voice::Normal {
+            eprintln!(
+                "note: {} was started by joute {}; this is {}: engines of another version may play differently",
+                out.display(),
+                previous.joute_version,
+                info.joute_version
+            );
+        }
         info.sessions = previous.sessions;
         let scan = scan_log(&log_path, |game| {
-            if game.id >= total {
-                return Err(format!(
-                    "game id {} is beyond the run's {total} games",
-                    game.id
-                ));
+            if shard.is_some_and(|s| !s.holds(game.id)) {
+                return Err(format!("game id {} does not belong to this shard", game.id));
             }
+            game.check(&spec.resolved, &schedule)?;
             let (w, b) = ((game.id / 64) as usize, game.id % 64);
             if done[w] >> b & 1 == 1 {
                 return Err(format!("game id {} appears twice", game.id));
@@ -306,8 +332,9 @@ fn play(
     });
     info.save(&run_path)
         .with_context(|| format!("cannot write {}", run_path.display()))?;
-    let mut writer = LogWriter::open(&log_path, keep_bytes)
-        .with_context(|| format!("cannot open {}", log_path.display()))?;
+    writer
+        .cut(keep_bytes)
+        .with_context(|| format!("cannot cut the torn line of {}", log_path.display()))?;
 
     let stop_pair = AtomicU64::new(summary.decision().map_or(u64::MAX, |d| d.pairs));
     let todo: Vec<u64> = (0..total)
@@ -447,14 +474,9 @@ fn finish_with(
             if summary.spec.engines.len() == 2
                 && let Some(p) = summary.pairings.first()
             {
-                let mut e = p.estimate();
-                let bound = table::perfect_score_bound(p);
-                if let Some((_, elo)) = bound {
-                    // Finite and marked: the one-sided bound instead of an infinity.
-                    (e.elo, e.error, e.nelo) = (elo, 0.0, 0.0);
-                }
+                let e = table::finite_estimate(p);
                 object["head_to_head"] = json!({
-                    "bound": bound.map_or("", |(mark, _)| mark),
+                    "bound": e.bound,
                     "a": summary.spec.engines[p.a].name,
                     "b": summary.spec.engines[p.b].name,
                     "games": p.wdl.games(),
@@ -488,6 +510,13 @@ fn finish_with(
             print!("{}", table::rating_table(&rows));
             if let Some(block) = table::head_to_head(summary) {
                 print!("{block}");
+            }
+            if voice == Voice::Normal && summary.games > 0 {
+                println!(
+                    "the side moving first scored {:.1}% over {} games",
+                    100.0 * summary.first_side_points / summary.games as f64,
+                    summary.games
+                );
             }
             if summary.after_decision > 0 && voice == Voice::Normal {
                 println!(

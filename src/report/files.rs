@@ -21,8 +21,14 @@ fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Res
     write_atomically(path, &bytes)
 }
 
+/// `x` with `digits` decimals; never `-0.00`.
 fn f(x: f64, digits: usize) -> String {
-    format!("{x:.digits$}")
+    let text = format!("{x:.digits$}");
+    if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
+        text[1..].to_string()
+    } else {
+        text
+    }
 }
 
 /// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound` (score and draws in
@@ -82,7 +88,7 @@ pub fn write_crosstable(
     let mut header = vec!["engine".to_string()];
     header.extend(names.iter().cloned());
     header.extend(names.iter().map(|n| format!("los:{n}")));
-    let res = &summary.results;
+    let res = &summary.all_results();
     let table: Vec<Vec<String>> = order
         .iter()
         .map(|&i| {
@@ -118,7 +124,7 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
         .iter()
         .filter(|p| p.wdl.games() > 0)
         .map(|p| {
-            let e = p.estimate();
+            let e = super::table::finite_estimate(p);
             let mut row = vec![
                 names[p.a].clone(),
                 names[p.b].clone(),
@@ -128,8 +134,12 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
                 p.wdl.losses.to_string(),
                 f(p.wdl.points(), 1),
                 f(100.0 * e.score, 2),
-                f(e.elo, 2),
-                f(e.error, 2),
+                format!("{}{}", e.bound, f(e.elo, 2)),
+                if e.bound.is_empty() {
+                    f(e.error, 2)
+                } else {
+                    String::new()
+                },
                 f(e.nelo, 2),
                 f(e.los, 4),
                 p.pentanomial.pairs().to_string(),

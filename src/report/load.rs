@@ -71,12 +71,7 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
                     game.id, game.spec, info.spec_hash
                 ));
             }
-            if game.id >= scheduled {
-                return Err(format!(
-                    "game id {} is beyond the run's {scheduled} games",
-                    game.id
-                ));
-            }
+            game.check(&info.spec, &schedule)?;
             let (word, bit) = ((game.id / 64) as usize, game.id % 64);
             if seen[word] >> bit & 1 == 1 {
                 return Err(format!(
@@ -86,16 +81,13 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
             }
             seen[word] |= 1 << bit;
             if let Some(test) = &mut sprt {
-                let slot = schedule.slot(game.id);
-                let a = info.spec.engines[schedule.pairings[slot.pairing].0]
-                    .name
-                    .as_str();
-                let score_a = if game.first == a {
+                let colour = (game.id % 2) as u8;
+                let score_a = if colour == 0 {
                     game.score
                 } else {
                     1.0 - game.score
                 };
-                test.add_game(game.pair, slot.colour, score_a);
+                test.add_game(game.pair, colour, score_a);
             }
             Ok(())
         })?;

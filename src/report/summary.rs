@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::arena::log::GameLine;
+use crate::arena::schedule::Schedule;
 use crate::arena::spec::ResolvedSpec;
 use crate::stats::ratings::{Ratings, Results, fit};
 use crate::stats::sequential::{Decided, SequentialSprt};
@@ -75,10 +76,8 @@ pub struct Summary {
     pub sprt: Option<SequentialSprt>,
     /// The first game of each opening pair whose partner has not arrived: (A's score, pairing).
     pending: HashMap<u64, (f64, usize)>,
-    /// Pair index (a, b) → position in `pairings`.
-    pairing_of: HashMap<(usize, usize), usize>,
-    /// Engine name → index.
-    index_of: HashMap<String, usize>,
+    /// The run's schedule.
+    schedule: Schedule,
     /// The decision's pair count, once known: pairs at or after it are left out.
     cutoff: Option<u64>,
 }
@@ -103,20 +102,9 @@ impl Summary {
                 ..PairingStats::default()
             })
             .collect();
-        let pairing_of = schedule
-            .pairings
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (p, i))
-            .collect();
         Summary {
             spec: spec.clone(),
             hash: hash.to_string(),
-            index_of: names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), i))
-                .collect(),
             results: Results::new(names),
             pairings,
             games: 0,
@@ -127,7 +115,7 @@ impl Summary {
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
             pending: HashMap::new(),
-            pairing_of,
+            schedule,
             cutoff: None,
         }
     }
@@ -138,14 +126,6 @@ impl Summary {
         self.cutoff = pairs;
     }
 
-    /// Engine index of a name in this run.
-    fn engine(&self, name: &str) -> Result<usize, SummaryError> {
-        self.index_of
-            .get(name)
-            .copied()
-            .ok_or_else(|| SummaryError(format!("engine '{name}' is not in the run's spec")))
-    }
-
     /// Counts one game. Returns the SPRT's decision if this game completed it.
     pub fn add(&mut self, game: &GameLine) -> Result<Option<Decided>, SummaryError> {
         if game.spec != self.hash {
@@ -154,37 +134,23 @@ impl Summary {
                 game.id, game.spec, self.hash
             )));
         }
-        let first = self.engine(&game.first)?;
-        let second = self.engine(&game.second)?;
-        if ![0.0, 0.5, 1.0].contains(&game.score) {
-            return Err(SummaryError(format!(
-                "game {}: score {} is not 1, 0.5 or 0",
-                game.id, game.score
-            )));
-        }
-        let (a, b, score_a, index_in_pair) = if self.pairing_of.contains_key(&(first, second)) {
-            (first, second, game.score, 0u8)
-        } else if self.pairing_of.contains_key(&(second, first)) {
-            (second, first, 1.0 - game.score, 1u8)
+        game.check(&self.spec, &self.schedule)
+            .map_err(SummaryError)?;
+        let slot = self.schedule.slot(game.id);
+        let (a, b) = self.schedule.pairings[slot.pairing];
+        let index_in_pair = slot.colour;
+        let score_a = if index_in_pair == 0 {
+            game.score
         } else {
-            return Err(SummaryError(format!(
-                "game {}: '{}' and '{}' do not meet in this run",
-                game.id, game.first, game.second
-            )));
+            1.0 - game.score
         };
-        if game.id % 2 != u64::from(index_in_pair) {
-            return Err(SummaryError(format!(
-                "game {}: colours do not match the schedule",
-                game.id
-            )));
-        }
         if let Some(cutoff) = self.cutoff
             && game.pair >= cutoff
         {
             self.after_decision += 1;
             return Ok(None);
         }
-        let p = self.pairing_of[&(a, b)];
+        let p = slot.pairing;
         self.games += 1;
         let stats = &mut self.pairings[p];
         match score_a {
@@ -233,14 +199,19 @@ impl Summary {
         Ok(decided)
     }
 
-    /// The ratings: every complete pair as a pair, every unpaired game on its own.
-    pub fn ratings(&self) -> Ratings {
+    /// Every game counted: complete pairs as pairs, unpaired games on their own.
+    pub fn all_results(&self) -> Results {
         let mut results = self.results.clone();
         for &(score_a, p) in self.pending.values() {
             let (a, b) = (self.pairings[p].a, self.pairings[p].b);
             results.add_game(a, b, score_a);
         }
-        fit(&results, self.spec.anchor_index())
+        results
+    }
+
+    /// The ratings of [`Summary::all_results`].
+    pub fn ratings(&self) -> Ratings {
+        fit(&self.all_results(), self.spec.anchor_index())
     }
 
     /// Games whose pair partner is missing (a run in progress, or an SPRT cut).

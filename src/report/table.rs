@@ -123,6 +123,9 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         return None;
     }
     let p = &summary.pairings[0];
+    if p.wdl.games() == 0 {
+        return None;
+    }
     let names = summary.spec.engine_names();
     let e = p.estimate();
     let pairs = p.pentanomial.pairs();
@@ -224,6 +227,48 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         );
     }
     Some(out)
+}
+
+/// A head-to-head estimate with finite numbers: for a pairing where A won (or lost) every game,
+/// the Elo is the one-sided 95% bound of [`perfect_score_bound`], marked in `bound`, with error
+/// and nElo 0.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FiniteEstimate {
+    /// A's score.
+    pub score: f64,
+    /// Elo (a bound when `bound` is not empty).
+    pub elo: f64,
+    /// Half-width of the 95% interval.
+    pub error: f64,
+    /// Normalised Elo.
+    pub nelo: f64,
+    /// Likelihood of superiority.
+    pub los: f64,
+    /// `>`, `<` or empty.
+    pub bound: &'static str,
+}
+
+/// [`FiniteEstimate`] of a pairing.
+pub fn finite_estimate(p: &super::summary::PairingStats) -> FiniteEstimate {
+    let e = p.estimate();
+    match perfect_score_bound(p) {
+        Some((mark, elo)) => FiniteEstimate {
+            score: e.score,
+            elo,
+            error: 0.0,
+            nelo: 0.0,
+            los: e.los,
+            bound: mark,
+        },
+        None => FiniteEstimate {
+            score: e.score,
+            elo: e.elo,
+            error: e.error,
+            nelo: e.nelo,
+            los: e.los,
+            bound: "",
+        },
+    }
 }
 
 /// For A with every game won (or lost), where the Elo of the score is infinite: `>` (or `<`)

@@ -24,7 +24,13 @@ pub struct EloEstimate {
 /// `nelo_scale` is the variance's factor in the normalised Elo (1 for games, 2 for pairs).
 fn estimate(s: f64, variance: f64, units: f64, nelo_scale: f64) -> EloEstimate {
     let se = (variance / units).sqrt();
-    let (lo, hi) = ((s - Z95 * se).max(0.0), (s + Z95 * se).min(1.0));
+    // An interval end beyond 0% or 100% would be an infinite Elo: stop it half a unit (game
+    // or pair) inside, the closest score the match could have shown.
+    let edge = 0.5 / units.max(1.0);
+    let (lo, hi) = (
+        (s - Z95 * se).clamp(edge.min(s), 1.0 - edge),
+        (s + Z95 * se).clamp(edge, (1.0 - edge).max(s)),
+    );
     let los = if se > 0.0 {
         normal_cdf((s - 0.5) / se)
     } else if s > 0.5 {
