@@ -82,7 +82,10 @@ impl GameLine {
         if self.round != slot.round || self.opening_index != slot.opening {
             return bad("round or opening_index");
         }
-        if spec.opening_moves.get(slot.opening as usize) != Some(&self.opening) {
+        let opening = spec.opening_moves.get(slot.opening as usize);
+        if !opening.is_some_and(|o| {
+            super::openings::moves_of(o).eq(self.opening.iter().map(String::as_str))
+        }) {
             return bad("opening");
         }
         if self.first != spec.engines[slot.first].name

@@ -215,21 +215,32 @@ fn tokens(line: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// The openings in the game's notation.
-pub fn notation<G: Game>(start: &G, openings: &[Vec<G::Move>]) -> Vec<Vec<String>> {
+/// The openings in the game's notation, each one string of space-separated moves.
+pub fn notation<G: Game>(start: &G, openings: &[Vec<G::Move>]) -> Vec<String> {
     openings
         .iter()
-        .map(|moves| moves.iter().map(|&m| start.format_move(m)).collect())
+        .map(|moves| {
+            moves
+                .iter()
+                .map(|&m| start.format_move(m))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect()
 }
 
-/// The position after each opening given in notation (as a resolved spec stores them).
-pub fn positions<G: Game>(start: &G, openings: &[Vec<String>]) -> Result<Vec<G>, String> {
+/// The moves of an opening as a resolved spec stores it.
+pub fn moves_of(opening: &str) -> impl Iterator<Item = &str> {
+    opening.split(' ').filter(|m| !m.is_empty())
+}
+
+/// The position after each opening (as a resolved spec stores them).
+pub fn positions<G: Game>(start: &G, openings: &[String]) -> Result<Vec<G>, String> {
     openings
         .iter()
         .map(|moves| {
             let mut pos = *start;
-            for m in moves {
+            for m in moves_of(moves) {
                 pos = pos.play(pos.parse_move(m).map_err(|e| e.to_string())?);
             }
             Ok(pos)

@@ -55,7 +55,9 @@ pub fn play_slot<G: Features>(
         pair: slot.pair,
         round: slot.round,
         opening_index: slot.opening,
-        opening: resolved.opening_moves[slot.opening as usize].clone(),
+        opening: super::openings::moves_of(&resolved.opening_moves[slot.opening as usize])
+            .map(str::to_string)
+            .collect(),
         first: resolved.engines[slot.first].name.clone(),
         second: resolved.engines[slot.second].name.clone(),
         score,
@@ -98,7 +100,9 @@ pub fn run_games<G: Features, E>(
         .thread_name(|i| format!("joute-worker-{i}"))
         .build()
         .expect("the worker pool starts");
-    let (sender, receiver) = mpsc::channel::<GameLine>();
+    // Bounded: when games finish faster than the consumer writes them, workers wait instead of
+    // piling finished games up in memory.
+    let (sender, receiver) = mpsc::sync_channel::<GameLine>(4 * threads.max(1));
     let mut outcome = Ok(());
     pool.in_place_scope(|scope| {
         for _ in 0..threads.max(1) {

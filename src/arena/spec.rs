@@ -358,8 +358,9 @@ pub struct ResolvedSpec {
     pub challengers: Vec<String>,
     /// Where the openings came from.
     pub openings: OpeningSource,
-    /// Every opening, as its moves.
-    pub opening_moves: Vec<Vec<String>>,
+    /// Every opening, its moves separated by spaces (one string each: runs hold up to a
+    /// million openings).
+    pub opening_moves: Vec<String>,
     /// Times each pairing plays every opening pair.
     pub rounds: u32,
     /// The engines.
@@ -960,7 +961,7 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
         rounds: u32,
     }
     impl FeaturesVisitor for Resolve<'_, '_> {
-        type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<Vec<String>>), SpecError>;
+        type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
         fn visit<G: Features>(mut self, start: G) -> Self::Output {
             for (i, e) in self.raw.engine.iter().enumerate() {
                 let w = resolve_weights(&start, e.get_ref().weights.as_ref(), i, self.loc)?;
@@ -1049,7 +1050,7 @@ fn resolve_openings<G: Features>(
     seed: u64,
     rounds: u32,
     loc: &Locator<'_>,
-) -> Result<(OpeningSource, Vec<Vec<String>>), SpecError> {
+) -> Result<(OpeningSource, Vec<String>), SpecError> {
     match request {
         OpeningRequest::Random {
             plies,
