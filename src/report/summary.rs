@@ -68,6 +68,9 @@ pub struct Summary {
     pub first_side_points: f64,
     /// Histogram of plies per game (opening included).
     pub lengths: BTreeMap<usize, u64>,
+    /// Histogram of the final score margin from the first side's point of view (Othello: disc
+    /// difference; games without a margin score +1, 0, -1).
+    pub margins: BTreeMap<i32, u64>,
     /// Wall-clock seconds summed over games.
     pub game_seconds: f64,
     /// Games of pairs after an SPRT decision, left out.
@@ -111,6 +114,7 @@ impl Summary {
             draws: vec![0; n],
             first_side_points: 0.0,
             lengths: BTreeMap::new(),
+            margins: BTreeMap::new(),
             game_seconds: 0.0,
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
@@ -167,6 +171,7 @@ impl Summary {
             .lengths
             .entry(game.opening.len() + game.plies)
             .or_default() += 1;
+        *self.margins.entry(game.margin).or_default() += 1;
         self.game_seconds += game.seconds;
         match self.pending.remove(&game.pair) {
             None => {
