@@ -417,10 +417,11 @@ fn play(
             0.0
         };
         println!(
-            "{}: {} games played in {:.1} s ({rate:.1} games/s, {threads} threads){}",
+            "{}: {} games played in {:.1} s ({rate:.1} games/s, {threads} thread{}){}",
             spec.resolved.name,
             played,
             seconds,
+            if threads == 1 { "" } else { "s" },
             if already > 0 {
                 format!(", {already} from before")
             } else {
@@ -561,9 +562,10 @@ impl Progress {
         });
         if voice == Voice::Normal && bar.is_none() {
             eprintln!(
-                "playing {}{} games on {threads} threads ({done} already played{})",
+                "playing {}{} games on {threads} thread{} ({done} already played{})",
                 if sprt { "up to " } else { "" },
                 total - done,
+                if threads == 1 { "" } else { "s" },
                 if sprt {
                     "; the SPRT may stop earlier"
                 } else {

@@ -183,7 +183,8 @@ impl Ratings {
 }
 
 /// Fits the ratings of `results`. With `anchor = Some((i, elo))`, engine i is fixed at `elo`
-/// (error 0); otherwise the ratings are shifted to mean 0.
+/// (error 0); otherwise the ratings are shifted so that the engines that are not bounds have
+/// mean 0.
 pub fn fit(results: &Results, anchor: Option<(usize, f64)>) -> Ratings {
     let n = results.names.len();
     let games: Vec<f64> = results.games.iter().map(|row| row.iter().sum()).collect();
@@ -278,7 +279,14 @@ pub fn fit(results: &Results, anchor: Option<(usize, f64)>) -> Ratings {
             cov
         }
         None => {
-            let mean = elo.iter().sum::<f64>() / n.max(1) as f64;
+            // The mean of the estimated ratings is 0: a bound (an engine that won or lost
+            // everything, held finite by its virtual draw) would drag the others with it.
+            let estimated: Vec<f64> = (0..n).filter(|&i| !bounded[i]).map(|i| elo[i]).collect();
+            let mean = if estimated.is_empty() {
+                elo.iter().sum::<f64>() / n.max(1) as f64
+            } else {
+                estimated.iter().sum::<f64>() / estimated.len() as f64
+            };
             elo.iter_mut().for_each(|e| *e -= mean);
             // Under the mean-zero constraint the covariance is the pseudo-inverse of the
             // (Laplacian) information matrix: (I + J/n)⁻¹ - J/n.
