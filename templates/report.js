@@ -211,6 +211,7 @@ var joute = (function () {
     });
     var sel = document.getElementById("gamelist");
     if (sel.value !== String(index)) sel.value = String(index);
+    document.getElementById("gameid").value = String(g[0]);
     show();
   }
   function step(d) {
@@ -251,7 +252,7 @@ var joute = (function () {
     }
     sel.appendChild(frag);
     document.getElementById("listnote").textContent = matching > shown
-      ? "showing the first " + shown + " of " + matching + " games"
+      ? "showing the first " + shown + " of " + matching + " games; type an id above for any other"
       : matching + " games";
   }
   function initViewer() {
@@ -264,7 +265,12 @@ var joute = (function () {
     });
     filter.addEventListener("change", fillList);
     document.getElementById("gamelist").addEventListener("change", function () {
-      pick(+this.value);
+      if (this.value !== "") pick(+this.value);
+    });
+    // Any game by id, also those past the list's first LIST_MAX entries.
+    document.getElementById("gameid").addEventListener("change", function () {
+      var index = byId[+this.value];
+      if (this.value !== "" && index !== undefined) pick(index);
     });
     document.getElementById("first").addEventListener("click", function () { stop(); ply = 0; show(); });
     document.getElementById("prev").addEventListener("click", function () { stop(); step(-1); });
@@ -313,9 +319,9 @@ var joute = (function () {
       if (args.game !== undefined) {
         var index = byId[+args.game];
         if (index === undefined) throw new Error("no game " + args.game);
-        var sel = document.getElementById("gamelist");
-        sel.value = String(index);
-        sel.dispatchEvent(new Event("change"));
+        var idInput = document.getElementById("gameid");
+        idInput.value = String(+args.game);
+        idInput.dispatchEvent(new Event("change"));
         var next = document.getElementById("next");
         for (var k = 0; k < +(args.plies || 0); k++) next.click();
         out.game = current.g[0];

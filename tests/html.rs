@@ -416,4 +416,17 @@ algorithm = "random"
     assert_eq!(summary.games, 20_000);
     assert!(seconds < 5.0, "{seconds} s");
     assert!(bytes < 10_000_000, "{bytes} bytes");
+    // The last game is reachable in the viewer (past the list's first 2,000 entries).
+    if let Some(browser) = browser() {
+        let start = Instant::now();
+        let t = selftest(&browser, &page, "test=game:19999,plies:10,sort:elo");
+        eprintln!(
+            "browser: page loaded, game 19999 stepped and table sorted in {:.2} s (whole headless run)",
+            start.elapsed().as_secs_f64()
+        );
+        assert_eq!(t["ok"], true, "{t}");
+        assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{t}");
+        assert_eq!(t["game"], 19999, "{t}");
+        assert_eq!(t["games"], 20_000);
+    }
 }
