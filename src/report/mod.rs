@@ -5,8 +5,10 @@
 //! - [`table`]: the Ordo-style rating table and the fastchess-style head-to-head block.
 //! - [`files`]: `ratings.csv`, `crosstable.csv`, `pairs.csv`.
 //! - [`load`]: a summary from one or more logs (shards merge).
+//! - [`html`]: `index.html`, the self-contained report with its game viewer.
 
 pub mod files;
+pub mod html;
 pub mod load;
 pub mod summary;
 pub mod table;

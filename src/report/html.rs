@@ -1,0 +1,480 @@
+//! The self-contained HTML report of a run: `index.html`, one file with its styles, scripts,
+//! charts (inline SVG) and games inside, so that it opens from disk with no network request.
+//!
+//! The page is an askama template (`templates/report.html`); its stylesheet and script are plain
+//! files (`templates/report.css`, `templates/report.js`) embedded at compile time. Every string
+//! that comes from a spec or a log goes through askama's HTML escaping, except the games, which
+//! travel as one JSON document in a `<script type="application/json">` block where every `<` is
+//! written `\u003c` (so no `</script>` or `<!--` can end or confuse the block). The charts' SVG
+//! text is inlined as given: it is produced by joute's own chart code, not read from a log.
+//!
+//! The script draws the game viewer (Othello, Connect 4, Morpion boards replayed move by move),
+//! sorts the tables on a header click, and runs a self-test when the URL fragment asks for one
+//! (`index.html#test=game:5,plies:10,sort:elo`), writing its findings as JSON into the hidden
+//! `<pre id="selftest">` so that a headless browser's `--dump-dom` can be checked.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use askama::Template;
+
+use super::summary::Summary;
+use super::table::{finite_estimate, rating_rows};
+use crate::arena::log::scan_log;
+use crate::arena::spec::OpeningSource;
+use crate::games::GameKind;
+use crate::stats::ratings::Ratings;
+
+/// How long the run took, for the report's timing line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Games played.
+    pub games: u64,
+    /// Wall-clock seconds of the run.
+    pub seconds: f64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Why the report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum HtmlError {
+    /// Reading a log failed.
+    #[error("{0}")]
+    Log(String),
+    /// The template failed to render.
+    #[error("cannot render the HTML report: {0}")]
+    Render(#[from] askama::Error),
+    /// Writing the file failed.
+    #[error("{path}: cannot write the HTML report: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// One engine of the spec, for the spec table.
+struct EngineView {
+    name: String,
+    algorithm: String,
+    depth: String,
+    budget: String,
+    weights: String,
+    describe: String,
+}
+
+/// One row of the rating table, numbers already formatted (`v_*`: the sort keys).
+struct RatingView {
+    rank: usize,
+    name: String,
+    elo: String,
+    v_elo: f64,
+    error: String,
+    games: u64,
+    points: String,
+    score: String,
+    draws: String,
+    los: String,
+    v_los: f64,
+}
+
+/// A cell of the crosstable or LOS matrix: text and sort key.
+struct Cell {
+    text: String,
+    v: f64,
+    class: &'static str,
+}
+
+/// A row of a matrix.
+struct MatrixRow {
+    name: String,
+    cells: Vec<Cell>,
+}
+
+/// One pairing of the head-to-head table.
+struct PairView {
+    a: String,
+    b: String,
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    penta: [u64; 5],
+    score: String,
+    v_score: f64,
+    elo: String,
+    v_elo: f64,
+    los: String,
+    v_los: f64,
+}
+
+/// One inlined chart.
+struct ChartView {
+    name: String,
+    svg: String,
+}
+
+#[derive(Template)]
+#[template(path = "report.html")]
+struct Page<'a> {
+    title: &'a str,
+    game: &'a str,
+    seed: u64,
+    format: &'a str,
+    rounds: u32,
+    openings: String,
+    hash: &'a str,
+    games: u64,
+    engines: Vec<EngineView>,
+    ratings: Vec<RatingView>,
+    names_by_rank: Vec<String>,
+    crosstable: Vec<MatrixRow>,
+    los: Vec<MatrixRow>,
+    pairs: Vec<PairView>,
+    charts: Vec<ChartView>,
+    timing: Option<String>,
+    game_count: usize,
+    style: &'static str,
+    script: &'static str,
+    data: String,
+}
+
+const STYLE: &str = include_str!("../../templates/report.css");
+const SCRIPT: &str = include_str!("../../templates/report.js");
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// The openings line of the spec section.
+fn openings_text(source: &OpeningSource) -> String {
+    match source {
+        OpeningSource::Random { plies, count, .. } => {
+            format!("{count} random openings of {plies} plies")
+        }
+        OpeningSource::File { path, count } => format!("{count} openings from {path}"),
+    }
+}
+
+/// The board the viewer draws: `othello`, `connect4` or `morpion` with its size.
+fn board_json(kind: &GameKind) -> serde_json::Value {
+    match *kind {
+        GameKind::Othello => serde_json::json!({"kind": "othello", "rows": 8, "cols": 8, "k": 0}),
+        GameKind::Connect4 => {
+            serde_json::json!({"kind": "connect4", "rows": 6, "cols": 7, "k": 4})
+        }
+        GameKind::Morpion { rows, cols, k } => {
+            serde_json::json!({"kind": "morpion", "rows": rows, "cols": cols, "k": k})
+        }
+        GameKind::RandomTree { .. } => serde_json::json!({"kind": "none"}),
+    }
+}
+
+/// The games of the logs, one compact array per game, sorted by id:
+/// `[id, first, second, result, opening, moves]` where `first` and `second` are engine indices
+/// and the moves are joined by spaces.
+fn games_json(summary: &Summary, logs: &[PathBuf]) -> Result<(String, usize), HtmlError> {
+    let names = summary.spec.engine_names();
+    let index = |name: &str| -> Result<usize, String> {
+        names
+            .iter()
+            .position(|n| n == name)
+            .ok_or_else(|| format!("engine '{name}' is not in the run's spec"))
+    };
+    let mut games: Vec<(u64, String)> = Vec::new();
+    for log in logs {
+        scan_log(log, |g| {
+            let row = serde_json::json!([
+                g.id,
+                index(&g.first)?,
+                index(&g.second)?,
+                g.result,
+                g.opening.join(" "),
+                g.moves.join(" "),
+            ]);
+            games.push((g.id, row.to_string()));
+            Ok(())
+        })
+        .map_err(HtmlError::Log)?;
+    }
+    games.sort_by_key(|g| g.0);
+    let count = games.len();
+    let mut out = String::with_capacity(games.iter().map(|g| g.1.len() + 2).sum::<usize>() + 256);
+    let head = serde_json::json!({
+        "board": board_json(&summary.spec.game_kind()),
+        "engines": names,
+    })
+    .to_string();
+    // `{...}` without its closing brace, then the games.
+    out.push_str(&head[..head.len() - 1]);
+    out.push_str(",\"games\":[");
+    for (i, (_, g)) in games.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(g);
+    }
+    out.push_str("]}");
+    Ok((script_safe(&out), count))
+}
+
+/// JSON made safe inside a `<script>` element: `<` only occurs inside JSON strings, where
+/// `\u003c` means the same character.
+fn script_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
+}
+
+/// Renders the report of a run to `dir/index.html` (written to a temp file and renamed);
+/// `charts` are (name, svg text) pairs to inline (may be empty); `logs` are the games logs to
+/// embed in the viewer.
+pub fn write_report(
+    summary: &Summary,
+    ratings: &Ratings,
+    charts: &[(String, String)],
+    logs: &[PathBuf],
+    timing: Option<Timing>,
+    dir: &Path,
+) -> Result<PathBuf, HtmlError> {
+    let html = render(summary, ratings, charts, logs, timing)?;
+    let path = dir.join("index.html");
+    let tmp = dir.join("index.html.tmp");
+    let io = |source| HtmlError::Io {
+        path: path.clone(),
+        source,
+    };
+    std::fs::write(&tmp, html).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(path)
+}
+
+/// The page's text (what [`write_report`] writes).
+pub fn render(
+    summary: &Summary,
+    ratings: &Ratings,
+    charts: &[(String, String)],
+    logs: &[PathBuf],
+    timing: Option<Timing>,
+) -> Result<String, HtmlError> {
+    let spec = &summary.spec;
+    let names = spec.engine_names();
+    let n = names.len();
+    let engines = spec
+        .engines
+        .iter()
+        .map(|e| {
+            let mut budget = Vec::new();
+            if let Some(nodes) = e.nodes {
+                budget.push(format!("{nodes} nodes"));
+            }
+            if let Some(t) = e.time_ms {
+                budget.push(format!("{t} ms/move"));
+            }
+            if e.algorithm == "mcts" && e.nodes.is_none() {
+                budget.push(format!("{} playouts", e.playouts));
+            }
+            EngineView {
+                name: e.name.clone(),
+                algorithm: e.algorithm.clone(),
+                depth: e.depth.map_or(String::new(), |d| d.to_string()),
+                budget: budget.join(", "),
+                weights: if e.algorithm == "random" {
+                    String::new()
+                } else {
+                    e.weights_origin.clone()
+                },
+                describe: e.describe(),
+            }
+        })
+        .collect();
+
+    let rows = rating_rows(summary, ratings);
+    let rating_views = rows
+        .iter()
+        .map(|r| RatingView {
+            rank: r.rank,
+            name: r.name.clone(),
+            elo: format!("{}{:.1}", r.bound, r.elo),
+            v_elo: r.elo,
+            error: if r.bound.is_empty() {
+                format!("{:.1}", r.error)
+            } else {
+                "-".into()
+            },
+            games: r.games,
+            points: format!("{}", r.points),
+            score: format!("{:.1}%", r.score),
+            draws: format!("{:.1}%", r.draws),
+            los: r.los_next.map_or(String::new(), percent),
+            v_los: r.los_next.unwrap_or(-1.0),
+        })
+        .collect();
+    // Matrices in rating order.
+    let order: Vec<usize> = rows
+        .iter()
+        .map(|r| names.iter().position(|n| *n == r.name).unwrap_or(0))
+        .collect();
+
+    // W/D/L of i against j.
+    let mut wdl = vec![vec![None::<(u64, u64, u64)>; n]; n];
+    for p in &summary.pairings {
+        let (w, d, l) = (p.wdl.wins, p.wdl.draws, p.wdl.losses);
+        let add = |cell: &mut Option<(u64, u64, u64)>, (w, d, l): (u64, u64, u64)| {
+            let c = cell.get_or_insert((0, 0, 0));
+            c.0 += w;
+            c.1 += d;
+            c.2 += l;
+        };
+        add(&mut wdl[p.a][p.b], (w, d, l));
+        add(&mut wdl[p.b][p.a], (l, d, w));
+    }
+    let crosstable = order
+        .iter()
+        .map(|&i| MatrixRow {
+            name: names[i].clone(),
+            cells: order
+                .iter()
+                .map(|&j| match wdl[i][j] {
+                    _ if i == j => Cell {
+                        text: String::new(),
+                        v: -1.0,
+                        class: "self",
+                    },
+                    Some((w, d, l)) if w + d + l > 0 => Cell {
+                        text: format!("+{w} ={d} -{l}"),
+                        v: (w as f64 + d as f64 / 2.0) / (w + d + l) as f64,
+                        class: if w > l {
+                            "good"
+                        } else if w < l {
+                            "bad"
+                        } else {
+                            ""
+                        },
+                    },
+                    _ => Cell {
+                        text: String::new(),
+                        v: -1.0,
+                        class: "none",
+                    },
+                })
+                .collect(),
+        })
+        .collect();
+    let los = order
+        .iter()
+        .map(|&i| MatrixRow {
+            name: names[i].clone(),
+            cells: order
+                .iter()
+                .map(|&j| {
+                    if i == j {
+                        Cell {
+                            text: String::new(),
+                            v: -1.0,
+                            class: "self",
+                        }
+                    } else {
+                        let l = ratings.los(i, j);
+                        Cell {
+                            text: percent(l),
+                            v: l,
+                            class: if l >= 0.95 {
+                                "good"
+                            } else if l <= 0.05 {
+                                "bad"
+                            } else {
+                                ""
+                            },
+                        }
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let pairs = summary
+        .pairings
+        .iter()
+        .filter(|p| p.wdl.games() > 0)
+        .map(|p| {
+            let e = finite_estimate(p);
+            let elo = if e.bound.is_empty() {
+                format!("{:.1} ± {:.1}", e.elo, e.error)
+            } else {
+                format!("{} {:.1}", e.bound, e.elo)
+            };
+            PairView {
+                a: names[p.a].clone(),
+                b: names[p.b].clone(),
+                games: p.wdl.games(),
+                wins: p.wdl.wins,
+                draws: p.wdl.draws,
+                losses: p.wdl.losses,
+                penta: p.pentanomial.0,
+                score: percent(e.score),
+                v_score: e.score,
+                elo,
+                v_elo: e.elo,
+                los: percent(e.los),
+                v_los: e.los,
+            }
+        })
+        .collect();
+    let timing = timing.map(|t| {
+        let mut s = format!(
+            "{} games in {:.1} s on {} thread{}",
+            t.games,
+            t.seconds,
+            t.threads,
+            if t.threads == 1 { "" } else { "s" }
+        );
+        if t.seconds > 0.0 {
+            let _ = write!(s, " ({:.1} games/s)", t.games as f64 / t.seconds);
+        }
+        s
+    });
+    let (data, game_count) = games_json(summary, logs)?;
+    let page = Page {
+        title: &spec.name,
+        game: &spec.game,
+        seed: spec.seed,
+        format: &spec.format,
+        rounds: spec.rounds,
+        openings: openings_text(&spec.openings),
+        hash: &summary.hash,
+        games: summary.games,
+        engines,
+        ratings: rating_views,
+        names_by_rank: rows.iter().map(|r| r.name.clone()).collect(),
+        crosstable,
+        los,
+        pairs,
+        charts: charts
+            .iter()
+            .map(|(name, svg)| ChartView {
+                name: name.clone(),
+                svg: svg.clone(),
+            })
+            .collect(),
+        timing,
+        game_count,
+        style: STYLE,
+        script: SCRIPT,
+        data,
+    };
+    Ok(page.render()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_in_a_script_cannot_close_it() {
+        let s = script_safe(r#"["</script><script>alert(1)</script>","<!--"]"#);
+        assert!(!s.contains('<'));
+        let v: Vec<String> = serde_json::from_str(&s).unwrap();
+        assert_eq!(v[0], "</script><script>alert(1)</script>");
+        assert_eq!(v[1], "<!--");
+    }
+}

@@ -1,0 +1,432 @@
+//! The HTML report: what `index.html` contains, that it is safe against hostile names and makes
+//! no network request, and — when a Chromium is installed — that the page works in a real
+//! browser: the rating table, the chart containers, the game viewer's board after stepping
+//! through an Othello game (checked against joute's own rules) and sorting by a header click.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::time::Instant;
+
+use assert_cmd::Command;
+use joute::games::Game;
+use joute::games::othello::Othello;
+use joute::report::html::{Timing, write_report};
+use joute::report::load::summarize_logs;
+use serde_json::Value;
+
+const XSS: &str = "<script>alert(1)</script>";
+
+/// A fresh folder under the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("joute-html-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the spec `text` into `dir/out`; returns the log.
+fn run(dir: &Path, text: &str) -> PathBuf {
+    let spec = dir.join("spec.toml");
+    std::fs::write(&spec, text).unwrap();
+    let out = dir.join("out");
+    let o = Command::cargo_bin("joute")
+        .unwrap()
+        .args(["run", spec.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "joute run: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out.join("games.jsonl")
+}
+
+const SVG_CHART: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100"><rect x="10" y="10" width="80" height="80" fill="#4a90d9"/><text x="100" y="50">elo</text></svg>"##;
+
+/// Runs `text`, writes its report with one chart; returns (html path, log).
+fn report(name: &str, text: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let log = run(&dir, text);
+    let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).unwrap();
+    let ratings = summary.ratings();
+    let charts = vec![("ratings".to_string(), SVG_CHART.to_string())];
+    let timing = Some(Timing {
+        games: summary.games,
+        seconds: 1.5,
+        threads: 2,
+    });
+    let page = write_report(
+        &summary,
+        &ratings,
+        &charts,
+        std::slice::from_ref(&log),
+        timing,
+        &dir.join("out"),
+    )
+    .unwrap();
+    (page, log)
+}
+
+fn othello_spec() -> String {
+    format!(
+        r#"
+name = "othello <b>&amp;"
+game = "othello"
+seed = 7
+openings = {{ plies = 4, count = 2 }}
+
+[[engine]]
+name = "{XSS}"
+algorithm = "random"
+
+[[engine]]
+name = "ab-1"
+algorithm = "alphabeta"
+depth = 1
+
+[[engine]]
+name = "ab-2"
+algorithm = "alphabeta"
+depth = 2
+"#
+    )
+}
+
+const CONNECT4: &str = r#"
+name = "c4"
+game = "connect4"
+seed = 3
+openings = { plies = 4, count = 3 }
+
+[[engine]]
+name = "random"
+algorithm = "random"
+
+[[engine]]
+name = "ab-1"
+algorithm = "alphabeta"
+depth = 1
+
+[[engine]]
+name = "ab-3"
+algorithm = "alphabeta"
+depth = 3
+"#;
+
+const MORPION: &str = r#"
+name = "morpion"
+game = "morpion-5x5-4"
+seed = 5
+openings = { plies = 2, count = 3 }
+
+[[engine]]
+name = "random"
+algorithm = "random"
+
+[[engine]]
+name = "ab-2"
+algorithm = "alphabeta"
+depth = 2
+"#;
+
+/// No resource is fetched from the network: no `src`, `href`, CSS `url()` or `@import` to
+/// http(s). (The SVG namespace name `http://www.w3.org/2000/svg` is an identifier, not a fetch.)
+fn assert_offline(html: &str) {
+    let lower = html.to_ascii_lowercase();
+    for bad in [
+        "src=\"http",
+        "src='http",
+        "href=\"http",
+        "href='http",
+        "url(http",
+        "url(\"http",
+        "url('http",
+        "@import",
+        "src=\"//",
+        "href=\"//",
+    ] {
+        assert!(
+            !lower.contains(bad),
+            "network reference {bad:?} in the page"
+        );
+    }
+    let without_ns = lower.replace("http://www.w3.org/2000/svg", "");
+    assert!(
+        !without_ns.contains("http://") && !without_ns.contains("https://"),
+        "an http(s) address in the page"
+    );
+}
+
+#[test]
+fn report_contains_every_engine_escaped_and_offline() {
+    for (name, text) in [
+        ("unit-othello", othello_spec()),
+        ("unit-c4", CONNECT4.to_string()),
+        ("unit-morpion", MORPION.to_string()),
+    ] {
+        let (page, _) = report(name, &text);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(!page.with_extension("html.tmp").exists());
+        for engine in ["random", "ab-1", "ab-2", "ab-3"] {
+            if text.contains(&format!("\"{engine}\"")) {
+                assert!(html.contains(engine), "{name}: {engine} missing");
+            }
+        }
+        for id in [
+            "id=\"ratings\"",
+            "id=\"crosstable\"",
+            "id=\"los\"",
+            "id=\"pairs\"",
+            "id=\"charts\"",
+            "id=\"viewer\"",
+            "class=\"chart-svg\"",
+            "1.5 s on 2 threads",
+        ] {
+            assert!(html.contains(id), "{name}: {id} missing");
+        }
+        assert_offline(&html);
+        // One `<script>` for the data and one for the code: no name opened another.
+        assert_eq!(html.matches("<script").count(), 2, "{name}");
+    }
+    let (page, _) = report("unit-xss", &othello_spec());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains(XSS), "an engine name was not escaped");
+    assert!(
+        html.contains("&#60;script&#62;alert(1)&#60;/script&#62;")
+            || html.contains("&lt;script&gt;alert(1)&lt;/script&gt;")
+    );
+    assert!(
+        !html.contains("othello <b>&amp;"),
+        "the run name was not escaped"
+    );
+}
+
+/// The first browser binary on PATH.
+fn browser() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Loads `page#fragment` headless and returns the self-test JSON the page wrote.
+fn selftest(browser: &Path, page: &Path, fragment: &str) -> Value {
+    let url = format!(
+        "file://{}#{fragment}",
+        page.canonicalize().unwrap().display()
+    );
+    let out = Process::new(browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"selftest\" hidden=\"\">")
+        .unwrap_or_else(|| {
+            panic!(
+                "no self-test in the DOM; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let rest = &dom[start..];
+    let text = &rest[rest.find('>').unwrap() + 1..rest.find("</pre>").unwrap()];
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("self-test is not JSON ({e}): {text}"))
+}
+
+#[test]
+fn report_works_in_a_browser() {
+    let Some(browser) = browser() else {
+        if std::env::var_os("JOUTE_REQUIRE_BROWSER").is_some() {
+            panic!(
+                "JOUTE_REQUIRE_BROWSER is set but no chromium, chromium-browser or google-chrome is on PATH"
+            );
+        }
+        eprintln!(
+            "SKIPPED report_works_in_a_browser: no chromium, chromium-browser or google-chrome on PATH (set JOUTE_REQUIRE_BROWSER=1 to make this a failure)"
+        );
+        return;
+    };
+    let (page, log) = report("browser-othello", &othello_spec());
+    let plies = 10;
+    let game_id = 5;
+    let t = selftest(
+        &browser,
+        &page,
+        &format!("test=game:{game_id},plies:{plies},sort:elo"),
+    );
+    assert_eq!(t["ok"], true, "{t}");
+    assert_eq!(
+        t["errors"].as_array().unwrap().len(),
+        0,
+        "script errors: {t}"
+    );
+
+    // The rating table lists every engine.
+    let ratings: Vec<&str> = t["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut sorted = ratings.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec![XSS, "ab-1", "ab-2"]);
+    // The chart container and its SVG.
+    assert_eq!(t["charts"], 1);
+    assert_eq!(t["chartSvgs"], 1);
+
+    // The board after 10 plies of game 5, replayed independently with joute's rules.
+    let mut game = None;
+    joute::arena::log::scan_log(&log, |g| {
+        if g.id == game_id {
+            game = Some(g);
+        }
+        Ok(())
+    })
+    .unwrap();
+    let game = game.expect("game 5 in the log");
+    let moves: Vec<String> = game.opening.iter().chain(&game.moves).cloned().collect();
+    let mut pos = Othello::start();
+    for m in &moves[..plies] {
+        pos = pos.play(pos.parse_move(m).unwrap());
+    }
+    let expected = &pos.to_board_string()[..64];
+    assert_eq!(t["game"], game_id);
+    assert_eq!(t["ply"], plies);
+    assert_eq!(t["cells"].as_str().unwrap(), expected, "{t}");
+    assert_eq!(t["openingPlies"], game.opening.len());
+    assert!(t["openingMarks"].as_u64().unwrap() > 0, "{t}");
+
+    // Clicking the Elo header re-sorts the table (ascending; it was ranked best first).
+    let keys: Vec<f64> = t["sortKeys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{t}");
+    let before = t["sortBefore"].as_array().unwrap();
+    let after = t["sortAfter"].as_array().unwrap();
+    assert_eq!(before.len(), after.len());
+    if keys.first() != keys.last() {
+        assert_ne!(before, after, "the header click did not re-sort: {t}");
+    }
+
+    // The other boards load and step without script errors; and a screenshot for people.
+    for (name, spec) in [("browser-c4", CONNECT4), ("browser-morpion", MORPION)] {
+        let (page, _) = report(name, spec);
+        let t = selftest(&browser, &page, "test=game:3,plies:6,sort:name");
+        assert_eq!(t["ok"], true, "{name}: {t}");
+        assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{name}: {t}");
+        let stones = t["cells"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .filter(|&c| c != '-')
+            .count();
+        assert_eq!(stones, 6, "{name}: {t}");
+    }
+    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-screenshot.png");
+    let url = format!(
+        "file://{}#test=game:5,plies:10",
+        page.canonicalize().unwrap().display()
+    );
+    let status = Process::new(&browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            "--virtual-time-budget=5000",
+            "--window-size=1280,2000",
+        ])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    assert!(shot.exists());
+}
+
+/// A 20,000-game report renders in under 5 s and stays under 10 MB (run with `--ignored`).
+#[test]
+#[ignore = "plays 20,000 games; run with --ignored to measure"]
+fn large_report_is_fast_and_small() {
+    let dir = scratch("large");
+    let log = run(
+        &dir,
+        r#"
+name = "large"
+game = "connect4"
+seed = 1
+openings = { plies = 8, count = 10000 }
+
+[[engine]]
+name = "ab-1"
+algorithm = "alphabeta"
+depth = 1
+
+[[engine]]
+name = "random"
+algorithm = "random"
+"#,
+    );
+    let start = Instant::now();
+    let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).unwrap();
+    let ratings = summary.ratings();
+    let page = write_report(
+        &summary,
+        &ratings,
+        &[],
+        std::slice::from_ref(&log),
+        None,
+        &dir.join("out"),
+    )
+    .unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(&page).unwrap().len();
+    eprintln!(
+        "20,000-game report: {} games, {seconds:.3} s (load + render + write), {bytes} bytes",
+        summary.games
+    );
+    assert_eq!(summary.games, 20_000);
+    assert!(seconds < 5.0, "{seconds} s");
+    assert!(bytes < 10_000_000, "{bytes} bytes");
+    // The last game is reachable in the viewer (past the list's first 2,000 entries).
+    if let Some(browser) = browser() {
+        let start = Instant::now();
+        let t = selftest(&browser, &page, "test=game:19999,plies:10,sort:elo");
+        eprintln!(
+            "browser: page loaded, game 19999 stepped and table sorted in {:.2} s (whole headless run)",
+            start.elapsed().as_secs_f64()
+        );
+        assert_eq!(t["ok"], true, "{t}");
+        assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{t}");
+        assert_eq!(t["game"], 19999, "{t}");
+        assert_eq!(t["games"], 20_000);
+    }
+}
