@@ -20,7 +20,7 @@ use joute::arena::spec::{TournamentSpec, match_spec};
 use joute::eval::{Features, FeaturesVisitor};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
-use joute::report::{files, table};
+use joute::report::{files, html, table};
 use joute::stats::sprt::{EloModel, Sprt};
 
 /// The quickstart tournament, compiled in for `joute run` without a spec.
@@ -153,7 +153,16 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
             out.display()
         ))
     })?;
-    finish(&summary, &out, voice, true)
+    // The run's timing as its record says (the first log's sessions).
+    let timing = Some((
+        info.sessions.iter().map(|s| s.games_played).sum(),
+        info.sessions
+            .iter()
+            .filter_map(|s| Some(s.finished_unix? - s.started_unix))
+            .sum(),
+        info.sessions.last().map_or(1, |s| s.threads),
+    ));
+    finish_with(&summary, &out, voice, true, timing, &args.logs)
 }
 
 fn voice(quiet: bool, json: bool) -> Voice {
@@ -441,28 +450,38 @@ fn play(
         voice,
         keep,
         Some((played, seconds, threads)),
+        std::slice::from_ref(&log_path),
     )
 }
 
-fn finish(summary: &Summary, out: &Path, voice: Voice, keep: bool) -> anyhow::Result<()> {
-    finish_with(summary, out, voice, keep, None)
-}
-
-/// Prints the tables (or the JSON object) and writes the CSV files.
+/// Prints the tables (or the JSON object) and, with `keep`, writes the CSV files and the HTML
+/// report of the games in `logs`.
 fn finish_with(
     summary: &Summary,
     out: &Path,
     voice: Voice,
     keep: bool,
     timing: Option<(u64, f64, usize)>,
+    logs: &[PathBuf],
 ) -> anyhow::Result<()> {
     let ratings = summary.ratings();
     let rows = table::rating_rows(summary, &ratings);
+    let mut report = None;
     if keep {
         files::write_ratings(out, &rows)
             .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
             .and_then(|_| files::write_pairs(out, summary))
             .with_context(|| format!("cannot write the CSV files in {}", out.display()))?;
+        let charts: Vec<(String, String)> = Vec::new();
+        let timing = timing.map(|(games, seconds, threads)| html::Timing {
+            games,
+            seconds,
+            threads,
+        });
+        report = Some(
+            html::write_report(summary, &ratings, &charts, logs, timing, out)
+                .with_context(|| format!("cannot write the HTML report in {}", out.display()))?,
+        );
     }
     match voice {
         Voice::Json => {
@@ -505,6 +524,9 @@ fn finish_with(
             if keep {
                 object["out"] = json!(out.display().to_string());
             }
+            if let Some(path) = &report {
+                object["report"] = json!(path.display().to_string());
+            }
             println!("{object}");
         }
         Voice::Normal | Voice::Quiet => {
@@ -527,6 +549,11 @@ fn finish_with(
             }
             if keep && voice == Voice::Normal {
                 println!("files: {}", out.display());
+            }
+            if let Some(path) = &report
+                && voice == Voice::Normal
+            {
+                println!("report: {}", path.display());
             }
         }
     }
