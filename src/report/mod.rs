@@ -5,7 +5,9 @@
 //! - [`table`]: the Ordo-style rating table and the fastchess-style head-to-head block.
 //! - [`files`]: `ratings.csv`, `crosstable.csv`, `pairs.csv`.
 //! - [`load`]: a summary from one or more logs (shards merge).
+//! - [`charts`]: the charts of a run, PNG and SVG.
 
+pub mod charts;
 pub mod files;
 pub mod load;
 pub mod summary;
