@@ -761,13 +761,18 @@ fn draw_lengths<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Sh
         })
         .draw()
         .map_err(text)?;
+    // Bars drawn in length order (plotters' Histogram goes through a hash map, which would
+    // make the SVG differ from one drawing to the next).
     chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(POINT.filled())
-                .margin(1)
-                .data(lengths.iter().map(|(&k, &v)| (k as u32, v))),
-        )
+        .draw_series(lengths.iter().map(|(&k, &v)| {
+            let k = k as u32;
+            let mut bar = Rectangle::new(
+                [(SegmentValue::Exact(k), v), (SegmentValue::Exact(k + 1), 0)],
+                POINT.filled(),
+            );
+            bar.set_margin(0, 0, 1, 1);
+            bar
+        }))
         .map_err(text)?;
     Ok(())
 }
