@@ -3,7 +3,8 @@
 //! - `elo`: every engine's Elo with its 95% interval, best at the top; an engine that won or lost
 //!   every game has a bound, not an estimate, and is drawn without a bar, labelled `>` or `<`.
 //! - `crosstable`: the score of each row engine against each column engine, in percent, on a
-//!   red (0%) – white (50%) – green (100%) scale; empty where the two did not meet.
+//!   red (0%) – white (50%) – green (100%) scale; empty where the two did not meet. Engines
+//!   are in rating order, rows named `RANK. NAME`, columns numbered by rank.
 //! - `elo-by-depth`: Elo against search depth, one line per algorithm, for the algorithms that
 //!   appear at two depths or more (drawn only when there is one).
 //! - `sprt`: the log-likelihood ratio after each counted opening pair, with the two bounds
@@ -247,6 +248,19 @@ fn name_width(names: &[&str]) -> u32 {
     (longest * LABEL * 62 / 100 + 16).clamp(50, 320)
 }
 
+/// `n` rows (or columns) for a categorical axis: plotters' integer ranges include their end,
+/// so `0..n - 1` has the n segments `0..=n - 1`.
+fn rows(
+    n: usize,
+) -> plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordusize> {
+    (0..n.saturating_sub(1)).into_segmented()
+}
+
+/// Elo axis ticks: whole numbers.
+fn whole(x: &f64) -> String {
+    format!("{x:.0}")
+}
+
 /// A finite error, 0 for an engine without games.
 fn error_of(error: f64) -> f64 {
     if error.is_finite() { error } else { 0.0 }
@@ -319,7 +333,7 @@ fn draw_elo<DB: DrawingBackend>(
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(name_width(&names))
-        .build_cartesian_2d(x_range, (0..n).into_segmented())
+        .build_cartesian_2d(x_range, rows(n))
         .map_err(text)?;
     chart
         .configure_mesh()
@@ -327,6 +341,7 @@ fn draw_elo<DB: DrawingBackend>(
         .x_desc(elo_axis(summary))
         .axis_desc_style(font(AXIS))
         .label_style(font(LABEL))
+        .x_label_formatter(&whole)
         .y_labels(n.max(1))
         .y_label_formatter(&|v| match v {
             SegmentValue::CenterOf(row) => {
@@ -463,28 +478,26 @@ fn draw_crosstable<DB: DrawingBackend>(
             font(TITLE),
         )
         .margin(15)
-        .x_label_area_size(label_width)
-        .y_label_area_size(label_width)
-        .build_cartesian_2d((0..n).into_segmented(), (0..n).into_segmented())
+        .x_label_area_size(50)
+        .y_label_area_size(label_width + 25)
+        .build_cartesian_2d(rows(n), rows(n))
         .map_err(text)?;
+    // Rows are named "RANK. NAME", columns by rank only (names would not fit).
     // Row r of the picture (counted from the top) is at y = n - 1 - r.
     let row_name = |v: &SegmentValue<usize>| match v {
-        SegmentValue::CenterOf(y) if *y < n => names[n - 1 - *y].to_string(),
+        SegmentValue::CenterOf(y) if *y < n => format!("{}. {}", n - *y, names[n - 1 - *y]),
         _ => String::new(),
     };
     let column_name = |v: &SegmentValue<usize>| match v {
-        SegmentValue::CenterOf(x) if *x < n => names[*x].to_string(),
+        SegmentValue::CenterOf(x) if *x < n => format!("{}", x + 1),
         _ => String::new(),
     };
     chart
         .configure_mesh()
         .disable_mesh()
         .label_style(font(LABEL))
-        .x_label_style(
-            font(LABEL)
-                .transform(FontTransform::Rotate90)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        )
+        .x_desc("opponent (by rank)")
+        .axis_desc_style(font(AXIS))
         .x_labels(n.max(1))
         .y_labels(n.max(1))
         .x_label_formatter(&column_name)
@@ -580,6 +593,7 @@ fn draw_elo_by_depth<DB: DrawingBackend>(
         .y_desc(elo_axis(summary))
         .axis_desc_style(font(AXIS))
         .label_style(font(LABEL))
+        .y_label_formatter(&whole)
         .x_labels(((dmax - dmin + 3) as usize).min(30))
         .draw()
         .map_err(text)?;
@@ -667,6 +681,7 @@ fn draw_sprt<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Shift
         .y_desc("log-likelihood ratio")
         .axis_desc_style(font(AXIS))
         .label_style(font(LABEL))
+        .x_label_formatter(&whole)
         .draw()
         .map_err(text)?;
 
