@@ -20,7 +20,7 @@ use joute::arena::spec::{TournamentSpec, match_spec};
 use joute::eval::{Features, FeaturesVisitor};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
-use joute::report::{files, html, table};
+use joute::report::{charts, files, html, table};
 use joute::stats::sprt::{EloModel, Sprt};
 
 /// The quickstart tournament, compiled in for `joute run` without a spec.
@@ -472,7 +472,10 @@ fn finish_with(
             .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
             .and_then(|_| files::write_pairs(out, summary))
             .with_context(|| format!("cannot write the CSV files in {}", out.display()))?;
-        let charts: Vec<(String, String)> = Vec::new();
+        charts::write_charts(summary, &ratings, out)
+            .with_context(|| format!("cannot write the charts in {}", out.display()))?;
+        let charts = charts::svg_charts(summary, &ratings)
+            .with_context(|| format!("cannot draw the charts of {}", out.display()))?;
         let timing = timing.map(|(games, seconds, threads)| html::Timing {
             games,
             seconds,

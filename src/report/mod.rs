@@ -1,12 +1,14 @@
-//! The report layer: what a run's games say, as terminal tables, CSV files and (with the
-//! reports issue) charts and HTML.
+//! The report layer: what a run's games say, as terminal tables, CSV files, charts and one
+//! self-contained HTML page.
 //!
 //! - [`summary`]: the counts of a run, fed game by game in any order.
 //! - [`table`]: the Ordo-style rating table and the fastchess-style head-to-head block.
 //! - [`files`]: `ratings.csv`, `crosstable.csv`, `pairs.csv`.
 //! - [`load`]: a summary from one or more logs (shards merge).
+//! - [`charts`]: the charts of a run, PNG and SVG.
 //! - [`html`]: `index.html`, the self-contained report with its game viewer.
 
+pub mod charts;
 pub mod files;
 pub mod html;
 pub mod load;

@@ -1,0 +1,316 @@
+//! Charts of real runs: a Connect 4 round robin (alphabeta at depths 1, 2, 3 and a random
+//! engine) and a two-engine SPRT match (alphabeta against random), played by the `joute` binary into temporary folders,
+//! loaded back with `summarize_logs`, and drawn as PNG and SVG.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use joute::report::Summary;
+use joute::report::charts::{chart_names, svg_charts, write_charts};
+use joute::report::load::summarize_logs;
+
+/// A fresh folder under the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("joute-charts-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn joute(args: &[&str]) {
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn load(out: &Path) -> Summary {
+    summarize_logs(&[out.join("games.jsonl")]).unwrap().1
+}
+
+const ROUND_ROBIN: &str = r#"
+name = "charts"
+game = "connect4"
+seed = 5
+openings = { plies = 4, count = 4 }
+
+[[engine]]
+name = "ab-1"
+algorithm = "alphabeta"
+depth = 1
+
+[[engine]]
+name = "ab-2"
+algorithm = "alphabeta"
+depth = 2
+
+[[engine]]
+name = "ab-3"
+algorithm = "alphabeta"
+depth = 3
+
+[[engine]]
+name = "random"
+algorithm = "random"
+"#;
+
+/// The round robin's summary (played once per test binary).
+fn round_robin() -> &'static Summary {
+    static SUMMARY: OnceLock<Summary> = OnceLock::new();
+    SUMMARY.get_or_init(|| {
+        let dir = scratch("rr");
+        let spec = dir.join("charts.toml");
+        std::fs::write(&spec, ROUND_ROBIN).unwrap();
+        let out = dir.join("out");
+        joute(&[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        load(&out)
+    })
+}
+
+/// An SPRT match's summary.
+fn sprt_match() -> &'static Summary {
+    static SUMMARY: OnceLock<Summary> = OnceLock::new();
+    SUMMARY.get_or_init(|| {
+        let out = scratch("sprt").join("out");
+        joute(&[
+            "match",
+            "connect4",
+            "alphabeta:3",
+            "random",
+            "--sprt",
+            "0,50",
+            "--games",
+            "400",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        load(&out)
+    })
+}
+
+/// Width, height and the variance of the grey level of a PNG.
+fn decode(path: &Path) -> (u32, u32, f64) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", path.display());
+    let channels = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        other => panic!("{}: colour type {other:?}", path.display()),
+    };
+    let grey: Vec<f64> = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| (p[0] as f64 + p[1] as f64 + p[2] as f64) / 3.0)
+        .collect();
+    let mean = grey.iter().sum::<f64>() / grey.len() as f64;
+    let variance = grey.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / grey.len() as f64;
+    (info.width, info.height, variance)
+}
+
+/// Writes the charts of `summary` and checks every PNG and SVG; returns the chart names.
+fn check_charts(summary: &Summary, name: &str) -> Vec<String> {
+    let dir = scratch(name);
+    let ratings = summary.ratings();
+    let written = write_charts(summary, &ratings, &dir).unwrap();
+    let names = chart_names(summary);
+    assert_eq!(written.len(), 2 * names.len());
+    let mut leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    leftovers.sort();
+    let mut expected: Vec<String> = names
+        .iter()
+        .flat_map(|n| [format!("{n}.png"), format!("{n}.svg")])
+        .collect();
+    expected.sort();
+    assert_eq!(leftovers, expected, "only the charts, no temporary files");
+
+    for chart in &names {
+        let (w, h, variance) = decode(&dir.join(format!("{chart}.png")));
+        let size = match *chart {
+            "crosstable" => (800, 800),
+            _ => (900, 500),
+        };
+        assert_eq!((w, h), size, "{chart}");
+        assert!(variance > 100.0, "{chart}: blank? grey variance {variance}");
+        let svg = std::fs::read_to_string(dir.join(format!("{chart}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{chart}");
+        assert!(
+            svg.contains(&format!("width=\"{}\" height=\"{}\"", size.0, size.1)),
+            "{chart}"
+        );
+        if matches!(*chart, "elo" | "crosstable") {
+            for engine in &summary.spec.engines {
+                assert!(
+                    svg.contains(&format!("{}\n</text>", engine.name)),
+                    "{chart}: no '{}'",
+                    engine.name
+                );
+            }
+        }
+    }
+
+    // The in-memory SVG are the same charts.
+    let inline = svg_charts(summary, &ratings).unwrap();
+    let inline_names: Vec<&str> = inline.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(inline_names, names);
+    for (chart, svg) in &inline {
+        assert_eq!(
+            svg,
+            &std::fs::read_to_string(dir.join(format!("{chart}.svg"))).unwrap()
+        );
+    }
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+#[test]
+fn a_round_robin_of_depths_has_an_elo_by_depth_chart_and_no_sprt() {
+    let names = check_charts(round_robin(), "rr-charts");
+    assert_eq!(
+        names,
+        ["elo", "crosstable", "elo-by-depth", "game-lengths"],
+        "{names:?}"
+    );
+}
+
+#[test]
+fn an_sprt_match_has_an_sprt_chart_and_no_elo_by_depth() {
+    let summary = sprt_match();
+    assert!(summary.sprt.as_ref().unwrap().history().len() > 1);
+    let names = check_charts(summary, "sprt-charts");
+    assert_eq!(
+        names,
+        ["elo", "crosstable", "sprt", "game-lengths"],
+        "{names:?}"
+    );
+}
+
+#[test]
+fn the_sprt_chart_shows_both_bounds() {
+    let summary = sprt_match();
+    let test = summary.sprt.as_ref().unwrap().test();
+    let charts = svg_charts(summary, &summary.ratings()).unwrap();
+    let (_, svg) = charts.iter().find(|(n, _)| n == "sprt").unwrap();
+    assert!(svg.contains(&format!("{:.2}", test.upper())), "{svg}");
+    assert!(svg.contains(&format!("{:.2}", test.lower())), "{svg}");
+}
+
+#[test]
+fn engines_of_one_algorithm_at_one_depth_draw_no_depth_chart() {
+    let mut summary = round_robin().clone();
+    for engine in &mut summary.spec.engines {
+        if engine.depth.is_some() {
+            engine.depth = Some(2);
+        }
+    }
+    assert!(!chart_names(&summary).contains(&"elo-by-depth"));
+}
+
+#[test]
+fn an_engine_name_is_escaped_in_the_svg() {
+    let mut summary = round_robin().clone();
+    let evil = "<script>alert(1)</script>";
+    summary.spec.engines[3].name = evil.to_string();
+    summary.results.names[3] = evil.to_string();
+    let mut ratings = summary.ratings();
+    ratings.ratings[3].name = evil.to_string();
+    for (chart, svg) in svg_charts(&summary, &ratings).unwrap() {
+        assert!(!svg.contains("<script"), "{chart}: a script tag");
+        if matches!(chart.as_str(), "elo" | "crosstable") {
+            assert!(
+                svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+                "{chart}: the name is not there, escaped"
+            );
+        }
+    }
+}
+
+/// How long drawing every chart of a 20-engine round robin takes (PNG and SVG files, then the
+/// SVG in memory). `cargo test --release --test charts -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn timing_of_twenty_engines() {
+    let mut spec = String::from(
+        "name = \"twenty\"\ngame = \"connect4\"\nseed = 9\nopenings = { plies = 4, count = 1 }\n",
+    );
+    for depth in 1..=5 {
+        for algorithm in ["alphabeta", "pvs", "mtdf"] {
+            spec += &format!(
+                "[[engine]]\nname = \"{algorithm}-{depth}\"\nalgorithm = \"{algorithm}\"\ndepth = {depth}\n"
+            );
+        }
+    }
+    for k in 0..5 {
+        spec += &format!("[[engine]]\nname = \"random-{k}\"\nalgorithm = \"random\"\n");
+    }
+    let dir = scratch("twenty");
+    std::fs::write(dir.join("twenty.toml"), spec).unwrap();
+    let out = dir.join("out");
+    joute(&[
+        "run",
+        dir.join("twenty.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let summary = load(&out);
+    assert_eq!(summary.spec.engines.len(), 20);
+    let ratings = summary.ratings();
+    let charts = dir.join("charts");
+    write_charts(&summary, &ratings, &charts).unwrap(); // warm-up (font registration)
+    let runs = 5;
+    let start = std::time::Instant::now();
+    for _ in 0..runs {
+        write_charts(&summary, &ratings, &charts).unwrap();
+    }
+    let files = start.elapsed() / runs;
+    let start = std::time::Instant::now();
+    for _ in 0..runs {
+        svg_charts(&summary, &ratings).unwrap();
+    }
+    let inline = start.elapsed() / runs;
+    println!(
+        "20 engines, {} games, charts {:?}: write_charts {files:?}, svg_charts {inline:?}",
+        summary.games,
+        chart_names(&summary)
+    );
+}
+
+#[test]
+fn an_othello_match_has_a_margin_chart() {
+    let out = scratch("othello").join("out");
+    joute(&[
+        "match",
+        "othello",
+        "alphabeta:2",
+        "random",
+        "--games",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let names = check_charts(&load(&out), "othello-charts");
+    assert_eq!(
+        names,
+        ["elo", "crosstable", "game-lengths", "margins"],
+        "{names:?}"
+    );
+}
