@@ -5,30 +5,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use assert_cmd::Command;
 use joute::report::Summary;
+
+mod common;
 use joute::report::charts::{chart_names, svg_charts, write_charts};
 use joute::report::load::summarize_logs;
 
 /// A fresh folder under the system's temporary directory.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("joute-charts-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("charts", name)
 }
 
 fn joute(args: &[&str]) {
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::joute_ok(args);
 }
 
 fn load(out: &Path) -> Summary {

@@ -7,41 +7,24 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Instant;
 
-use assert_cmd::Command;
 use joute::games::Game;
 use joute::games::othello::Othello;
 use joute::report::html::{Timing, write_report};
 use joute::report::load::summarize_logs;
 use serde_json::Value;
 
+mod common;
+
 const XSS: &str = "<script>alert(1)</script>";
 
 /// A fresh folder under the system's temporary directory.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("joute-html-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("html", name)
 }
 
 /// Runs the spec `text` into `dir/out`; returns the log.
 fn run(dir: &Path, text: &str) -> PathBuf {
-    let spec = dir.join("spec.toml");
-    std::fs::write(&spec, text).unwrap();
-    let out = dir.join("out");
-    let o = Command::cargo_bin("joute")
-        .unwrap()
-        .args(["run", spec.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "joute run: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out.join("games.jsonl")
+    common::run_spec(dir, text).join("games.jsonl")
 }
 
 const SVG_CHART: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100"><rect x="10" y="10" width="80" height="80" fill="#4a90d9"/><text x="100" y="50">elo</text></svg>"##;

@@ -7,6 +7,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use assert_cmd::Command;
+
+mod common;
 use serde_json::Value;
 
 fn joute() -> Command {
@@ -15,10 +17,7 @@ fn joute() -> Command {
 
 /// A fresh folder under the system's temporary directory.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("joute-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("test", name)
 }
 
 /// A small Connect 4 round robin: 4 engines, 6 pairings, `count` openings, 12·count games.
@@ -60,13 +59,7 @@ playouts = 50
 
 /// Runs joute and expects success; returns stdout.
 fn ok(args: &[&str]) -> String {
-    let out = joute().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::joute_ok(args)
 }
 
 /// The games of the logs, by id, with the wall-clock timing removed.
@@ -1102,33 +1095,15 @@ fn limits_are_checked_before_anything_is_played() {
         ],
         "cannot be split",
     );
-    std::fs::write(
-        &spec,
-        format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000001 }"),
-    )
-    .unwrap();
-    refuse(
-        &[
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            dir.join("o").to_str().unwrap(),
-        ],
-        "1..=1000000",
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000001 }"),
+        &["1..=1000000"],
     );
-    std::fs::write(
-        &spec,
-        format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000 }\nrounds = 5000"),
-    )
-    .unwrap();
-    refuse(
-        &[
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            dir.join("o").to_str().unwrap(),
-        ],
-        "at most 1000000 openings",
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000 }\nrounds = 5000"),
+        &["at most 1000000 openings"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
