@@ -581,10 +581,8 @@ impl Progress {
         let bar = (voice == Voice::Normal && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
-                )
-                .expect("a valid template"),
+                ProgressStyle::with_template("{bar:24} {pos}/{len} games  ETA {eta}  {msg}")
+                    .expect("a valid template"),
             );
             bar.set_position(done);
             bar.enable_steady_tick(Duration::from_millis(200));
@@ -638,8 +636,10 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) => {
+                let rate = (self.done - self.started_done) as f64
+                    / self.started.elapsed().as_secs_f64().max(1e-9);
                 bar.set_position(self.done);
-                bar.set_message(self.leader.clone());
+                bar.set_message(format!("{rate:.1} games/s  {}", self.leader));
             }
             None => {
                 if self.last_line.elapsed() >= Duration::from_secs(5) {
