@@ -7,11 +7,12 @@
 //!   optimum for testing.
 //! - [`spsa`]: simultaneous-perturbation stochastic approximation with the schedule the large
 //!   engine-testing frameworks use.
-
+//! - [`hill`]: hill climbing, each neighbour accepted by a pentanomial SPRT.
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
 
+pub mod hill;
 pub mod objective;
 pub mod params;
 pub mod spsa;

@@ -147,7 +147,7 @@ impl SpsaState {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::tune::objective::Synthetic;
 
