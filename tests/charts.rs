@@ -118,7 +118,8 @@ fn check_charts(summary: &Summary, name: &str) -> Vec<String> {
     let ratings = summary.ratings();
     let written = write_charts(summary, &ratings, &dir).unwrap();
     let names = chart_names(summary);
-    assert_eq!(written.len(), 2 * names.len());
+    assert_eq!(written.paths.len(), 2 * names.len());
+    assert_eq!(written.svgs, svg_charts(summary, &ratings).unwrap());
     let mut leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

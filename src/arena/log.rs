@@ -111,6 +111,41 @@ impl GameLine {
     }
 }
 
+/// The ids of the games a log (or a set of logs) holds, one bit each, for catching a game
+/// recorded twice.
+#[derive(Clone, Debug)]
+pub struct IdSet {
+    words: Vec<u64>,
+}
+
+impl IdSet {
+    /// An empty set for the ids `0..games`.
+    pub fn new(games: u64) -> IdSet {
+        IdSet {
+            words: vec![0; games.div_ceil(64) as usize],
+        }
+    }
+
+    /// Whether `id` is in the set.
+    pub fn contains(&self, id: u64) -> bool {
+        self.words
+            .get((id / 64) as usize)
+            .is_some_and(|w| w >> (id % 64) & 1 == 1)
+    }
+
+    /// Adds `id`; an error when it is there already or beyond the set's range.
+    pub fn insert(&mut self, id: u64) -> Result<(), String> {
+        let Some(word) = self.words.get_mut((id / 64) as usize) else {
+            return Err(format!("game id {id} is beyond the run's games"));
+        };
+        if *word >> (id % 64) & 1 == 1 {
+            return Err(format!("game id {id} appears twice"));
+        }
+        *word |= 1 << (id % 64);
+        Ok(())
+    }
+}
+
 /// One invocation of `joute run` on an output folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Session {

@@ -816,11 +816,19 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
                 balance.max_imbalance = v.is_finite().then_some(v);
             }
             // The size of the run, before any opening is generated.
-            let pairings = if format == "gauntlet" {
-                challengers.len() as u64 * (names.len() - challengers.len()) as u64
+            let schedule_format = if format == "gauntlet" {
+                Format::Gauntlet {
+                    challengers: challengers
+                        .iter()
+                        .map(|c| names.iter().position(|n| n == c).expect("checked above"))
+                        .collect(),
+                }
             } else {
-                (names.len() * (names.len() - 1) / 2) as u64
+                Format::RoundRobin
             };
+            let pairings = Schedule::new(&schedule_format, names.len(), 0, 1)
+                .pairings
+                .len() as u64;
             let openings = count * rounds as u64;
             if openings > MAX_OPENINGS || pairings * openings * 2 > MAX_GAMES {
                 return Err(loc.on(
@@ -1319,6 +1327,17 @@ fn resolve_weights<G: Features>(
     }
 }
 
+/// An error in a command-line argument of `joute match`, named by its flag.
+fn command_line_error(key: &str, message: String) -> SpecError {
+    SpecError {
+        file: "(command line)".into(),
+        line: 0,
+        column: 0,
+        key: key.into(),
+        message,
+    }
+}
+
 /// A two-engine spec from the command line (`joute match`).
 #[allow(clippy::too_many_arguments)]
 pub fn match_spec(
@@ -1329,14 +1348,7 @@ pub fn match_spec(
     seed: u64,
     sprt: Option<Sprt>,
 ) -> Result<TournamentSpec, SpecError> {
-    let origin = "(command line)";
-    let err = |key: &str, message: String| SpecError {
-        file: origin.into(),
-        line: 0,
-        column: 0,
-        key: key.into(),
-        message,
-    };
+    let err = command_line_error;
     if games > MAX_GAMES || games / 2 > MAX_OPENINGS {
         return Err(err(
             "--games",
@@ -1373,13 +1385,7 @@ pub fn match_spec(
     impl FeaturesVisitor for Build {
         type Output = Result<ResolvedSpec, SpecError>;
         fn visit<G: Features>(self, start: G) -> Self::Output {
-            let err = |key: &str, message: String| SpecError {
-                file: "(command line)".into(),
-                line: 0,
-                column: 0,
-                key: key.into(),
-                message,
-            };
+            let err = command_line_error;
             let mut names: Vec<String> = self.engines.iter().map(|e| e.name.clone()).collect();
             if names[0] == names[1] {
                 names[0].push_str("#1");

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::EngineSpec;
-use joute::arena::log::{LogWriter, RunInfo, Session, now, peak_rss_kib, scan_log};
+use joute::arena::log::{IdSet, LogWriter, RunInfo, Session, now, peak_rss_kib, scan_log};
 use joute::arena::openings;
 use joute::arena::runner::run_games;
 use joute::arena::schedule::Shard;
@@ -262,10 +262,9 @@ fn play(
             )))
         }
     })?;
-    let schedule = spec.resolved.schedule();
-    let total = schedule.games();
+    let total = spec.resolved.schedule().games();
     let mut summary = Summary::new(&spec.resolved, &spec.hash);
-    let mut done = vec![0u64; total.div_ceil(64) as usize];
+    let mut done = IdSet::new(total);
     let mut info = RunInfo {
         joute_version: env!("CARGO_PKG_VERSION").to_string(),
         spec_hash: spec.hash.clone(),
@@ -313,12 +312,8 @@ fn play(
             if shard.is_some_and(|s| !s.holds(game.id)) {
                 return Err(format!("game id {} does not belong to this shard", game.id));
             }
-            game.check(&spec.resolved, &schedule)?;
-            let (w, b) = ((game.id / 64) as usize, game.id % 64);
-            if done[w] >> b & 1 == 1 {
-                return Err(format!("game id {} appears twice", game.id));
-            }
-            done[w] |= 1 << b;
+            done.insert(game.id)?;
+            // Checks the line against the schedule and counts it.
             summary.add(&game).map(|_| ()).map_err(|e| e.0)
         })
         .map_err(InputError)?;
@@ -348,7 +343,7 @@ fn play(
     let stop_pair = AtomicU64::new(summary.decision().map_or(u64::MAX, |d| d.pairs));
     let todo: Vec<u64> = (0..total)
         .filter(|&id| shard.is_none_or(|s| s.holds(id)))
-        .filter(|&id| done[(id / 64) as usize] >> (id % 64) & 1 == 0)
+        .filter(|&id| !done.contains(id))
         .collect();
     let already = info.games_scheduled - todo.len() as u64;
     let mut progress = Progress::new(
@@ -472,10 +467,9 @@ fn finish_with(
             .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
             .and_then(|_| files::write_pairs(out, summary))
             .with_context(|| format!("cannot write the CSV files in {}", out.display()))?;
-        charts::write_charts(summary, &ratings, out)
-            .with_context(|| format!("cannot write the charts in {}", out.display()))?;
-        let charts = charts::svg_charts(summary, &ratings)
-            .with_context(|| format!("cannot draw the charts of {}", out.display()))?;
+        let charts = charts::write_charts(summary, &ratings, out)
+            .with_context(|| format!("cannot write the charts in {}", out.display()))?
+            .svgs;
         let timing = timing.map(|(games, seconds, threads)| html::Timing {
             games,
             seconds,

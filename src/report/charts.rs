@@ -28,6 +28,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
+use crate::arena::log::write_atomically;
 use crate::report::Summary;
 use crate::stats::ratings::Ratings;
 
@@ -134,51 +135,55 @@ pub fn chart_names(summary: &Summary) -> Vec<&'static str> {
     kinds(summary).into_iter().map(Kind::name).collect()
 }
 
-/// Writes every chart that applies to `summary` into `dir`, as NAME.png and NAME.svg; returns the
-/// paths written.
+/// What [`write_charts`] wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChartFiles {
+    /// Every file written, NAME.png then NAME.svg for each chart.
+    pub paths: Vec<PathBuf>,
+    /// The SVG text of each chart (name, svg), as written: for inlining in the HTML report
+    /// without drawing the charts again.
+    pub svgs: Vec<(String, String)>,
+}
+
+/// Writes every chart that applies to `summary` into `dir`, as NAME.png and NAME.svg (each to a
+/// temporary file renamed into place).
 pub fn write_charts(
     summary: &Summary,
     ratings: &Ratings,
     dir: &Path,
-) -> Result<Vec<PathBuf>, ChartError> {
-    register_fonts()?;
+) -> Result<ChartFiles, ChartError> {
     std::fs::create_dir_all(dir).map_err(|source| ChartError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
+    let svgs = svg_charts(summary, ratings)?;
     let n = summary.spec.engines.len();
-    let mut written = Vec::new();
-    for kind in kinds(summary) {
-        let name = kind.name();
-        let size = kind.size(n);
-
+    let mut paths = Vec::new();
+    for (kind, (name, svg)) in kinds(summary).into_iter().zip(&svgs) {
         let png = dir.join(format!("{name}.png"));
         let tmp = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
         let drawn = {
-            let root = BitMapBackend::new(&tmp, size).into_drawing_area();
+            let root = BitMapBackend::new(&tmp, kind.size(n)).into_drawing_area();
             draw(kind, summary, ratings, &root).and_then(|()| root.present().map_err(text))
         };
         if let Err(message) = drawn {
             let _ = std::fs::remove_file(&tmp);
             return Err(ChartError::Draw {
-                chart: name.to_string(),
+                chart: name.clone(),
                 message,
             });
         }
         rename(&tmp, &png)?;
-        written.push(png);
+        paths.push(png);
 
-        let svg = render_svg(kind, summary, ratings)?;
         let path = dir.join(format!("{name}.svg"));
-        let tmp = dir.join(format!(".{name}.{}.tmp.svg", std::process::id()));
-        std::fs::write(&tmp, svg).map_err(|source| ChartError::Io {
-            path: tmp.clone(),
+        write_atomically(&path, svg.as_bytes()).map_err(|source| ChartError::Io {
+            path: path.clone(),
             source,
         })?;
-        rename(&tmp, &path)?;
-        written.push(path);
+        paths.push(path);
     }
-    Ok(written)
+    Ok(ChartFiles { paths, svgs })
 }
 
 /// The same charts as SVG text in memory (name, svg), for inlining in the HTML report.

@@ -239,13 +239,12 @@ pub fn write_report(
 ) -> Result<PathBuf, HtmlError> {
     let html = render(summary, ratings, charts, logs, timing)?;
     let path = dir.join("index.html");
-    let tmp = dir.join("index.html.tmp");
-    let io = |source| HtmlError::Io {
-        path: path.clone(),
-        source,
-    };
-    std::fs::write(&tmp, html).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
+    crate::arena::log::write_atomically(&path, html.as_bytes()).map_err(|source| {
+        HtmlError::Io {
+            path: path.clone(),
+            source,
+        }
+    })?;
     Ok(path)
 }
 

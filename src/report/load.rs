@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::summary::Summary;
-use crate::arena::log::{GameLine, RunInfo, scan_log};
+use crate::arena::log::{GameLine, IdSet, RunInfo, scan_log};
 use crate::stats::sequential::SequentialSprt;
 
 /// The `run.json` beside a log.
@@ -60,7 +60,7 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
     };
 
     // Pass 1: duplicates, foreign games, and where an SPRT decided.
-    let mut seen = vec![0u64; scheduled.div_ceil(64) as usize];
+    let mut seen = IdSet::new(scheduled);
     let mut sprt = info.spec.sprt.map(SequentialSprt::new);
     let schedule = info.spec.schedule();
     for log in logs {
@@ -72,14 +72,8 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
                 ));
             }
             game.check(&info.spec, &schedule)?;
-            let (word, bit) = ((game.id / 64) as usize, game.id % 64);
-            if seen[word] >> bit & 1 == 1 {
-                return Err(format!(
-                    "game id {} appears twice (a log given twice, or shards that overlap)",
-                    game.id
-                ));
-            }
-            seen[word] |= 1 << bit;
+            seen.insert(game.id)
+                .map_err(|e| format!("{e} (a log given twice, or shards that overlap)"))?;
             if let Some(test) = &mut sprt {
                 let colour = (game.id % 2) as u8;
                 let score_a = if colour == 0 {
