@@ -8,6 +8,7 @@
 //! - [`spsa`]: simultaneous-perturbation stochastic approximation with the schedule the large
 //!   engine-testing frameworks use.
 //! - [`hill`]: hill climbing, each neighbour accepted by a pentanomial SPRT.
+//! - [`record`]: what a run records (`history.jsonl`) and what its report is drawn from.
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
@@ -15,6 +16,7 @@
 pub mod hill;
 pub mod objective;
 pub mod params;
+pub mod record;
 pub mod spsa;
 
 /// A seed for draw `k` of `stream` under a run's `seed`: SplitMix64 finalisers over the three,

@@ -1,0 +1,113 @@
+//! What a tuning run records: one [`HistoryLine`] per candidate (`history.jsonl`), and the
+//! [`TuneRecord`] the report is drawn from (the parameters, the history, the confirmation).
+
+use serde::{Deserialize, Serialize};
+
+use super::params::Param;
+use crate::stats::sprt::Sprt;
+
+/// One candidate of a tuning run, as `history.jsonl` holds it (one JSON object per line).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryLine {
+    /// The candidate's number, from 1 (hill climbing: the proposal; SPSA: the iteration).
+    pub k: u64,
+    /// `hill-climb` or `spsa`.
+    pub method: String,
+    /// The weights tested, in the order of the run's parameters (hill climbing: the neighbour;
+    /// SPSA: θ+).
+    pub candidate: Vec<f64>,
+    /// What it played (hill climbing against the incumbent: the incumbent; SPSA: θ-). With a
+    /// pool of opponents both the candidate and this vector played the pool on the same
+    /// openings.
+    pub opponent: Vec<f64>,
+    /// The parameters the proposal moved (indices; SPSA: all of them).
+    pub moved: Vec<usize>,
+    /// Opening pairs played for this candidate.
+    pub pairs: u64,
+    /// Games played for this candidate (all sides; a pool doubles them).
+    pub games: u64,
+    /// Wins, draws and losses of the candidate's own games.
+    pub wins: u64,
+    /// See `wins`.
+    pub draws: u64,
+    /// See `wins`.
+    pub losses: u64,
+    /// The candidate's opening pairs, `[LL, LD, WL+DD, WD, WW]`.
+    pub pentanomial: [u64; 5],
+    /// The log-likelihood ratio when the candidate was tested by SPRT.
+    pub llr: Option<f64>,
+    /// The candidate's measured advantage over `opponent`, Elo, and its 95% half-width.
+    pub elo: f64,
+    /// See `elo`.
+    pub elo_error: f64,
+    /// Hill climbing: whether the candidate became the incumbent. SPSA: always true (every
+    /// iteration moves θ).
+    pub accepted: bool,
+    /// The incumbent (hill climbing) or θ (SPSA) after this candidate.
+    pub theta: Vec<f64>,
+    /// Step sizes after this candidate (hill climbing), or `c_k` (SPSA), per parameter.
+    pub steps: Vec<f64>,
+    /// Games the run has played after this candidate (confirmation excluded).
+    pub games_total: u64,
+    /// Seconds the run has spent after this candidate, over all its sessions.
+    pub seconds: f64,
+}
+
+/// A confirmation (or A/A) match as the report shows it: `tuned` against `start`, from the
+/// tuned side, on held-out openings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// Games played.
+    pub games: u64,
+    /// Wins, draws and losses of the tuned side.
+    pub wins: u64,
+    /// See `wins`.
+    pub draws: u64,
+    /// See `wins`.
+    pub losses: u64,
+    /// Pentanomial counts of the tuned side.
+    pub pentanomial: [u64; 5],
+    /// Elo of the tuned side over the start (pentanomial estimate), and its 95% half-width.
+    pub elo: f64,
+    /// See `elo`.
+    pub error: f64,
+    /// Likelihood of superiority, 0..=1.
+    pub los: f64,
+    /// Where the match's own report is (relative to the tuning run's folder).
+    pub report: String,
+}
+
+/// Everything the tuning report draws from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TuneRecord {
+    /// The run's name (the spec's `name`).
+    pub name: String,
+    /// The game.
+    pub game: String,
+    /// `hill-climb` or `spsa`.
+    pub method: String,
+    /// The engine tuned, in words (`alphabeta depth 3`).
+    pub engine: String,
+    /// What the candidates played: `incumbent`, or the pool's engines described.
+    pub opponent: String,
+    /// The seed.
+    pub seed: u64,
+    /// The tuned parameters; their `value` is the start.
+    pub params: Vec<Param>,
+    /// The final weights of the tuned parameters, in the same order.
+    pub tuned: Vec<f64>,
+    /// The acceptance test of hill climbing.
+    pub sprt: Option<Sprt>,
+    /// Every candidate, in order.
+    pub history: Vec<HistoryLine>,
+    /// The confirmation match (tuned against start on held-out openings), once played.
+    pub confirmation: Option<MatchResult>,
+    /// The A/A match (start against itself), when the spec asks for one.
+    pub aa: Option<MatchResult>,
+    /// Where the tuned weights were written.
+    pub weights_file: String,
+    /// Games played in all, confirmation included.
+    pub games: u64,
+    /// Seconds spent in all.
+    pub seconds: f64,
+}
