@@ -72,7 +72,18 @@ impl Sprt {
     /// The log-likelihood ratio of opening-pair counts.
     pub fn llr_pentanomial(&self, counts: &Pentanomial) -> f64 {
         let c: Vec<f64> = counts.0.iter().map(|&n| n as f64).collect();
-        self.llr(&c, &PAIR_SCORES, 2.0)
+        self.llr(&c, &PAIR_SCORES, 2.0, 1.0)
+    }
+
+    /// The log-likelihood ratio of paired differences: outcome `i` (0..=8) of an opening is the
+    /// difference `d = i/2 - 2` between two players' points against the same opponent from the
+    /// same opening (two games each), scored `i/8`. When one player is `e` Elo stronger than
+    /// the other against that opponent, the mean of `i/8` is about `½ + (L(e) - ½) / 2` (both
+    /// near the opponent's strength), so the hypotheses' scores are shrunk by half toward ½.
+    pub fn llr_pair_differences(&self, diffs: &[u64; 9]) -> f64 {
+        let c: Vec<f64> = diffs.iter().map(|&n| n as f64).collect();
+        let scores: Vec<f64> = (0..9).map(|i| i as f64 / 8.0).collect();
+        self.llr(&c, &scores, 2.0, 0.5)
     }
 
     /// The log-likelihood ratio of W/D/L counts.
@@ -82,7 +93,7 @@ impl Sprt {
             counts.draws as f64,
             counts.wins as f64,
         ];
-        self.llr(&c, &[0.0, 0.5, 1.0], 1.0)
+        self.llr(&c, &[0.0, 0.5, 1.0], 1.0, 1.0)
     }
 
     /// The mean scores (per game) H0 and H1 stand for, given the observed outcome frequencies
@@ -118,8 +129,9 @@ impl Sprt {
 
     /// `N Σ p̂_k ln(p_k(s1) / p_k(s0))`, with `p_k(s)` the distribution closest to the observed
     /// one (`p̂`, zero counts replaced by 1e-3) whose mean score is `s`, `s0` and `s1` the
-    /// hypotheses' scores for outcomes `games` games long.
-    fn llr(&self, counts: &[f64], scores: &[f64], games: f64) -> f64 {
+    /// hypotheses' scores for outcomes `games` games long, their distance from ½ multiplied by
+    /// `shrink`.
+    fn llr(&self, counts: &[f64], scores: &[f64], games: f64, shrink: f64) -> f64 {
         let n: f64 = counts.iter().sum();
         if n == 0.0 {
             return 0.0;
@@ -131,6 +143,7 @@ impl Sprt {
         let total: f64 = adjusted.iter().sum();
         let p: Vec<f64> = adjusted.iter().map(|c| c / total).collect();
         let (s0, s1) = self.hypotheses(&p, scores, games);
+        let (s0, s1) = (0.5 + (s0 - 0.5) * shrink, 0.5 + (s1 - 0.5) * shrink);
         let (Some(q0), Some(q1)) = (constrained(&p, scores, s0), constrained(&p, scores, s1))
         else {
             return 0.0;
@@ -298,6 +311,59 @@ mod tests {
         println!("SPRT [0, 30]: false positives {fp}, false negatives {fneg}");
         assert!(fp <= 0.05 + 0.018, "false-positive rate {fp}");
         assert!(fneg <= 0.05 + 0.018, "false-negative rate {fneg}");
+    }
+
+    /// A pooled test: the candidate (`truth` Elo above the pool) and the incumbent (equal to
+    /// the pool) each play a colour-swapped pair against the same pool engine per opening.
+    fn simulate_pooled(test: &Sprt, truth: f64, seed: u64) -> Decision {
+        use crate::games::hash::mix64;
+        let mut state = seed;
+        let mut game = |p: f64| {
+            state = mix64(state);
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            if u < p - 0.15 {
+                1.0
+            } else if u < p + 0.15 {
+                0.5
+            } else {
+                0.0
+            }
+        };
+        let mut diffs = [0u64; 9];
+        for _ in 0..40_000 {
+            let c: f64 = game(score(truth)) + game(score(truth));
+            let i = game(0.5) + game(0.5);
+            diffs[((c - i + 2.0) * 2.0).round() as usize] += 1;
+            let decision = test.decide(test.llr_pair_differences(&diffs));
+            if decision != Decision::Continue {
+                return decision;
+            }
+        }
+        Decision::Continue
+    }
+
+    #[test]
+    fn pooled_differences_keep_alpha_and_beta() {
+        let test = Sprt {
+            elo0: 0.0,
+            elo1: 30.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Logistic,
+        };
+        let runs = 400;
+        let fp = (0..runs)
+            .filter(|&i| simulate_pooled(&test, 0.0, 20_000 + i) == Decision::H1)
+            .count() as f64
+            / runs as f64;
+        let fneg = (0..runs)
+            .filter(|&i| simulate_pooled(&test, 30.0, 70_000 + i) == Decision::H0)
+            .count() as f64
+            / runs as f64;
+        println!("pooled SPRT [0, 30]: false positives {fp}, false negatives {fneg}");
+        // Two standard errors of sampling: sqrt(0.05 * 0.95 / 400) ≈ 0.011.
+        assert!(fp <= 0.05 + 0.022, "false-positive rate {fp}");
+        assert!(fneg <= 0.05 + 0.022, "false-negative rate {fneg}");
     }
 
     fn normalised(elo0: f64, elo1: f64) -> Sprt {

@@ -97,7 +97,7 @@ impl Trinomial {
 
 /// Counts of opening-pair results for A, in the order `[LL, LD, WL+DD, WD, WW]` (pair scores
 /// 0, ¼, ½, ¾, 1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pentanomial(pub [u64; 5]);
 
 /// The score of each pentanomial outcome.

@@ -1,5 +1,7 @@
-//! Hill climbing: propose a neighbour of the incumbent, play it against the incumbent under a
-//! pentanomial SPRT (H0 "Elo = 0", H1 "Elo = elo1") up to a cap of pairs, and move on H1.
+//! Hill climbing: propose a neighbour of the incumbent, play it against the incumbent (or both
+//! against a pool) under a pentanomial SPRT (H0 "Elo = 0", H1 "Elo = elo1") up to a cap of
+//! pairs, and move on H1 — or, with a fixed number of pairs, when the lower end of the 95%
+//! interval of the candidate's score is above 50%.
 //!
 //! Step sizes adapt per parameter: ×0.5 after `patience` consecutive rejections, ×1.25 after an
 //! acceptance, kept within `[min_step · step, range]`.
@@ -7,8 +9,8 @@
 use super::derive_seed;
 use super::objective::PairOracle;
 use super::params::{Param, clamp_all, values};
+use super::objective::Trial;
 use crate::stats::sprt::{Decision, Sprt};
-use crate::stats::summary::Pentanomial;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -27,14 +29,26 @@ pub enum Neighbour {
     All,
 }
 
+/// How a neighbour is accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind")]
+pub enum Acceptance {
+    /// A pentanomial SPRT (paired differences against a pool), looked at after every batch;
+    /// accepted on H1, rejected on H0 or when `max_pairs` pass undecided. `elo0` should be 0.
+    Sprt(Sprt),
+    /// `max_pairs` pairs; accepted when the lower end of the 95% interval of the score is
+    /// above 50%.
+    Fixed,
+}
+
 /// A climb's fixed settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HillConfig {
-    /// The test of each neighbour; `elo0` should be 0.
-    pub sprt: Sprt,
-    /// Pairs played before the test is decided on (in batches of `batch`).
+    /// The test of each neighbour.
+    pub acceptance: Acceptance,
+    /// Pairs played between two looks at the test.
     pub batch: u64,
-    /// The most pairs one neighbour gets; a neighbour still undecided there is rejected.
+    /// The most pairs one neighbour gets (with [`Acceptance::Fixed`], the pairs it gets).
     pub max_pairs: u64,
     /// Consecutive rejections of a parameter that halve its step.
     pub patience: u32,
@@ -76,10 +90,10 @@ pub struct HillStep {
     pub moved: Vec<usize>,
     /// The neighbour.
     pub candidate: Vec<f64>,
-    /// Its pairs against the incumbent, from its side.
-    pub result: Pentanomial,
-    /// The final log-likelihood ratio.
-    pub llr: f64,
+    /// Its pairs against the incumbent (or the pool), from its side.
+    pub result: Trial,
+    /// The final log-likelihood ratio (SPRT acceptance only).
+    pub llr: Option<f64>,
     /// Whether it became the incumbent.
     pub accepted: bool,
     /// The incumbent afterwards.
@@ -137,27 +151,41 @@ impl HillState {
 
     /// Proposes one neighbour, tests it, and adapts the steps.
     pub fn step(&mut self, oracle: &mut impl PairOracle) -> HillStep {
+        self.step_within(oracle, u64::MAX)
+    }
+
+    /// [`HillState::step`] with at most `pair_cap` pairs for this neighbour (a run's budget
+    /// running out): a neighbour whose test the cap cuts short is rejected.
+    pub fn step_within(&mut self, oracle: &mut impl PairOracle, pair_cap: u64) -> HillStep {
         let (moved, candidate) = self.propose();
         let games_seed = derive_seed(self.config.seed, STREAM_GAMES, self.k);
-        let mut result = Pentanomial::default();
-        let mut llr = 0.0;
+        let mut result = Trial::default();
+        let mut llr = None;
         let mut decision = Decision::Continue;
         let mut batch = 0;
+        let max_pairs = self.config.max_pairs.min(pair_cap);
         if candidate != self.theta {
-            while decision == Decision::Continue && result.pairs() < self.config.max_pairs {
-                let pairs = self
-                    .config
-                    .batch
-                    .min(self.config.max_pairs - result.pairs());
+            while decision == Decision::Continue && result.pairs() < max_pairs {
+                let pairs = self.config.batch.min(max_pairs - result.pairs());
                 // A fresh seed per batch: no candidate ever replays another's games.
                 let seed = derive_seed(games_seed, 0, batch);
-                let got = oracle.play_pairs(&candidate, &self.theta, pairs, seed);
-                for (a, b) in result.0.iter_mut().zip(got.0) {
-                    *a += b;
-                }
+                result.merge(&oracle.play_pairs(&candidate, &self.theta, pairs, seed));
                 batch += 1;
-                llr = self.config.sprt.llr_pentanomial(&result);
-                decision = self.config.sprt.decide(llr);
+                if let Acceptance::Sprt(sprt) = &self.config.acceptance {
+                    let value = if result.pooled {
+                        sprt.llr_pair_differences(&result.diffs)
+                    } else {
+                        sprt.llr_pentanomial(&result.pentanomial)
+                    };
+                    llr = Some(value);
+                    decision = sprt.decide(value);
+                }
+            }
+            if self.config.acceptance == Acceptance::Fixed
+                && result.pairs() == self.config.max_pairs
+                && result.lower_bound_above_half()
+            {
+                decision = Decision::H1;
             }
         }
         let accepted = decision == Decision::H1;
@@ -202,13 +230,13 @@ mod tests {
 
     fn config(seed: u64, neighbour: Neighbour) -> HillConfig {
         HillConfig {
-            sprt: Sprt {
+            acceptance: Acceptance::Sprt(Sprt {
                 elo0: 0.0,
                 elo1: 10.0,
                 alpha: 0.05,
                 beta: 0.05,
                 model: EloModel::Logistic,
-            },
+            }),
             batch: 20,
             max_pairs: 4000,
             patience: 8,

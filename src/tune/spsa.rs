@@ -8,7 +8,7 @@
 use super::derive_seed;
 use super::objective::PairOracle;
 use super::params::{Param, clamp_all, values};
-use crate::stats::summary::Pentanomial;
+use super::objective::Trial;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,7 @@ pub struct SpsaStep {
     /// The seed the games were played with.
     pub seed: u64,
     /// The pairs' outcomes from θ+'s side.
-    pub result: Pentanomial,
+    pub result: Trial,
     /// θ after the update.
     pub theta: Vec<f64>,
 }
@@ -117,10 +117,8 @@ impl SpsaState {
         clamp_all(&self.params, &mut minus);
         let seed = derive_seed(self.config.seed, STREAM_GAMES, self.k);
         let result = oracle.play_pairs(&plus, &minus, self.config.pairs, seed);
-        // Pentanomial index i is a pair worth i/2 points of 2, so its W - L is i - 2.
-        let w_minus_l: f64 = (result.0.iter().enumerate())
-            .map(|(i, &n)| (i as f64 - 2.0) * n as f64)
-            .sum();
+        // W - L of θ+ (against a pool: its points minus θ-'s).
+        let w_minus_l = result.points_difference();
         for (i, t) in self.theta.iter_mut().enumerate() {
             let (c_k, r_k) = gains[i];
             *t += r_k * c_k * w_minus_l * delta[i];
