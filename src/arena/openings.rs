@@ -67,8 +67,100 @@ pub fn balance_score<G: Features>(pos: &G, depth: u32, eval: &LinearEval<G>) -> 
 /// Consecutive failed attempts after which the search for new openings gives up.
 const EXHAUSTED: u64 = 100_000;
 
-/// `count` distinct random openings of `plies` plies (see the module documentation). Errors
-/// when too few can be found (a small board, or a strict filter).
+/// An endless source of distinct random openings (see the module documentation): attempt `k`
+/// is drawn from `(seed, k)`, and a position already given (or [`OpeningStream::exclude`]d) is
+/// never given again. The openings it gives depend on the seed and the excluded positions only,
+/// so a stream rebuilt and advanced as far gives the same openings again.
+pub struct OpeningStream<G: Features> {
+    start: G,
+    plies: u32,
+    seed: u64,
+    balance: Balance,
+    eval: LinearEval<G>,
+    seen: HashSet<G>,
+    attempt: u64,
+    /// Rejections so far: the game ended, a repeated position, a lopsided one.
+    rejected: (u64, u64, u64),
+    given: u64,
+}
+
+impl<G: Features> OpeningStream<G> {
+    /// A stream of `plies`-ply openings of the game of `start` drawn from `seed`.
+    pub fn new(start: G, plies: u32, seed: u64, balance: Balance) -> Self {
+        OpeningStream {
+            eval: LinearEval::new(&start, &Weights::default_for(&start)),
+            start,
+            plies,
+            seed,
+            balance,
+            seen: HashSet::new(),
+            attempt: 0,
+            rejected: (0, 0, 0),
+            given: 0,
+        }
+    }
+
+    /// Never gives `position` (for held-out openings: the positions another stream gave).
+    pub fn exclude(&mut self, position: G) {
+        self.seen.insert(position);
+    }
+
+    /// The positions given (and excluded) so far.
+    pub fn seen(&self) -> impl Iterator<Item = &G> {
+        self.seen.iter()
+    }
+
+    /// Openings given so far.
+    pub fn given(&self) -> u64 {
+        self.given
+    }
+
+    /// The next opening (its moves, and the position after them), or an error when
+    /// [`EXHAUSTED`] attempts in a row found none.
+    pub fn next_opening(&mut self) -> Result<(Vec<G::Move>, G), String> {
+        let mut since_last = 0u64;
+        while since_last < EXHAUSTED {
+            since_last += 1;
+            let attempt = self.attempt;
+            self.attempt += 1;
+            let (positions, moves) = random_game(
+                self.start,
+                self.plies as usize,
+                combine(self.seed ^ 0x6f70_656e_696e_6773, attempt),
+            );
+            let pos = *positions.last().expect("a random game holds its start");
+            if moves.len() < self.plies as usize || pos.outcome().is_some() {
+                self.rejected.0 += 1;
+                continue;
+            }
+            if self.seen.contains(&pos) {
+                self.rejected.1 += 1;
+                continue;
+            }
+            if self.balance.depth > 0 {
+                match balance_score(&pos, self.balance.depth, &self.eval) {
+                    Some(s) if self.balance.max_imbalance.is_none_or(|m| s.abs() <= m) => {}
+                    _ => {
+                        self.rejected.2 += 1;
+                        continue;
+                    }
+                }
+            }
+            self.seen.insert(pos);
+            self.given += 1;
+            return Ok((moves, pos));
+        }
+        let (ended, repeated, lopsided) = self.rejected;
+        Err(format!(
+            "found only {} distinct playable openings of {} plies in {} attempts ({ended} ended the game, {repeated} repeated an earlier one, {lopsided} were lopsided); ask for fewer, change plies, or loosen max_imbalance",
+            self.given, self.plies, self.attempt
+        ))
+    }
+}
+
+/// `count` distinct random openings of `plies` plies (see the module documentation): the first
+/// `count` of an [`OpeningStream`]. Errors when too few can be found (a small board, or a
+/// strict filter).
 pub fn random_openings<G: Features>(
     start: G,
     plies: u32,
@@ -76,58 +168,10 @@ pub fn random_openings<G: Features>(
     seed: u64,
     balance: &Balance,
 ) -> Result<Vec<Vec<G::Move>>, String> {
-    let eval = LinearEval::new(&start, &Weights::default_for(&start));
-    let mut seen: HashSet<G> = HashSet::new();
-    let mut openings = Vec::with_capacity(count as usize);
-    let (mut ended, mut repeated, mut lopsided) = (0u64, 0u64, 0u64);
-    // Enough attempts for a filter that rejects most candidates, bounded for tiny boards.
-    let attempts = 200 * count as u64 + 1000;
-    let mut since_last = 0u64;
-    let mut tried = 0u64;
-    for attempt in 0..attempts {
-        if openings.len() == count as usize {
-            break;
-        }
-        // The game has no more distinct openings of this length (or the filter allows none).
-        if since_last >= EXHAUSTED {
-            break;
-        }
-        tried += 1;
-        since_last += 1;
-        let (positions, moves) = random_game(
-            start,
-            plies as usize,
-            combine(seed ^ 0x6f70_656e_696e_6773, attempt),
-        );
-        let pos = *positions.last().expect("a random game holds its start");
-        if moves.len() < plies as usize || pos.outcome().is_some() {
-            ended += 1;
-            continue;
-        }
-        if seen.contains(&pos) {
-            repeated += 1;
-            continue;
-        }
-        if balance.depth > 0 {
-            match balance_score(&pos, balance.depth, &eval) {
-                Some(s) if balance.max_imbalance.is_none_or(|m| s.abs() <= m) => {}
-                _ => {
-                    lopsided += 1;
-                    continue;
-                }
-            }
-        }
-        seen.insert(pos);
-        openings.push(moves);
-        since_last = 0;
-    }
-    if openings.len() < count as usize {
-        return Err(format!(
-            "found only {} distinct playable openings of {plies} plies in {tried} attempts ({ended} ended the game, {repeated} repeated an earlier one, {lopsided} were lopsided); ask for fewer, change plies, or loosen max_imbalance",
-            openings.len()
-        ));
-    }
-    Ok(openings)
+    let mut stream = OpeningStream::new(start, plies, seed, balance.clone());
+    (0..count)
+        .map(|_| stream.next_opening().map(|(moves, _)| moves))
+        .collect()
 }
 
 /// Reads an openings file (see the module documentation). Errors name the file, the line, the

@@ -95,8 +95,8 @@ impl fmt::Display for SpecError {
 
 /// Builds [`SpecError`]s that point into one spec's text.
 pub(crate) struct Locator<'a> {
-    file: &'a str,
-    text: &'a str,
+    pub(crate) file: &'a str,
+    pub(crate) text: &'a str,
 }
 
 impl Locator<'_> {
@@ -113,7 +113,7 @@ impl Locator<'_> {
     }
 
     /// An error at a spanned value.
-    fn on<T>(&self, value: &Spanned<T>, key: &str, message: impl Into<String>) -> SpecError {
+    pub(crate) fn on<T>(&self, value: &Spanned<T>, key: &str, message: impl Into<String>) -> SpecError {
         self.at(value.span().start, key, message)
     }
 }
@@ -152,7 +152,7 @@ struct RawOpenings {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawSprt {
+pub(crate) struct RawSprt {
     elo0: Spanned<f64>,
     elo1: Spanned<f64>,
     alpha: Option<Spanned<f64>>,
@@ -162,8 +162,9 @@ struct RawSprt {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawEngine {
-    name: Spanned<String>,
+pub(crate) struct RawEngine {
+    /// Required in a tournament; a tuning spec's tuned engine has none.
+    name: Option<Spanned<String>>,
     algorithm: Spanned<String>,
     depth: Option<Spanned<i64>>,
     nodes: Option<Spanned<i64>>,
@@ -176,6 +177,18 @@ struct RawEngine {
     tolerance: Option<Spanned<i64>>,
     exploration: Option<Spanned<f64>>,
     tie_break: Option<Spanned<bool>>,
+}
+
+impl RawEngine {
+    /// The `name` key, when given.
+    pub(crate) fn name(&self) -> Option<&Spanned<String>> {
+        self.name.as_ref()
+    }
+
+    /// The `weights` key, when given.
+    pub(crate) fn weights_value(&self) -> Option<&Spanned<toml::Value>> {
+        self.weights.as_ref()
+    }
 }
 
 impl RawSpec {
@@ -192,7 +205,7 @@ impl RawSpec {
 
 /// Rewrites the deserialiser's message in the project's words: the key it is about, and what
 /// is wrong.
-fn plain_serde_message(message: &str, text: &str, offset: usize) -> (String, String) {
+pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (String, String) {
     let message = message.trim();
     let ticks = |s: &str| s.replace('`', "'");
     if let Some(rest) = message.strip_prefix("unknown field `") {
@@ -375,13 +388,7 @@ impl ResolvedSpec {
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {
-        let json = serde_json::to_string(self).expect("a resolved spec serialises");
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in json.bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        format!("{h:016x}")
+        hash_json(self)
     }
 
     /// Checks what the rest of the code takes for granted of a resolved spec read back from a
@@ -492,6 +499,17 @@ impl ResolvedSpec {
     }
 }
 
+/// The hash of a value's JSON form: 16 hex digits (FNV-1a, 64 bits).
+pub fn hash_json(value: &impl Serialize) -> String {
+    let json = serde_json::to_string(value).expect("a resolved spec serialises");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in json.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// A validated spec, ready to run.
 #[derive(Clone, Debug)]
 pub struct TournamentSpec {
@@ -593,18 +611,21 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
     let mut names: Vec<String> = Vec::new();
     for (i, e) in raw.engine.iter().enumerate() {
         let engine = e.get_ref();
-        let n = engine.name.get_ref().trim();
         let key = format!("engine[{}].name", i + 1);
+        let Some(name) = &engine.name else {
+            return Err(loc.on(e, &key, "missing key 'name' (required here)"));
+        };
+        let n = name.get_ref().trim();
         if n.is_empty() || n.chars().any(|c| c.is_control() || c == ',') {
             return Err(loc.on(
-                &engine.name,
+                name,
                 &key,
                 "an engine name must be non-empty, without commas or control characters",
             ));
         }
         if let Some(first) = names.iter().position(|m| m == n) {
             return Err(loc.on(
-                &engine.name,
+                name,
                 &key,
                 format!(
                     "two engines are called '{n}' (engines {} and {}); names must be unique",
@@ -900,63 +921,14 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
                     ),
                 ));
             }
-            let r = s.get_ref();
-            let finite = |v: &Spanned<f64>, key: &str| {
-                if v.get_ref().is_finite() {
-                    Ok(*v.get_ref())
-                } else {
-                    Err(loc.on(v, key, "must be a finite number"))
-                }
-            };
-            let elo0 = finite(&r.elo0, "sprt.elo0")?;
-            let elo1 = finite(&r.elo1, "sprt.elo1")?;
-            check_sprt_bounds(elo0, elo1).map_err(|m| loc.on(&r.elo1, "sprt.elo1", m))?;
-            if elo0 >= elo1 {
-                return Err(loc.on(
-                    &r.elo1,
-                    "sprt.elo1",
-                    format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"),
-                ));
-            }
-            let rate = |v: &Option<Spanned<f64>>, key: &str| match v {
-                None => Ok(0.05),
-                Some(v) if *v.get_ref() > 0.0 && *v.get_ref() < 0.5 => Ok(*v.get_ref()),
-                Some(v) => Err(loc.on(
-                    v,
-                    key,
-                    format!(
-                        "{} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
-                        v.get_ref()
-                    ),
-                )),
-            };
-            let alpha = rate(&r.alpha, "sprt.alpha")?;
-            let beta = rate(&r.beta, "sprt.beta")?;
-            let model = match r.model.as_ref().map(|m| m.get_ref().as_str()) {
-                None | Some("logistic") => EloModel::Logistic,
-                Some("normalized" | "normalised") => EloModel::Normalized,
-                Some(other) => {
-                    return Err(loc.on(
-                        r.model.as_ref().expect("given"),
-                        "sprt.model",
-                        format!("unknown model '{other}'; allowed: logistic, normalized"),
-                    ));
-                }
-            };
-            Some(Sprt {
-                elo0,
-                elo1,
-                alpha,
-                beta,
-                model,
-            })
+            Some(resolve_sprt(s, "sprt", loc)?)
         }
     };
 
     // Engines: algorithm, budget, options (weights below, with the game).
     let mut engines = Vec::new();
     for (i, e) in raw.engine.iter().enumerate() {
-        engines.push(engine_budget(e, i, &names[i], loc)?);
+        engines.push(engine_budget(e, &format!("engine[{}]", i + 1), &names[i], loc)?);
     }
 
     // What needs the game's type: weights and openings.
@@ -972,7 +944,8 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
         type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
         fn visit<G: Features>(mut self, start: G) -> Self::Output {
             for (i, e) in self.raw.engine.iter().enumerate() {
-                let w = resolve_weights(&start, e.get_ref().weights.as_ref(), i, self.loc)?;
+                let key = format!("engine[{}].weights", i + 1);
+                let w = resolve_weights(&start, e.get_ref().weights.as_ref(), &key, self.loc)?;
                 self.engines[i].weights_origin = w.origin.clone();
                 self.engines[i].weights = start
                     .features()
@@ -1021,6 +994,64 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
         ));
     }
     Ok(TournamentSpec::from_resolved(resolved))
+}
+
+/// Validates an `[sprt]` table; `prefix` is its key path in errors.
+pub(crate) fn resolve_sprt(
+    s: &Spanned<RawSprt>,
+    prefix: &str,
+    loc: &Locator<'_>,
+) -> Result<Sprt, SpecError> {
+    let r = s.get_ref();
+    let finite = |v: &Spanned<f64>, key: &str| {
+        if v.get_ref().is_finite() {
+            Ok(*v.get_ref())
+        } else {
+            Err(loc.on(v, key, "must be a finite number"))
+        }
+    };
+    let elo0 = finite(&r.elo0, &format!("{prefix}.elo0"))?;
+    let elo1 = finite(&r.elo1, &format!("{prefix}.elo1"))?;
+    check_sprt_bounds(elo0, elo1).map_err(|m| loc.on(&r.elo1, &format!("{prefix}.elo1"), m))?;
+    if elo0 >= elo1 {
+        return Err(loc.on(
+            &r.elo1,
+            &format!("{prefix}.elo1"),
+            format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"),
+        ));
+    }
+    let rate = |v: &Option<Spanned<f64>>, key: &str| match v {
+        None => Ok(0.05),
+        Some(v) if *v.get_ref() > 0.0 && *v.get_ref() < 0.5 => Ok(*v.get_ref()),
+        Some(v) => Err(loc.on(
+            v,
+            key,
+            format!(
+                "{} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
+                v.get_ref()
+            ),
+        )),
+    };
+    let alpha = rate(&r.alpha, &format!("{prefix}.alpha"))?;
+    let beta = rate(&r.beta, &format!("{prefix}.beta"))?;
+    let model = match r.model.as_ref().map(|m| m.get_ref().as_str()) {
+        None | Some("logistic") => EloModel::Logistic,
+        Some("normalized" | "normalised") => EloModel::Normalized,
+        Some(other) => {
+            return Err(loc.on(
+                r.model.as_ref().expect("given"),
+                &format!("{prefix}.model"),
+                format!("unknown model '{other}'; allowed: logistic, normalized"),
+            ));
+        }
+    };
+    Ok(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        model,
+    })
 }
 
 /// SPRT bounds must be scores strictly inside (0, 1) with room to spare.
@@ -1108,14 +1139,16 @@ fn resolve_openings<G: Features>(
     }
 }
 
-fn engine_budget(
+/// Validates an engine's algorithm, budget and options; `prefix` is its key path in errors
+/// (`engine[2]`). The weights are resolved separately ([`resolve_weights`]).
+pub(crate) fn engine_budget(
     e: &Spanned<RawEngine>,
-    index: usize,
+    prefix: &str,
     name: &str,
     loc: &Locator<'_>,
 ) -> Result<ResolvedEngine, SpecError> {
     let raw = e.get_ref();
-    let key = |k: &str| format!("engine[{}].{k}", index + 1);
+    let key = |k: &str| format!("{prefix}.{k}");
     let algorithm: Algorithm = raw.algorithm.get_ref().trim().parse().map_err(|err| {
         loc.on(
             &raw.algorithm,
@@ -1264,19 +1297,20 @@ fn engine_budget(
     Ok(resolved)
 }
 
-fn resolve_weights<G: Features>(
+/// Loads an engine's weights (a file name or an inline table; the game's defaults when absent);
+/// `key` is the key path in errors (`engine[2].weights`).
+pub(crate) fn resolve_weights<G: Features>(
     start: &G,
     value: Option<&Spanned<toml::Value>>,
-    index: usize,
+    key: &str,
     loc: &Locator<'_>,
 ) -> Result<Weights, SpecError> {
-    let key = format!("engine[{}].weights", index + 1);
     let Some(value) = value else {
         return Ok(Weights::default_for(start));
     };
     match value.get_ref() {
         toml::Value::String(path) => Weights::load(start, &PathBuf::from(path))
-            .map_err(|e| loc.on(value, &key, e.to_string())),
+            .map_err(|e| loc.on(value, key, e.to_string())),
         toml::Value::Table(table) => {
             let features = start.features();
             let mut values = vec![0.0; features.len()];
@@ -1317,7 +1351,7 @@ fn resolve_weights<G: Features>(
         }
         other => Err(loc.on(
             value,
-            &key,
+            key,
             format!(
                 "expected a weights file name (\"weights/{}.toml\") or an inline table {{ feature = number, ... }}, found a {}",
                 start.name(),

@@ -150,13 +150,17 @@ impl HillState {
     }
 
     /// Proposes one neighbour, tests it, and adapts the steps.
-    pub fn step(&mut self, oracle: &mut impl PairOracle) -> HillStep {
+    pub fn step(&mut self, oracle: &mut impl PairOracle) -> Result<HillStep, String> {
         self.step_within(oracle, u64::MAX)
     }
 
     /// [`HillState::step`] with at most `pair_cap` pairs for this neighbour (a run's budget
     /// running out): a neighbour whose test the cap cuts short is rejected.
-    pub fn step_within(&mut self, oracle: &mut impl PairOracle, pair_cap: u64) -> HillStep {
+    pub fn step_within(
+        &mut self,
+        oracle: &mut impl PairOracle,
+        pair_cap: u64,
+    ) -> Result<HillStep, String> {
         let (moved, candidate) = self.propose();
         let games_seed = derive_seed(self.config.seed, STREAM_GAMES, self.k);
         let mut result = Trial::default();
@@ -169,7 +173,7 @@ impl HillState {
                 let pairs = self.config.batch.min(max_pairs - result.pairs());
                 // A fresh seed per batch: no candidate ever replays another's games.
                 let seed = derive_seed(games_seed, 0, batch);
-                result.merge(&oracle.play_pairs(&candidate, &self.theta, pairs, seed));
+                result.merge(&oracle.play_pairs(&candidate, &self.theta, pairs, seed)?);
                 batch += 1;
                 if let Acceptance::Sprt(sprt) = &self.config.acceptance {
                     let value = if result.pooled {
@@ -209,7 +213,7 @@ impl HillState {
         }
         self.pairs += result.pairs();
         self.k += 1;
-        HillStep {
+        Ok(HillStep {
             k: self.k,
             moved,
             candidate,
@@ -217,7 +221,7 @@ impl HillState {
             llr,
             accepted,
             theta: self.theta.clone(),
-        }
+        })
     }
 }
 
@@ -250,7 +254,7 @@ mod tests {
         let (params, mut oracle) = problem();
         let mut s = HillState::new(params, config(seed, neighbour));
         for _ in 0..steps {
-            s.step(&mut oracle);
+            s.step(&mut oracle).unwrap();
         }
         (s, oracle)
     }
@@ -292,13 +296,13 @@ mod tests {
         let (params, mut oracle) = problem();
         let mut part = HillState::new(params, config(5, Neighbour::All));
         for _ in 0..33 {
-            part.step(&mut oracle);
+            part.step(&mut oracle).unwrap();
         }
         let saved = serde_json::to_string(&part).unwrap();
         let mut resumed: HillState = serde_json::from_str(&saved).unwrap();
         assert_eq!(resumed, part);
         for _ in 33..80 {
-            resumed.step(&mut oracle);
+            resumed.step(&mut oracle).unwrap();
         }
         assert_eq!(resumed, whole);
     }
@@ -332,7 +336,7 @@ mod sweep {
                     seed,
                 },
             );
-            sp.run(&mut q);
+            sp.run(&mut q).unwrap();
             let dev = |th: &[f64]| {
                 th.iter()
                     .zip(&o.optimum)

@@ -15,8 +15,10 @@
 
 pub mod hill;
 pub mod objective;
+pub mod oracle;
 pub mod params;
 pub mod record;
+pub mod spec;
 pub mod spsa;
 
 /// A seed for draw `k` of `stream` under a run's `seed`: SplitMix64 finalisers over the three,

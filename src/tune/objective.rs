@@ -148,8 +148,14 @@ pub trait PairOracle {
     /// `candidate`'s side. All randomness (engine noise) must come from `seed`, and no opening
     /// is ever given twice, so that a call is reproducible and no candidate replays another's
     /// games.
-    fn play_pairs(&mut self, candidate: &[f64], opponent: &[f64], pairs: u64, seed: u64)
-    -> Trial;
+    /// An error means the games could not be played (no fresh openings left, say).
+    fn play_pairs(
+        &mut self,
+        candidate: &[f64],
+        opponent: &[f64],
+        pairs: u64,
+        seed: u64,
+    ) -> Result<Trial, String>;
 }
 
 /// A synthetic objective: strength is a known quadratic Elo surface,
@@ -218,7 +224,7 @@ impl PairOracle for Synthetic {
         opponent: &[f64],
         pairs: u64,
         seed: u64,
-    ) -> Trial {
+    ) -> Result<Trial, String> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let diff = self.strength(candidate) - self.strength(opponent);
         let mut counts = Trial::default();
@@ -233,7 +239,7 @@ impl PairOracle for Synthetic {
             counts.add_direct(white, black);
         }
         self.games += 2 * pairs;
-        counts
+        Ok(counts)
     }
 }
 
@@ -251,16 +257,16 @@ mod tests {
     #[test]
     fn deterministic_and_calibrated() {
         let mut s = Synthetic::new(vec![0.0], vec![1.0]);
-        let a = s.play_pairs(&[0.0], &[10.0], 1000, 5);
+        let a = s.play_pairs(&[0.0], &[10.0], 1000, 5).unwrap();
         assert_eq!(a.pairs(), 1000);
         assert_eq!(a.games, 2000);
         assert_eq!(a.wdl.iter().sum::<u64>(), 2000);
         let wins_minus_losses = a.wdl[0] as f64 - a.wdl[2] as f64;
         assert_eq!(a.points_difference(), wins_minus_losses);
-        assert_eq!(a, s.play_pairs(&[0.0], &[10.0], 1000, 5));
-        assert_ne!(a, s.play_pairs(&[0.0], &[10.0], 1000, 6));
+        assert_eq!(a, s.play_pairs(&[0.0], &[10.0], 1000, 5).unwrap());
+        assert_ne!(a, s.play_pairs(&[0.0], &[10.0], 1000, 6).unwrap());
         // Optimum against 100 Elo weaker: expected score L(100) ≈ 0.640.
-        let big = s.play_pairs(&[0.0], &[10.0], 50_000, 1).pentanomial;
+        let big = s.play_pairs(&[0.0], &[10.0], 50_000, 1).unwrap().pentanomial;
         let points: f64 = big
             .0
             .iter()
@@ -270,7 +276,7 @@ mod tests {
         let mean = points / (4.0 * big.pairs() as f64);
         assert!((mean - score(100.0)).abs() < 0.005, "{mean}");
         // Equals: draws near the configured rate, pairs symmetric.
-        let eq = s.play_pairs(&[0.0], &[0.0], 50_000, 2).pentanomial;
+        let eq = s.play_pairs(&[0.0], &[0.0], 50_000, 2).unwrap().pentanomial;
         let ratio = (eq.0[0] as f64 + 1.0) / (eq.0[4] as f64 + 1.0);
         assert!((ratio - 1.0).abs() < 0.1, "{eq:?}");
     }

@@ -99,7 +99,7 @@ impl SpsaState {
     }
 
     /// Plays iteration `k + 1` and updates θ. Iterations past N keep the final gains.
-    pub fn step(&mut self, oracle: &mut impl PairOracle) -> SpsaStep {
+    pub fn step(&mut self, oracle: &mut impl PairOracle) -> Result<SpsaStep, String> {
         let k = (self.k + 1).min(self.config.iterations);
         let mut rng =
             ChaCha8Rng::seed_from_u64(derive_seed(self.config.seed, STREAM_DELTA, self.k));
@@ -116,7 +116,7 @@ impl SpsaState {
         clamp_all(&self.params, &mut plus);
         clamp_all(&self.params, &mut minus);
         let seed = derive_seed(self.config.seed, STREAM_GAMES, self.k);
-        let result = oracle.play_pairs(&plus, &minus, self.config.pairs, seed);
+        let result = oracle.play_pairs(&plus, &minus, self.config.pairs, seed)?;
         // W - L of θ+ (against a pool: its points minus θ-'s).
         let w_minus_l = result.points_difference();
         for (i, t) in self.theta.iter_mut().enumerate() {
@@ -125,7 +125,7 @@ impl SpsaState {
         }
         clamp_all(&self.params, &mut self.theta);
         self.k += 1;
-        SpsaStep {
+        Ok(SpsaStep {
             k: self.k,
             plus,
             minus,
@@ -133,14 +133,15 @@ impl SpsaState {
             seed,
             result,
             theta: self.theta.clone(),
-        }
+        })
     }
 
     /// Steps until all N iterations are done.
-    pub fn run(&mut self, oracle: &mut impl PairOracle) {
+    pub fn run(&mut self, oracle: &mut impl PairOracle) -> Result<(), String> {
         while !self.finished() {
-            self.step(oracle);
+            self.step(oracle)?;
         }
+        Ok(())
     }
 }
 
@@ -199,7 +200,7 @@ pub(crate) mod tests {
         let (params, mut oracle) = problem();
         let mut s = SpsaState::new(tuned(&params), config(42));
         let start = oracle.strength(&s.theta);
-        s.run(&mut oracle);
+        s.run(&mut oracle).unwrap();
         let end = oracle.strength(&s.theta);
         eprintln!(
             "spsa: {:?} Elo {start:.1} -> {end:.2}, {} games",
@@ -220,11 +221,11 @@ pub(crate) mod tests {
         cfg.iterations = 2000;
         let mut a = SpsaState::new(tuned(&params), cfg.clone());
         let mut b = SpsaState::new(tuned(&params), cfg.clone());
-        a.run(&mut oracle);
-        b.run(&mut oracle);
+        a.run(&mut oracle).unwrap();
+        b.run(&mut oracle).unwrap();
         assert_eq!(a.theta, b.theta);
         let mut c = SpsaState::new(tuned(&params), SpsaConfig { seed: 8, ..cfg });
-        c.run(&mut oracle);
+        c.run(&mut oracle).unwrap();
         assert_ne!(a.theta, c.theta);
     }
 
@@ -234,15 +235,15 @@ pub(crate) mod tests {
         let mut cfg = config(9);
         cfg.iterations = 2000;
         let mut whole = SpsaState::new(tuned(&params), cfg.clone());
-        whole.run(&mut oracle);
+        whole.run(&mut oracle).unwrap();
         let mut part = SpsaState::new(tuned(&params), cfg);
         for _ in 0..777 {
-            part.step(&mut oracle);
+            part.step(&mut oracle).unwrap();
         }
         let saved = serde_json::to_string(&part).unwrap();
         let mut resumed: SpsaState = serde_json::from_str(&saved).unwrap();
         assert_eq!(resumed, part);
-        resumed.run(&mut oracle);
+        resumed.run(&mut oracle).unwrap();
         assert_eq!(resumed.theta, whole.theta);
     }
 }

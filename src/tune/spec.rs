@@ -1,0 +1,793 @@
+//! Tuning specs (`tournaments/tune-*.toml`), read like tournament specs: the TOML structure
+//! with spans and unknown keys refused, then validated into a [`ResolvedTuneSpec`] (written to
+//! `checkpoint.json`; its hash guards `--resume`). Errors are [`SpecError`]s:
+//! `FILE:LINE:COLUMN: key 'KEY': what is wrong; what is allowed`.
+//!
+//! ```toml
+//! name = "tune-othello"           # required; output folder reports/NAME/
+//! game = "othello"                # required
+//! seed = 2026                     # required; every random choice derives from it
+//! method = "hill-climb"           # required: "hill-climb" or "spsa"
+//! weights_out = "weights/othello-tuned.toml"   # required: where the tuned weights go
+//! opponent = "incumbent"          # default; or "pool" with [[pool]] engines
+//!
+//! [engine]                        # the engine tuned: the keys of a tournament engine, no name
+//! algorithm = "alphabeta"
+//! depth = 3
+//! weights = "weights/othello-discs.toml"   # the start; features not tuned keep these values
+//!
+//! [openings]                      # fresh random openings, never one twice in a run
+//! plies = 8                       # also balance_depth and max_imbalance, as in tournaments
+//!
+//! [budget]                        # at least one of the two
+//! iterations = 500                # hill-climb: the most candidates; spsa: N (required)
+//! games = 200000                  # the most games in all, confirmation included
+//!
+//! [hill]                          # hill-climb only; every key optional
+//! neighbour = "single"            # or "all" (every parameter ± its step at once)
+//! batch = 16                      # pairs between two looks at the test
+//! max_pairs = 1000                # the most pairs per candidate
+//! patience = 6                    # rejections of a parameter that halve its step
+//! min_step = 0.0625               # the smallest step, as a fraction of `step`
+//! pairs = 200                     # a fixed-length test instead of [sprt]
+//!
+//! [sprt]                          # hill-climb's test (default elo0 = 0, elo1 = 10)
+//! elo0 = 0
+//! elo1 = 10
+//!
+//! [spsa]                          # spsa only
+//! pairs = 2                       # colour-swapped pairs per iteration
+//!
+//! [confirm]                       # tuned against start on held-out openings
+//! games = 2000                    # required, even
+//! aa_games = 400                  # optional A/A match (start against itself)
+//! plies = 8                       # default: the openings' plies
+//!
+//! [[param]]                       # one or more
+//! name = "mobility"               # a feature of the game
+//! min = 0
+//! max = 40
+//! step = 4                        # hill-climb's first step; SPSA's c_end when that is absent
+//! c_end = 2                       # optional (spsa)
+//! r_end = 0.002                   # optional (spsa)
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::hill::{Acceptance, HillConfig, Neighbour};
+use super::params::Param;
+use super::spsa::SpsaConfig;
+use crate::arena::openings::Balance;
+use crate::arena::spec::{
+    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, engine_budget, hash_json,
+    plain_serde_message, resolve_sprt, resolve_weights,
+};
+use crate::eval::{Features, FeaturesVisitor};
+use crate::games::GameKind;
+use crate::stats::sprt::{EloModel, Sprt};
+
+/// The most games one tuning run may play.
+pub const MAX_TUNE_GAMES: u64 = 100_000_000;
+/// The most candidates (iterations) one run may plan.
+pub const MAX_ITERATIONS: u64 = 10_000_000;
+
+/// A tuning spec as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTuneSpec {
+    name: Spanned<String>,
+    game: Spanned<String>,
+    seed: Spanned<u64>,
+    method: Spanned<String>,
+    weights_out: Spanned<String>,
+    opponent: Option<Spanned<String>>,
+    engine: Spanned<RawEngine>,
+    openings: Spanned<RawTuneOpenings>,
+    #[serde(default)]
+    pool: Vec<Spanned<RawEngine>>,
+    budget: Spanned<RawBudget>,
+    hill: Option<Spanned<RawHill>>,
+    sprt: Option<Spanned<RawSprt>>,
+    spsa: Option<Spanned<RawSpsa>>,
+    confirm: Spanned<RawConfirm>,
+    #[serde(default)]
+    param: Vec<Spanned<RawParam>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTuneOpenings {
+    plies: Spanned<i64>,
+    balance_depth: Option<Spanned<i64>>,
+    max_imbalance: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBudget {
+    iterations: Option<Spanned<i64>>,
+    games: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHill {
+    neighbour: Option<Spanned<String>>,
+    batch: Option<Spanned<i64>>,
+    max_pairs: Option<Spanned<i64>>,
+    patience: Option<Spanned<i64>>,
+    min_step: Option<Spanned<f64>>,
+    pairs: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpsa {
+    pairs: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfirm {
+    games: Spanned<i64>,
+    aa_games: Option<Spanned<i64>>,
+    plies: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawParam {
+    name: Spanned<String>,
+    min: Spanned<f64>,
+    max: Spanned<f64>,
+    step: Spanned<f64>,
+    c_end: Option<Spanned<f64>>,
+    r_end: Option<Spanned<f64>>,
+}
+
+/// The optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Method {
+    /// Hill climbing ([`super::hill`]).
+    #[serde(rename = "hill-climb")]
+    HillClimb,
+    /// SPSA ([`super::spsa`]).
+    #[serde(rename = "spsa")]
+    Spsa,
+}
+
+impl Method {
+    /// The name in specs and files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::HillClimb => "hill-climb",
+            Method::Spsa => "spsa",
+        }
+    }
+}
+
+/// The confirmation match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Confirm {
+    /// Games of tuned against start (even).
+    pub games: u64,
+    /// Games of the A/A match (start against itself; 0: none).
+    pub aa_games: u64,
+    /// Plies of the held-out openings.
+    pub plies: u32,
+}
+
+/// A tuning spec in canonical form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResolvedTuneSpec {
+    /// Run name.
+    pub name: String,
+    /// Game, canonical spelling.
+    pub game: String,
+    /// The seed.
+    pub seed: u64,
+    /// The optimiser.
+    pub method: Method,
+    /// Where the tuned weights are written.
+    pub weights_out: String,
+    /// The engine tuned, its weights the start.
+    pub engine: ResolvedEngine,
+    /// The tuned parameters (their `value`: the start, from the engine's weights).
+    pub params: Vec<Param>,
+    /// The feature index of each parameter.
+    pub features: Vec<usize>,
+    /// A fixed pool of opponents (empty: candidates play the incumbent).
+    pub pool: Vec<ResolvedEngine>,
+    /// Plies of the tuning openings.
+    pub plies: u32,
+    /// Their filter.
+    pub balance: Balance,
+    /// The most candidates (hill climbing) or the planned iterations (SPSA).
+    pub iterations: Option<u64>,
+    /// The most games in all, confirmation included.
+    pub games: Option<u64>,
+    /// Hill climbing's settings.
+    pub hill: Option<HillConfig>,
+    /// SPSA's settings.
+    pub spsa: Option<SpsaConfig>,
+    /// The confirmation.
+    pub confirm: Confirm,
+}
+
+impl ResolvedTuneSpec {
+    /// The hash of the canonical JSON form (as tournament specs'); `--resume` compares it.
+    pub fn hash(&self) -> String {
+        hash_json(self)
+    }
+
+    /// The game.
+    pub fn game_kind(&self) -> GameKind {
+        GameKind::parse(&self.game).expect("a resolved spec names a known game")
+    }
+
+    /// The start: every feature's weight.
+    pub fn start_weights(&self) -> Vec<f64> {
+        self.engine.weights.iter().map(|(_, w)| *w).collect()
+    }
+
+    /// The full weight vector of the engine with the tuned parameters set to `theta`.
+    pub fn weights_with(&self, theta: &[f64]) -> Vec<f64> {
+        let mut w = self.start_weights();
+        for (&f, &x) in self.features.iter().zip(theta) {
+            w[f] = x;
+        }
+        w
+    }
+
+    /// Checks what the rest of the code takes for granted of a spec read back from a
+    /// checkpoint (which a person may have edited).
+    pub fn check(&self) -> Result<(), String> {
+        GameKind::parse(&self.game).map_err(|e| e.to_string())?;
+        let n = self.engine.weights.len();
+        if self.params.is_empty()
+            || self.params.len() != self.features.len()
+            || self.features.iter().any(|&f| f >= n)
+        {
+            return Err("the parameters do not match the engine's features".into());
+        }
+        for p in &self.params {
+            if !(p.min < p.max && p.step > 0.0 && p.value.is_finite()) {
+                return Err(format!("parameter '{}' has invalid bounds or step", p.name));
+            }
+        }
+        match self.method {
+            Method::HillClimb if self.hill.is_some() => {}
+            Method::Spsa if self.spsa.is_some() && self.iterations.is_some() => {}
+            _ => return Err("the method's settings are missing".into()),
+        }
+        if self.confirm.games == 0 || self.confirm.games % 2 != 0 {
+            return Err("the confirmation needs a positive even number of games".into());
+        }
+        Ok(())
+    }
+}
+
+/// Reads and validates the tuning spec at `path`.
+pub fn load(path: &Path) -> Result<ResolvedTuneSpec, SpecError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SpecError {
+        file: file.clone(),
+        line: 0,
+        column: 0,
+        key: String::new(),
+        message: format!("cannot read the spec: {e}"),
+    })?;
+    parse(&text, &file)
+}
+
+/// Validates the text of a tuning spec; `file` names it in errors.
+pub fn parse(text: &str, file: &str) -> Result<ResolvedTuneSpec, SpecError> {
+    let loc = Locator { file, text };
+    let raw: RawTuneSpec = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        let (key, message) = plain_serde_message(e.message(), text, offset);
+        loc.at(offset, &key, message)
+    })?;
+    validate(raw, &loc)
+}
+
+/// A positive whole number within `max`.
+fn positive(v: &Spanned<i64>, key: &str, max: u64, loc: &Locator<'_>) -> Result<u64, SpecError> {
+    let x = *v.get_ref();
+    if x <= 0 || x as u64 > max {
+        return Err(loc.on(v, key, format!("{key} is {x}; allowed: 1..={max}")));
+    }
+    Ok(x as u64)
+}
+
+/// A positive even number of games within `max`.
+fn even_games(v: &Spanned<i64>, key: &str, loc: &Locator<'_>) -> Result<u64, SpecError> {
+    let x = positive(v, key, MAX_GAMES, loc)?;
+    if x % 2 != 0 {
+        return Err(loc.on(
+            v,
+            key,
+            format!("{key} is {x}; it must be even (every opening is played twice, colours swapped)"),
+        ));
+    }
+    Ok(x)
+}
+
+fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, SpecError> {
+    let name = raw.name.get_ref().trim().to_string();
+    if name.is_empty()
+        || name
+            .chars()
+            .any(|c| c == '/' || c == '\\' || c.is_control())
+        || name == "."
+        || name == ".."
+    {
+        return Err(loc.on(
+            &raw.name,
+            "name",
+            "the name must be non-empty and usable as a folder name (no '/', '\\' or control characters)",
+        ));
+    }
+    let kind = GameKind::parse(raw.game.get_ref())
+        .map_err(|e| loc.on(&raw.game, "game", e.to_string()))?;
+    let seed = *raw.seed.get_ref();
+    let method = match raw.method.get_ref().trim() {
+        "hill-climb" | "hill-climbing" => Method::HillClimb,
+        "spsa" => Method::Spsa,
+        other => {
+            return Err(loc.on(
+                &raw.method,
+                "method",
+                format!("unknown method '{other}'; allowed: hill-climb, spsa"),
+            ));
+        }
+    };
+    let weights_out = raw.weights_out.get_ref().trim().to_string();
+    if weights_out.is_empty() || !weights_out.ends_with(".toml") {
+        return Err(loc.on(
+            &raw.weights_out,
+            "weights_out",
+            "name the file the tuned weights go to, ending in .toml (e.g. \"weights/othello-tuned.toml\")",
+        ));
+    }
+
+    // The engine tuned (weights below, with the game).
+    if let Some(n) = raw.engine.get_ref().name() {
+        return Err(loc.on(
+            n,
+            "engine.name",
+            "the tuned engine takes no name: it is 'tuned' against 'start'",
+        ));
+    }
+    let engine = engine_budget(&raw.engine, "engine", "tuned", loc)?;
+    if engine.algorithm == "random" {
+        return Err(loc.on(
+            &raw.engine,
+            "engine.algorithm",
+            "random ignores its weights, so there is nothing to tune; choose a searching algorithm",
+        ));
+    }
+
+    // Opponents.
+    let pooled = match raw.opponent.as_ref().map(|o| o.get_ref().trim()) {
+        None | Some("incumbent") => false,
+        Some("pool") => true,
+        Some(other) => {
+            return Err(loc.on(
+                raw.opponent.as_ref().expect("given"),
+                "opponent",
+                format!("unknown opponent '{other}'; allowed: incumbent (the current best weights), pool (the [[pool]] engines)"),
+            ));
+        }
+    };
+    if pooled && raw.pool.is_empty() {
+        return Err(loc.on(
+            raw.opponent.as_ref().expect("given"),
+            "pool",
+            "opponent = \"pool\" needs one or more [[pool]] engines",
+        ));
+    }
+    if !pooled && let Some(first) = raw.pool.first() {
+        return Err(loc.on(
+            first,
+            "pool",
+            "[[pool]] engines are the opponents of opponent = \"pool\"; add that, or remove them",
+        ));
+    }
+    let mut pool = Vec::new();
+    let mut pool_names: Vec<String> = Vec::new();
+    for (i, e) in raw.pool.iter().enumerate() {
+        let key = format!("pool[{}].name", i + 1);
+        let Some(n) = e.get_ref().name() else {
+            return Err(loc.on(e, &key, "missing key 'name' (required here)"));
+        };
+        let n_text = n.get_ref().trim().to_string();
+        if n_text.is_empty()
+            || n_text.chars().any(|c| c.is_control() || c == ',')
+            || n_text == "tuned"
+            || n_text == "start"
+            || pool_names.contains(&n_text)
+        {
+            return Err(loc.on(
+                n,
+                &key,
+                "a pool engine's name must be non-empty, unique, not 'tuned' or 'start', without commas or control characters",
+            ));
+        }
+        pool.push(engine_budget(e, &format!("pool[{}]", i + 1), &n_text, loc)?);
+        pool_names.push(n_text);
+    }
+
+    // Openings.
+    let o = raw.openings.get_ref();
+    let plies = *o.plies.get_ref();
+    if !(0..=200).contains(&plies) {
+        return Err(loc.on(
+            &o.plies,
+            "openings.plies",
+            format!("plies is {plies}; allowed: 0..=200"),
+        ));
+    }
+    let mut balance = Balance::default_for(kind);
+    if let Some(d) = &o.balance_depth {
+        let v = *d.get_ref();
+        if !(0..=8).contains(&v) {
+            return Err(loc.on(
+                d,
+                "openings.balance_depth",
+                format!("balance_depth is {v}; allowed: 0..=8 (0 turns the check off)"),
+            ));
+        }
+        balance.depth = v as u32;
+    }
+    if let Some(m) = &o.max_imbalance {
+        let v = *m.get_ref();
+        if v.is_nan() || v <= 0.0 {
+            return Err(loc.on(
+                m,
+                "openings.max_imbalance",
+                format!("max_imbalance is {v}; it must be a positive number (in weight units) or inf"),
+            ));
+        }
+        balance.max_imbalance = v.is_finite().then_some(v);
+    }
+
+    // Budget.
+    let b = raw.budget.get_ref();
+    let budget_value = |v: &Option<Spanned<i64>>, key: &str, max: u64| match v {
+        None => Ok(None),
+        Some(v) if *v.get_ref() == 0 => Err(loc.on(
+            v,
+            key,
+            "a budget of 0 plays nothing; give a positive number, or leave the key out",
+        )),
+        Some(v) => positive(v, key, max, loc).map(Some),
+    };
+    let iterations = budget_value(&b.iterations, "budget.iterations", MAX_ITERATIONS)?;
+    let games = budget_value(&b.games, "budget.games", MAX_TUNE_GAMES)?;
+    if iterations.is_none() && games.is_none() {
+        return Err(loc.on(
+            &raw.budget,
+            "budget",
+            "give iterations = N (candidates), games = N (games in all, confirmation included), or both",
+        ));
+    }
+    if method == Method::Spsa && iterations.is_none() {
+        return Err(loc.on(
+            &raw.budget,
+            "budget.iterations",
+            "spsa needs iterations = N: its schedule is planned for N iterations",
+        ));
+    }
+
+    // The method's settings.
+    let mut hill = None;
+    let mut spsa = None;
+    match method {
+        Method::HillClimb => {
+            if let Some(s) = &raw.spsa {
+                return Err(loc.on(s, "spsa", "[spsa] belongs to method = \"spsa\""));
+            }
+            let h = raw.hill.as_ref().map(|h| h.get_ref());
+            let neighbour = match h.and_then(|h| h.neighbour.as_ref()) {
+                None => Neighbour::Single,
+                Some(n) => match n.get_ref().as_str() {
+                    "single" => Neighbour::Single,
+                    "all" => Neighbour::All,
+                    other => {
+                        return Err(loc.on(
+                            n,
+                            "hill.neighbour",
+                            format!("unknown neighbour '{other}'; allowed: single (one parameter ± its step), all (every parameter ± its step)"),
+                        ));
+                    }
+                },
+            };
+            let get = |v: Option<&Spanned<i64>>, key: &str, default: u64, max: u64| match v {
+                None => Ok(default),
+                Some(v) => positive(v, key, max, loc),
+            };
+            let batch = get(h.and_then(|h| h.batch.as_ref()), "hill.batch", 16, 100_000)?;
+            let patience = get(h.and_then(|h| h.patience.as_ref()), "hill.patience", 6, 1000)?;
+            let min_step = match h.and_then(|h| h.min_step.as_ref()) {
+                None => 1.0 / 16.0,
+                Some(m) => {
+                    let v = *m.get_ref();
+                    if !(v > 0.0 && v <= 1.0) {
+                        return Err(loc.on(
+                            m,
+                            "hill.min_step",
+                            format!("min_step is {v}; allowed: above 0, at most 1 (a fraction of each parameter's step)"),
+                        ));
+                    }
+                    v
+                }
+            };
+            let fixed = h.and_then(|h| h.pairs.as_ref());
+            let (acceptance, max_pairs) = match (fixed, &raw.sprt) {
+                (Some(p), Some(s)) => {
+                    return Err(loc.on(
+                        s,
+                        "sprt",
+                        format!(
+                            "give either [sprt] (a sequential test) or hill.pairs = {} (a fixed-length test), not both",
+                            p.get_ref()
+                        ),
+                    ));
+                }
+                (Some(p), None) => {
+                    if let Some(m) = h.and_then(|h| h.max_pairs.as_ref()) {
+                        return Err(loc.on(
+                            m,
+                            "hill.max_pairs",
+                            "max_pairs caps a sequential test; with hill.pairs every candidate plays exactly that many",
+                        ));
+                    }
+                    (Acceptance::Fixed, positive(p, "hill.pairs", 1_000_000, loc)?)
+                }
+                (None, s) => {
+                    let sprt = match s {
+                        Some(s) => resolve_sprt(s, "sprt", loc)?,
+                        None => Sprt {
+                            elo0: 0.0,
+                            elo1: 10.0,
+                            alpha: 0.05,
+                            beta: 0.05,
+                            model: EloModel::Logistic,
+                        },
+                    };
+                    let max_pairs = get(
+                        h.and_then(|h| h.max_pairs.as_ref()),
+                        "hill.max_pairs",
+                        1000,
+                        1_000_000,
+                    )?;
+                    (Acceptance::Sprt(sprt), max_pairs)
+                }
+            };
+            hill = Some(HillConfig {
+                acceptance,
+                batch: batch.min(max_pairs),
+                max_pairs,
+                patience: patience as u32,
+                min_step,
+                neighbour,
+                seed,
+            });
+        }
+        Method::Spsa => {
+            if let Some(h) = &raw.hill {
+                return Err(loc.on(h, "hill", "[hill] belongs to method = \"hill-climb\""));
+            }
+            if let Some(s) = &raw.sprt {
+                return Err(loc.on(
+                    s,
+                    "sprt",
+                    "[sprt] is hill climbing's acceptance test; SPSA accepts no candidates, it follows the gradient",
+                ));
+            }
+            let pairs = match raw.spsa.as_ref().and_then(|s| s.get_ref().pairs.as_ref()) {
+                None => 1,
+                Some(p) => positive(p, "spsa.pairs", 10_000, loc)?,
+            };
+            spsa = Some(SpsaConfig {
+                iterations: iterations.expect("checked above"),
+                pairs,
+                seed,
+            });
+        }
+    }
+
+    // The confirmation.
+    let c = raw.confirm.get_ref();
+    let confirm_games = even_games(&c.games, "confirm.games", loc)?;
+    let aa_games = match &c.aa_games {
+        None => 0,
+        Some(a) if *a.get_ref() == 0 => 0,
+        Some(a) => even_games(a, "confirm.aa_games", loc)?,
+    };
+    let confirm_plies = match &c.plies {
+        None => plies as u32,
+        Some(p) => {
+            let v = *p.get_ref();
+            if !(0..=200).contains(&v) {
+                return Err(loc.on(p, "confirm.plies", format!("plies is {v}; allowed: 0..=200")));
+            }
+            v as u32
+        }
+    };
+    if let (Some(g), Some(total)) = (&b.games, games)
+        && total <= confirm_games + aa_games
+    {
+        return Err(loc.on(
+            g,
+            "budget.games",
+            format!(
+                "budget.games = {total} leaves nothing for tuning after the confirmation ({confirm_games} games) and the A/A match ({aa_games})"
+            ),
+        ));
+    }
+
+    // Parameters: names checked against the game's features below.
+    if raw.param.is_empty() {
+        return Err(loc.on(
+            &raw.engine,
+            "param",
+            "no [[param]] tables: name the features to tune, each with min, max and step",
+        ));
+    }
+    let mut params = Vec::new();
+    for (i, p) in raw.param.iter().enumerate() {
+        let r = p.get_ref();
+        let key = |k: &str| format!("param[{}].{k}", i + 1);
+        let n = r.name.get_ref().trim().to_string();
+        if params.iter().any(|q: &Param| q.name == n) {
+            return Err(loc.on(
+                &r.name,
+                &key("name"),
+                format!("'{n}' is tuned twice; each feature may appear once"),
+            ));
+        }
+        for (v, k) in [(&r.min, "min"), (&r.max, "max"), (&r.step, "step")] {
+            if !v.get_ref().is_finite() {
+                return Err(loc.on(v, &key(k), "must be a finite number"));
+            }
+        }
+        let (min, max, step) = (*r.min.get_ref(), *r.max.get_ref(), *r.step.get_ref());
+        if min >= max {
+            return Err(loc.on(
+                &r.max,
+                &key("max"),
+                format!("parameter '{n}': min ({min}) must be less than max ({max})"),
+            ));
+        }
+        if step <= 0.0 || step > max - min {
+            return Err(loc.on(
+                &r.step,
+                &key("step"),
+                format!(
+                    "parameter '{n}': step is {step}; allowed: above 0, at most max - min = {}",
+                    max - min
+                ),
+            ));
+        }
+        let mut param = Param::new(n.clone(), 0.0, min, max, step);
+        for (v, k, slot) in [
+            (&r.c_end, "c_end", &mut param.c_end),
+            (&r.r_end, "r_end", &mut param.r_end),
+        ] {
+            if let Some(v) = v {
+                let x = *v.get_ref();
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(loc.on(
+                        v,
+                        &key(k),
+                        format!("parameter '{n}': {k} is {x}; it must be a positive number"),
+                    ));
+                }
+                if method != Method::Spsa {
+                    return Err(loc.on(v, &key(k), format!("{k} belongs to method = \"spsa\"")));
+                }
+                *slot = Some(x);
+            }
+        }
+        params.push(param);
+    }
+
+    // What needs the game: weights (engine, pool) and the parameters' features and starts.
+    struct Resolve<'a, 'b> {
+        raw: &'b RawTuneSpec,
+        loc: &'b Locator<'a>,
+        engine: ResolvedEngine,
+        pool: Vec<ResolvedEngine>,
+        params: Vec<Param>,
+    }
+    type Resolved = (ResolvedEngine, Vec<ResolvedEngine>, Vec<Param>, Vec<usize>);
+    impl FeaturesVisitor for Resolve<'_, '_> {
+        type Output = Result<Resolved, SpecError>;
+        fn visit<G: Features>(mut self, start: G) -> Self::Output {
+            let names: Vec<String> = start.features().iter().map(|f| f.name.clone()).collect();
+            let w = resolve_weights(
+                &start,
+                self.raw.engine.get_ref().weights_value(),
+                "engine.weights",
+                self.loc,
+            )?;
+            self.engine.weights_origin = w.origin.clone();
+            self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
+            for (i, e) in self.raw.pool.iter().enumerate() {
+                let key = format!("pool[{}].weights", i + 1);
+                let pw = resolve_weights(&start, e.get_ref().weights_value(), &key, self.loc)?;
+                self.pool[i].weights_origin = pw.origin.clone();
+                self.pool[i].weights = names.iter().cloned().zip(pw.values).collect();
+            }
+            let mut features = Vec::new();
+            for (i, p) in self.params.iter_mut().enumerate() {
+                let at = &self.raw.param[i].get_ref().name;
+                let Some(f) = names.iter().position(|n| *n == p.name) else {
+                    return Err(self.loc.on(
+                        at,
+                        &format!("param[{}].name", i + 1),
+                        format!(
+                            "'{}' is not a feature of {}; allowed: {}",
+                            p.name,
+                            start.name(),
+                            names.join(", ")
+                        ),
+                    ));
+                };
+                let value = w.values[f];
+                if value < p.min || value > p.max {
+                    return Err(self.loc.on(
+                        at,
+                        &format!("param[{}].name", i + 1),
+                        format!(
+                            "the start weights ({}) give '{}' = {value}, outside [min, max] = [{}, {}]; widen the bounds",
+                            w.origin, p.name, p.min, p.max
+                        ),
+                    ));
+                }
+                p.value = value;
+                features.push(f);
+            }
+            Ok((self.engine, self.pool, self.params, features))
+        }
+    }
+    let (resolved_engine, pool, params, features) = crate::eval::dispatch(
+        &kind,
+        Resolve {
+            raw: &raw,
+            loc,
+            engine,
+            pool,
+            params,
+        },
+    )?;
+
+    let spec = ResolvedTuneSpec {
+        name,
+        game: kind.to_string(),
+        seed,
+        method,
+        weights_out,
+        engine: resolved_engine,
+        params,
+        features,
+        pool,
+        plies: plies as u32,
+        balance,
+        iterations,
+        games,
+        hill,
+        spsa,
+        confirm: Confirm {
+            games: confirm_games,
+            aa_games,
+            plies: confirm_plies,
+        },
+    };
+    Ok(spec)
+}
