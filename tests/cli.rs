@@ -129,8 +129,8 @@ fn bad_positions_are_refused_with_what_is_wrong() {
 }
 
 #[test]
-fn commands_of_later_issues_say_so_and_exit_2() {
-    refuses(&["tune", "x.toml"], &["not implemented yet", "issue #6"]);
+fn tune_without_a_readable_spec_exits_2() {
+    refuses(&["tune", "x.toml"], &["x.toml", "cannot read the spec"]);
 }
 
 #[test]

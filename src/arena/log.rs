@@ -323,8 +323,13 @@ impl LogWriter {
 
     /// Appends one game and flushes it to the operating system.
     pub fn append(&mut self, game: &GameLine) -> std::io::Result<()> {
+        self.append_json(game)
+    }
+
+    /// Appends any value as one JSON line and flushes it (the tuning history uses this).
+    pub fn append_json(&mut self, value: &impl serde::Serialize) -> std::io::Result<()> {
         self.buffer.clear();
-        serde_json::to_writer(&mut self.buffer, game).expect("a game line serialises");
+        serde_json::to_writer(&mut self.buffer, value).expect("a log line serialises");
         self.buffer.push(b'\n');
         self.file.write_all(&self.buffer)?;
         self.file.flush()

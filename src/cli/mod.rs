@@ -7,6 +7,7 @@ mod perft;
 mod play;
 mod run;
 mod solve;
+mod tune;
 
 use std::path::PathBuf;
 
@@ -134,9 +135,16 @@ pub struct TuneArgs {
     /// Continue an interrupted run from its checkpoint.
     #[arg(long)]
     pub resume: bool,
-    /// Cap on the number of games, confirmation included.
-    #[arg(long)]
+    /// Cap on the number of games, confirmation included (the confirmation then gets at most
+    /// a quarter, the A/A match a tenth).
+    #[arg(long, value_name = "GAMES")]
     pub budget: Option<u64>,
+    /// Print only the final table.
+    #[arg(long)]
+    pub quiet: bool,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `joute report`.
@@ -291,7 +299,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Features(args) => features(&args),
         Command::Run(args) => run::run(&args),
         Command::Match(args) => run::run_match(&args),
-        Command::Tune(_) => not_yet("tune", "tuning", 6),
+        Command::Tune(args) => tune::tune(&args),
         Command::Report(args) => run::report(&args),
         Command::Solve(args) => solve::run(&args),
         Command::Play(args) => {
@@ -301,13 +309,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyze(args) => analyze::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
-}
-
-fn not_yet(command: &str, layer: &str, issue: u32) -> anyhow::Result<()> {
-    Err(InputError(format!(
-        "'joute {command}' is not implemented yet: it arrives with the {layer} layer (issue #{issue})"
-    ))
-    .into())
 }
 
 fn features(args: &FeaturesArgs) -> anyhow::Result<()> {

@@ -28,13 +28,15 @@ pub const QUICKSTART: &str = include_str!("../../tournaments/quickstart.toml");
 
 /// How the run talks to the terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Voice {
+pub(super) enum Voice {
     /// Progress and the final report.
     Normal,
     /// Only the final table.
     Quiet,
     /// One JSON object on stdout.
     Json,
+    /// Nothing at all (a match inside another command's JSON output).
+    Silent,
 }
 
 /// `joute run`.
@@ -165,7 +167,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
     finish_with(&summary, &out, voice, true, timing, &args.logs)
 }
 
-fn voice(quiet: bool, json: bool) -> Voice {
+pub(super) fn voice(quiet: bool, json: bool) -> Voice {
     if json {
         Voice::Json
     } else if quiet {
@@ -175,7 +177,7 @@ fn voice(quiet: bool, json: bool) -> Voice {
     }
 }
 
-fn threads(requested: Option<usize>) -> anyhow::Result<usize> {
+pub(super) fn threads(requested: Option<usize>) -> anyhow::Result<usize> {
     match requested {
         Some(0) => Err(InputError("--threads must be at least 1".into()).into()),
         Some(n) if n > 1024 => Err(InputError("--threads must be at most 1024".into()).into()),
@@ -221,7 +223,7 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
 
 /// Plays the games of `spec` that `out` does not hold yet (this shard's, when sharded), then
 /// reports. `keep` false: a scratch folder (a match without --out), whose path is not shown.
-fn play(
+pub(super) fn play(
     spec: &TournamentSpec,
     out: &Path,
     shard: Option<Option<Shard>>,
@@ -526,6 +528,7 @@ fn finish_with(
             }
             println!("{object}");
         }
+        Voice::Silent => {}
         Voice::Normal | Voice::Quiet => {
             print!("{}", table::rating_table(&rows));
             if let Some(block) = table::head_to_head(summary) {

@@ -18,6 +18,7 @@ pub mod objective;
 pub mod oracle;
 pub mod params;
 pub mod record;
+pub mod run;
 pub mod spec;
 pub mod spsa;
 

@@ -61,6 +61,11 @@ impl<G: Features> EngineOracle<G> {
         &self.openings
     }
 
+    /// The run's opening stream, the oracle done with.
+    pub fn into_openings(self) -> OpeningStream<G> {
+        self.openings
+    }
+
     /// The full weight vector with the tuned features set to `theta`.
     fn weights(&self, theta: &[f64]) -> Weights {
         let mut values = self.base.clone();
