@@ -113,7 +113,12 @@ impl Locator<'_> {
     }
 
     /// An error at a spanned value.
-    pub(crate) fn on<T>(&self, value: &Spanned<T>, key: &str, message: impl Into<String>) -> SpecError {
+    pub(crate) fn on<T>(
+        &self,
+        value: &Spanned<T>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> SpecError {
         self.at(value.span().start, key, message)
     }
 }
@@ -928,7 +933,12 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
     // Engines: algorithm, budget, options (weights below, with the game).
     let mut engines = Vec::new();
     for (i, e) in raw.engine.iter().enumerate() {
-        engines.push(engine_budget(e, &format!("engine[{}]", i + 1), &names[i], loc)?);
+        engines.push(engine_budget(
+            e,
+            &format!("engine[{}]", i + 1),
+            &names[i],
+            loc,
+        )?);
     }
 
     // What needs the game's type: weights and openings.

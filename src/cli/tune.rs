@@ -11,9 +11,7 @@ use super::run::{Voice, play, threads, voice};
 use super::{InputError, TuneArgs};
 use joute::arena::log::write_atomically;
 use joute::arena::openings::Balance;
-use joute::arena::spec::{
-    Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec,
-};
+use joute::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 use joute::eval::{Features, FeaturesVisitor, Weights};
 use joute::report::load::summarize_logs;
 use joute::tune::derive_seed;
@@ -43,7 +41,10 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let checkpoint_path = out.join("checkpoint.json");
     let history_path = out.join("history.jsonl");
     let started = checkpoint_path.exists()
-        || history_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        || history_path
+            .metadata()
+            .map(|m| m.len() > 0)
+            .unwrap_or(false);
     if started && !args.resume {
         return Err(InputError(format!(
             "{} already holds a tuning run; add --resume to continue it, or choose another --out",
@@ -52,8 +53,8 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         .into());
     }
     let mut ck = if checkpoint_path.exists() {
-        let ck = Checkpoint::load(&checkpoint_path)
-            .map_err(|e| InputError(format!("--resume: {e}")))?;
+        let ck =
+            Checkpoint::load(&checkpoint_path).map_err(|e| InputError(format!("--resume: {e}")))?;
         if ck.spec_hash != spec.hash() {
             return Err(InputError(format!(
                 "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); the spec or a weights file changed since. Choose another --out to start afresh",
@@ -388,7 +389,10 @@ fn play_match(
         },
         opening_moves: openings,
         rounds: 1,
-        engines: vec![engine(engines[0].0, engines[0].1), engine(engines[1].0, engines[1].1)],
+        engines: vec![
+            engine(engines[0].0, engines[0].1),
+            engine(engines[1].0, engines[1].1),
+        ],
         anchor: Some(Anchor {
             engine: engines[1].0.to_string(),
             elo: 0.0,
@@ -399,7 +403,8 @@ fn play_match(
     let dir = out.join(folder);
     play(&tournament, &dir, None, true, threads, voice, true)?;
     let log = dir.join("games.jsonl");
-    let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).map_err(|e| anyhow::anyhow!(e))?;
+    let (_, summary, _) =
+        summarize_logs(std::slice::from_ref(&log)).map_err(|e| anyhow::anyhow!(e))?;
     let p = summary
         .pairings
         .first()
@@ -410,6 +415,8 @@ fn play_match(
         trial.diffs[2 * i] = n;
     }
     let (elo, error) = trial.estimate();
+    // -0.0 reads as a loss in a table.
+    let elo = if elo == 0.0 { 0.0 } else { elo };
     Ok(MatchResult {
         games: p.wdl.games(),
         wins: p.wdl.wins,
@@ -482,13 +489,7 @@ fn write_weights(spec: &ResolvedTuneSpec, values: &[f64], header: &str) -> anyho
             .to_toml(&start, self.header)
         }
     }
-    let text = joute::eval::dispatch(
-        &spec.game_kind(),
-        Text {
-            values,
-            header,
-        },
-    );
+    let text = joute::eval::dispatch(&spec.game_kind(), Text { values, header });
     let path = PathBuf::from(&spec.weights_out);
     if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
@@ -535,7 +536,8 @@ fn weights_table(record: &TuneRecord) -> String {
         "parameter", "start", "tuned", "min", "max"
     );
     for (p, &t) in record.params.iter().zip(&record.tuned) {
-        let at_bound = (t - p.min).abs() <= 1e-9 * p.range() || (t - p.max).abs() <= 1e-9 * p.range();
+        let at_bound =
+            (t - p.min).abs() <= 1e-9 * p.range() || (t - p.max).abs() <= 1e-9 * p.range();
         s.push_str(&format!(
             "{:<width$} {:>9} {:>9} {:>9} {:>9}{}\n",
             p.name,

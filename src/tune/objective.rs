@@ -110,7 +110,8 @@ impl Trial {
         let edge = 0.25 / nf;
         let inside = |x: f64| x.clamp(edge, 1.0 - edge);
         let elo = crate::stats::elo(inside(s));
-        let error = (crate::stats::elo(inside(s + half)) - crate::stats::elo(inside(s - half))) / 2.0;
+        let error =
+            (crate::stats::elo(inside(s + half)) - crate::stats::elo(inside(s - half))) / 2.0;
         (elo, error)
     }
 
@@ -266,7 +267,10 @@ mod tests {
         assert_eq!(a, s.play_pairs(&[0.0], &[10.0], 1000, 5).unwrap());
         assert_ne!(a, s.play_pairs(&[0.0], &[10.0], 1000, 6).unwrap());
         // Optimum against 100 Elo weaker: expected score L(100) ≈ 0.640.
-        let big = s.play_pairs(&[0.0], &[10.0], 50_000, 1).unwrap().pentanomial;
+        let big = s
+            .play_pairs(&[0.0], &[10.0], 50_000, 1)
+            .unwrap()
+            .pentanomial;
         let points: f64 = big
             .0
             .iter()

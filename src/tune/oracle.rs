@@ -169,8 +169,8 @@ impl<G: Features> PairOracle for EngineOracle<G> {
 mod tests {
     use super::*;
     use crate::arena::openings::Balance;
-    use crate::games::connect4::Connect4;
     use crate::games::GameKind;
+    use crate::games::connect4::Connect4;
 
     fn oracle(threads: usize, pool: bool) -> EngineOracle<Connect4> {
         let start = Connect4::start();
@@ -184,8 +184,7 @@ mod tests {
         } else {
             Vec::new()
         };
-        let stream =
-            OpeningStream::new(start, 6, 9, Balance::default_for(GameKind::Connect4));
+        let stream = OpeningStream::new(start, 6, 9, Balance::default_for(GameKind::Connect4));
         // Feature 6: own_immediate, a playable own threat (a win on this move).
         EngineOracle::new(start, engine, base, vec![6], pool, stream, threads)
     }

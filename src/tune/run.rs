@@ -140,7 +140,9 @@ impl Checkpoint {
         let state = match spec.method {
             Method::HillClimb => MethodState::HillClimb(HillState::new(
                 params,
-                spec.hill.clone().expect("a hill-climb spec has its settings"),
+                spec.hill
+                    .clone()
+                    .expect("a hill-climb spec has its settings"),
             )),
             Method::Spsa => MethodState::Spsa(SpsaState::new(
                 params,
@@ -301,10 +303,7 @@ pub fn read_history(path: &Path, lines: u64) -> Result<Vec<HistoryLine>, TuneErr
     if (history.len() as u64) < lines {
         return Err(TuneError::Io {
             path: path.to_path_buf(),
-            message: format!(
-                "holds {} candidates, the checkpoint {lines}",
-                history.len()
-            ),
+            message: format!("holds {} candidates, the checkpoint {lines}", history.len()),
         });
     }
     Ok(history)

@@ -310,7 +310,9 @@ fn even_games(v: &Spanned<i64>, key: &str, loc: &Locator<'_>) -> Result<u64, Spe
         return Err(loc.on(
             v,
             key,
-            format!("{key} is {x}; it must be even (every opening is played twice, colours swapped)"),
+            format!(
+                "{key} is {x}; it must be even (every opening is played twice, colours swapped)"
+            ),
         ));
     }
     Ok(x)
@@ -449,7 +451,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             return Err(loc.on(
                 m,
                 "openings.max_imbalance",
-                format!("max_imbalance is {v}; it must be a positive number (in weight units) or inf"),
+                format!(
+                    "max_imbalance is {v}; it must be a positive number (in weight units) or inf"
+                ),
             ));
         }
         balance.max_imbalance = v.is_finite().then_some(v);
@@ -511,7 +515,12 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 Some(v) => positive(v, key, max, loc),
             };
             let batch = get(h.and_then(|h| h.batch.as_ref()), "hill.batch", 16, 100_000)?;
-            let patience = get(h.and_then(|h| h.patience.as_ref()), "hill.patience", 6, 1000)?;
+            let patience = get(
+                h.and_then(|h| h.patience.as_ref()),
+                "hill.patience",
+                6,
+                1000,
+            )?;
             let min_step = match h.and_then(|h| h.min_step.as_ref()) {
                 None => 1.0 / 16.0,
                 Some(m) => {
@@ -546,7 +555,10 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                             "max_pairs caps a sequential test; with hill.pairs every candidate plays exactly that many",
                         ));
                     }
-                    (Acceptance::Fixed, positive(p, "hill.pairs", 1_000_000, loc)?)
+                    (
+                        Acceptance::Fixed,
+                        positive(p, "hill.pairs", 1_000_000, loc)?,
+                    )
                 }
                 (None, s) => {
                     let sprt = match s {
@@ -614,7 +626,11 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         Some(p) => {
             let v = *p.get_ref();
             if !(0..=200).contains(&v) {
-                return Err(loc.on(p, "confirm.plies", format!("plies is {v}; allowed: 0..=200")));
+                return Err(loc.on(
+                    p,
+                    "confirm.plies",
+                    format!("plies is {v}; allowed: 0..=200"),
+                ));
             }
             v as u32
         }

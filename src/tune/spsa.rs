@@ -7,8 +7,8 @@
 
 use super::derive_seed;
 use super::objective::PairOracle;
-use super::params::{Param, clamp_all, values};
 use super::objective::Trial;
+use super::params::{Param, clamp_all, values};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,380 @@
+//! `joute tune` from the command line: a small run end to end, resume after SIGKILL, and bad
+//! input.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch("tune", name)
+}
+
+/// A Connect 4 tuning spec writing its weights into `dir`; `extra` is appended (method
+/// settings, more keys).
+fn spec_text(dir: &Path, method: &str, budget: &str, extra: &str) -> String {
+    format!(
+        r#"name = "t"
+game = "connect4"
+seed = 5
+method = "{method}"
+weights_out = "{}"
+
+[engine]
+algorithm = "alphabeta"
+depth = 2
+weights = "weights/connect4-centre.toml"
+
+[openings]
+plies = 6
+
+[budget]
+{budget}
+
+[confirm]
+games = 200
+aa_games = 40
+
+[[param]]
+name = "own_threes"
+min = -20
+max = 40
+step = 4
+
+[[param]]
+name = "own_immediate"
+min = -20
+max = 100
+step = 10
+{extra}"#,
+        dir.join("tuned.toml").display()
+    )
+}
+
+fn write(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("spec.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn history(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("history.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            // Wall-clock time is the one thing that differs between runs.
+            v.as_object_mut().unwrap().remove("seconds");
+            v
+        })
+        .collect()
+}
+
+fn weights_of(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_small_run_tunes_confirms_and_writes_everything() {
+    let dir = scratch("small");
+    let spec = write(&dir, &spec_text(&dir, "hill-climb", "games = 3000", ""));
+    let out = dir.join("out");
+    let stdout = common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    // Every game within the budget: tuning's, the confirmation's and the A/A match's.
+    let games = summary["games"].as_u64().unwrap();
+    assert!(games <= 3000, "{summary}");
+    assert_eq!(summary["confirmation"]["games"], 200);
+    assert_eq!(summary["aa"]["games"], 40);
+    let h = history(&out);
+    assert_eq!(h.len() as u64, summary["candidates"].as_u64().unwrap());
+    let tuning: u64 = h.iter().map(|l| l["games"].as_u64().unwrap()).sum();
+    assert_eq!(tuning + 240, games);
+    assert_eq!(h.last().unwrap()["games_total"].as_u64().unwrap(), tuning);
+    // Every candidate's pentanomial counts its pairs, and W/D/L its games.
+    for l in &h {
+        let p: u64 = l["pentanomial"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .sum();
+        assert_eq!(p, l["pairs"].as_u64().unwrap());
+        let wdl = l["wins"].as_u64().unwrap()
+            + l["draws"].as_u64().unwrap()
+            + l["losses"].as_u64().unwrap();
+        assert_eq!(wdl, l["games"].as_u64().unwrap());
+    }
+    // The checkpoint says tuning is over; the matches have their own logs and reports.
+    let ck: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).unwrap())
+            .unwrap();
+    assert_eq!(ck["tuning_done"], true);
+    for m in ["confirm", "aa"] {
+        assert!(out.join(m).join("games.jsonl").is_file());
+        assert!(out.join(m).join("index.html").is_file());
+    }
+    // The confirmation's openings are none of the tuning's.
+    let confirm_log = std::fs::read_to_string(out.join("confirm/games.jsonl")).unwrap();
+    assert_eq!(confirm_log.lines().count(), 200);
+    // The tuned weights: a weights file with its provenance, read back by a match.
+    let weights = std::fs::read_to_string(dir.join("tuned.toml")).unwrap();
+    assert!(weights.starts_with("# Tuned by joute"), "{weights}");
+    assert!(weights.contains("Confirmed against the start on 200 held-out games"));
+    let engine = format!("alphabeta:2:{}", dir.join("tuned.toml").display());
+    common::joute_ok(&[
+        "match",
+        "connect4",
+        &engine,
+        "alphabeta:2",
+        "--games",
+        "4",
+        "--quiet",
+    ]);
+    assert!(out.join("summary.json").is_file());
+    // A second run into the same folder is refused without --resume.
+    let again = Command::cargo_bin("joute")
+        .unwrap()
+        .args([
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn spsa_runs_its_iterations() {
+    let dir = scratch("spsa");
+    let spec = write(
+        &dir,
+        &spec_text(&dir, "spsa", "iterations = 60", "\n[spsa]\npairs = 2\n"),
+    );
+    let out = dir.join("out");
+    let stdout = common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["candidates"], 60);
+    let h = history(&out);
+    assert!(h.iter().all(|l| l["pairs"] == 2 && l["accepted"] == true));
+    assert_eq!(summary["games"], 60 * 4 + 240);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_weights() {
+    let dir = scratch("resume");
+    // Depth 4: slow enough to be killed between candidates.
+    let text = spec_text(&dir, "hill-climb", "games = 14000", "").replace("depth = 2", "depth = 4");
+    let spec = write(&dir, &text);
+    let spec = spec.to_str().unwrap();
+    let whole = dir.join("whole");
+    common::joute_ok(&["tune", spec, "--out", whole.to_str().unwrap(), "--quiet"]);
+    let expected_weights = weights_of(&dir.join("tuned.toml"));
+    let expected_history = history(&whole);
+    std::fs::remove_file(dir.join("tuned.toml")).unwrap();
+
+    let killed = dir.join("killed");
+    let log = killed.join("history.jsonl");
+    let bin = assert_cmd::cargo::cargo_bin("joute");
+    let lines =
+        |p: &Path| std::fs::read(p).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let mut kills = Vec::new();
+    for target in [2usize, 5, 9] {
+        let mut args = vec!["tune", spec, "--out", killed.to_str().unwrap(), "--quiet"];
+        if killed.join("checkpoint.json").exists() {
+            args.push("--resume");
+        }
+        let mut child = std::process::Command::new(&bin)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        while child.try_wait().unwrap().is_none() && lines(&log) < target {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL on Unix
+            kills.push(lines(&log));
+        }
+        child.wait().unwrap();
+    }
+    eprintln!("killed with {kills:?} candidates in the history");
+    assert!(
+        kills.len() >= 2,
+        "the run finished before it could be killed: {kills:?}"
+    );
+    common::joute_ok(&[
+        "tune",
+        spec,
+        "--out",
+        killed.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+    ]);
+    assert_eq!(weights_of(&dir.join("tuned.toml")), expected_weights);
+    assert_eq!(history(&killed), expected_history);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `joute tune` on `text` (written as `dir/bad.toml`) and expects one clear line, exit 2.
+fn refused(dir: &Path, text: &str, extra_args: &[&str], expected: &[&str]) {
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .args(["tune", path.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .args(extra_args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    for piece in expected {
+        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
+    }
+}
+
+#[test]
+fn bad_tuning_specs_get_a_clear_error() {
+    let dir = scratch("bad");
+    let good = spec_text(&dir, "hill-climb", "games = 3000", "");
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        // A parameter that is not a feature of the game: line and column of its name.
+        (
+            good.replace("name = \"own_threes\"", "name = \"corners\""),
+            vec![
+                "bad.toml:23:8",
+                "param[1].name",
+                "'corners' is not a feature of connect4",
+                "allowed: centre",
+            ],
+        ),
+        (
+            good.replace("min = -20\nmax = 40", "min = 50\nmax = 40"),
+            vec![
+                "bad.toml:",
+                "param[1].max",
+                "min (50) must be less than max (40)",
+            ],
+        ),
+        (
+            good.replace("step = 4", "step = 0"),
+            vec!["param[1].step", "step is 0; allowed: above 0"],
+        ),
+        (
+            good.replace("games = 3000", "games = 0"),
+            vec!["budget.games", "a budget of 0 plays nothing"],
+        ),
+        (
+            good.replace("games = 3000", "iterations = 0"),
+            vec!["budget.iterations", "a budget of 0"],
+        ),
+        (
+            good.replace("games = 3000", ""),
+            vec!["budget", "give iterations = N"],
+        ),
+        (
+            good.replace("weights_out", "opponent = \"pool\"\nweights_out"),
+            vec!["pool", "needs one or more [[pool]] engines"],
+        ),
+        // An opponent pool of another game: its weights file is Othello's.
+        (
+            format!(
+                "{}\n[[pool]]\nname = \"p\"\nalgorithm = \"alphabeta\"\ndepth = 2\nweights = \"weights/othello.toml\"\n",
+                good.replace("weights_out", "opponent = \"pool\"\nweights_out")
+            ),
+            vec!["pool[1].weights", "othello", "connect4"],
+        ),
+        (
+            good.replace("method = \"hill-climb\"", "method = \"annealing\""),
+            vec!["bad.toml:4:", "method", "allowed: hill-climb, spsa"],
+        ),
+        (
+            good.replace("games = 3000", "games = 240"),
+            vec!["budget.games", "leaves nothing for tuning"],
+        ),
+        (
+            good.replace("[confirm]\ngames = 200", "[confirm]\ngames = 201"),
+            vec!["confirm.games", "must be even"],
+        ),
+        (
+            good.replace("seed = 5", "seed = 5\ncolour = 1"),
+            vec!["colour", "unknown key"],
+        ),
+        (
+            good.replace("method = \"hill-climb\"", "method = \"spsa\""),
+            vec!["budget.iterations", "spsa needs iterations"],
+        ),
+        (
+            format!("{good}\n[sprt]\nelo0 = 5\nelo1 = 0\n"),
+            vec!["sprt.elo1", "must be greater than elo0"],
+        ),
+        (
+            good.replace("min = -20\nmax = 100", "min = 10\nmax = 100"),
+            vec![
+                "param[2].name",
+                "own_immediate' = 0, outside [min, max] = [10, 100]",
+            ],
+        ),
+    ];
+    for (text, expected) in &cases {
+        refused(&dir, text, &[], expected);
+    }
+    // --budget 0, and a budget too small for the confirmation.
+    refused(
+        &dir,
+        &good,
+        &["--budget", "0"],
+        &["--budget 0 plays nothing"],
+    );
+    refused(
+        &dir,
+        &good,
+        &["--budget", "4"],
+        &["leaves nothing for tuning"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_example_tuning_specs_are_valid() {
+    // A budget too small to be useful still validates each spec; --budget caps the run.
+    for entry in std::fs::read_dir("tournaments").unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("tune-") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        joute::tune::spec::parse(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
