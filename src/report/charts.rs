@@ -58,10 +58,10 @@ pub enum ChartError {
 }
 
 /// The family every chart's text uses; registered with the embedded DejaVu Sans.
-const FAMILY: &str = "sans-serif";
+pub(crate) const FAMILY: &str = "sans-serif";
 
 /// Registers the embedded fonts once per process.
-fn register_fonts() -> Result<(), ChartError> {
+pub(crate) fn register_fonts() -> Result<(), ChartError> {
     static DONE: OnceLock<Result<(), String>> = OnceLock::new();
     DONE.get_or_init(|| {
         register_font(FAMILY, FontStyle::Normal, dejavu::sans::regular())
@@ -160,30 +160,65 @@ pub fn write_charts(
     let n = summary.spec.engines.len();
     let mut paths = Vec::new();
     for (kind, (name, svg)) in kinds(summary).into_iter().zip(&svgs) {
-        let png = dir.join(format!("{name}.png"));
-        let tmp = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
-        let drawn = {
-            let root = BitMapBackend::new(&tmp, kind.size(n)).into_drawing_area();
-            draw(kind, summary, ratings, &root).and_then(|()| root.present().map_err(text))
-        };
-        if let Err(message) = drawn {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(ChartError::Draw {
-                chart: name.clone(),
-                message,
-            });
-        }
-        rename(&tmp, &png)?;
-        paths.push(png);
-
-        let path = dir.join(format!("{name}.svg"));
-        write_atomically(&path, svg.as_bytes()).map_err(|source| ChartError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        paths.push(path);
+        paths.push(write_png(dir, name, kind.size(n), |root| {
+            draw(kind, summary, ratings, root)
+        })?);
+        paths.push(write_svg(dir, name, svg)?);
     }
     Ok(ChartFiles { paths, svgs })
+}
+
+/// Draws one chart into `dir/NAME.png`: into a temporary file in `dir`, renamed into place
+/// once complete (removed if drawing fails). `draw` fills the whole area.
+pub(crate) fn write_png(
+    dir: &Path,
+    name: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> Drawn,
+) -> Result<PathBuf, ChartError> {
+    let png = dir.join(format!("{name}.png"));
+    let tmp = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
+    let drawn = {
+        let root = BitMapBackend::new(&tmp, size).into_drawing_area();
+        draw(&root).and_then(|()| root.present().map_err(text))
+    };
+    if let Err(message) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ChartError::Draw {
+            chart: name.to_string(),
+            message,
+        });
+    }
+    rename(&tmp, &png)?;
+    Ok(png)
+}
+
+/// Writes a chart's SVG text to `dir/NAME.svg`, atomically.
+pub(crate) fn write_svg(dir: &Path, name: &str, svg: &str) -> Result<PathBuf, ChartError> {
+    let path = dir.join(format!("{name}.svg"));
+    write_atomically(&path, svg.as_bytes()).map_err(|source| ChartError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
+/// Draws one chart as SVG text of `size` user units. `draw` fills the whole area.
+pub(crate) fn svg_text(
+    name: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Drawn,
+) -> Result<String, ChartError> {
+    let mut svg = String::new();
+    let drawn = {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw(&root).and_then(|()| root.present().map_err(text))
+    };
+    drawn.map_err(|message| ChartError::Draw {
+        chart: name.to_string(),
+        message,
+    })?;
+    Ok(svg)
 }
 
 /// The same charts as SVG text in memory (name, svg), for inlining in the HTML report.
@@ -209,25 +244,18 @@ fn rename(from: &Path, to: &Path) -> Result<(), ChartError> {
 }
 
 fn render_svg(kind: Kind, summary: &Summary, ratings: &Ratings) -> Result<String, ChartError> {
-    let mut svg = String::new();
-    let drawn = {
-        let root = SVGBackend::with_string(&mut svg, kind.size(summary.spec.engines.len()))
-            .into_drawing_area();
-        draw(kind, summary, ratings, &root).and_then(|()| root.present().map_err(text))
-    };
-    drawn.map_err(|message| ChartError::Draw {
-        chart: kind.name().to_string(),
-        message,
-    })?;
-    Ok(svg)
+    svg_text(kind.name(), kind.size(summary.spec.engines.len()), |root| {
+        draw(kind, summary, ratings, root)
+    })
 }
 
 /// plotters' errors, as text.
-fn text<E: std::fmt::Display>(error: E) -> String {
+pub(crate) fn text<E: std::fmt::Display>(error: E) -> String {
     error.to_string()
 }
 
-type Drawn = Result<(), String>;
+/// What a drawing function returns: plotters' error as text.
+pub(crate) type Drawn = Result<(), String>;
 
 fn draw<DB: DrawingBackend>(
     kind: Kind,
@@ -246,13 +274,19 @@ fn draw<DB: DrawingBackend>(
     }
 }
 
-const TITLE: u32 = 22;
-const AXIS: u32 = 16;
-const LABEL: u32 = 13;
-const POINT: RGBColor = RGBColor(31, 90, 170);
-const BOUND: RGBColor = RGBColor(200, 90, 20);
+/// Font size of a chart's caption.
+pub(crate) const TITLE: u32 = 22;
+/// Font size of an axis description.
+pub(crate) const AXIS: u32 = 16;
+/// Font size of tick labels, legends and point labels.
+pub(crate) const LABEL: u32 = 13;
+/// The colour of estimates (points, lines).
+pub(crate) const POINT: RGBColor = RGBColor(31, 90, 170);
+/// The colour of bounds (and of what stands apart from the estimates).
+pub(crate) const BOUND: RGBColor = RGBColor(200, 90, 20);
 
-fn font(size: u32) -> TextStyle<'static> {
+/// Black text of `size` pixels in the embedded family.
+pub(crate) fn font(size: u32) -> TextStyle<'static> {
     (FAMILY, size).into_font().color(&BLACK)
 }
 
@@ -271,17 +305,17 @@ fn rows(
 }
 
 /// Elo axis ticks: whole numbers.
-fn whole(x: &f64) -> String {
+pub(crate) fn whole(x: &f64) -> String {
     format!("{x:.0}")
 }
 
 /// A finite error, 0 for an engine without games.
-fn error_of(error: f64) -> f64 {
+pub(crate) fn error_of(error: f64) -> f64 {
     if error.is_finite() { error } else { 0.0 }
 }
 
 /// A range around `lo..hi` with a margin, never empty.
-fn padded(lo: f64, hi: f64, fraction: f64) -> std::ops::Range<f64> {
+pub(crate) fn padded(lo: f64, hi: f64, fraction: f64) -> std::ops::Range<f64> {
     let (lo, hi) = if lo.is_finite() && hi.is_finite() && lo <= hi {
         (lo, hi)
     } else {

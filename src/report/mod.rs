@@ -7,6 +7,7 @@
 //! - [`load`]: a summary from one or more logs (shards merge).
 //! - [`charts`]: the charts of a run, PNG and SVG.
 //! - [`html`]: `index.html`, the self-contained report with its game viewer.
+//! - [`tune`]: the report of a tuning run, its charts and its own `index.html`.
 
 pub mod charts;
 pub mod files;
@@ -14,5 +15,6 @@ pub mod html;
 pub mod load;
 pub mod summary;
 pub mod table;
+pub mod tune;
 
 pub use summary::Summary;
