@@ -147,6 +147,16 @@ fn a_small_run_tunes_confirms_and_writes_everything() {
         "--quiet",
     ]);
     assert!(out.join("summary.json").is_file());
+    // The report: the page and the charts of a hill climb.
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("own_threes") && page.contains("own_immediate"));
+    for chart in ["tune-elo", "tune-weights", "tune-steps", "tune-llr"] {
+        assert!(out.join(format!("{chart}.png")).is_file(), "{chart}");
+        assert!(
+            page.contains(&format!("<figcaption>{chart}</figcaption>")),
+            "{chart} not inlined"
+        );
+    }
     // A second run into the same folder is refused without --resume.
     let again = Command::cargo_bin("joute")
         .unwrap()

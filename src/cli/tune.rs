@@ -259,8 +259,12 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )
     .with_context(|| format!("cannot write {}", out.join("summary.json").display()))?;
-    // MERGE: the tuning report (report::tune) lands from its branch.
-    let index = out.join("index.html");
+    let report = joute::report::tune::write_tune_report(&record, &out)
+        .with_context(|| format!("cannot write the tuning report in {}", out.display()))?;
+    let index = report
+        .last()
+        .cloned()
+        .unwrap_or_else(|| out.join("index.html"));
 
     match voice {
         Voice::Json => {

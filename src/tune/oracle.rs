@@ -118,7 +118,12 @@ impl<G: Features> PairOracle for EngineOracle<G> {
         let first = self.openings.given();
         let mut positions = Vec::with_capacity(pairs as usize);
         for _ in 0..pairs {
-            positions.push(self.openings.next_opening()?.1);
+            let (_, position) = self.openings.next_opening().map_err(|e| {
+                format!(
+                    "{e}. Every candidate needs fresh openings and this run has used {first}: raise openings.plies, or lower the budget"
+                )
+            })?;
+            positions.push(position);
         }
         let cand = self.weights(candidate);
         let opp = self.weights(opponent);

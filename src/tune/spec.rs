@@ -263,7 +263,7 @@ impl ResolvedTuneSpec {
             Method::Spsa if self.spsa.is_some() && self.iterations.is_some() => {}
             _ => return Err("the method's settings are missing".into()),
         }
-        if self.confirm.games == 0 || self.confirm.games % 2 != 0 {
+        if self.confirm.games == 0 || !self.confirm.games.is_multiple_of(2) {
             return Err("the confirmation needs a positive even number of games".into());
         }
         Ok(())
@@ -306,7 +306,7 @@ fn positive(v: &Spanned<i64>, key: &str, max: u64, loc: &Locator<'_>) -> Result<
 /// A positive even number of games within `max`.
 fn even_games(v: &Spanned<i64>, key: &str, loc: &Locator<'_>) -> Result<u64, SpecError> {
     let x = positive(v, key, MAX_GAMES, loc)?;
-    if x % 2 != 0 {
+    if !x.is_multiple_of(2) {
         return Err(loc.on(
             v,
             key,
