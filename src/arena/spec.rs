@@ -576,23 +576,32 @@ impl TournamentSpec {
     }
 }
 
-fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError> {
-    let name = raw.name.get_ref().trim().to_string();
-    if name.is_empty()
-        || name
+/// Validates a spec's `name` (a folder name) and `game`.
+pub(crate) fn name_and_game(
+    name: &Spanned<String>,
+    game: &Spanned<String>,
+    loc: &Locator<'_>,
+) -> Result<(String, GameKind), SpecError> {
+    let text = name.get_ref().trim().to_string();
+    if text.is_empty()
+        || text
             .chars()
             .any(|c| c == '/' || c == '\\' || c.is_control())
-        || name == "."
-        || name == ".."
+        || text == "."
+        || text == ".."
     {
         return Err(loc.on(
-            &raw.name,
+            name,
             "name",
             "the name must be non-empty and usable as a folder name (no '/', '\\' or control characters)",
         ));
     }
-    let kind = GameKind::parse(raw.game.get_ref())
-        .map_err(|e| loc.on(&raw.game, "game", e.to_string()))?;
+    let kind = GameKind::parse(game.get_ref()).map_err(|e| loc.on(game, "game", e.to_string()))?;
+    Ok((text, kind))
+}
+
+fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError> {
+    let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
 
     // Engines: names, count, algorithms and budgets (weights need the game: below).
     if raw.engine.len() < 2 {

@@ -63,7 +63,7 @@ use super::spsa::SpsaConfig;
 use crate::arena::openings::Balance;
 use crate::arena::spec::{
     Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, engine_budget, hash_json,
-    plain_serde_message, resolve_sprt, resolve_weights,
+    name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
@@ -319,22 +319,7 @@ fn even_games(v: &Spanned<i64>, key: &str, loc: &Locator<'_>) -> Result<u64, Spe
 }
 
 fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, SpecError> {
-    let name = raw.name.get_ref().trim().to_string();
-    if name.is_empty()
-        || name
-            .chars()
-            .any(|c| c == '/' || c == '\\' || c.is_control())
-        || name == "."
-        || name == ".."
-    {
-        return Err(loc.on(
-            &raw.name,
-            "name",
-            "the name must be non-empty and usable as a folder name (no '/', '\\' or control characters)",
-        ));
-    }
-    let kind = GameKind::parse(raw.game.get_ref())
-        .map_err(|e| loc.on(&raw.game, "game", e.to_string()))?;
+    let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
     let seed = *raw.seed.get_ref();
     let method = match raw.method.get_ref().trim() {
         "hill-climb" | "hill-climbing" => Method::HillClimb,
