@@ -65,14 +65,13 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             ))
             .into());
         }
+        let mut ck = ck;
         if let Some(b) = args.budget {
-            let plan = Plan::new(&spec, Some(b)).map_err(InputError)?;
-            if plan != ck.plan {
-                return Err(InputError(format!(
-                    "--resume: the run was started with another budget ({}); resume it with the same --budget, or without one",
-                    ck.plan.total.map_or("none".into(), |t| format!("{t} games"))
-                ))
-                .into());
+            // A new cap on resume: tuning stops at it (at once when it is already spent), and
+            // the matches take their share of it.
+            ck.plan = Plan::new(&spec, Some(b)).map_err(InputError)?;
+            if ck.games >= ck.plan.tuning {
+                ck.tuning_done = true;
             }
         }
         ck
