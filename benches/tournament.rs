@@ -5,6 +5,7 @@
 use std::sync::atomic::AtomicU64;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use joute::arena::CancelToken;
 use joute::arena::TournamentSpec;
 use joute::arena::openings;
 use joute::arena::runner::run_games;
@@ -53,6 +54,7 @@ impl FeaturesVisitor for Play<'_> {
             &todo,
             self.threads,
             &stop,
+            &CancelToken::new(),
             |_| {
                 games += 1;
                 Ok::<(), ()>(())

@@ -2,8 +2,9 @@
 //!
 //! The crate is layered as DESIGN.md describes, lowest first: [`games`] (rules, notation,
 //! hashing, perft), [`eval`] (features, weight vectors, the linear evaluator), [`search`] (the
-//! algorithms and exact solvers), [`arena`] (engines, playing games); later layers add
-//! tournaments, statistics, tuning ([`tune`]) and reports.
+//! algorithms and exact solvers), [`arena`] (engines, playing games, the schedule and the log);
+//! then [`stats`] (ratings, SPRT), [`report`] (summaries, tables, charts, HTML), [`tournament`]
+//! (a run in its folder, as a library) and [`tune`].
 //! The `joute` binary is a thin command line over this library.
 
 #![warn(missing_docs)]
@@ -14,4 +15,5 @@ pub mod games;
 pub mod report;
 pub mod search;
 pub mod stats;
+pub mod tournament;
 pub mod tune;

@@ -3,6 +3,7 @@
 
 mod cli;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -25,6 +26,10 @@ fn main() -> ExitCode {
     };
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // Stopped by a signal after printing the table so far and how to resume.
+        Err(err) if err.downcast_ref::<cli::Interrupted>().is_some() => {
+            ExitCode::from(cli::EXIT_INTERRUPTED)
+        }
         Err(err) => {
             // A reader that stopped reading (`joute play … | head`) is not a failure.
             if err
@@ -33,7 +38,8 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            // stderr may be closed too: never panic over a message.
+            let _ = writeln!(std::io::stderr(), "error: {err:#}");
             if err.downcast_ref::<cli::InputError>().is_some()
                 || err.downcast_ref::<joute::games::GameError>().is_some()
             {

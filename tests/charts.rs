@@ -2,7 +2,7 @@
 //! engine) and a two-engine SPRT match (alphabeta against random), played by the `joute` binary into temporary folders,
 //! loaded back with `summarize_logs`, and drawn as PNG and SVG.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use joute::report::Summary;
@@ -12,7 +12,7 @@ use joute::report::charts::{chart_names, svg_charts, write_charts};
 use joute::report::load::summarize_logs;
 
 /// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("charts", name)
 }
 

@@ -18,7 +18,7 @@ mod common;
 const XSS: &str = "<script>alert(1)</script>";
 
 /// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("html", name)
 }
 
@@ -30,7 +30,8 @@ fn run(dir: &Path, text: &str) -> PathBuf {
 const SVG_CHART: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100"><rect x="10" y="10" width="80" height="80" fill="#4a90d9"/><text x="100" y="50">elo</text></svg>"##;
 
 /// Runs `text`, writes its report with one chart; returns (html path, log).
-fn report(name: &str, text: &str) -> (PathBuf, PathBuf) {
+/// The report of a run of `text`: the scratch folder (removed when dropped), the page, the log.
+fn report(name: &str, text: &str) -> (common::Scratch, PathBuf, PathBuf) {
     let dir = scratch(name);
     let log = run(&dir, text);
     let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).unwrap();
@@ -50,7 +51,7 @@ fn report(name: &str, text: &str) -> (PathBuf, PathBuf) {
         &dir.join("out"),
     )
     .unwrap();
-    (page, log)
+    (dir, page, log)
 }
 
 fn othello_spec() -> String {
@@ -150,7 +151,7 @@ fn report_contains_every_engine_escaped_and_offline() {
         ("unit-c4", CONNECT4.to_string()),
         ("unit-morpion", MORPION.to_string()),
     ] {
-        let (page, _) = report(name, &text);
+        let (_dir, page, _) = report(name, &text);
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(!page.with_extension("html.tmp").exists());
         for engine in ["random", "ab-1", "ab-2", "ab-3"] {
@@ -174,7 +175,7 @@ fn report_contains_every_engine_escaped_and_offline() {
         // One `<script>` for the data and one for the code: no name opened another.
         assert_eq!(html.matches("<script").count(), 2, "{name}");
     }
-    let (page, _) = report("unit-xss", &othello_spec());
+    let (_dir, page, _) = report("unit-xss", &othello_spec());
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains(XSS), "an engine name was not escaped");
     assert!(
@@ -252,7 +253,7 @@ fn report_works_in_a_browser() {
         );
         return;
     };
-    let (page, log) = report("browser-othello", &othello_spec());
+    let (_dir, page, log) = report("browser-othello", &othello_spec());
     let plies = 10;
     let game_id = 5;
     let t = selftest(
@@ -320,7 +321,7 @@ fn report_works_in_a_browser() {
 
     // The other boards load and step without script errors; and a screenshot for people.
     for (name, spec) in [("browser-c4", CONNECT4), ("browser-morpion", MORPION)] {
-        let (page, _) = report(name, spec);
+        let (_dir, page, _) = report(name, spec);
         let t = selftest(&browser, &page, "test=game:3,plies:6,sort:name");
         assert_eq!(t["ok"], true, "{name}: {t}");
         assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{name}: {t}");

@@ -16,7 +16,7 @@ fn joute() -> Command {
 }
 
 /// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("test", name)
 }
 
@@ -437,42 +437,209 @@ fn an_engine_that_wins_everything_gets_a_finite_marked_rating() {
 }
 
 #[test]
-fn an_existing_log_is_never_overwritten_silently() {
+fn running_a_finished_spec_again_renders_it_again_and_another_spec_is_refused() {
     let dir = scratch("exists");
     let spec = small_spec(&dir, 1);
     let out = dir.join("run");
-    ok(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    let err = joute()
-        .args([
+    let run = |extra: &[&str]| {
+        let mut args = vec![
             "run",
             spec.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(err.status.code(), Some(2));
-    let text = String::from_utf8_lossy(&err.stderr);
-    assert!(
-        text.contains("--resume") && text.contains("--out"),
-        "{text}"
+        ];
+        args.extend_from_slice(extra);
+        joute().args(&args).output().unwrap()
+    };
+    assert!(run(&["--quiet"]).status.success());
+    let ratings = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    let record = std::fs::read_to_string(out.join("run.json")).unwrap();
+    std::fs::remove_file(out.join("index.html")).unwrap();
+    // The README's first command, run a second time: harmless, and the report is back.
+    let again = run(&[]);
+    assert!(again.status.success(), "{again:?}");
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains("nothing to play"), "{stderr}");
+    assert!(out.join("index.html").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        ratings
     );
-    // Resuming a finished run plays nothing and prints the same table.
+    // Nothing was played, so no session was added to the record.
+    assert_eq!(
+        std::fs::read_to_string(out.join("run.json")).unwrap(),
+        record
+    );
+    // --resume on a finished run is as harmless.
+    assert!(run(&["--quiet", "--resume"]).status.success());
+
+    // Another spec (an engine changed) is refused, with or without --resume, and says why.
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("depth = 3", "depth = 2");
+    std::fs::write(&spec, text).unwrap();
+    for extra in [&[][..], &["--resume"][..]] {
+        let refused = run(extra);
+        assert_eq!(refused.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("another spec")
+                && stderr.contains("engine 'ab-3' changed")
+                && stderr.contains("--out"),
+            "{stderr}"
+        );
+    }
+}
+
+/// The games of a log by id, with the two fields that differ between an extended run and a
+/// fresh one removed: the timing and the spec hash each game was played under.
+fn games_without_hash(log: &Path) -> BTreeMap<u64, Value> {
+    let mut all = games(&[log.to_path_buf()]);
+    for v in all.values_mut() {
+        v.as_object_mut().unwrap().remove("spec");
+    }
+    all
+}
+
+#[test]
+fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
+    let dir = scratch("extend");
+    let out = dir.join("run");
+    let run = |count: u32, extra: &[&str]| {
+        let spec = small_spec(&dir, count);
+        let mut args = vec![
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        joute().args(&args).output().unwrap()
+    };
+    assert!(run(2, &[]).status.success());
+    let before = games_without_hash(&out.join("games.jsonl"));
+    assert_eq!(before.len(), 24);
+
+    // Without --resume the user is told how to keep the games.
+    let refused = run(4, &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("extends") && stderr.contains("--resume"),
+        "{stderr}"
+    );
+
+    let extended = run(4, &["--resume", "--json"]);
+    assert!(extended.status.success(), "{extended:?}");
+    let json: Value = serde_json::from_slice(&extended.stdout).unwrap();
+    assert_eq!(json["played"], 24, "only the new games are played");
+    assert_eq!(json["games"], 48);
+    let after = games_without_hash(&out.join("games.jsonl"));
+    for (id, game) in &before {
+        assert_eq!(&after[id], game, "game {id} changed");
+    }
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(record["extends"].as_array().unwrap().len(), 1);
+
+    // The same games, and the same ratings, as a run of the larger spec from scratch.
+    let fresh = dir.join("fresh");
+    let spec = small_spec(&dir, 4);
     ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
-        out.to_str().unwrap(),
+        fresh.to_str().unwrap(),
         "--quiet",
-        "--resume",
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(after, games_without_hash(&fresh.join("games.jsonl")));
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        std::fs::read_to_string(fresh.join("ratings.csv")).unwrap()
+    );
+    // joute report reads the extended log as one run.
+    let report = ok(&[
+        "report",
+        out.join("games.jsonl").to_str().unwrap(),
+        "--out",
+        dir.join("again").to_str().unwrap(),
+        "--json",
+    ]);
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["games"], 48);
+
+    // More openings in the middle of a two-round schedule move played games: refused.
+    let spec = small_spec(&dir, 4);
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("count = 4 }", "count = 4 }\nrounds = 2");
+    std::fs::write(&spec, text).unwrap();
+    let two_rounds = dir.join("rounds");
+    ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        two_rounds.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("count = 4 }", "count = 6 }");
+    std::fs::write(&spec, text).unwrap();
+    let moved = joute()
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            two_rounds.to_str().unwrap(),
+            "--resume",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(moved.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&moved.stderr);
+    assert!(stderr.contains("cannot extend"), "{stderr}");
+}
+
+#[test]
+fn moves_cut_by_a_time_limit_are_counted_per_engine() {
+    let dir = scratch("timeouts");
+    let out = dir.join("m");
+    let text = ok(&[
+        "match",
+        "connect4",
+        "pvs:1ms",
+        "random",
+        "--games",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // Count the cut moves of each engine from the log itself.
+    let mut cut = BTreeMap::<String, u64>::new();
+    for line in std::fs::read_to_string(out.join("games.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for (side, key) in ["first", "second"].iter().enumerate() {
+            *cut.entry(v[key].as_str().unwrap().to_string()).or_default() +=
+                v["timeouts"][side].as_u64().unwrap();
+        }
+    }
+    assert!(cut["pvs:1ms"] > 0, "{cut:?}");
+    assert_eq!(cut["random"], 0);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("moves cut by the time limit"))
+        .unwrap_or_else(|| panic!("no time-limit line in:\n{text}"));
+    assert!(
+        line.contains(&format!("pvs:1ms {} of ", cut["pvs:1ms"])),
+        "{line} vs {cut:?}"
+    );
+    assert!(!line.contains("random"), "{line}");
 }
 
 /// Writes `text` as a spec and expects exit code 2 with an error holding every piece.

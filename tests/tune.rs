@@ -10,7 +10,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("tune", name)
 }
 

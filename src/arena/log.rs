@@ -48,6 +48,10 @@ pub struct GameLine {
     pub nodes: [u64; 2],
     /// Some move was cut by a time limit: the game depends on the machine.
     pub timed_out: bool,
+    /// Moves cut by a time limit, of `first` and of `second` (logs written before joute
+    /// counted them read as none).
+    #[serde(default)]
+    pub timeouts: [u32; 2],
     /// The game's seed.
     pub seed: u64,
     /// Hash of the spec the game belongs to.
@@ -97,6 +101,12 @@ impl GameLine {
             return Err(format!(
                 "game {}: score {} is not 1, 0.5 or 0",
                 self.id, self.score
+            ));
+        }
+        if self.timeouts.iter().map(|&t| t as usize).sum::<usize>() > self.plies {
+            return Err(format!(
+                "game {}: timeouts {:?} exceed its {} plies",
+                self.id, self.timeouts, self.plies
             ));
         }
         if self.plies != self.moves.len() {
@@ -163,6 +173,11 @@ pub struct Session {
     pub games_played: u64,
     /// Peak resident memory of the process, KiB (Linux).
     pub peak_rss_kib: Option<u64>,
+    /// How the session ended: `complete` (every game played), `decided` (the SPRT stopped
+    /// it), `interrupted` (Ctrl-C or a termination signal); absent while it runs or when it
+    /// was killed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 /// `run.json`: the resolved spec, its hash, joute's version, the seed and the sessions.
@@ -180,6 +195,10 @@ pub struct RunInfo {
     pub games_scheduled: u64,
     /// Every invocation, first to last.
     pub sessions: Vec<Session>,
+    /// Hashes of earlier specs of this folder that the current spec extends (more openings
+    /// or rounds, nothing else changed): their games are this run's games too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extends: Vec<String>,
     /// The resolved spec.
     pub spec: ResolvedSpec,
 }
@@ -394,6 +413,7 @@ mod tests {
             plies: 0,
             nodes: [1, 2],
             timed_out: false,
+            timeouts: [0, 0],
             seed: 9,
             spec: "x".into(),
             seconds: 0.1,
@@ -409,8 +429,8 @@ mod tests {
 
     #[test]
     fn a_torn_last_line_is_ignored_and_cut_on_append() {
-        let dir = std::env::temp_dir().join(format!("joute-log-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("games.jsonl");
         let _ = std::fs::remove_file(&path);
         let mut w = LogWriter::lock(&path).unwrap();
@@ -448,6 +468,5 @@ mod tests {
         std::fs::write(&path, "{\"id\":0}\n").unwrap();
         let err = scan_log(&path, |_| Ok(())).unwrap_err();
         assert!(err.contains("games.jsonl:1:"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,6 +1,7 @@
 //! The arena: engine configurations, tournament specs, openings, the schedule, playing one
 //! game, the parallel runner and the games log.
 
+pub mod cancel;
 pub mod engine;
 pub mod game;
 pub mod log;
@@ -9,6 +10,7 @@ pub mod runner;
 pub mod schedule;
 pub mod spec;
 
+pub use cancel::CancelToken;
 pub use engine::{Engine, EngineError, EngineSpec};
 pub use game::{GameRecord, MoveRecord, play_game};
 pub use spec::{SpecError, TournamentSpec};

@@ -11,6 +11,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use super::cancel::CancelToken;
 use super::engine::Engine;
 use super::game::play_game;
 use super::log::GameLine;
@@ -41,12 +42,12 @@ pub fn play_slot<G: Features>(
         None => 0.5,
     };
     let mut nodes = [0u64; 2];
-    let mut timed_out = false;
+    let mut timeouts = [0u32; 2];
     let mut pos = opening;
     let mut moves = Vec::with_capacity(record.moves.len());
     for m in &record.moves {
         nodes[m.side as usize] += m.nodes;
-        timed_out |= m.timed_out;
+        timeouts[m.side as usize] += u32::from(m.timed_out);
         moves.push(pos.format_move(m.mv));
         pos = pos.play(m.mv);
     }
@@ -72,7 +73,8 @@ pub fn play_slot<G: Features>(
         plies: moves.len(),
         moves,
         nodes,
-        timed_out,
+        timed_out: timeouts != [0, 0],
+        timeouts,
         seed,
         spec: spec.hash.clone(),
         seconds: record.seconds,
@@ -82,8 +84,10 @@ pub fn play_slot<G: Features>(
 /// Plays the games `todo` (ids, ascending) of `spec` on `threads` workers and hands each
 /// finished game to `consume`, in order of completion, on the calling thread. Games of pairs
 /// at or beyond `stop_pair` are not started (a consumer lowers it when a sequential test has
-/// decided); a consumer error stops scheduling, lets the games in flight finish (they are
+/// decided), and no game starts once `cancel` is raised: the games in flight finish and are
+/// handed over. A consumer error stops scheduling, lets the games in flight finish (they are
 /// dropped) and is returned.
+#[allow(clippy::too_many_arguments)]
 pub fn run_games<G: Features, E>(
     spec: &TournamentSpec,
     start: G,
@@ -91,6 +95,7 @@ pub fn run_games<G: Features, E>(
     todo: &[u64],
     threads: usize,
     stop_pair: &AtomicU64,
+    cancel: &CancelToken,
     mut consume: impl FnMut(GameLine) -> Result<(), E>,
 ) -> Result<(), E> {
     let schedule: Schedule = spec.resolved.schedule();
@@ -110,6 +115,9 @@ pub fn run_games<G: Features, E>(
             let (next, schedule, start) = (&next, &schedule, &start);
             scope.spawn(move |_| {
                 loop {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&id) = todo.get(i) else { break };
                     let slot = schedule.slot(id);

@@ -1,8 +1,12 @@
 //! The command line: argument parsing (clap) and the mapping of each subcommand onto the
 //! library. No game logic lives here.
 
+#[macro_use]
+mod output;
+
 mod analyze;
 mod bench;
+mod interrupt;
 mod perft;
 mod play;
 mod run;
@@ -15,6 +19,9 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 
 use joute::games::GameKind;
+
+pub use interrupt::EXIT_INTERRUPTED;
+pub use run::Interrupted;
 
 /// A mistake in what the user gave (arguments, files, positions): reported on one line, exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -314,8 +321,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
     struct List(bool);
     impl joute::eval::FeaturesVisitor for List {
-        type Output = ();
-        fn visit<G: joute::eval::Features>(self, start: G) {
+        type Output = std::io::Result<()>;
+        fn visit<G: joute::eval::Features>(self, start: G) -> std::io::Result<()> {
             let features = start.features();
             let defaults = joute::eval::Weights::default_for(&start);
             if self.0 {
@@ -324,20 +331,21 @@ fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
                     .zip(&defaults.values)
                     .map(|(f, w)| json!({"name": f.name, "meaning": f.meaning, "default": w}))
                     .collect();
-                println!("{}", json!({ "game": start.name(), "features": rows }));
+                say!("{}", json!({ "game": start.name(), "features": rows }))
             } else {
-                println!(
+                say!(
                     "{}: {} features (default weight, name, meaning)",
                     start.name(),
                     features.len()
-                );
+                )?;
                 let width = features.iter().map(|f| f.name.len()).max().unwrap_or(0);
                 for (f, w) in features.iter().zip(&defaults.values) {
-                    println!("{w:>8} {:<width$} {}", f.name, f.meaning);
+                    say!("{w:>8} {:<width$} {}", f.name, f.meaning)?;
                 }
+                Ok(())
             }
         }
     }
-    joute::eval::dispatch(&args.game, List(args.json));
+    joute::eval::dispatch(&args.game, List(args.json))?;
     Ok(())
 }

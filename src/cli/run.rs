@@ -3,25 +3,24 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use super::interrupt;
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::EngineSpec;
-use joute::arena::log::{IdSet, LogWriter, RunInfo, Session, now, peak_rss_kib, scan_log};
-use joute::arena::openings;
-use joute::arena::runner::run_games;
+use joute::arena::log::{GameLine, RunInfo};
 use joute::arena::schedule::Shard;
 use joute::arena::spec::{TournamentSpec, match_spec};
-use joute::eval::{Features, FeaturesVisitor};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
 use joute::report::{charts, files, html, table};
 use joute::stats::sprt::{EloModel, Sprt};
+use joute::tournament::session::Notice;
+use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};
 
 /// The quickstart tournament, compiled in for `joute run` without a spec.
 pub const QUICKSTART: &str = include_str!("../../tournaments/quickstart.toml");
@@ -101,9 +100,14 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
                 )
                 .into());
             }
-            let dir = std::env::temp_dir().join(format!("joute-match-{}", std::process::id()));
-            let result = play(&spec, &dir, None, false, threads, voice, false);
-            let _ = std::fs::remove_dir_all(&dir);
+            // Removed when dropped, whichever way this returns; a second Ctrl-C removes it too.
+            let dir = tempfile::Builder::new()
+                .prefix("joute-match-")
+                .tempdir()
+                .context("cannot create a scratch folder for the match")?;
+            interrupt::set_scratch(Some(dir.path().to_path_buf()));
+            let result = play(&spec, dir.path(), None, false, threads, voice, false);
+            interrupt::set_scratch(None);
             result
         }
     }
@@ -136,14 +140,15 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
         && summary.decision().is_none()
         && voice == Voice::Normal
     {
-        eprintln!(
+        note!(
             "note: the logs hold {} of the run's {} games",
-            loaded.games_read, loaded.games_scheduled
+            loaded.games_read,
+            loaded.games_scheduled
         );
     }
     for torn in &loaded.torn {
         if voice == Voice::Normal {
-            eprintln!(
+            note!(
                 "note: {} ends with a torn line (a run killed mid-write); it was ignored",
                 torn.display()
             );
@@ -156,14 +161,10 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
         ))
     })?;
     // The run's timing as its record says (the first log's sessions).
-    let timing = Some((
-        info.sessions.iter().map(|s| s.games_played).sum(),
-        info.sessions
-            .iter()
-            .filter_map(|s| Some(s.finished_unix? - s.started_unix))
-            .sum(),
-        info.sessions.last().map_or(1, |s| s.threads),
-    ));
+    let timing = Timing {
+        session: None,
+        run: &info,
+    };
     finish_with(&summary, &out, voice, true, timing, &args.logs)
 }
 
@@ -223,6 +224,7 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
 
 /// Plays the games of `spec` that `out` does not hold yet (this shard's, when sharded), then
 /// reports. `keep` false: a scratch folder (a match without --out), whose path is not shown.
+/// `resume`: the user said `--resume`, which also lets a spec extend the run it finds.
 pub(super) fn play(
     spec: &TournamentSpec,
     out: &Path,
@@ -232,223 +234,179 @@ pub(super) fn play(
     voice: Voice,
     keep: bool,
 ) -> anyhow::Result<()> {
-    let shard = shard.flatten();
-    std::fs::create_dir_all(out).map_err(|e| {
-        InputError(format!(
-            "{}: cannot create the output folder: {e}",
-            out.display()
-        ))
-    })?;
-    let log_path = out.join("games.jsonl");
-    let run_path = out.join("run.json");
-    let exists = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
-    if exists && !resume {
-        return Err(InputError(format!(
-            "{} already holds games; add --resume to continue that run, or choose another --out",
-            log_path.display()
-        ))
-        .into());
-    }
-
-    // Lock the log before reading it: no other process may append while this one runs.
-    let mut writer = LogWriter::lock(&log_path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            anyhow::Error::from(InputError(format!(
-                "{e}: another joute run is using {}; wait for it or choose another --out",
-                out.display()
-            )))
-        } else {
-            anyhow::Error::from(InputError(format!(
-                "{}: cannot write the games log: {e}",
-                log_path.display()
-            )))
-        }
-    })?;
-    let total = spec.resolved.schedule().games();
-    let mut summary = Summary::new(&spec.resolved, &spec.hash);
-    let mut done = IdSet::new(total);
-    let mut info = RunInfo {
-        joute_version: env!("CARGO_PKG_VERSION").to_string(),
-        spec_hash: spec.hash.clone(),
-        seed: spec.resolved.seed,
-        shard,
-        games_scheduled: (0..total)
-            .filter(|&id| shard.is_none_or(|s| s.holds(id)))
-            .count() as u64,
-        sessions: Vec::new(),
-        spec: spec.resolved.clone(),
-    };
-    let mut keep_bytes = 0;
-    if resume && exists {
-        let previous =
-            RunInfo::load(&run_path).map_err(|e| InputError(format!("--resume: {e}")))?;
-        if previous.spec_hash != spec.hash {
-            return Err(InputError(format!(
-                "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); the spec or a weights file changed since. Choose another --out to start afresh",
-                out.display(),
-                previous.spec_hash,
-                previous.spec.name,
-                spec.hash
-            ))
-            .into());
-        }
-        if previous.shard != shard {
-            return Err(InputError(format!(
-                "--resume: {} holds shard {:?}, not {:?}",
-                out.display(),
-                previous.shard,
-                shard
-            ))
-            .into());
-        }
-        if previous.joute_version != info.joute_version && voice == Voice::Normal {
-            eprintln!(
-                "note: {} was started by joute {}; this is {}: engines of another version may play differently",
-                out.display(),
-                previous.joute_version,
-                info.joute_version
-            );
-        }
-        info.sessions = previous.sessions;
-        let scan = scan_log(&log_path, |game| {
-            if shard.is_some_and(|s| !s.holds(game.id)) {
-                return Err(format!("game id {} does not belong to this shard", game.id));
-            }
-            done.insert(game.id)?;
-            // Checks the line against the schedule and counts it.
-            summary.add(&game).map(|_| ()).map_err(|e| e.0)
-        })
-        .map_err(InputError)?;
-        keep_bytes = scan.good_bytes;
-        if scan.torn && voice == Voice::Normal {
-            eprintln!(
-                "note: the log ended with a torn line (the run was killed mid-write); it is cut off and that game is played again"
-            );
-        }
-    }
-    let (started_unix, started) = now();
-    info.sessions.push(Session {
-        started_unix,
-        started,
-        finished_unix: None,
-        finished: None,
+    let options = Options {
         threads,
-        games_played: 0,
-        peak_rss_kib: None,
-    });
-    info.save(&run_path)
-        .with_context(|| format!("cannot write {}", run_path.display()))?;
-    writer
-        .cut(keep_bytes)
-        .with_context(|| format!("cannot cut the torn line of {}", log_path.display()))?;
-
-    let stop_pair = AtomicU64::new(summary.decision().map_or(u64::MAX, |d| d.pairs));
-    let todo: Vec<u64> = (0..total)
-        .filter(|&id| shard.is_none_or(|s| s.holds(id)))
-        .filter(|&id| !done.contains(id))
-        .collect();
-    let already = info.games_scheduled - todo.len() as u64;
+        shard: shard.flatten(),
+        extend: resume,
+    };
+    let session = Session::open(spec, out, options).map_err(session_error)?;
+    let talk = voice == Voice::Normal;
+    for notice in session.notices() {
+        match notice {
+            Notice::TornLine if talk => note!(
+                "note: the log ended with a torn line (the run was killed mid-write); it is cut off and that game is played again"
+            ),
+            Notice::OtherVersion { started_by } if talk => note!(
+                "note: {} was started by joute {started_by}; this is {}: engines of another version may play differently",
+                out.display(),
+                env!("CARGO_PKG_VERSION")
+            ),
+            _ => {}
+        }
+    }
+    let scheduled = session.scheduled();
+    let remaining = session.remaining();
+    if talk {
+        match session.opened() {
+            Opened::Continued { games } if remaining == 0 => note!(
+                "{} already holds this run's {games} games: nothing to play; the report is rendered again",
+                out.display()
+            ),
+            Opened::Continued { games } if !resume => note!(
+                "{} holds {games} games of this spec: continuing with the {remaining} missing",
+                out.display()
+            ),
+            Opened::Extended { games, from } => note!(
+                "{}: this spec extends the run there (spec {from}): its {games} games are kept, {remaining} new ones to play",
+                out.display()
+            ),
+            _ => {}
+        }
+    }
+    let cancel = interrupt::token();
     let mut progress = Progress::new(
         voice,
-        info.games_scheduled,
-        already,
+        scheduled,
+        scheduled - remaining,
+        remaining,
         threads,
         spec.resolved.sprt.is_some(),
     );
-    let clock = Instant::now();
-    let mut played = 0u64;
-
-    struct Play<'a, F: FnMut(joute::arena::log::GameLine) -> anyhow::Result<()>> {
-        spec: &'a TournamentSpec,
-        todo: &'a [u64],
-        threads: usize,
-        stop_pair: &'a AtomicU64,
-        consume: F,
-    }
-    impl<F: FnMut(joute::arena::log::GameLine) -> anyhow::Result<()>> FeaturesVisitor for Play<'_, F> {
-        type Output = anyhow::Result<()>;
-        fn visit<G: Features>(self, start: G) -> Self::Output {
-            let positions = openings::positions(&start, &self.spec.resolved.opening_moves)
-                .map_err(|e| anyhow::anyhow!("the run's openings do not replay: {e}"))?;
-            run_games(
-                self.spec,
-                start,
-                &positions,
-                self.todo,
-                self.threads,
-                self.stop_pair,
-                self.consume,
-            )
-        }
-    }
-    let result = joute::eval::dispatch(
-        &spec.resolved.game_kind(),
-        Play {
-            spec,
-            todo: &todo,
-            threads,
-            stop_pair: &stop_pair,
-            consume: |game| {
-                writer
-                    .append(&game)
-                    .with_context(|| format!("cannot append to {}", log_path.display()))?;
-                played += 1;
-                if let Some(decided) = summary.add(&game).map_err(|e| anyhow::anyhow!(e.0))? {
-                    stop_pair.store(decided.pairs, Ordering::Relaxed);
-                }
-                progress.update(&summary);
-                Ok(())
-            },
-        },
-    );
+    let outcome = session.play(&mut progress, &cancel);
     progress.finish();
-    result?;
-    let seconds = clock.elapsed().as_secs_f64();
-    let (finished_unix, finished) = now();
-    if let Some(session) = info.sessions.last_mut() {
-        session.finished_unix = Some(finished_unix);
-        session.finished = Some(finished);
-        session.games_played = played;
-        session.peak_rss_kib = peak_rss_kib();
-    }
-    info.save(&run_path)
-        .with_context(|| format!("cannot write {}", run_path.display()))?;
-
-    let (_, final_summary, _) =
-        summarize_logs(std::slice::from_ref(&log_path)).map_err(|e| anyhow::anyhow!(e))?;
-    if voice == Voice::Normal {
-        let rate = if seconds > 0.0 {
-            played as f64 / seconds
-        } else {
-            0.0
-        };
-        println!(
-            "{}: {} games played in {:.1} s ({rate:.1} games/s, {threads} thread{}){}",
-            spec.resolved.name,
-            played,
-            seconds,
-            if threads == 1 { "" } else { "s" },
-            if already > 0 {
-                format!(", {already} from before")
-            } else {
-                String::new()
-            }
-        );
-        if let Some(s) = shard {
-            println!(
+    let outcome = outcome.map_err(session_error)?;
+    if talk && outcome.played > 0 {
+        say!("{}", timing_line(&spec.resolved.name, &outcome, threads))?;
+        if let Some(s) = outcome.info.shard {
+            say!(
                 "shard {}/{}: these ratings cover this shard only; `joute report` over every shard's games.jsonl gives the run's",
-                s.index, s.count
-            );
+                s.index,
+                s.count
+            )?;
         }
     }
     finish_with(
-        &final_summary,
+        &outcome.summary,
         out,
         voice,
         keep,
-        Some((played, seconds, threads)),
-        std::slice::from_ref(&log_path),
+        Timing {
+            session: Some((outcome.played, outcome.seconds, threads)),
+            run: &outcome.info,
+        },
+        std::slice::from_ref(&out.join("games.jsonl")),
+    )?;
+    if outcome.ending == Ending::Interrupted {
+        if voice != Voice::Json && voice != Voice::Silent {
+            let logged = outcome.summary.games + outcome.summary.after_decision;
+            if keep {
+                say!(
+                    "interrupted: {logged} of {scheduled} games are in {} ({} this session); to play the rest, run: {}",
+                    out.join("games.jsonl").display(),
+                    outcome.played,
+                    resume_command()
+                )?;
+            } else {
+                say!(
+                    "interrupted after {logged} of {scheduled} games; a match without --out keeps nothing, so it cannot be resumed"
+                )?;
+            }
+        }
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
+/// A run stopped by Ctrl-C or a termination signal, after saying so: exit 130, no message.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+fn session_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Input(text) => InputError(text).into(),
+        SessionError::Failed(text) => anyhow::anyhow!(text),
+    }
+}
+
+/// This command line again, with `--resume` (which also works when nothing needs extending).
+fn resume_command() -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--resume") {
+        args.push("--resume".into());
+    }
+    args.iter()
+        .map(|a| shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// "NAME: N games played in S s (R games/s, T threads)", with the run's totals when earlier
+/// sessions played games too.
+fn timing_line(name: &str, outcome: &Outcome, threads: usize) -> String {
+    let rate = if outcome.seconds > 0.0 {
+        outcome.played as f64 / outcome.seconds
+    } else {
+        0.0
+    };
+    let mut line = format!(
+        "{name}: {} games played in {:.1} s ({rate:.1} games/s, {threads} thread{})",
+        outcome.played,
+        outcome.seconds,
+        if threads == 1 { "" } else { "s" },
+    );
+    let sessions = &outcome.info.sessions;
+    if sessions.len() > 1 {
+        let (games, seconds, _) = run_timing(&outcome.info);
+        line.push_str(&format!(
+            "; the run: {games} games in {:.1} s over {} sessions",
+            seconds,
+            sessions.len()
+        ));
+    }
+    line
+}
+
+/// Games played, seconds spent and the last session's threads, over every session of a run.
+fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
+    (
+        info.sessions.iter().map(|s| s.games_played).sum(),
+        info.sessions
+            .iter()
+            .filter_map(|s| Some(s.finished_unix? - s.started_unix))
+            .sum(),
+        info.sessions.last().map_or(1, |s| s.threads),
     )
+}
+
+/// Time spent: by this session (games, seconds, threads; none for `joute report`) and by every
+/// session of the run (its record).
+struct Timing<'a> {
+    session: Option<(u64, f64, usize)>,
+    run: &'a RunInfo,
 }
 
 /// Prints the tables (or the JSON object) and, with `keep`, writes the CSV files and the HTML
@@ -458,7 +416,7 @@ fn finish_with(
     out: &Path,
     voice: Voice,
     keep: bool,
-    timing: Option<(u64, f64, usize)>,
+    timing: Timing,
     logs: &[PathBuf],
 ) -> anyhow::Result<()> {
     let ratings = summary.ratings();
@@ -472,13 +430,14 @@ fn finish_with(
         let charts = charts::write_charts(summary, &ratings, out)
             .with_context(|| format!("cannot write the charts in {}", out.display()))?
             .svgs;
-        let timing = timing.map(|(games, seconds, threads)| html::Timing {
+        let (games, seconds, threads) = run_timing(timing.run);
+        let html_timing = Some(html::Timing {
             games,
             seconds,
             threads,
         });
         report = Some(
-            html::write_report(summary, &ratings, &charts, logs, timing, out)
+            html::write_report(summary, &ratings, &charts, logs, html_timing, out)
                 .with_context(|| format!("cannot write the HTML report in {}", out.display()))?,
         );
     }
@@ -515,45 +474,48 @@ fn finish_with(
                     "pairs": decided.map_or(test.counts().pairs(), |d| d.pairs),
                 });
             }
-            if let Some((played, seconds, threads)) = timing {
+            if let Some((played, seconds, threads)) = timing.session {
                 object["played"] = json!(played);
                 object["seconds"] = json!(seconds);
                 object["threads"] = json!(threads);
             }
+            object["sessions"] = json!(timing.run.sessions);
             if keep {
                 object["out"] = json!(out.display().to_string());
             }
             if let Some(path) = &report {
                 object["report"] = json!(path.display().to_string());
             }
-            println!("{object}");
+            say!("{object}")?;
         }
         Voice::Silent => {}
-        Voice::Normal | Voice::Quiet => {
-            print!("{}", table::rating_table(&rows));
+        Voice::Quiet => say_text!(table::rating_table(&rows))?,
+        Voice::Normal => {
+            say_text!(table::rating_table(&rows))?;
             if let Some(block) = table::head_to_head(summary) {
-                print!("{block}");
+                say_text!(block)?;
             }
-            if voice == Voice::Normal && summary.games > 0 {
-                println!(
+            if summary.games > 0 {
+                say!(
                     "the side moving first scored {:.1}% over {} games",
                     100.0 * summary.first_side_points / summary.games as f64,
                     summary.games
-                );
+                )?;
             }
-            if summary.after_decision > 0 && voice == Voice::Normal {
-                println!(
+            if let Some(line) = table::time_limits(summary) {
+                say!("{line}")?;
+            }
+            if summary.after_decision > 0 {
+                say!(
                     "({} games finished after the SPRT decided were in flight; they are in the log but not counted)",
                     summary.after_decision
-                );
+                )?;
             }
-            if keep && voice == Voice::Normal {
-                println!("files: {}", out.display());
+            if keep {
+                say!("files: {}", out.display())?;
             }
-            if let Some(path) = &report
-                && voice == Voice::Normal
-            {
-                println!("report: {}", path.display());
+            if let Some(path) = &report {
+                say!("report: {}", path.display())?;
             }
         }
     }
@@ -564,32 +526,44 @@ fn finish_with(
 struct Progress {
     voice: Voice,
     bar: Option<ProgressBar>,
+    /// Games the folder is to hold, and games in it now.
     total: u64,
     done: u64,
+    /// Games left when the session started (the SPRT may stop earlier).
+    remaining_at_start: u64,
+    played: u64,
     last_line: Instant,
     last_leader: Instant,
     started: Instant,
-    started_done: u64,
     leader: String,
 }
 
 impl Progress {
-    fn new(voice: Voice, total: u64, done: u64, threads: usize, sprt: bool) -> Progress {
-        let bar = (voice == Voice::Normal && std::io::stderr().is_terminal()).then(|| {
+    fn new(
+        voice: Voice,
+        total: u64,
+        done: u64,
+        remaining: u64,
+        threads: usize,
+        sprt: bool,
+    ) -> Progress {
+        let talk = voice == Voice::Normal && remaining > 0;
+        let bar = (talk && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            // wide_msg takes what the terminal has left and is cut to it: one line whatever
+            // the width.
             bar.set_style(
-                ProgressStyle::with_template("{bar:24} {pos}/{len} games  ETA {eta}  {msg}")
+                ProgressStyle::with_template("{bar:20} {pos}/{len} {wide_msg}")
                     .expect("a valid template"),
             );
             bar.set_position(done);
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        if voice == Voice::Normal && bar.is_none() {
-            eprintln!(
-                "playing {}{} games on {threads} thread{} ({done} already played{})",
+        if talk && bar.is_none() {
+            note!(
+                "playing {}{remaining} games on {threads} thread{} ({done} already played{})",
                 if sprt { "up to " } else { "" },
-                total - done,
                 if threads == 1 { "" } else { "s" },
                 if sprt {
                     "; the SPRT may stop earlier"
@@ -603,16 +577,26 @@ impl Progress {
             bar,
             total,
             done,
+            remaining_at_start: remaining,
+            played: 0,
             last_line: Instant::now(),
             last_leader: Instant::now() - Duration::from_secs(10),
             started: Instant::now(),
-            started_done: done,
             leader: String::new(),
         }
     }
 
-    fn update(&mut self, summary: &Summary) {
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn game_finished(&mut self, _: &GameLine, summary: &Summary) {
         self.done += 1;
+        self.played += 1;
         if self.voice != Voice::Normal {
             return;
         }
@@ -631,31 +615,86 @@ impl Progress {
                 self.leader.push_str(&format!(", LLR {:.2}", test.llr()));
             }
         }
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let rate = self.played as f64 / elapsed.max(1e-9);
+        let eta = eta_seconds(
+            self.played,
+            self.remaining_at_start - self.played.min(self.remaining_at_start),
+            elapsed,
+        );
         match &self.bar {
             Some(bar) => {
-                let rate = (self.done - self.started_done) as f64
-                    / self.started.elapsed().as_secs_f64().max(1e-9);
                 bar.set_position(self.done);
-                bar.set_message(format!("{rate:.1} games/s  {}", self.leader));
+                bar.set_message(format!(
+                    "ETA {}  {rate:.1} games/s  {}",
+                    short_duration(eta),
+                    self.leader
+                ));
             }
             None => {
                 if self.last_line.elapsed() >= Duration::from_secs(5) {
                     self.last_line = Instant::now();
-                    let elapsed = self.started.elapsed().as_secs_f64();
-                    let rate = (self.done - self.started_done) as f64 / elapsed.max(1e-9);
-                    let eta = (self.total - self.done) as f64 / rate.max(1e-9);
-                    eprintln!(
-                        "{}/{} games, {rate:.1} games/s, ETA {eta:.0} s, {}",
-                        self.done, self.total, self.leader
+                    note!(
+                        "{}/{} games, {rate:.1} games/s, ETA {}, {}",
+                        self.done,
+                        self.total,
+                        short_duration(eta),
+                        self.leader
                     );
                 }
             }
         }
     }
+}
 
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
+/// Seconds until `remaining` more games are played at this session's rate (`played` in
+/// `elapsed` seconds): games logged by earlier sessions say nothing about the rate now.
+fn eta_seconds(played: u64, remaining: u64, elapsed: f64) -> f64 {
+    if played == 0 || elapsed <= 0.0 {
+        return f64::INFINITY;
+    }
+    remaining as f64 * elapsed / played as f64
+}
+
+/// `42s`, `3m 20s`, `2h 05m`, or `?` when unknown.
+fn short_duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "?".into();
+    }
+    let s = seconds.round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_counts_only_this_sessions_games() {
+        // 900 games logged before, 100 played now in 10 s, 1000 left: 100 s, not 10 s.
+        assert_eq!(eta_seconds(100, 1000, 10.0), 100.0);
+        assert_eq!(eta_seconds(0, 1000, 10.0), f64::INFINITY);
+        assert_eq!(eta_seconds(50, 0, 5.0), 0.0);
+    }
+
+    #[test]
+    fn durations_read_short() {
+        assert_eq!(short_duration(41.6), "42s");
+        assert_eq!(short_duration(200.0), "3m 20s");
+        assert_eq!(short_duration(7500.0), "2h 05m");
+        assert_eq!(short_duration(f64::INFINITY), "?");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_quote("tournaments/a.toml"), "tournaments/a.toml");
+        assert_eq!(shell_quote("pvs:20ms"), "pvs:20ms");
+        assert_eq!(shell_quote("my run"), "'my run'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }

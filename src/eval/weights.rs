@@ -560,8 +560,8 @@ mod tests {
 
     #[test]
     fn files_are_named_by_their_path() {
-        let dir = std::env::temp_dir().join(format!("joute-weights-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("bad.toml");
         std::fs::write(&path, "game = \"othello\"\n[weights]\nmobilty = 2\n").unwrap();
         let e = Weights::load(&Othello::start(), &path)
@@ -579,7 +579,6 @@ mod tests {
             e.contains("missing.toml") && e.contains("cannot read"),
             "{e}"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn round_trip<G: Features>(start: &G) {

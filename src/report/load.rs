@@ -41,7 +41,7 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
     let info = run_info_for(first)?;
     for log in &logs[1..] {
         let other = run_info_for(log)?;
-        if other.spec_hash != info.spec_hash {
+        if other.spec_hash != info.spec_hash || other.extends != info.extends {
             return Err(format!(
                 "{} belongs to spec {} ('{}'), but {} to spec {} ('{}'); only logs of one run merge",
                 log.display(),
@@ -65,7 +65,7 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
     let schedule = info.spec.schedule();
     for log in logs {
         let scan = scan_log(log, |game: GameLine| {
-            if game.spec != info.spec_hash {
+            if game.spec != info.spec_hash && !info.extends.contains(&game.spec) {
                 return Err(format!(
                     "game {} belongs to spec {}, not {}",
                     game.id, game.spec, info.spec_hash
@@ -93,6 +93,7 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
 
     // Pass 2: the statistics.
     let mut summary = Summary::new(&info.spec, &info.spec_hash);
+    summary.accept_earlier(&info.extends);
     summary.set_cutoff(sprt.and_then(|t| t.decided()).map(|d| d.pairs));
     for log in logs {
         scan_log(log, |game| summary.add(&game).map(|_| ()).map_err(|e| e.0))?;

@@ -73,6 +73,11 @@ pub struct Summary {
     pub margins: BTreeMap<i32, u64>,
     /// Wall-clock seconds summed over games.
     pub game_seconds: f64,
+    /// Moves each engine played (openings excluded).
+    pub moves: Vec<u64>,
+    /// Moves of each engine that its time limit cut short (results then depend on the
+    /// machine).
+    pub timeouts: Vec<u64>,
     /// Games of pairs after an SPRT decision, left out.
     pub after_decision: u64,
     /// The SPRT's state, for a run that has one.
@@ -83,6 +88,9 @@ pub struct Summary {
     schedule: Schedule,
     /// The decision's pair count, once known: pairs at or after it are left out.
     cutoff: Option<u64>,
+    /// Hashes of earlier specs this run extends: their games count too (see
+    /// [`Summary::accept_earlier`]).
+    earlier: Vec<String>,
 }
 
 /// Why a game cannot be counted.
@@ -116,12 +124,22 @@ impl Summary {
             lengths: BTreeMap::new(),
             margins: BTreeMap::new(),
             game_seconds: 0.0,
+            moves: vec![0; n],
+            timeouts: vec![0; n],
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
             pending: HashMap::new(),
             schedule,
             cutoff: None,
+            earlier: Vec::new(),
         }
+    }
+
+    /// Accepts the games of earlier specs that this run's spec extends (more openings or
+    /// rounds, the same engines): the caller has checked that every such game keeps its place
+    /// in this spec's schedule, which [`Summary::add`] checks again game by game.
+    pub fn accept_earlier(&mut self, hashes: &[String]) {
+        self.earlier = hashes.to_vec();
     }
 
     /// Tells the summary where an SPRT decided (from a first pass over the log), so that games
@@ -132,7 +150,7 @@ impl Summary {
 
     /// Counts one game. Returns the SPRT's decision if this game completed it.
     pub fn add(&mut self, game: &GameLine) -> Result<Option<Decided>, SummaryError> {
-        if game.spec != self.hash {
+        if game.spec != self.hash && !self.earlier.contains(&game.spec) {
             return Err(SummaryError(format!(
                 "game {} belongs to spec {}, not to this run's spec {}",
                 game.id, game.spec, self.hash
@@ -173,6 +191,17 @@ impl Summary {
             .or_default() += 1;
         *self.margins.entry(game.margin).or_default() += 1;
         self.game_seconds += game.seconds;
+        // Sides alternate (a pass is a move), so the opening's parity says who moved first.
+        let by_first = if game.opening.len().is_multiple_of(2) {
+            game.plies.div_ceil(2)
+        } else {
+            game.plies / 2
+        } as u64;
+        let (first, second) = (slot.first, slot.second);
+        self.moves[first] += by_first;
+        self.moves[second] += game.plies as u64 - by_first;
+        self.timeouts[first] += u64::from(game.timeouts[0]);
+        self.timeouts[second] += u64::from(game.timeouts[1]);
         match self.pending.remove(&game.pair) {
             None => {
                 self.pending.insert(game.pair, (score_a, p));

@@ -5,12 +5,31 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-/// A fresh folder under the system's temporary directory, unique to the test process.
-pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("joute-{suite}-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder under the system's temporary directory, removed with everything in it when
+/// the value is dropped (a failing test included): `cargo test` leaves nothing behind.
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// A fresh scratch folder named after the suite and the test.
+pub fn scratch(suite: &str, name: &str) -> Scratch {
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("joute-{suite}-{name}-"))
+            .tempdir()
+            .unwrap(),
+    )
 }
 
 /// Runs joute with `args`, expects success, and returns its standard output.

@@ -1,0 +1,538 @@
+//! One tournament run in its output folder, as a library: [`Session::open`] creates the folder
+//! or picks up what it holds, [`Session::play`] plays the missing games and returns the
+//! [`Outcome`].
+//!
+//! What a folder may hold when it is opened, and what happens:
+//! - nothing: a fresh run;
+//! - games of the same spec (the same hash): they are kept and only the missing games are
+//!   played — a finished run plays nothing and its report can be rendered again;
+//! - games of a spec that the new one *extends* (more openings or rounds, everything else
+//!   the same, so that every game played keeps its id, engines, opening and seed), with
+//!   [`Options::extend`]: they are kept, `run.json` records the earlier hash in `extends`,
+//!   and the new games are played;
+//! - anything else: refused, with the reason.
+//!
+//! The log is locked for the session's life (a second writer is refused), a torn last line
+//! (a run killed in mid-write) is cut off, and `run.json` records every session: its start,
+//! end, threads, games played (kept up to date every few seconds while it runs, so a killed
+//! session still says roughly how far it got), peak memory and how it ended.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
+use crate::arena::log::{now, peak_rss_kib, scan_log};
+use crate::arena::openings;
+use crate::arena::runner::run_games;
+use crate::arena::schedule::Shard;
+use crate::arena::spec::{ResolvedEngine, TournamentSpec};
+use crate::arena::{CancelToken, spec::ResolvedSpec};
+use crate::eval::{Features, FeaturesVisitor};
+use crate::report::Summary;
+use crate::report::load::summarize_logs;
+
+/// How `run.json`'s record of the running session is refreshed.
+const RECORD_EVERY: Duration = Duration::from_secs(5);
+
+/// Why a session cannot open or play.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The user's input is wrong (the folder holds another run, a second writer, a damaged
+    /// log): nothing was played.
+    #[error("{0}")]
+    Input(String),
+    /// The run failed (a file could not be written, the openings do not replay).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// How to open a run folder.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Worker threads.
+    pub threads: usize,
+    /// Play only this shard's games.
+    pub shard: Option<Shard>,
+    /// Keep the games of an earlier spec that this one extends (the user said `--resume`).
+    pub extend: bool,
+}
+
+/// What the folder held when the session opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opened {
+    /// Nothing: a fresh run.
+    Fresh,
+    /// Games of this spec, `games` of them, kept.
+    Continued {
+        /// Games kept.
+        games: u64,
+    },
+    /// Games of an earlier spec that this one extends, kept.
+    Extended {
+        /// Games kept.
+        games: u64,
+        /// The earlier spec's hash.
+        from: String,
+    },
+}
+
+/// Something the caller may want to tell the user about the folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The log ended with a torn line: it was cut off and that game is played again.
+    TornLine,
+    /// The run was started by another version of joute.
+    OtherVersion {
+        /// The version that started it.
+        started_by: String,
+    },
+}
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Every scheduled game is in the log.
+    Complete,
+    /// The SPRT decided; later pairs were not played.
+    Decided,
+    /// Cancelled: no game was started after the token was raised; the rest can be resumed.
+    Interrupted,
+}
+
+impl Ending {
+    /// The word `run.json` records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ending::Complete => "complete",
+            Ending::Decided => "decided",
+            Ending::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What a session reports while it plays.
+pub trait Observer {
+    /// A game finished and was logged; `summary` counts it.
+    fn game_finished(&mut self, game: &GameLine, summary: &Summary);
+}
+
+/// An observer that ignores everything.
+impl Observer for () {
+    fn game_finished(&mut self, _: &GameLine, _: &Summary) {}
+}
+
+/// The result of [`Session::play`].
+#[derive(Debug)]
+pub struct Outcome {
+    /// How it ended.
+    pub ending: Ending,
+    /// Games this session played.
+    pub played: u64,
+    /// Wall-clock seconds of this session's games.
+    pub seconds: f64,
+    /// The run record as written at the end (every session).
+    pub info: RunInfo,
+    /// The summary of every game in the log (this session's and earlier ones).
+    pub summary: Summary,
+}
+
+/// An open run folder, its log locked.
+pub struct Session {
+    spec: TournamentSpec,
+    out: PathBuf,
+    options: Options,
+    writer: LogWriter,
+    summary: Summary,
+    info: RunInfo,
+    todo: Vec<u64>,
+    opened: Opened,
+    notices: Vec<Notice>,
+}
+
+impl Session {
+    /// Opens (creating it when missing) the run folder `out` for `spec`: locks its log, reads
+    /// what it holds, and works out which games are still to play.
+    pub fn open(
+        spec: &TournamentSpec,
+        out: &Path,
+        options: Options,
+    ) -> Result<Session, SessionError> {
+        std::fs::create_dir_all(out).map_err(|e| {
+            SessionError::Input(format!(
+                "{}: cannot create the output folder: {e}",
+                out.display()
+            ))
+        })?;
+        let log_path = out.join("games.jsonl");
+        let run_path = out.join("run.json");
+        // Lock the log before reading it: no other process may append while this one runs.
+        let mut writer = LogWriter::lock(&log_path).map_err(|e| {
+            SessionError::Input(if e.kind() == std::io::ErrorKind::WouldBlock {
+                format!(
+                    "{e}: another joute run is using {}; wait for it or choose another --out",
+                    out.display()
+                )
+            } else {
+                format!("{}: cannot write the games log: {e}", log_path.display())
+            })
+        })?;
+        let holds_games = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        let shard = options.shard;
+        let total = spec.resolved.schedule().games();
+        let mut info = RunInfo {
+            joute_version: env!("CARGO_PKG_VERSION").to_string(),
+            spec_hash: spec.hash.clone(),
+            seed: spec.resolved.seed,
+            shard,
+            games_scheduled: (0..total)
+                .filter(|&id| shard.is_none_or(|s| s.holds(id)))
+                .count() as u64,
+            sessions: Vec::new(),
+            extends: Vec::new(),
+            spec: spec.resolved.clone(),
+        };
+        let mut summary = Summary::new(&spec.resolved, &spec.hash);
+        let mut done = IdSet::new(total);
+        let mut notices = Vec::new();
+        let mut opened = Opened::Fresh;
+        if holds_games {
+            let previous = RunInfo::load(&run_path).map_err(SessionError::Input)?;
+            if previous.shard != shard {
+                return Err(SessionError::Input(format!(
+                    "{} holds {}, not {}; choose the folder of that shard",
+                    out.display(),
+                    describe_shard(previous.shard),
+                    describe_shard(shard)
+                )));
+            }
+            if previous.spec_hash != spec.hash {
+                why_not_extended(&previous.spec, &spec.resolved).map_err(|why| {
+                    SessionError::Input(format!(
+                        "{} holds the games of another spec (hash {}, '{}'), not of this one (hash {}): {why}. Choose another --out to start afresh",
+                        out.display(),
+                        previous.spec_hash,
+                        previous.spec.name,
+                        spec.hash
+                    ))
+                })?;
+                if !options.extend {
+                    return Err(SessionError::Input(format!(
+                        "{} holds games of an earlier spec '{}' (hash {}) that this one extends: add --resume to keep them and play only the new games, or choose another --out",
+                        out.display(),
+                        previous.spec.name,
+                        previous.spec_hash
+                    )));
+                }
+                info.extends = previous.extends.clone();
+                info.extends.push(previous.spec_hash.clone());
+                summary.accept_earlier(&info.extends);
+            } else {
+                info.extends = previous.extends.clone();
+                summary.accept_earlier(&info.extends);
+            }
+            if previous.joute_version != info.joute_version {
+                notices.push(Notice::OtherVersion {
+                    started_by: previous.joute_version.clone(),
+                });
+            }
+            info.sessions = previous.sessions.clone();
+            let scan = scan_log(&log_path, |game| {
+                if shard.is_some_and(|s| !s.holds(game.id)) {
+                    return Err(format!("game id {} does not belong to this shard", game.id));
+                }
+                done.insert(game.id)?;
+                // Checks the line against the schedule and counts it.
+                summary.add(&game).map(|_| ()).map_err(|e| e.0)
+            })
+            .map_err(|e| {
+                if previous.spec_hash == spec.hash {
+                    SessionError::Input(e)
+                } else {
+                    SessionError::Input(format!(
+                        "{e}: the new spec does not keep this game as it was played, so it cannot extend the run in {}; choose another --out",
+                        out.display()
+                    ))
+                }
+            })?;
+            if scan.torn {
+                notices.push(Notice::TornLine);
+            }
+            writer.cut(scan.good_bytes).map_err(|e| {
+                SessionError::Failed(format!(
+                    "cannot cut the torn line of {}: {e}",
+                    log_path.display()
+                ))
+            })?;
+            opened = if previous.spec_hash == spec.hash {
+                Opened::Continued { games: scan.games }
+            } else {
+                Opened::Extended {
+                    games: scan.games,
+                    from: previous.spec_hash,
+                }
+            };
+        }
+        let decided_at = summary.decision().map(|d| d.pairs);
+        let todo = (0..total)
+            .filter(|&id| shard.is_none_or(|s| s.holds(id)))
+            .filter(|&id| !done.contains(id))
+            .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
+            .collect();
+        Ok(Session {
+            spec: spec.clone(),
+            out: out.to_path_buf(),
+            options,
+            writer,
+            summary,
+            info,
+            todo,
+            opened,
+            notices,
+        })
+    }
+
+    /// What the folder held.
+    pub fn opened(&self) -> &Opened {
+        &self.opened
+    }
+
+    /// Things worth telling the user about the folder.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// Games this folder is to hold (the shard's share of the run).
+    pub fn scheduled(&self) -> u64 {
+        self.info.games_scheduled
+    }
+
+    /// Games still to play (an SPRT may stop earlier).
+    pub fn remaining(&self) -> u64 {
+        self.todo.len() as u64
+    }
+
+    /// The summary of the games the folder held when it was opened.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The run folder.
+    pub fn out(&self) -> &Path {
+        &self.out
+    }
+
+    /// Plays the remaining games, telling `observer` of each, until they are all played, the
+    /// SPRT decides, or `cancel` is raised (the games in flight then finish and are logged).
+    /// `run.json` records the session throughout and how it ended.
+    pub fn play(
+        mut self,
+        observer: &mut dyn Observer,
+        cancel: &CancelToken,
+    ) -> Result<Outcome, SessionError> {
+        let log_path = self.out.join("games.jsonl");
+        let run_path = self.out.join("run.json");
+        if self.todo.is_empty() {
+            // A finished run opened again: nothing to play and no session to record (but an
+            // extension that adds no game still records the new spec).
+            if matches!(self.opened, Opened::Extended { .. }) {
+                self.info.save(&run_path).map_err(|e| {
+                    SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
+                })?;
+            }
+            let (_, summary, _) = summarize_logs(std::slice::from_ref(&log_path))
+                .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
+            return Ok(Outcome {
+                ending: if summary.decision().is_some() {
+                    Ending::Decided
+                } else {
+                    Ending::Complete
+                },
+                played: 0,
+                seconds: 0.0,
+                info: self.info,
+                summary,
+            });
+        }
+        let (started_unix, started) = now();
+        self.info.sessions.push(SessionRecord {
+            started_unix,
+            started,
+            finished_unix: None,
+            finished: None,
+            threads: self.options.threads,
+            games_played: 0,
+            peak_rss_kib: None,
+            ended: None,
+        });
+        let save = |info: &RunInfo| {
+            info.save(&run_path).map_err(|e| {
+                SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
+            })
+        };
+        save(&self.info)?;
+
+        let stop_pair = AtomicU64::new(self.summary.decision().map_or(u64::MAX, |d| d.pairs));
+        let clock = Instant::now();
+        let mut recorded = Instant::now();
+        let mut played = 0u64;
+        let mut decided = self.summary.decision().is_some();
+        let Session {
+            spec,
+            writer,
+            summary,
+            info,
+            todo,
+            options,
+            ..
+        } = &mut self;
+        let result = crate::eval::dispatch(
+            &spec.resolved.game_kind(),
+            Play {
+                spec,
+                todo,
+                threads: options.threads,
+                stop_pair: &stop_pair,
+                cancel,
+                consume: |game: GameLine| {
+                    writer.append(&game).map_err(|e| {
+                        SessionError::Failed(format!(
+                            "cannot append to {}: {e}",
+                            log_path.display()
+                        ))
+                    })?;
+                    played += 1;
+                    let counted = summary.add(&game).map_err(|e| SessionError::Failed(e.0))?;
+                    if let Some(d) = counted {
+                        decided = true;
+                        stop_pair.store(d.pairs, Ordering::Relaxed);
+                    }
+                    observer.game_finished(&game, summary);
+                    if recorded.elapsed() >= RECORD_EVERY {
+                        recorded = Instant::now();
+                        if let Some(s) = info.sessions.last_mut() {
+                            s.games_played = played;
+                        }
+                        save(info)?;
+                    }
+                    Ok(())
+                },
+            },
+        );
+        let seconds = clock.elapsed().as_secs_f64();
+        let ending = if decided {
+            Ending::Decided
+        } else if played == todo.len() as u64 {
+            Ending::Complete
+        } else {
+            Ending::Interrupted
+        };
+        // Record the session whatever happened: the games it logged are in the run.
+        let (finished_unix, finished) = now();
+        if let Some(s) = info.sessions.last_mut() {
+            s.finished_unix = Some(finished_unix);
+            s.finished = Some(finished);
+            s.games_played = played;
+            s.peak_rss_kib = peak_rss_kib();
+            s.ended = result.is_ok().then(|| ending.as_str().to_string());
+        }
+        save(info)?;
+        result?;
+        let (_, summary, _) = summarize_logs(std::slice::from_ref(&log_path))
+            .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
+        Ok(Outcome {
+            ending,
+            played,
+            seconds,
+            info: self.info,
+            summary,
+        })
+    }
+}
+
+/// Plays `todo` on the game the spec names (the visitor picks the game's type).
+struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
+    spec: &'a TournamentSpec,
+    todo: &'a [u64],
+    threads: usize,
+    stop_pair: &'a AtomicU64,
+    cancel: &'a CancelToken,
+    consume: F,
+}
+
+impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_, F> {
+    type Output = Result<(), SessionError>;
+    fn visit<G: Features>(self, start: G) -> Self::Output {
+        let positions = openings::positions(&start, &self.spec.resolved.opening_moves)
+            .map_err(|e| SessionError::Failed(format!("the run's openings do not replay: {e}")))?;
+        run_games(
+            self.spec,
+            start,
+            &positions,
+            self.todo,
+            self.threads,
+            self.stop_pair,
+            self.cancel,
+            self.consume,
+        )
+    }
+}
+
+fn describe_shard(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => format!("shard {}/{}", s.index, s.count),
+        None => "the whole run (no shard)".into(),
+    }
+}
+
+/// Why `new` cannot keep the games played under `old`, or `Ok` when it may (the schedule's
+/// check of every logged game then decides): the same game, seed and format, and every
+/// engine of the old spec the same in the new one (its weights file may have moved, not its
+/// weights).
+pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), String> {
+    if old.game != new.game {
+        return Err(format!("the game changed ({} → {})", old.game, new.game));
+    }
+    if old.seed != new.seed {
+        return Err(format!("the seed changed ({} → {})", old.seed, new.seed));
+    }
+    if old.format != new.format || old.challengers != new.challengers {
+        return Err("the format or the challengers changed".into());
+    }
+    let comparable = |e: &ResolvedEngine| ResolvedEngine {
+        weights_origin: String::new(),
+        ..e.clone()
+    };
+    if old.engines.len() != new.engines.len() {
+        return Err(format!(
+            "the engines changed ({} → {} engines)",
+            old.engines.len(),
+            new.engines.len()
+        ));
+    }
+    for (a, b) in old.engines.iter().zip(&new.engines) {
+        if comparable(a) != comparable(b) {
+            return Err(format!(
+                "engine '{}' changed (its name, algorithm, budget, options or weights)",
+                a.name
+            ));
+        }
+    }
+    use crate::arena::spec::OpeningSource::{File, Random};
+    match (&old.openings, &new.openings) {
+        (
+            Random {
+                plies: p0,
+                balance: b0,
+                ..
+            },
+            Random {
+                plies: p1,
+                balance: b1,
+                ..
+            },
+        ) if p0 == p1 && b0 == b1 => Ok(()),
+        (File { .. }, File { .. }) => Ok(()),
+        _ => Err("the openings changed (their kind, plies or filter)".into()),
+    }
+}

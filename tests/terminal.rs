@@ -1,0 +1,228 @@
+//! How joute behaves toward the terminal: a reader that goes away (`| head`), Ctrl-C once
+//! (stop, report, say how to resume) and twice (quit at once), and nothing left in the
+//! temporary folder.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+
+fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("joute")
+}
+
+/// Runs joute with its stdout a pipe whose reader is closed at once, and `TMPDIR` a private
+/// folder; returns the exit status and stderr.
+fn with_closed_stdout(args: &[&str], tmp: &Path) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away, as `| head -0` or `| true` does
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_and_leaves_nothing_behind() {
+    let dir = common::scratch("terminal", "pipe");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = dir.join("run");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["features", "othello"],
+        vec!["perft", "othello", "6"],
+        vec!["match", "connect4", "random", "random", "--games", "10"],
+        vec![
+            "match", "connect4", "random", "random", "--games", "10", "--json",
+        ],
+        vec!["play", "connect4", "random", "random"],
+        vec!["solve", "morpion-3x3-3"],
+        vec!["run", "--out", out.to_str().unwrap()],
+    ];
+    for args in &cases {
+        let (status, stderr) = with_closed_stdout(args, &tmp);
+        assert!(status.success(), "{args:?}: {status:?}\n{stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+    }
+    // A match without --out plays in a scratch folder of its own, removed on every way out.
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
+/// A Connect 4 round robin slow enough to interrupt: 3 pairings × 120 games.
+fn slow_spec(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("slow.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "slow"
+game = "connect4"
+seed = 5
+openings = { plies = 4, count = 60 }
+
+[[engine]]
+name = "ab-4"
+algorithm = "alphabeta"
+depth = 4
+
+[[engine]]
+name = "ab-6"
+algorithm = "alphabeta"
+depth = 6
+
+[[engine]]
+name = "pvs-7"
+algorithm = "pvs"
+depth = 7
+"#,
+    )
+    .unwrap();
+    path
+}
+
+fn log_lines(log: &Path) -> usize {
+    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+/// The games of a log by id, timing removed.
+fn games(log: &Path) -> BTreeMap<u64, Value> {
+    let mut all = BTreeMap::new();
+    for line in std::fs::read_to_string(log).unwrap().lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        all.insert(v["id"].as_u64().unwrap(), v);
+    }
+    all
+}
+
+/// Starts `joute run SPEC --out OUT`, waits until its log holds `games` games, sends it SIGINT
+/// `signals` times (50 ms apart), and returns its exit code, stdout and stderr.
+fn interrupt(spec: &Path, out: &Path, games: usize, signals: usize) -> (i32, String, String) {
+    let child = Command::new(bin())
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = out.join("games.jsonl");
+    let clock = Instant::now();
+    while log_lines(&log) < games && clock.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for _ in 0..signals {
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
+    let dir = common::scratch("terminal", "sigint");
+    let spec = slow_spec(&dir);
+    let whole = dir.join("whole");
+    common::joute_ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let expected = games(&whole.join("games.jsonl"));
+    assert_eq!(expected.len(), 360);
+
+    let out = dir.join("interrupted");
+    let (code, stdout, stderr) = interrupt(&spec, &out, 40, 1);
+    assert_eq!(code, 130, "{stdout}\n{stderr}");
+    assert!(stderr.contains("no new game starts"), "{stderr}");
+    assert!(stdout.contains("Rank Name"), "the table so far: {stdout}");
+    let logged = log_lines(&out.join("games.jsonl"));
+    assert!((40..360).contains(&logged), "{logged} games logged");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("interrupted: "))
+        .unwrap_or_else(|| panic!("no resume line in {stdout}"));
+    assert!(
+        line.contains(&format!("{logged} of 360 games")) && line.ends_with("--resume"),
+        "{line}"
+    );
+    // run.json says what happened.
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let session = &record["sessions"][0];
+    assert_eq!(session["games_played"], logged as u64);
+    assert_eq!(session["ended"], "interrupted");
+    assert!(session["finished"].is_string());
+
+    // The command it printed finishes the run: the same games as one that never stopped.
+    let command = line.split("run: ").nth(1).unwrap();
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let resumed = Command::new(words[0]).args(&words[1..]).output().unwrap();
+    assert!(resumed.status.success(), "{resumed:?}");
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        stdout.contains(&format!("{} games played", 360 - logged))
+            && stdout.contains("the run: 360 games")
+            && stdout.contains("over 2 sessions"),
+        "{stdout}"
+    );
+    assert_eq!(games(&out.join("games.jsonl")), expected);
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        std::fs::read_to_string(whole.join("ratings.csv")).unwrap()
+    );
+}
+
+#[test]
+fn a_second_ctrl_c_quits_at_once_and_the_log_stays_valid() {
+    let dir = common::scratch("terminal", "sigint2");
+    let spec = slow_spec(&dir);
+    let out = dir.join("run");
+    let (code, _, stderr) = interrupt(&spec, &out, 20, 2);
+    assert_eq!(code, 130, "{stderr}");
+    assert!(stderr.contains("quitting now"), "{stderr}");
+    // Every line of the log is a whole game, and the run can be finished.
+    let logged = games(&out.join("games.jsonl"));
+    assert!(logged.len() >= 20);
+    common::joute_ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+    ]);
+    let all = games(&out.join("games.jsonl"));
+    assert_eq!(all.len(), 360);
+    for (id, game) in logged {
+        assert_eq!(all[&id], game);
+    }
+}
