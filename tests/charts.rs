@@ -73,7 +73,8 @@ fn round_robin() -> &'static Summary {
 fn sprt_match() -> &'static Summary {
     static SUMMARY: OnceLock<Summary> = OnceLock::new();
     SUMMARY.get_or_init(|| {
-        let out = scratch("sprt").join("out");
+        let dir = scratch("sprt");
+        let out = dir.join("out");
         joute(&[
             "match",
             "connect4",
@@ -285,7 +286,8 @@ fn timing_of_twenty_engines() {
 
 #[test]
 fn an_othello_match_has_a_margin_chart() {
-    let out = scratch("othello").join("out");
+    let dir = scratch("othello");
+    let out = dir.join("out");
     joute(&[
         "match",
         "othello",
