@@ -17,7 +17,7 @@ fn main() -> ExitCode {
             // what is allowed, so one line says it all.
             ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
                 let text = err.to_string();
-                eprintln!("{}", text.lines().next().unwrap_or("error: invalid value"));
+                print_error(text.lines().next().unwrap_or("error: invalid value"));
                 return ExitCode::from(2);
             }
             // Help, version and other usage errors: clap's own rendering (exit 0 or 2).
@@ -38,8 +38,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            // stderr may be closed too: never panic over a message.
-            let _ = writeln!(std::io::stderr(), "error: {err:#}");
+            print_error(&format!("error: {err:#}"));
             if err.downcast_ref::<cli::InputError>().is_some()
                 || err.downcast_ref::<joute::games::GameError>().is_some()
             {
@@ -49,4 +48,13 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Prints an error on one line of at most [`cli::output::MAX_ERROR_CHARS`] characters, control
+/// characters escaped (an echoed input cannot drive the terminal), never panicking (stderr may
+/// be closed too).
+fn print_error(text: &str) {
+    use cli::output::{MAX_ERROR_CHARS, for_terminal, shorten};
+    let line = shorten(&for_terminal(text), MAX_ERROR_CHARS);
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

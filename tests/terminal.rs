@@ -226,3 +226,61 @@ fn a_second_ctrl_c_quits_at_once_and_the_log_stays_valid() {
         assert_eq!(all[&id], game);
     }
 }
+
+/// Runs joute and expects exit 2 with exactly one line on stderr of at most 300 characters and
+/// no raw control byte; returns that line.
+fn refused(args: &[&str], dir: &Path) -> String {
+    let out = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.ends_with('\n'));
+    let line = stderr.trim_end_matches('\n');
+    assert!(line.chars().count() <= 300, "{} chars: {line}", line.len());
+    assert!(
+        !line.chars().any(char::is_control),
+        "a raw control character in: {line:?}"
+    );
+    line.to_string()
+}
+
+#[test]
+fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
+    let dir = common::scratch("terminal", "escapes");
+    let line = refused(&["match", "connect4", "random\u{1b}[31m", "random"], &dir);
+    assert!(line.contains("random\\e[31m"), "{line}");
+    // (clap's own messages drop escape sequences; `refused` checks none is left raw.)
+    refused(&["perft", "othello\u{1b}]0;pwned\u{7}", "3"], &dir);
+
+    // A spec value with an escape sequence, and a 70,000-character engine name.
+    let spec = dir.join("spec.toml");
+    std::fs::write(
+        &spec,
+        "name = \"x\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 2 }\n[[engine]]\nname = \"a\"\nalgorithm = \"random\\u001b[2J\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n",
+    )
+    .unwrap();
+    let line = refused(&["run", "spec.toml", "--out", "o"], &dir);
+    assert!(line.contains("random\\e[2J"), "{line}");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"x\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 2, count = 2 }}\n[[engine]]\nname = \"{}\"\nalgorithm = \"random\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n",
+            "n".repeat(70_000)
+        ),
+    )
+    .unwrap();
+    let line = refused(&["run", "spec.toml", "--out", "o"], &dir);
+    assert!(line.contains("at most 64 characters"), "{line}");
+    // A 400-digit depth echoed back is cut in the middle.
+    let depth = format!("alphabeta:{}", "9".repeat(400));
+    let line = refused(&["play", "connect4", &depth, "random"], &dir);
+    assert!(line.contains('…'), "{line}");
+    assert!(
+        !dir.join("o").exists(),
+        "nothing is written for a refused spec"
+    );
+}

@@ -256,6 +256,9 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
         kills.len() >= 3,
         "the run finished before it could be killed: {kills:?}"
     );
+    // What a SIGKILL in the middle of an atomic write leaves (no live process has this PID).
+    std::fs::write(killed.join("run.json.tmp4000000000"), "{").unwrap();
+    std::fs::write(killed.join(".elo.4000000000.tmp.png"), "").unwrap();
     ok(&[
         "run",
         spec,
@@ -269,11 +272,58 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     let resumed = games(&[log]);
     assert_eq!(resumed.len(), expected.len());
     assert_eq!(resumed, expected);
+    let stale: Vec<_> = std::fs::read_dir(&killed)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(stale.is_empty(), "temporary files left: {stale:?}");
     assert_eq!(
         std::fs::read_to_string(killed.join("ratings.csv")).unwrap(),
         std::fs::read_to_string(whole.join("ratings.csv")).unwrap()
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_report_beside_a_running_run_covers_what_is_logged_and_says_so() {
+    let dir = scratch("live-report");
+    let spec = slow_spec(&dir);
+    let out = dir.join("run");
+    let log = out.join("games.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("joute"))
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() && log_lines(&log) < 20 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let report = joute()
+        .args([
+            "report",
+            log.to_str().unwrap(),
+            "--out",
+            dir.join("report").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let running = child.try_wait().unwrap().is_none();
+    child.kill().ok();
+    child.wait().unwrap();
+    assert!(report.status.success(), "{report:?}");
+    let stderr = String::from_utf8_lossy(&report.stderr);
+    if running {
+        assert!(stderr.contains("still writing"), "{stderr}");
+    }
+    assert!(dir.join("report").join("index.html").is_file());
 }
 
 #[test]

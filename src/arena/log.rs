@@ -252,6 +252,53 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Removes the temporary files that a killed joute left in `dir`: `NAME.tmpPID` (from
+/// [`write_atomically`]) and `.NAME.PID.tmp.png` (charts), whose process `PID` is neither this
+/// one nor alive. Nothing else is touched. Returns the files removed.
+pub fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
+    let own = std::process::id();
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(pid) = temporary_owner(name) else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid.to_string()).exists();
+        if pid != own && !alive && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let path = entry.path();
+            if std::fs::remove_file(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
+
+/// The process that wrote a temporary file called `name`, if the name is one of joute's.
+fn temporary_owner(name: &str) -> Option<u32> {
+    let digits = |s: &str| -> Option<u32> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    if let Some(rest) = name.strip_prefix('.')
+        && let Some(stem) = rest.strip_suffix(".tmp.png")
+        && let Some((base, pid)) = stem.rsplit_once('.')
+        && !base.is_empty()
+    {
+        return digits(pid);
+    }
+    let (base, pid) = name.rsplit_once(".tmp")?;
+    if base.is_empty() {
+        return None;
+    }
+    digits(pid)
+}
+
 /// What a scan of a log found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scan {
@@ -305,6 +352,28 @@ pub fn scan_log(
         scan.good_bytes += n as u64;
     }
     Ok(scan)
+}
+
+/// A log held for reading: a shared lock that keeps a new writer from starting while it is
+/// read, or, when a run is writing it now, no lock and [`ReadLock::live`] set (readers then
+/// see a consistent prefix: whole lines, a torn last one ignored).
+pub struct ReadLock {
+    _file: File,
+    /// A run was writing the log when it was opened.
+    pub live: bool,
+}
+
+impl ReadLock {
+    /// Opens `path` and takes a shared lock on it if no writer holds it.
+    pub fn new(path: &Path) -> std::io::Result<ReadLock> {
+        let file = File::open(path)?;
+        let live = match file.try_lock_shared() {
+            Ok(()) => false,
+            Err(std::fs::TryLockError::WouldBlock) => true,
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        };
+        Ok(ReadLock { _file: file, live })
+    }
 }
 
 /// Appends games to a log, one flushed line each.
@@ -417,6 +486,49 @@ mod tests {
             seed: 9,
             spec: "x".into(),
             seconds: 0.1,
+        }
+    }
+
+    #[test]
+    fn only_joutes_own_stale_temporaries_are_removed() {
+        assert_eq!(temporary_owner("run.json.tmp4242"), Some(4242));
+        assert_eq!(temporary_owner(".elo.4242.tmp.png"), Some(4242));
+        assert_eq!(temporary_owner("run.json.tmp"), None);
+        assert_eq!(temporary_owner("notes.tmpx1"), None);
+        assert_eq!(temporary_owner(".tmp12"), None);
+        assert_eq!(temporary_owner("games.jsonl"), None);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        // No process has a PID this large (Linux caps PIDs at 2^22).
+        let dead = 4_000_000_000u32;
+        let own = std::process::id();
+        for name in [
+            format!("run.json.tmp{dead}"),
+            format!(".elo.{dead}.tmp.png"),
+            format!("ratings.csv.tmp{own}"),
+            "notes.tmpx1".to_string(),
+            "keep.txt".to_string(),
+        ] {
+            std::fs::write(dir.join(name), "x").unwrap();
+        }
+        let mut removed: Vec<String> = remove_stale_temporaries(dir)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        removed.sort();
+        assert_eq!(
+            removed,
+            [
+                format!(".elo.{dead}.tmp.png"),
+                format!("run.json.tmp{dead}")
+            ]
+        );
+        for kept in [
+            format!("ratings.csv.tmp{own}"),
+            "notes.tmpx1".into(),
+            "keep.txt".into(),
+        ] {
+            assert!(dir.join(&kept).exists(), "{kept}");
         }
     }
 

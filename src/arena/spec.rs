@@ -59,6 +59,8 @@ use crate::stats::sprt::{EloModel, Sprt};
 
 /// The most engines a spec may name.
 pub const MAX_ENGINES: usize = 64;
+/// The longest engine or run name, in characters (names head table columns and folders).
+pub const MAX_NAME_CHARS: usize = 64;
 /// The most games a run may schedule.
 pub const MAX_GAMES: u64 = 10_000_000;
 /// The most openings a run may use (all rounds together).
@@ -415,7 +417,12 @@ impl ResolvedSpec {
             e.algorithm
                 .parse::<Algorithm>()
                 .map_err(|err| format!("engine '{}': {err}", e.name))?;
-            if e.weights.iter().any(|(_, w)| !w.is_finite()) || e.tt_mib == 0 || e.tt_mib > 1024 {
+            if e.weights
+                .iter()
+                .any(|(_, w)| crate::eval::weights::check_weight(*w).is_err())
+                || e.tt_mib == 0
+                || e.tt_mib > 1024
+            {
                 return Err(format!(
                     "engine '{}': invalid weights or table size",
                     e.name
@@ -589,11 +596,12 @@ pub(crate) fn name_and_game(
             .any(|c| c == '/' || c == '\\' || c.is_control())
         || text == "."
         || text == ".."
+        || text.chars().count() > MAX_NAME_CHARS
     {
         return Err(loc.on(
             name,
             "name",
-            "the name must be non-empty and usable as a folder name (no '/', '\\' or control characters)",
+            format!("the name must be non-empty, at most {MAX_NAME_CHARS} characters and usable as a folder name (no '/', '\\' or control characters)"),
         ));
     }
     let kind = GameKind::parse(game.get_ref()).map_err(|e| loc.on(game, "game", e.to_string()))?;
@@ -630,11 +638,14 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
             return Err(loc.on(e, &key, "missing key 'name' (required here)"));
         };
         let n = name.get_ref().trim();
-        if n.is_empty() || n.chars().any(|c| c.is_control() || c == ',') {
+        if n.is_empty()
+            || n.chars().any(|c| c.is_control() || c == ',')
+            || n.chars().count() > MAX_NAME_CHARS
+        {
             return Err(loc.on(
                 name,
                 &key,
-                "an engine name must be non-empty, without commas or control characters",
+                format!("an engine name must be non-empty, at most {MAX_NAME_CHARS} characters, without commas or control characters"),
             ));
         }
         if let Some(first) = names.iter().position(|m| m == n) {
@@ -1357,10 +1368,8 @@ pub(crate) fn resolve_weights<G: Features>(
                         return Err(loc.on(value, &format!("{key}.{feature}"), format!("expected a number, found a {}", other.type_str())));
                     }
                 };
-                if !x.is_finite() {
-                    return Err(loc.on(value, &format!("{key}.{feature}"), "a weight must be a finite number"));
-                }
-                values[i] = x;
+                values[i] = crate::eval::weights::check_weight(x)
+                    .map_err(|e| loc.on(value, &format!("{key}.{feature}"), e))?;
             }
             Ok(Weights {
                 game: start.name(),

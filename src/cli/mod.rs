@@ -2,7 +2,7 @@
 //! library. No game logic lives here.
 
 #[macro_use]
-mod output;
+pub(crate) mod output;
 
 mod analyze;
 mod bench;

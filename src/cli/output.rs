@@ -7,17 +7,99 @@
 //! through [`note!`] to stderr, where a failed write is dropped: a missing note is no reason to
 //! stop a run.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Write;
 
-/// Writes formatted text to stdout.
+/// The longest error line joute prints: an echoed input (a 70,000-character name, a 309-digit
+/// number) is cut in the middle to fit.
+pub const MAX_ERROR_CHARS: usize = 300;
+
+/// Writes formatted text to stdout, every control character but the line breaks escaped.
 pub fn write_out(args: fmt::Arguments) -> std::io::Result<()> {
-    std::io::stdout().lock().write_fmt(args)
+    let text = args.to_string();
+    std::io::stdout()
+        .lock()
+        .write_all(lines_for_terminal(&text).as_bytes())
 }
 
-/// Writes formatted text to stderr, ignoring a failure.
+/// Writes formatted text to stderr, every control character but the line breaks escaped,
+/// ignoring a failure.
 pub fn write_err(args: fmt::Arguments) {
-    let _ = std::io::stderr().lock().write_fmt(args);
+    let text = args.to_string();
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(lines_for_terminal(&text).as_bytes());
+}
+
+/// `text` with every control character written as an escape (`\e`, `\n`, `\t`, `\u{9b}`):
+/// user text echoed in a message can then neither move the cursor, clear the screen, retitle
+/// the terminal nor break the message onto several lines.
+pub fn for_terminal(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\u{1b}' => out.push_str("\\e"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`for_terminal`] line by line: the text's own line breaks stay.
+fn lines_for_terminal(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.split('\n')
+            .map(for_terminal)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// `text` cut to at most `max` characters: the longest words (an echoed value, a path) lose
+/// their middle first, replaced by `…`, so the message's start and its advice at the end stay.
+pub fn shorten(text: &str, max: usize) -> String {
+    let mut words: Vec<String> = text.split(' ').map(str::to_string).collect();
+    let length = |words: &[String]| -> usize {
+        words.iter().map(|w| w.chars().count()).sum::<usize>() + words.len().saturating_sub(1)
+    };
+    while length(&words) > max {
+        let (i, longest) = words
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, w)| w.chars().count())
+            .map(|(i, w)| (i, w.chars().count()))
+            .expect("a non-empty text has a word");
+        if longest <= 24 {
+            // Only short words left: cut the end.
+            let cut: String = words
+                .join(" ")
+                .chars()
+                .take(max.saturating_sub(1))
+                .collect();
+            return format!("{cut}…");
+        }
+        let excess = length(&words) - max;
+        let keep = longest.saturating_sub(excess + 1).max(20);
+        let chars: Vec<char> = words[i].chars().collect();
+        let (head, tail) = (keep / 2, keep - keep / 2);
+        words[i] = chars[..head]
+            .iter()
+            .chain(std::iter::once(&'…'))
+            .chain(&chars[chars.len() - tail..])
+            .collect();
+    }
+    words.join(" ")
 }
 
 /// `println!` that returns `std::io::Result<()>` instead of panicking on a closed stdout.
@@ -42,4 +124,33 @@ macro_rules! say_text {
     ($text:expr) => {
         $crate::cli::output::write_out(format_args!("{}", $text))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(for_terminal("random\u{1b}[31m"), "random\\e[31m");
+        assert_eq!(for_terminal("a\nb\tc\u{7}\u{9b}"), "a\\nb\\tc\\u{7}\\u{9b}");
+        assert_eq!(for_terminal("plain é ✓"), "plain é ✓");
+        assert_eq!(lines_for_terminal("one\u{1b}\ntwo\n"), "one\\e\ntwo\n");
+    }
+
+    #[test]
+    fn long_messages_lose_the_middle_of_their_longest_word() {
+        let name = "x".repeat(70_000);
+        let text = format!(
+            "error: spec.toml:3:8: key 'engine[1].name': '{name}' is too long; at most 64 characters"
+        );
+        let short = shorten(&text, MAX_ERROR_CHARS);
+        assert!(short.chars().count() <= MAX_ERROR_CHARS, "{}", short.len());
+        assert!(short.starts_with("error: spec.toml:3:8: key 'engine[1].name': 'xxx"));
+        assert!(short.ends_with("is too long; at most 64 characters"));
+        assert!(short.contains('…'));
+        assert_eq!(shorten("short text", 300), "short text");
+        let words = "word ".repeat(100);
+        assert!(shorten(&words, 50).chars().count() <= 50);
+    }
 }

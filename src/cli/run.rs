@@ -12,7 +12,7 @@ use serde_json::json;
 use super::interrupt;
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::EngineSpec;
-use joute::arena::log::{GameLine, RunInfo};
+use joute::arena::log::{GameLine, ReadLock, RunInfo};
 use joute::arena::schedule::Shard;
 use joute::arena::spec::{TournamentSpec, match_spec};
 use joute::report::Summary;
@@ -119,6 +119,19 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
         if !log.is_file() {
             return Err(InputError(format!("{}: no such games log", log.display())).into());
         }
+    }
+    // Hold the logs while they are read; a log a run is writing now is read as far as it goes.
+    let mut locks = Vec::new();
+    for log in &args.logs {
+        let lock = ReadLock::new(log)
+            .map_err(|e| InputError(format!("{}: cannot read the log: {e}", log.display())))?;
+        if lock.live && !args.json {
+            note!(
+                "note: a run is still writing {}; this report covers the games logged so far",
+                log.display()
+            );
+        }
+        locks.push(lock);
     }
     let (info, summary, loaded) = summarize_logs(&args.logs).map_err(InputError)?;
     let out = args.out.clone().unwrap_or_else(|| {
@@ -306,6 +319,9 @@ pub(super) fn play(
         },
         std::slice::from_ref(&out.join("games.jsonl")),
     )?;
+    if outcome.played > 0 {
+        joute::tournament::session::record_peak_memory(out).map_err(session_error)?;
+    }
     if outcome.ending == Ending::Interrupted {
         if voice != Voice::Json && voice != Voice::Silent {
             let logged = outcome.summary.games + outcome.summary.after_decision;

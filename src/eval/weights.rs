@@ -235,10 +235,25 @@ fn number(value: &DeValue<'_>) -> Result<f64, String> {
             return Err(format!("expected a number, found a {}", other.type_str()));
         }
     };
+    check_weight(x)
+}
+
+/// The largest weight magnitude joute accepts. Evaluations are integers below
+/// [`crate::eval::EVAL_LIMIT`]; weights are scaled down together when their largest possible
+/// sum would pass it, so one weight of 1e300 would round every other to 0 and leave an engine
+/// that evaluates nothing. A million is far beyond any weight that plays.
+pub const MAX_WEIGHT: f64 = 1e6;
+
+/// A weight as read, or why it is refused: not a finite number, or beyond ±[`MAX_WEIGHT`].
+pub fn check_weight(x: f64) -> Result<f64, String> {
     if x.is_nan() {
         Err("the weight is NaN; a weight must be a finite number".into())
     } else if x.is_infinite() {
         Err("the weight is infinite; a weight must be a finite number".into())
+    } else if x.abs() > MAX_WEIGHT {
+        Err(format!(
+            "the weight {x:e} is too large; allowed: -1e6..=1e6 (weights scale together, so a huge one would round every other to 0)"
+        ))
     } else {
         Ok(x)
     }
@@ -551,6 +566,23 @@ mod tests {
     }
 
     #[test]
+    fn weights_beyond_a_million_are_refused_with_the_bound() {
+        // 3e307 would scale every other weight to 0: an engine that evaluates nothing.
+        let e = othello_error("game = \"othello\"\n[weights]\nmobility = 2\ncorners = 3e307\n");
+        check(&e, 4, 11, "corners");
+        assert!(e.contains("too large") && e.contains("1e6"), "{e}");
+        let e = othello_error("game = \"othello\"\n[weights]\ncorners = -1000001\n");
+        check(&e, 3, 11, "corners");
+        let w = Weights::parse(
+            &Othello::start(),
+            "game = \"othello\"\n[weights]\ncorners = -1e6\nmobility = 1e6\n",
+            "w.toml",
+        )
+        .unwrap();
+        assert!(w.values.contains(&-1e6) && w.values.contains(&1e6));
+    }
+
+    #[test]
     fn unknown_top_level_keys() {
         let e = othello_error("game = \"othello\"\ndepth = 3\n[weights]\nmobility = 1\n");
         check(&e, 2, 1, "depth");
@@ -603,7 +635,7 @@ mod tests {
         let odd = Weights {
             game: "othello".into(),
             values: (0..18)
-                .map(|i| (i as f64 - 7.3) * 1e-7 + 1e21 * (i % 2) as f64)
+                .map(|i| (i as f64 - 7.3) * 1e-7 + 987_654.321_098_765 * (i % 2) as f64)
                 .collect(),
             origin: "x".into(),
         };

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib, scan_log};
+use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
 use crate::arena::openings;
 use crate::arena::runner::run_games;
 use crate::arena::schedule::Shard;
@@ -178,6 +178,8 @@ impl Session {
             })
         })?;
         let holds_games = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        // Files a killed session was writing when it died (the lock says no run is live here).
+        remove_stale_temporaries(out);
         let shard = options.shard;
         let total = spec.resolved.schedule().games();
         let mut info = RunInfo {
@@ -535,4 +537,19 @@ pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), St
         (File { .. }, File { .. }) => Ok(()),
         _ => Err("the openings changed (their kind, plies or filter)".into()),
     }
+}
+
+/// Records this process's peak memory in the last session of `out/run.json`: called once
+/// everything (the report included) is done, so that the figure covers it all.
+pub fn record_peak_memory(out: &Path) -> Result<(), SessionError> {
+    let path = out.join("run.json");
+    let mut info = RunInfo::load(&path).map_err(SessionError::Failed)?;
+    if let Some(session) = info.sessions.last_mut()
+        && let Some(peak) = peak_rss_kib()
+    {
+        session.peak_rss_kib = Some(session.peak_rss_kib.map_or(peak, |p| p.max(peak)));
+        info.save(&path)
+            .map_err(|e| SessionError::Failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
 }
