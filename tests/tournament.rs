@@ -1324,3 +1324,73 @@ fn limits_are_checked_before_anything_is_played() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_match_grows_its_openings_or_says_which_flag_repeats_them() {
+    // Connect 4 has 14,114 distinct balanced openings of 6 plies: 15,000 pairs need 8.
+    let out = joute()
+        .args([
+            "match", "connect4", "random", "random", "--games", "30000", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["games"], 30000);
+    let out = joute()
+        .args(["match", "connect4", "random", "random", "--games", "30000"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("openings: 8 plies (6 give only 14114 distinct openings, 15000 needed)"),
+        "{stderr}"
+    );
+
+    // Three-in-a-row on 3×3 has a few hundred: the error names both ways out.
+    let refused = joute()
+        .args(["match", "morpion", "random", "random", "--games", "3000"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--repeat-openings") && stderr.contains("or fewer"),
+        "{stderr}"
+    );
+    let dir = scratch("repeat");
+    let out = dir.join("m");
+    let played = joute()
+        .args([
+            "match",
+            "morpion",
+            "random",
+            "random",
+            "--games",
+            "3000",
+            "--repeat-openings",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(played.status.success(), "{played:?}");
+    let stderr = String::from_utf8_lossy(&played.stderr);
+    assert!(stderr.contains("each is played"), "{stderr}");
+    // The openings repeat, the games (seeded by their id) do not all repeat.
+    let log = games(&[out.join("games.jsonl")]);
+    assert_eq!(log.len(), 3000);
+    let openings: std::collections::BTreeSet<String> =
+        log.values().map(|g| g["opening"].to_string()).collect();
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let distinct = record["spec"]["openings"]["distinct"].as_u64().unwrap();
+    assert_eq!(openings.len() as u64, distinct);
+    assert!(distinct < 1500);
+    let moves: std::collections::BTreeSet<String> = log
+        .values()
+        .map(|g| format!("{}{}", g["opening"], g["moves"]))
+        .collect();
+    assert!(moves.len() > openings.len() * 2, "{} games", moves.len());
+}

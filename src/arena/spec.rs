@@ -255,6 +255,10 @@ pub enum OpeningSource {
         count: u32,
         /// The filter against lopsided openings.
         balance: Balance,
+        /// Set when the board has fewer distinct openings than wanted and the user allowed
+        /// repeats (`joute match --repeat-openings`): this many distinct ones, played in turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        distinct: Option<u32>,
     },
     /// Move sequences read from a file, one per line.
     File {
@@ -1137,6 +1141,7 @@ fn resolve_openings<G: Features>(
                     plies: *plies,
                     count: *count,
                     balance: balance.clone(),
+                    distinct: None,
                 },
                 openings::notation(start, &list),
             ))
@@ -1400,16 +1405,45 @@ fn command_line_error(key: &str, message: String) -> SpecError {
     }
 }
 
-/// A two-engine spec from the command line (`joute match`).
+/// How `joute match` gets its openings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchOpenings {
+    /// Plies of every opening; `None`: the game's default, grown until the board has enough
+    /// distinct openings.
+    pub plies: Option<u32>,
+    /// When the board has fewer distinct openings than pairs: play them in turn (engines with
+    /// random choices then still play different games) instead of refusing.
+    pub repeat: bool,
+}
+
+/// The plies `joute match` starts from when none are given: the fewest that usually give
+/// `count` distinct balanced openings.
+fn default_match_plies(kind: &GameKind, count: u64) -> u32 {
+    match kind {
+        GameKind::Othello if count <= 2000 => 6,
+        GameKind::Othello => 8,
+        GameKind::Connect4 if count <= 400 => 4,
+        GameKind::Connect4 => 6,
+        GameKind::Morpion { .. } | GameKind::RandomTree { .. } => 2,
+    }
+}
+
+/// How many plies `joute match` adds at a time, and at most, when the board has too few
+/// distinct openings of the default length.
+const PLIES_STEP: u32 = 2;
+const PLIES_GROWTH: u32 = 8;
+
+/// A two-engine spec from the command line (`joute match`), with a note for the user when the
+/// openings were lengthened or repeat.
 #[allow(clippy::too_many_arguments)]
 pub fn match_spec(
     kind: GameKind,
     engines: [EngineSpec; 2],
     games: u64,
-    plies: u32,
+    openings: MatchOpenings,
     seed: u64,
     sprt: Option<Sprt>,
-) -> Result<TournamentSpec, SpecError> {
+) -> Result<(TournamentSpec, Option<String>), SpecError> {
     let err = command_line_error;
     if games > MAX_GAMES || games / 2 > MAX_OPENINGS {
         return Err(err(
@@ -1420,7 +1454,9 @@ pub fn match_spec(
             ),
         ));
     }
-    if plies > 200 {
+    if let Some(plies) = openings.plies
+        && plies > 200
+    {
         return Err(err(
             "--openings",
             format!("--openings is {plies}; allowed: 0..=200 plies"),
@@ -1440,12 +1476,12 @@ pub fn match_spec(
     struct Build {
         engines: [EngineSpec; 2],
         games: u64,
-        plies: u32,
+        openings: MatchOpenings,
         seed: u64,
         sprt: Option<Sprt>,
     }
     impl FeaturesVisitor for Build {
-        type Output = Result<ResolvedSpec, SpecError>;
+        type Output = Result<(ResolvedSpec, Option<String>), SpecError>;
         fn visit<G: Features>(self, start: G) -> Self::Output {
             let err = command_line_error;
             let mut names: Vec<String> = self.engines.iter().map(|e| e.name.clone()).collect();
@@ -1481,38 +1517,137 @@ pub fn match_spec(
                         .collect(),
                 });
             }
-            let balance = Balance::default_for(GameKind::parse(&start.name()).expect("own name"));
+            let kind = GameKind::parse(&start.name()).expect("own name");
+            let balance = Balance::default_for(kind);
             let count = (self.games / 2) as u32;
-            let list = openings::random_openings(start, self.plies, count, self.seed, &balance)
-                .map_err(|e| err("--openings", e))?;
-            Ok(ResolvedSpec {
-                name: format!("match-{}-vs-{}", names[0], names[1]),
-                game: start.name(),
-                seed: self.seed,
-                format: "round-robin".into(),
-                challengers: Vec::new(),
-                openings: OpeningSource::Random {
-                    plies: self.plies,
-                    count,
-                    balance,
+            let (plies, list, distinct, note) =
+                match_openings(start, kind, count, self.openings, self.seed, &balance)?;
+            Ok((
+                ResolvedSpec {
+                    name: format!("match-{}-vs-{}", names[0], names[1]),
+                    game: start.name(),
+                    seed: self.seed,
+                    format: "round-robin".into(),
+                    challengers: Vec::new(),
+                    openings: OpeningSource::Random {
+                        plies,
+                        count,
+                        balance,
+                        distinct,
+                    },
+                    opening_moves: openings::notation(&start, &list),
+                    rounds: 1,
+                    engines: resolved,
+                    anchor: None,
+                    sprt: self.sprt,
                 },
-                opening_moves: openings::notation(&start, &list),
-                rounds: 1,
-                engines: resolved,
-                anchor: None,
-                sprt: self.sprt,
-            })
+                note,
+            ))
         }
     }
-    let resolved = crate::eval::dispatch(
+    let (resolved, note) = crate::eval::dispatch(
         &kind,
         Build {
             engines,
             games,
-            plies,
+            openings,
             seed,
             sprt,
         },
     )?;
-    Ok(TournamentSpec::from_resolved(resolved))
+    Ok((TournamentSpec::from_resolved(resolved), note))
+}
+
+/// The openings of a match: `count` distinct ones of the given plies, or of the default grown
+/// by [`PLIES_STEP`] up to [`PLIES_GROWTH`] more when the board has too few; with `repeat`,
+/// the distinct ones found, in turn. Returns the plies, the list, the number of distinct
+/// openings when they repeat, and a note saying what was changed.
+#[allow(clippy::type_complexity)]
+fn match_openings<G: Features>(
+    start: G,
+    kind: GameKind,
+    count: u32,
+    request: MatchOpenings,
+    seed: u64,
+    balance: &Balance,
+) -> Result<(u32, Vec<Vec<G::Move>>, Option<u32>, Option<String>), SpecError> {
+    let err = command_line_error;
+    let first = request
+        .plies
+        .unwrap_or_else(|| default_match_plies(&kind, count as u64));
+    let last = if request.plies.is_some() {
+        first
+    } else {
+        first + PLIES_GROWTH
+    };
+    let mut best: (u32, Vec<Vec<G::Move>>) = (first, Vec::new());
+    let mut plies = first;
+    loop {
+        let mut stream = openings::OpeningStream::new(start, plies, seed, balance.clone());
+        let mut list = Vec::with_capacity(count as usize);
+        while list.len() < count as usize {
+            match stream.next_opening() {
+                Ok((moves, _)) => list.push(moves),
+                Err(_) => break,
+            }
+        }
+        if list.len() == count as usize {
+            let note = (plies != first).then(|| {
+                format!(
+                    "openings: {plies} plies ({} give only {} distinct openings, {count} needed)",
+                    first,
+                    best.1.len()
+                )
+            });
+            return Ok((plies, list, None, note));
+        }
+        // Keep the longest list found (the first one on a tie: the shortest openings).
+        if plies == first || list.len() > best.1.len() {
+            best = (plies, list);
+        }
+        if plies + PLIES_STEP > last {
+            break;
+        }
+        plies += PLIES_STEP;
+    }
+    let (plies, distinct) = best;
+    if distinct.is_empty() {
+        return Err(err(
+            "--openings",
+            format!(
+                "no playable opening of {plies} plies on {}: choose fewer plies with --openings",
+                start.name()
+            ),
+        ));
+    }
+    if !request.repeat {
+        let tried = if last > first {
+            format!("{first} to {last} plies")
+        } else {
+            format!("{first} plies")
+        };
+        return Err(err(
+            "--openings",
+            format!(
+                "{} has only {} distinct playable openings ({tried}), fewer than the {count} pairs of --games {}: ask for --games {} or fewer, or add --repeat-openings to play them in turn (engines with random choices still play different games)",
+                start.name(),
+                distinct.len(),
+                2 * count as u64,
+                2 * distinct.len()
+            ),
+        ));
+    }
+    let found = distinct.len();
+    let list: Vec<Vec<G::Move>> = distinct
+        .iter()
+        .cycle()
+        .take(count as usize)
+        .cloned()
+        .collect();
+    let note = format!(
+        "openings: {} has only {found} distinct openings of {plies} plies; each is played {} times (--repeat-openings)",
+        start.name(),
+        (count as usize).div_ceil(found)
+    );
+    Ok((plies, list, Some(found as u32), Some(note)))
 }

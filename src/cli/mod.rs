@@ -105,6 +105,11 @@ pub struct MatchArgs {
     /// many openings are needed).
     #[arg(long)]
     pub openings: Option<u32>,
+    /// When the board has fewer distinct openings than pairs (small Morpion boards): play
+    /// them in turn instead of refusing; engines with random choices still play different
+    /// games.
+    #[arg(long)]
+    pub repeat_openings: bool,
     /// Seed of the openings and of every random choice.
     #[arg(long)]
     pub seed: Option<u64>,

@@ -14,7 +14,7 @@ use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::EngineSpec;
 use joute::arena::log::{GameLine, ReadLock, RunInfo};
 use joute::arena::schedule::Shard;
-use joute::arena::spec::{TournamentSpec, match_spec};
+use joute::arena::spec::{MatchOpenings, TournamentSpec, match_spec};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
 use joute::report::{charts, files, html, table};
@@ -77,19 +77,25 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     let games = args
         .games
         .unwrap_or(if sprt.is_some() { 10_000 } else { 100 });
-    let plies = args
-        .openings
-        .unwrap_or_else(|| default_plies(&args.game, games / 2));
-    let spec = match_spec(
+    let openings = MatchOpenings {
+        plies: args.openings,
+        repeat: args.repeat_openings,
+    };
+    let (spec, note) = match_spec(
         args.game,
         engines,
         games,
-        plies,
+        openings,
         args.seed.unwrap_or(1),
         sprt,
     )
     .map_err(|e| InputError(e.to_string()))?;
     let voice = voice(args.quiet, args.json);
+    if let Some(note) = note
+        && voice == Voice::Normal
+    {
+        note!("{note}");
+    }
     let threads = threads(args.threads)?;
     match &args.out {
         Some(out) => play(&spec, out, None, args.resume, threads, voice, true),
@@ -197,19 +203,6 @@ pub(super) fn threads(requested: Option<usize>) -> anyhow::Result<usize> {
         Some(n) if n > 1024 => Err(InputError("--threads must be at most 1024".into()).into()),
         Some(n) => Ok(n),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
-}
-
-/// Opening plies for `joute match` when `--openings` is not given: enough for `count` distinct
-/// openings on every board.
-fn default_plies(game: &joute::games::GameKind, count: u64) -> u32 {
-    use joute::games::GameKind;
-    match game {
-        GameKind::Othello if count <= 2000 => 6,
-        GameKind::Othello => 8,
-        GameKind::Connect4 if count <= 400 => 4,
-        GameKind::Connect4 => 6,
-        GameKind::Morpion { .. } | GameKind::RandomTree { .. } => 2,
     }
 }
 

@@ -389,6 +389,7 @@ fn play_match(
                 depth: spec.balance.depth,
                 max_imbalance: spec.balance.max_imbalance,
             },
+            distinct: None,
         },
         opening_moves: openings,
         rounds: 1,
