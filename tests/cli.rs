@@ -154,3 +154,72 @@ fn features_lists_a_game() {
         .success()
         .stdout(predicate::str::contains("\"game\":\"othello\""));
 }
+
+/// An Othello spec of two engines whose openings come from `openings.txt` in `dir`.
+fn othello_spec_with_openings_file(dir: &std::path::Path, openings: &str) {
+    std::fs::write(dir.join("openings.txt"), openings).unwrap();
+    std::fs::write(
+        dir.join("spec.toml"),
+        "name = \"xot\"\ngame = \"othello\"\nseed = 3\nopenings = { file = \"openings.txt\" }\n\
+         [[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\n\
+         [[engine]]\nname = \"b\"\nalgorithm = \"random\"\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn openings_files_take_moves_run_together_and_xot_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    othello_spec_with_openings_file(
+        dir.path(),
+        "# two XOT lines and a short one\nf5d6c4d3c2b3b4b5\nF5D6C3D3C4F4C5B3\nf5d6c3\n",
+    );
+    joute()
+        .current_dir(dir.path())
+        .args(["run", "spec.toml", "--out", "out", "--quiet"])
+        .assert()
+        .success();
+    let log = std::fs::read_to_string(dir.path().join("out/games.jsonl")).unwrap();
+    let mut openings: Vec<String> = log
+        .lines()
+        .map(|line| {
+            let game: serde_json::Value = serde_json::from_str(line).unwrap();
+            let moves: Vec<&str> = game["opening"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            moves.join(" ")
+        })
+        .collect();
+    openings.sort();
+    openings.dedup();
+    assert_eq!(
+        openings,
+        [
+            "f5 d6 c3",
+            "f5 d6 c3 d3 c4 f4 c5 b3",
+            "f5 d6 c4 d3 c2 b3 b4 b5"
+        ]
+    );
+    assert_eq!(log.lines().count(), 6, "three openings, each played twice");
+}
+
+#[test]
+fn a_bad_move_run_together_in_an_openings_file_is_located() {
+    let dir = tempfile::tempdir().unwrap();
+    othello_spec_with_openings_file(dir.path(), "f5d6c3\nf5d6c9d3\n");
+    let out = joute()
+        .current_dir(dir.path())
+        .args(["run", "spec.toml", "--out", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("openings.txt:2:5: invalid othello move 'c9'"),
+        "{stderr}"
+    );
+}

@@ -37,6 +37,21 @@ fn replay_and_notation_hold<G: Game>(start: G, seed: u64, plies: usize) {
     }
 }
 
+/// The moves of a random game written without separators replay to the same position.
+fn glued_replay_holds<G: Game>(start: G, seed: u64, plies: usize) {
+    let (positions, played) = random_game(start, seed, plies);
+    let text: String = positions
+        .iter()
+        .zip(&played)
+        .map(|(pos, &mv)| pos.format_move(mv))
+        .collect();
+    assert_eq!(
+        start.play_sequence(&text).unwrap(),
+        *positions.last().unwrap(),
+        "{text}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -48,6 +63,14 @@ proptest! {
         replay_and_notation_hold(Morpion::start(15, 15, 5), seed, 120);
         replay_and_notation_hold(Morpion::start(4, 7, 4), seed, 28);
         replay_and_notation_hold(RandomTree::new(5, 6, seed), seed, 6);
+    }
+
+    #[test]
+    fn moves_run_together_replay_the_same_game(seed in any::<u64>()) {
+        glued_replay_holds(Othello::start(), seed, 70);
+        glued_replay_holds(Connect4::start(), seed, 42);
+        glued_replay_holds(Morpion::start(15, 15, 5), seed, 120);
+        glued_replay_holds(Morpion::start(4, 7, 4), seed, 28);
     }
 
     #[test]

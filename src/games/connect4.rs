@@ -254,6 +254,11 @@ impl Game for Connect4 {
         out
     }
 
+    /// A move is one digit (`4453`).
+    fn first_move_len(&self, run: &str) -> usize {
+        run.chars().next().map_or(0, char::len_utf8)
+    }
+
     fn play_sequence(&self, text: &str) -> Result<Connect4, GameError> {
         let digits: String = text
             .chars()

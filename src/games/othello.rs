@@ -543,22 +543,12 @@ impl Game for Othello {
         out
     }
 
-    fn play_sequence(&self, text: &str) -> Result<Othello, GameError> {
-        let mut pos = *self;
-        for token in text.split(|c: char| c.is_whitespace() || c == ',') {
-            let mut rest = token;
-            while !rest.is_empty() {
-                let width = if rest.len() >= 4 && rest[..4].eq_ignore_ascii_case("pass") {
-                    4
-                } else {
-                    2.min(rest.len())
-                };
-                let (head, tail) = rest.split_at(width);
-                pos = pos.play(pos.parse_move(head)?);
-                rest = tail;
-            }
+    /// A square is two characters (`f5d6c3`, the XOT lists' `f5d6c4d3c2b3b4b5`), a pass four.
+    fn first_move_len(&self, run: &str) -> usize {
+        match run.get(..4) {
+            Some(head) if head.eq_ignore_ascii_case("pass") => 4,
+            _ => run.char_indices().nth(2).map_or(run.len(), |(i, _)| i),
         }
-        Ok(pos)
     }
 }
 
@@ -639,6 +629,25 @@ mod tests {
         let pos = Othello::start().play_sequence("f5d6c3").unwrap();
         let text = pos.to_board_string();
         assert_eq!(Othello::start().parse_position(&text).unwrap(), pos);
+    }
+
+    #[test]
+    fn moves_run_together_are_cut_into_squares_and_passes() {
+        let start = Othello::start();
+        fn cut(run: &str) -> Vec<&str> {
+            crate::games::split_run(&Othello::start(), run)
+                .into_iter()
+                .map(|(_, m)| m)
+                .collect()
+        }
+        assert_eq!(cut("f5d6c3"), ["f5", "d6", "c3"]);
+        assert_eq!(cut("f5PASSd6pass"), ["f5", "PASS", "d6", "pass"]);
+        assert_eq!(cut("f5d"), ["f5", "d"]);
+        assert_eq!(cut("é€f5"), ["é€", "f5"]);
+        assert!(cut("").is_empty());
+        // A character that is not a square is refused, never cut in the middle.
+        let err = start.play_sequence("f5€").unwrap_err().to_string();
+        assert!(err.contains("invalid othello move '€'"), "{err}");
     }
 
     #[test]
