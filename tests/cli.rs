@@ -223,3 +223,28 @@ fn a_bad_move_run_together_in_an_openings_file_is_located() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_othello_board_may_have_its_side_to_move_glued_on() {
+    // The start after f5: black on d5 e4 e5 f5, white on d4; white to move has d6, f4 and f6.
+    let mut board = vec!['-'; 64];
+    for (sq, c) in [(27, 'O'), (28, 'X'), (35, 'X'), (36, 'X'), (37, 'X')] {
+        board[sq] = c;
+    }
+    let board: String = board.into_iter().collect();
+    for position in [
+        format!("{board} O"),
+        format!("{board}O"),
+        format!("{board}w"),
+    ] {
+        joute()
+            .args(["perft", "othello", "1", "--position", &position, "--json"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("\"counts\":[3]"));
+    }
+    refuses(
+        &["perft", "othello", "1", "--position", &format!("{board}Q")],
+        &["65 characters", "'Q', is not a side to move"],
+    );
+}
