@@ -248,3 +248,87 @@ fn an_othello_board_may_have_its_side_to_move_glued_on() {
         &["65 characters", "'Q', is not a side to move"],
     );
 }
+
+#[test]
+fn play_names_forced_results_in_plies_and_ends_with_the_result() {
+    // After 2 7 3 6 4, X holds columns 2-4 of the bottom row with 1 and 5 open: O, to move,
+    // can block one end only, and X completes four on the other.
+    let out = joute()
+        .args([
+            "play",
+            "connect4",
+            "alphabeta:4",
+            "alphabeta:4",
+            "--opening",
+            "27364",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        predicate::str::is_match(
+            r"(?m)^1\. alphabeta:4 \(second\) plays [15]: loss in 2 plies, depth 4,"
+        )
+        .unwrap()
+        .eval(&stdout),
+        "{stdout}"
+    );
+    assert!(
+        predicate::str::is_match(
+            r"(?m)^2\. alphabeta:4 \(first\) plays [15]: win in 1 ply, depth 4,"
+        )
+        .unwrap()
+        .eval(&stdout),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("score 1677"), "{stdout}");
+    // The board after the winning move says the game is over, not whose move it is.
+    let last_board = stdout.rsplit("\n2. ").next().unwrap();
+    assert!(last_board.contains("game over, X wins"), "{stdout}");
+    assert!(!last_board.contains("to move"), "{stdout}");
+
+    let out = joute()
+        .args([
+            "play",
+            "connect4",
+            "alphabeta:4",
+            "alphabeta:4",
+            "--opening",
+            "27364",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["score"], -((1 << 24) - 2));
+    assert_eq!(records[0]["score_text"], "loss in 2 plies");
+    assert_eq!(records[1]["score"], (1 << 24) - 1);
+    assert_eq!(records[1]["score_text"], "win in 1 ply");
+}
+
+#[test]
+fn play_keeps_ordinary_scores_as_numbers() {
+    let out = joute()
+        .args(["play", "othello", "alphabeta:1", "random", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &v["records"][0];
+    // One ply deep from the start nothing is forced: the evaluation, as a number and as text.
+    let score = first["score"].as_i64().unwrap();
+    assert!(score.abs() < 1 << 20, "{first}");
+    assert_eq!(first["score_text"], score.to_string());
+    joute()
+        .args(["play", "othello", "alphabeta:1", "random"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "1. alphabeta:1 (first) plays {}: score {score}, depth 1,",
+            first["move"].as_str().unwrap()
+        )))
+        .stdout(predicate::str::contains("  X to move\n"))
+        .stdout(predicate::str::is_match(r"game over, (X wins|O wins|draw)\n\nresult: ").unwrap());
+}

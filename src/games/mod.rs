@@ -205,6 +205,20 @@ pub fn split_run<'a, G: Game>(game: &G, run: &'a str) -> Vec<(usize, &'a str)> {
     moves
 }
 
+/// The last words of a board diagram: `X to move` (X the first player, O the second), or once
+/// the game is over `X wins`, `O wins` or `draw`.
+pub(crate) fn to_move_or_result<G: Game>(pos: &G) -> &'static str {
+    match (pos.outcome(), pos.side_to_move()) {
+        (None, Side::First) => "X to move",
+        (None, Side::Second) => "O to move",
+        (Some(outcome), _) => match outcome.winner {
+            Some(Side::First) => "game over, X wins",
+            Some(Side::Second) => "game over, O wins",
+            None => "game over, draw",
+        },
+    }
+}
+
 /// A random game: up to `plies` uniformly random legal moves from `start` (fewer when the game
 /// ends first), drawn from a splitmix64 sequence seeded with `seed`, so the same seed gives the
 /// same game everywhere. Returns every position along the way, `start` first, and the moves

@@ -348,15 +348,11 @@ impl Game for Morpion {
             }
             out.push('\n');
         }
-        out.push_str(&format!(
-            "{} to move, {} in a row wins\n",
-            if self.side_to_move() == Side::First {
-                "X"
-            } else {
-                "O"
-            },
-            self.k
-        ));
+        out.push_str(super::to_move_or_result(self));
+        if self.outcome().is_none() {
+            out.push_str(&format!(", {} in a row wins", self.k));
+        }
+        out.push('\n');
         out
     }
 }

@@ -553,10 +553,10 @@ impl Game for Othello {
             out.push('\n');
         }
         out.push_str(&format!(
-            "X (black) {}  O (white) {}  {} to move\n",
+            "X (black) {}  O (white) {}  {}\n",
             black.count_ones(),
             white.count_ones(),
-            if self.side == Side::First { "X" } else { "O" }
+            super::to_move_or_result(self)
         ));
         out
     }
