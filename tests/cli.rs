@@ -332,3 +332,105 @@ fn play_keeps_ordinary_scores_as_numbers() {
         .stdout(predicate::str::contains("  X to move\n"))
         .stdout(predicate::str::is_match(r"game over, (X wins|O wins|draw)\n\nresult: ").unwrap());
 }
+
+/// `joute match` on Connect 4 with `extra` arguments, as JSON.
+fn match_json(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "match", "connect4", "mcts:20", "random", "--games", "4", "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = joute().args(&args).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn cutechess_and_fastchess_names_are_aliases() {
+    // --concurrency is --threads (3 is not the default on this 2-core machine, nor 1).
+    assert_eq!(match_json(&["--concurrency", "3"])["threads"], 3);
+    joute()
+        .args(["perft", "othello", "4", "--concurrency", "3", "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"counts\":[4,12,56,244]"))
+        .stdout(predicate::str::contains("\"threads\":3"));
+    // --srand is --seed: every game's seed in the log follows it.
+    let dir = tempfile::tempdir().unwrap();
+    let game_seeds = |flag: &str, seed: &str| -> Vec<u64> {
+        let out = dir.path().join(format!("{flag}{seed}"));
+        match_json(&[flag, seed, "--out", out.to_str().unwrap()]);
+        let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+        let mut seeds: Vec<(u64, u64)> = log
+            .lines()
+            .map(|l| {
+                let g: serde_json::Value = serde_json::from_str(l).unwrap();
+                (g["id"].as_u64().unwrap(), g["seed"].as_u64().unwrap())
+            })
+            .collect();
+        seeds.sort();
+        seeds.into_iter().map(|(_, s)| s).collect()
+    };
+    let seeded = game_seeds("--seed", "7");
+    assert_eq!(game_seeds("--srand", "7"), seeded);
+    assert_ne!(game_seeds("--srand", "8"), seeded);
+    for command in ["run", "match", "tune", "perft"] {
+        joute()
+            .args([command, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("--concurrency"));
+    }
+}
+
+#[test]
+fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
+    let game = ["match", "othello", "random", "random"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        game.iter().chain(extra).copied().collect()
+    };
+    // cutechess-cli and fastchess write long options with one dash.
+    refuses(
+        &with(&["-concurrency", "4"]),
+        &["'-concurrency'", "two dashes: '--concurrency'"],
+    );
+    refuses(&with(&["-games", "20"]), &["'-games'", "'--games'"]);
+    refuses(
+        &with(&["-c", "4"]),
+        &["'-c'", "did you mean '--concurrency'?"],
+    );
+    refuses(
+        &with(&["--thread", "2"]),
+        &["'--thread'", "did you mean '--threads'?"],
+    );
+    refuses(
+        &with(&["--concurency", "2"]),
+        &["did you mean '--concurrency'?"],
+    );
+    refuses(
+        &with(&["-rounds", "50", "-games", "2", "-repeat"]),
+        &["'-rounds'", "--games N plays N/2 openings"],
+    );
+    refuses(&with(&["-repeat"]), &["already played twice"]);
+    refuses(
+        &with(&["-each", "tc=10+0.1"]),
+        &["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "pvs:200ms"],
+    );
+    refuses(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
+    refuses(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
+    refuses(
+        &with(&["-pgnout", "games.pgn"]),
+        &["--out DIR", "games.jsonl"],
+    );
+    refuses(&["matc", "othello"], &["'matc'", "did you mean 'match'?"]);
+    refuses(
+        &["--threads", "2", "run"],
+        &["after the command", "run --threads"],
+    );
+    refuses(
+        &["perft", "othello", "3", "4"],
+        &["'4'", "see 'joute perft --help'"],
+    );
+    // Never clap's tip to pass the flag as a value after '--'.
+    let out = joute().args(with(&["-concurrency", "4"])).output().unwrap();
+    assert!(!String::from_utf8(out.stderr).unwrap().contains("-- -c"));
+}

@@ -12,6 +12,7 @@ mod play;
 mod run;
 mod solve;
 mod tune;
+pub mod usage;
 
 use std::path::PathBuf;
 
@@ -71,7 +72,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Continue an interrupted run from its games log.
     #[arg(long)]
@@ -106,13 +107,13 @@ pub struct MatchArgs {
     #[arg(long)]
     pub openings: Option<u32>,
     /// Seed of the openings and of every random choice.
-    #[arg(long)]
+    #[arg(long, visible_alias = "srand")]
     pub seed: Option<u64>,
     /// Stop early by SPRT between these Elo bounds (logistic, α = β = 5%).
     #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
     pub sprt: Option<String>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Keep the games log, run.json and CSV files in this folder (default: nothing is kept).
     #[arg(long)]
@@ -137,7 +138,7 @@ pub struct TuneArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Continue an interrupted run from its checkpoint.
     #[arg(long)]
@@ -181,7 +182,7 @@ pub struct PerftArgs {
     #[arg(long)]
     pub divide: bool,
     /// Threads over which the first plies are spread (default 1).
-    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
+    #[arg(long, visible_alias = "concurrency", default_value_t = 1, value_parser = parse_threads)]
     pub threads: usize,
     /// Start from this position instead of the start (the game's position notation).
     #[arg(long, allow_hyphen_values = true)]
