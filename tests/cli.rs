@@ -434,3 +434,76 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
     let out = joute().args(with(&["-concurrency", "4"])).output().unwrap();
     assert!(!String::from_utf8(out.stderr).unwrap().contains("-- -c"));
 }
+
+/// What `joute ARGS` prints on stdout (help goes there).
+fn stdout_of(args: &[&str]) -> String {
+    let out = joute().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn help_texts_give_the_engine_syntax_the_games_and_the_files() {
+    for command in ["match", "play"] {
+        let help = stdout_of(&[command, "--help"]);
+        for algorithm in [
+            "minimax",
+            "negamax",
+            "alphabeta",
+            "bisection",
+            "mtdf",
+            "pvs",
+            "mcts",
+            "random",
+        ] {
+            assert!(
+                help.contains(algorithm),
+                "{command}: {algorithm} missing\n{help}"
+            );
+        }
+        for piece in ["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "nN", "200ms", "1..=64"] {
+            assert!(help.contains(piece), "{command}: {piece} missing\n{help}");
+        }
+    }
+    for command in ["match", "play", "solve", "features", "perft"] {
+        let help = stdout_of(&[command, "--help"]);
+        assert!(
+            help.contains("othello, connect4, morpion") && help.contains("random-tree-BxD"),
+            "{command}: the games are not listed\n{help}"
+        );
+        assert!(!help.contains("Game name"), "{command}\n{help}");
+    }
+    let perft = stdout_of(&["perft", "--help"]);
+    assert!(!perft.contains("(default 1)"), "{perft}");
+    assert!(perft.contains("[default: 1]"), "{perft}");
+    let matches = stdout_of(&["match", "--help"]);
+    for file in [
+        "games.jsonl",
+        "run.json",
+        "ratings.csv",
+        "crosstable.csv",
+        "pairs.csv",
+        "charts",
+        "index.html",
+    ] {
+        assert!(
+            matches.contains(file),
+            "match --out: {file} missing\n{matches}"
+        );
+    }
+    for command in ["run", "tune"] {
+        assert!(
+            stdout_of(&[command, "--help"]).contains("docs/spec.md"),
+            "{command}"
+        );
+    }
+    assert!(stdout_of(&["--help"]).contains("docs/"));
+}
+
+#[test]
+fn features_count_their_features_in_good_english() {
+    assert!(
+        stdout_of(&["features", "random-tree-2x2"]).starts_with("random-tree-2x2: 1 feature (")
+    );
+    assert!(stdout_of(&["features", "connect4"]).starts_with("connect4: 10 features ("));
+}
