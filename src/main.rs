@@ -10,7 +10,8 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(err) => match err.kind() {
             // A value refused by its parser: the parser's message already names the value and
@@ -18,6 +19,11 @@ fn main() -> ExitCode {
             ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
                 let text = err.to_string();
                 print_error(text.lines().next().unwrap_or("error: invalid value"));
+                return ExitCode::from(2);
+            }
+            // A flag or command joute does not have: one line with the one meant.
+            ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => {
+                eprintln!("{}", cli::usage::unknown_argument(&err, &args));
                 return ExitCode::from(2);
             }
             // Help, version and other usage errors: clap's own rendering (exit 0 or 2).

@@ -7,7 +7,7 @@ mod slow;
 use std::collections::{HashMap, HashSet};
 
 use joute::games::hash::mix64;
-use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree};
+use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree, Side};
 use proptest::prelude::*;
 
 /// A game of random legal moves from `start`, at most `plies` long.
@@ -37,6 +37,21 @@ fn replay_and_notation_hold<G: Game>(start: G, seed: u64, plies: usize) {
     }
 }
 
+/// The moves of a random game written without separators replay to the same position.
+fn glued_replay_holds<G: Game>(start: G, seed: u64, plies: usize) {
+    let (positions, played) = random_game(start, seed, plies);
+    let text: String = positions
+        .iter()
+        .zip(&played)
+        .map(|(pos, &mv)| pos.format_move(mv))
+        .collect();
+    assert_eq!(
+        start.play_sequence(&text).unwrap(),
+        *positions.last().unwrap(),
+        "{text}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -48,6 +63,35 @@ proptest! {
         replay_and_notation_hold(Morpion::start(15, 15, 5), seed, 120);
         replay_and_notation_hold(Morpion::start(4, 7, 4), seed, 28);
         replay_and_notation_hold(RandomTree::new(5, 6, seed), seed, 6);
+    }
+
+    #[test]
+    fn othello_board_strings_parse_back_glued_or_spaced(seed in any::<u64>(), plies in 0usize..70) {
+        let (positions, _) = random_game(Othello::start(), seed, plies);
+        for pos in positions {
+            // The board and side written here from the discs, not by to_board_string.
+            let board: String = (0..64)
+                .map(|sq| match (pos.black() >> sq & 1, pos.white() >> sq & 1) {
+                    (1, _) => 'X',
+                    (_, 1) => 'O',
+                    _ => '-',
+                })
+                .collect();
+            let side = if pos.side_to_move() == Side::First { "X" } else { "O" };
+            let spaced = format!("{board} {side}");
+            prop_assert_eq!(&pos.to_board_string(), &spaced);
+            for text in [spaced.clone(), format!("{board}{side}"), format!("{board}{}", side.to_lowercase())] {
+                prop_assert_eq!(Othello::start().parse_position(&text).unwrap(), pos, "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn moves_run_together_replay_the_same_game(seed in any::<u64>()) {
+        glued_replay_holds(Othello::start(), seed, 70);
+        glued_replay_holds(Connect4::start(), seed, 42);
+        glued_replay_holds(Morpion::start(15, 15, 5), seed, 120);
+        glued_replay_holds(Morpion::start(4, 7, 4), seed, 28);
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //!   such a pair measures the opening, not the engines.
 //!
 //! Opening files hold one opening per line, moves in the game's notation separated by spaces
-//! or commas (a Connect 4 line may also be a digit string such as `4453`); blank lines and
-//! lines starting with `#` are skipped.
+//! or commas, or run together where the game's moves can be told apart without a separator
+//! (Othello `f5d6c3` and the XOT lists' `f5d6c4d3c2b3b4b5`, Connect 4 `4453`, Morpion `a1b2`);
+//! blank lines and lines starting with `#` are skipped.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -22,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::eval::{Features, LinearEval, Weights};
 use crate::games::hash::combine;
-use crate::games::{Game, GameKind, random_game};
+use crate::games::{Game, GameKind, random_game, split_run};
 use crate::search::{Algorithm, SearchConfig, Searcher, WIN_THRESHOLD};
 
 /// The filter against lopsided random openings.
@@ -181,6 +182,8 @@ pub fn read_openings_file<G: Game>(start: G, path: &Path) -> Result<Vec<Vec<G::M
     let file = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the openings file {file}: {e}"))?;
+    // Files saved by some Windows editors start with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut openings = Vec::new();
     let mut seen: Vec<(G, usize)> = Vec::new();
     let mut index: HashSet<G> = HashSet::new();
@@ -193,7 +196,8 @@ pub fn read_openings_file<G: Game>(start: G, path: &Path) -> Result<Vec<Vec<G::M
         let mut pos = start;
         let mut moves = Vec::new();
         for (column, token) in tokens(line) {
-            let mut parse = |text: &str, column: usize| -> Result<(), String> {
+            for (offset, text) in split_run(&start, token) {
+                let column = column + token[..offset].chars().count();
                 if pos.outcome().is_some() {
                     return Err(format!(
                         "{file}:{number}:{column}: the game is over before move '{text}'"
@@ -204,18 +208,6 @@ pub fn read_openings_file<G: Game>(start: G, path: &Path) -> Result<Vec<Vec<G::M
                     .map_err(|e| format!("{file}:{number}:{column}: {e}"))?;
                 pos = pos.play(mv);
                 moves.push(mv);
-                Ok(())
-            };
-            // A Connect 4 digit string: one move per digit.
-            if start.name() == "connect4"
-                && token.len() > 1
-                && token.chars().all(|c| c.is_ascii_digit())
-            {
-                for (i, c) in token.char_indices() {
-                    parse(&c.to_string(), column + i)?;
-                }
-            } else {
-                parse(token, column)?;
             }
         }
         if pos.outcome().is_some() {
@@ -412,5 +404,82 @@ mod tests {
         assert_eq!(list.len(), 2);
         assert_eq!(list[1].len(), 3);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Reads `text` as an openings file of the game of `start`, each opening as its move names.
+    fn read<G: Game>(start: G, text: &str) -> Result<Vec<Vec<String>>, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("openings.txt");
+        std::fs::write(&path, text).unwrap();
+        let list = read_openings_file(start, &path)?;
+        Ok(list
+            .iter()
+            .map(|moves| moves.iter().map(|&m| start.format_move(m)).collect())
+            .collect())
+    }
+
+    #[test]
+    fn othello_moves_may_run_together_as_in_the_xot_lists() {
+        let list = read(
+            Othello::start(),
+            "# XOT style: 8 moves, 16 characters\n\
+             f5d6c4d3c2b3b4b5\n\
+             F5D6C3D3C4F4C5B3\n\
+             f5 d6,c3d3 c4\n\
+             f5d6c5, f4 e3\n",
+        )
+        .unwrap();
+        assert_eq!(
+            list,
+            [
+                vec!["f5", "d6", "c4", "d3", "c2", "b3", "b4", "b5"],
+                vec!["f5", "d6", "c3", "d3", "c4", "f4", "c5", "b3"],
+                vec!["f5", "d6", "c3", "d3", "c4"],
+                vec!["f5", "d6", "c5", "f4", "e3"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_move_in_a_run_is_reported_at_its_own_column() {
+        // c9 is off the board: the 5th character of the line.
+        let err = read(Othello::start(), "f5d6c3\nf5d6c9\n").unwrap_err();
+        assert!(
+            err.contains("openings.txt:2:5: invalid othello move 'c9'"),
+            "{err}"
+        );
+        // d6 again is not legal: the second move of the run that starts at column 6.
+        let err = read(Othello::start(), "  f5 d6d6\n").unwrap_err();
+        assert!(
+            err.contains("openings.txt:1:8: invalid othello move 'd6'"),
+            "{err}"
+        );
+        // A run with an odd character left over.
+        let err = read(Othello::start(), "f5d6c\n").unwrap_err();
+        assert!(
+            err.contains("openings.txt:1:5: invalid othello move 'c'"),
+            "{err}"
+        );
+        // Connect 4: the 8th stone of column 4 does not fit; it is the 7th digit of the run.
+        let err = read(Connect4::start(), "1 4444444\n").unwrap_err();
+        assert!(
+            err.contains("openings.txt:1:9: invalid connect4 move '4'"),
+            "{err}"
+        );
+        assert!(err.contains("column 4 is full"), "{err}");
+        // Non-ASCII text is reported, not split inside a character.
+        let err = read(Othello::start(), "f5é6\n").unwrap_err();
+        assert!(
+            err.contains("openings.txt:1:3: invalid othello move 'é6'"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn morpion_cells_may_run_together_and_files_may_have_windows_line_ends() {
+        let list = read(Morpion::start(15, 15, 5), "\u{feff}h8i9\r\na10 b2c15\r\n").unwrap();
+        assert_eq!(list, [vec!["h8", "i9"], vec!["a10", "b2", "c15"]]);
+        let list = read(Connect4::start(), "4453\r\n").unwrap();
+        assert_eq!(list, [vec!["4", "4", "5", "3"]]);
     }
 }

@@ -12,6 +12,7 @@ mod play;
 mod run;
 mod solve;
 mod tune;
+pub mod usage;
 
 use std::path::PathBuf;
 
@@ -19,6 +20,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 
 use joute::games::GameKind;
+use joute::search::Algorithm;
 
 pub use interrupt::EXIT_INTERRUPTED;
 pub use run::Interrupted;
@@ -30,7 +32,15 @@ pub struct InputError(pub String);
 
 /// joute: self-play tournaments, ratings and weight tuning for board-game engines.
 #[derive(Parser, Debug)]
-#[command(name = "joute", version, about, long_about = None, allow_negative_numbers = true)]
+#[command(
+    name = "joute",
+    version,
+    about,
+    long_about = None,
+    allow_negative_numbers = true,
+    after_help = "Documentation: README.md and docs/ (every key of a spec: docs/spec.md); \
+                  'joute COMMAND --help' for each command."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -41,10 +51,13 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a tournament from a TOML spec (without one: the embedded quickstart).
+    #[command(after_help = SPEC_REFERENCE)]
     Run(RunArgs),
     /// Play a two-engine match straight from the command line.
+    #[command(after_help = engine_help())]
     Match(MatchArgs),
     /// Tune evaluation weights from a tuning spec.
+    #[command(after_help = SPEC_REFERENCE)]
     Tune(TuneArgs),
     /// Ratings, charts and HTML from one or more game logs (shards merge).
     Report(ReportArgs),
@@ -53,6 +66,7 @@ pub enum Command {
     /// The exact value of a position by full-depth search, or of every position of a suite.
     Solve(SolveArgs),
     /// Play one game between two engines and show the board after every move.
+    #[command(after_help = engine_help())]
     Play(PlayArgs),
     /// Measure the algorithms on synthetic trees against their theory.
     Analyze(AnalyzeArgs),
@@ -65,13 +79,13 @@ pub enum Command {
 /// Arguments of `joute run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Tournament spec (TOML); the embedded quickstart when omitted.
+    /// Tournament spec (TOML; every key in docs/spec.md); the embedded quickstart when omitted.
     pub spec: Option<PathBuf>,
     /// Output folder (default: reports/NAME/).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Continue an interrupted run from its games log.
     #[arg(long)]
@@ -90,12 +104,12 @@ pub struct RunArgs {
 /// Arguments of `joute match`.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Game name.
-    #[arg(value_parser = parse_game)]
+    /// The game.
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// First engine, ALGORITHM:DEPTH[:WEIGHTS.toml].
+    /// First engine, ALGORITHM[:BUDGET][:WEIGHTS.toml]: pvs:8, mcts:2000, pvs:200ms, random.
     pub engine_a: String,
-    /// Second engine, ALGORITHM:DEPTH[:WEIGHTS.toml].
+    /// Second engine, ALGORITHM[:BUDGET][:WEIGHTS.toml].
     pub engine_b: String,
     /// Number of games (even: openings are played twice, colours swapped); default 100, or a
     /// cap of 10000 with --sprt.
@@ -111,15 +125,17 @@ pub struct MatchArgs {
     #[arg(long)]
     pub repeat_openings: bool,
     /// Seed of the openings and of every random choice.
-    #[arg(long)]
+    #[arg(long, visible_alias = "srand")]
     pub seed: Option<u64>,
     /// Stop early by SPRT between these Elo bounds (logistic, α = β = 5%).
     #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
     pub sprt: Option<String>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
-    /// Keep the games log, run.json and CSV files in this folder (default: nothing is kept).
+    /// Keep the match in this folder: games.jsonl (every game, appended as played), run.json,
+    /// ratings.csv, crosstable.csv, pairs.csv, the charts (SVG and PNG) and index.html
+    /// (default: nothing is kept).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Continue an interrupted match from the log in --out.
@@ -136,13 +152,13 @@ pub struct MatchArgs {
 /// Arguments of `joute tune`.
 #[derive(Args, Debug)]
 pub struct TuneArgs {
-    /// Tuning spec (TOML).
+    /// Tuning spec (TOML; every key in docs/spec.md).
     pub spec: PathBuf,
     /// Output folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Continue an interrupted run from its checkpoint.
     #[arg(long)]
@@ -176,8 +192,8 @@ pub struct ReportArgs {
 /// Arguments of `joute perft`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
-    /// Game: othello, connect4, morpion, morpion-RxC-K, random-tree-BxD[-sSEED].
-    #[arg(value_parser = parse_game)]
+    /// The game.
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
     /// Plies to count, 1..=64; every depth up to this one is printed.
     #[arg(value_parser = parse_depth, allow_negative_numbers = true)]
@@ -185,8 +201,8 @@ pub struct PerftArgs {
     /// Print the count under each first move at the final depth.
     #[arg(long)]
     pub divide: bool,
-    /// Threads over which the first plies are spread (default 1).
-    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
+    /// Threads over which the first plies are spread.
+    #[arg(long, visible_alias = "concurrency", default_value_t = 1, value_parser = parse_threads)]
     pub threads: usize,
     /// Start from this position instead of the start (the game's position notation).
     #[arg(long, allow_hyphen_values = true)]
@@ -199,8 +215,8 @@ pub struct PerftArgs {
 /// Arguments of `joute solve`.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// Game name.
-    #[arg(value_parser = parse_game)]
+    /// The game.
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
     /// Position in the game's notation (default: the start).
     #[arg(allow_hyphen_values = true)]
@@ -216,12 +232,13 @@ pub struct SolveArgs {
 /// Arguments of `joute play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// Game name.
-    #[arg(value_parser = parse_game)]
+    /// The game.
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// Engine moving first, ALGORITHM:DEPTH[:WEIGHTS.toml].
+    /// Engine moving first, ALGORITHM[:BUDGET][:WEIGHTS.toml]: pvs:8, mcts:2000, pvs:200ms,
+    /// random.
     pub engine_a: String,
-    /// Engine moving second.
+    /// Engine moving second, ALGORITHM[:BUDGET][:WEIGHTS.toml].
     pub engine_b: String,
     /// Moves played before the engines take over.
     #[arg(long, allow_hyphen_values = true)]
@@ -259,8 +276,8 @@ pub struct AnalyzeArgs {
 /// Arguments of `joute features`.
 #[derive(Args, Debug)]
 pub struct FeaturesArgs {
-    /// Game name.
-    #[arg(value_parser = parse_game)]
+    /// The game.
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
@@ -273,6 +290,31 @@ pub struct BenchArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The games joute plays, as the help of a GAME argument lists them.
+const GAME_HELP: &str = "Game: othello, connect4, morpion (3x3, 3 in a row), morpion-RxC-K (R rows \
+                         and C columns up to 15, K in a row), random-tree-BxD[-sSEED] (branching B \
+                         up to 64, depth D up to 32)";
+
+/// Where a spec's keys are documented, for the help of the commands that read one.
+const SPEC_REFERENCE: &str = "Every key of a spec, with what is allowed: docs/spec.md \
+                              (examples: tournaments/).";
+
+/// The engine syntax, for the help of the commands that take engines on the command line.
+fn engine_help() -> String {
+    let algorithms: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+    format!(
+        "Engines: ALGORITHM[:BUDGET][:WEIGHTS.toml]
+  ALGORITHM  {}
+  BUDGET     a depth 1..={} (mcts: playouts), nN a node budget (mcts: playouts), or a
+             time per move such as 0.5s or 200ms (results then depend on the machine);
+             random takes none
+  WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
+Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml, random",
+        algorithms.join(", "),
+        joute::search::MAX_DEPTH
+    )
 }
 
 fn parse_game(text: &str) -> Result<GameKind, String> {
@@ -339,9 +381,10 @@ fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
                 say!("{}", json!({ "game": start.name(), "features": rows }))
             } else {
                 say!(
-                    "{}: {} features (default weight, name, meaning)",
+                    "{}: {} feature{} (default weight, name, meaning)",
                     start.name(),
-                    features.len()
+                    features.len(),
+                    if features.len() == 1 { "" } else { "s" }
                 )?;
                 let width = features.iter().map(|f| f.name.len()).max().unwrap_or(0);
                 for (f, w) in features.iter().zip(&defaults.values) {

@@ -7,7 +7,23 @@ use serde_json::json;
 use super::{InputError, PlayArgs};
 use joute::arena::{Engine, EngineSpec, play_game};
 use joute::eval::{Features, FeaturesVisitor};
-use joute::games::Side;
+use joute::games::{Game, Side};
+use joute::search::{WIN, WIN_THRESHOLD};
+
+/// A forced result found by a search, in words from the mover's point of view: `win in 7
+/// plies` (the score `2^24 - 7`: the game ends in the mover's favour 7 plies after the position
+/// it moved from), `loss in 4 plies`; `None` for any other score.
+fn forced_result<G: Game>(score: i32) -> Option<String> {
+    if G::SCORED_LEAVES || score.abs() < WIN_THRESHOLD {
+        return None;
+    }
+    let plies = WIN - score.abs();
+    Some(format!(
+        "{} in {plies} {}",
+        if score > 0 { "win" } else { "loss" },
+        if plies == 1 { "ply" } else { "plies" }
+    ))
+}
 
 /// `joute play`, run for the game the user named.
 pub(super) struct PlayCommand {
@@ -52,7 +68,7 @@ impl FeaturesVisitor for PlayCommand {
             if !args.json {
                 let _ = writeln!(
                     out,
-                    "\n{ply}. {} ({}) plays {}: score {}, depth {}, {} nodes, {:.3} s{}",
+                    "\n{ply}. {} ({}) plays {}: {}, depth {}, {} nodes, {:.3} s{}",
                     names[mv.side as usize],
                     if mv.side == Side::First {
                         "first"
@@ -60,7 +76,7 @@ impl FeaturesVisitor for PlayCommand {
                         "second"
                     },
                     from.format_move(mv.mv),
-                    mv.score,
+                    forced_result::<G>(mv.score).unwrap_or_else(|| format!("score {}", mv.score)),
                     mv.depth,
                     mv.nodes,
                     mv.seconds,
@@ -92,7 +108,8 @@ impl FeaturesVisitor for PlayCommand {
                 "score": record.outcome.score,
                 "seconds": record.seconds,
                 "records": record.moves.iter().zip(&moves).map(|(m, text)| json!({
-                    "move": text, "score": m.score, "depth": m.depth, "nodes": m.nodes,
+                    "move": text, "score": m.score, "score_text": forced_result::<G>(m.score).unwrap_or_else(|| m.score.to_string()),
+                    "depth": m.depth, "nodes": m.nodes,
                     "seconds": m.seconds, "timed_out": m.timed_out,
                 })).collect::<Vec<_>>(),
             });

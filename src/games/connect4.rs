@@ -243,15 +243,14 @@ impl Game for Connect4 {
             out.push('\n');
         }
         out.push_str("1 2 3 4 5 6 7\n");
-        out.push_str(&format!(
-            "{} to move\n",
-            if self.side_to_move() == Side::First {
-                "X"
-            } else {
-                "O"
-            }
-        ));
+        out.push_str(super::to_move_or_result(self));
+        out.push('\n');
         out
+    }
+
+    /// A move is one digit (`4453`).
+    fn first_move_len(&self, run: &str) -> usize {
+        run.chars().next().map_or(0, char::len_utf8)
     }
 
     fn play_sequence(&self, text: &str) -> Result<Connect4, GameError> {

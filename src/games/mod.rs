@@ -165,19 +165,57 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static
     /// A text diagram of the board for terminals.
     fn render(&self) -> String;
 
+    /// The length in bytes of the first move of `run`, moves written together without
+    /// separators (`f5d6c3`). Games whose notation lets moves run together (Othello squares,
+    /// Connect 4 digits, Morpion cells) override it; by default a run is one move.
+    fn first_move_len(&self, run: &str) -> usize {
+        run.len()
+    }
+
     /// Plays a sequence of moves in this game's notation from this position. Moves are
-    /// separated by spaces or commas; games whose moves have a fixed width (Othello `f5d6`,
-    /// Connect 4 `4453`) also read them run together.
+    /// separated by spaces or commas; games whose moves can be told apart without a separator
+    /// (Othello `f5d6`, Connect 4 `4453`, Morpion `a1b2`) also read them run together.
     fn play_sequence(&self, text: &str) -> Result<Self, GameError> {
         let mut pos = *self;
         for token in text.split(|c: char| c.is_whitespace() || c == ',') {
-            if token.is_empty() {
-                continue;
+            for (_, mv) in split_run(self, token) {
+                pos = pos.play(pos.parse_move(mv)?);
             }
-            let mv = pos.parse_move(token)?;
-            pos = pos.play(mv);
         }
         Ok(pos)
+    }
+}
+
+/// The moves of `run`, moves written together without separators, each with its byte offset
+/// in `run`, as [`Game::first_move_len`] cuts them (an empty run has none).
+pub fn split_run<'a, G: Game>(game: &G, run: &'a str) -> Vec<(usize, &'a str)> {
+    let mut moves = Vec::new();
+    let mut offset = 0;
+    while offset < run.len() {
+        let rest = &run[offset..];
+        // At least one character, so the loop ends whatever a game answers.
+        let first = rest.chars().next().map_or(0, char::len_utf8);
+        let len = game.first_move_len(rest).clamp(first, rest.len());
+        let len = (len..=rest.len())
+            .find(|&l| rest.is_char_boundary(l))
+            .unwrap_or(rest.len());
+        moves.push((offset, &rest[..len]));
+        offset += len;
+    }
+    moves
+}
+
+/// The last words of a board diagram: `X to move` (X the first player, O the second), or once
+/// the game is over `X wins`, `O wins` or `draw`.
+pub(crate) fn to_move_or_result<G: Game>(pos: &G) -> &'static str {
+    match (pos.outcome(), pos.side_to_move()) {
+        (None, Side::First) => "X to move",
+        (None, Side::Second) => "O to move",
+        (Some(outcome), _) => match outcome.winner {
+            Some(Side::First) => "game over, X wins",
+            Some(Side::Second) => "game over, O wins",
+            None => "game over, draw",
+        },
     }
 }
 

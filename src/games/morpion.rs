@@ -213,6 +213,12 @@ impl Game for Morpion {
         h
     }
 
+    /// A cell is a column letter and the row's digits (`a1b2c10`).
+    fn first_move_len(&self, run: &str) -> usize {
+        let letter = run.chars().next().map_or(0, char::len_utf8);
+        letter + run[letter..].bytes().take_while(u8::is_ascii_digit).count()
+    }
+
     fn parse_move(&self, text: &str) -> Result<Cell, GameError> {
         let bad = |reason: String| GameError::BadMove {
             game: self.name(),
@@ -342,15 +348,11 @@ impl Game for Morpion {
             }
             out.push('\n');
         }
-        out.push_str(&format!(
-            "{} to move, {} in a row wins\n",
-            if self.side_to_move() == Side::First {
-                "X"
-            } else {
-                "O"
-            },
-            self.k
-        ));
+        out.push_str(super::to_move_or_result(self));
+        if self.outcome().is_none() {
+            out.push_str(&format!(", {} in a row wins", self.k));
+        }
+        out.push('\n');
         out
     }
 }
@@ -358,6 +360,24 @@ impl Game for Morpion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_may_run_together() {
+        let start = Morpion::start(15, 15, 5);
+        let cut: Vec<&str> = crate::games::split_run(&start, "a1o15b10")
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        assert_eq!(cut, ["a1", "o15", "b10"]);
+        let run = start.play_sequence("h8i9 a10").unwrap();
+        let spaced = start.play_sequence("h8 i9 a10").unwrap();
+        assert_eq!(run, spaced);
+        assert_eq!(run.mark_at(7 * 15 + 7), Some(Side::First));
+        assert_eq!(run.mark_at(8 * 15 + 8), Some(Side::Second));
+        assert_eq!(run.mark_at(9 * 15), Some(Side::First));
+        let err = start.play_sequence("h8h8").unwrap_err().to_string();
+        assert!(err.contains("'h8': the cell is taken"), "{err}");
+    }
 
     #[test]
     fn three_in_a_row_wins_and_ends_the_game() {

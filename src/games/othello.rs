@@ -217,6 +217,15 @@ pub fn parse_square(text: &str) -> Option<u8> {
     (col < 8 && row < 8).then_some(row * 8 + col)
 }
 
+/// Reads the side to move of a board string: `X` (also `B`, `*`) black, `O` (also `W`) white.
+fn side_of(text: &str) -> Option<Side> {
+    match text {
+        "X" | "x" | "B" | "b" | "*" => Some(Side::First),
+        "O" | "o" | "W" | "w" => Some(Side::Second),
+        _ => None,
+    }
+}
+
 /// Writes a square index as `a1`..`h8`.
 pub fn square_name(sq: u8) -> String {
     format!("{}{}", (b'a' + sq % 8) as char, sq / 8 + 1)
@@ -462,7 +471,17 @@ impl Game for Othello {
                 "empty; expected 64 characters (X black, O white, - empty) and the side to move",
             )
         })?;
+        // The side to move may follow the board without a space (`…X`: 65 characters).
+        let (board, glued_side) = match board.char_indices().nth(64) {
+            Some((at, _)) if board[at..].chars().count() == 1 => (&board[..at], Some(&board[at..])),
+            _ => (board, None),
+        };
         let count = board.chars().count();
+        if let Some(last) = glued_side.filter(|s| side_of(s).is_none()) {
+            return Err(Othello::error(format!(
+                "the board has 65 characters and the last, '{last}', is not a side to move (X or O); it needs exactly 64 (squares a1, b1 … h1, a2 … h8)"
+            )));
+        }
         if count != 64 {
             return Err(Othello::error(format!(
                 "the board has {count} characters; it needs exactly 64 (squares a1, b1 … h1, a2 … h8)"
@@ -486,14 +505,13 @@ impl Game for Othello {
         if black | white == 0 {
             return Err(Othello::error("the board has no disc"));
         }
-        let side = match parts.next() {
-            None | Some("X" | "x" | "B" | "b" | "*") => Side::First,
-            Some("O" | "o" | "W" | "w") => Side::Second,
-            Some(other) => {
-                return Err(Othello::error(format!(
-                    "side to move '{other}' is not X (black) or O (white)"
-                )));
-            }
+        let side = match glued_side.or_else(|| parts.next()) {
+            None => Side::First,
+            Some(text) => side_of(text).ok_or_else(|| {
+                Othello::error(format!(
+                    "side to move '{text}' is not X (black) or O (white)"
+                ))
+            })?,
         };
         if let Some(extra) = parts.next() {
             return Err(Othello::error(format!(
@@ -535,30 +553,20 @@ impl Game for Othello {
             out.push('\n');
         }
         out.push_str(&format!(
-            "X (black) {}  O (white) {}  {} to move\n",
+            "X (black) {}  O (white) {}  {}\n",
             black.count_ones(),
             white.count_ones(),
-            if self.side == Side::First { "X" } else { "O" }
+            super::to_move_or_result(self)
         ));
         out
     }
 
-    fn play_sequence(&self, text: &str) -> Result<Othello, GameError> {
-        let mut pos = *self;
-        for token in text.split(|c: char| c.is_whitespace() || c == ',') {
-            let mut rest = token;
-            while !rest.is_empty() {
-                let width = if rest.len() >= 4 && rest[..4].eq_ignore_ascii_case("pass") {
-                    4
-                } else {
-                    2.min(rest.len())
-                };
-                let (head, tail) = rest.split_at(width);
-                pos = pos.play(pos.parse_move(head)?);
-                rest = tail;
-            }
+    /// A square is two characters (`f5d6c3`, the XOT lists' `f5d6c4d3c2b3b4b5`), a pass four.
+    fn first_move_len(&self, run: &str) -> usize {
+        match run.get(..4) {
+            Some(head) if head.eq_ignore_ascii_case("pass") => 4,
+            _ => run.char_indices().nth(2).map_or(run.len(), |(i, _)| i),
         }
-        Ok(pos)
     }
 }
 
@@ -639,6 +647,61 @@ mod tests {
         let pos = Othello::start().play_sequence("f5d6c3").unwrap();
         let text = pos.to_board_string();
         assert_eq!(Othello::start().parse_position(&text).unwrap(), pos);
+    }
+
+    #[test]
+    fn a_side_to_move_glued_to_the_board_is_read() {
+        // After f5 white is to move: the start with f5 played and e5 turned.
+        let mut board = "-".repeat(64);
+        for (sq, c) in [(27, 'O'), (28, 'X'), (35, 'X'), (36, 'X'), (37, 'X')] {
+            board.replace_range(sq..sq + 1, &c.to_string());
+        }
+        let after_f5 = Othello::start().play_sequence("f5").unwrap();
+        for side in ["O", "o", "W", "w"] {
+            let glued = format!("{board}{side}");
+            assert_eq!(glued.len(), 65);
+            assert_eq!(Othello::start().parse_position(&glued).unwrap(), after_f5);
+        }
+        let black = Othello::start()
+            .parse_position(&format!("{board}X"))
+            .unwrap();
+        assert_eq!(black.side, Side::First);
+        assert_eq!(black.black().count_ones(), 4);
+        let err = Othello::start()
+            .parse_position(&format!("{board}Z"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("65 characters") && err.contains("'Z', is not a side to move"),
+            "{err}"
+        );
+        let err = Othello::start()
+            .parse_position(&format!("{board}O X"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unexpected 'X' after the side to move"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn moves_run_together_are_cut_into_squares_and_passes() {
+        let start = Othello::start();
+        fn cut(run: &str) -> Vec<&str> {
+            crate::games::split_run(&Othello::start(), run)
+                .into_iter()
+                .map(|(_, m)| m)
+                .collect()
+        }
+        assert_eq!(cut("f5d6c3"), ["f5", "d6", "c3"]);
+        assert_eq!(cut("f5PASSd6pass"), ["f5", "PASS", "d6", "pass"]);
+        assert_eq!(cut("f5d"), ["f5", "d"]);
+        assert_eq!(cut("é€f5"), ["é€", "f5"]);
+        assert!(cut("").is_empty());
+        // A character that is not a square is refused, never cut in the middle.
+        let err = start.play_sequence("f5€").unwrap_err().to_string();
+        assert!(err.contains("invalid othello move '€'"), "{err}");
     }
 
     #[test]
