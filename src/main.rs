@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             }
             // A flag or command joute does not have: one line with the one meant.
             ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => {
-                eprintln!("{}", cli::usage::unknown_argument(&err, &args));
+                print_error(&cli::usage::unknown_argument(&err, &args));
                 return ExitCode::from(2);
             }
             // Help, version and other usage errors: clap's own rendering (exit 0 or 2).

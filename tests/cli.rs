@@ -430,6 +430,15 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
         &["perft", "othello", "3", "4"],
         &["'4'", "see 'joute perft --help'"],
     );
+    // A negative number for a flag that takes a count: one line saying what it must be.
+    refuses(
+        &with(&["--games", "-5"]),
+        &["--games is -5; it must be a positive number"],
+    );
+    refuses(
+        &["run", "--threads", "-1"],
+        &["--threads is -1; it must be a positive number"],
+    );
     // Never clap's tip to pass the flag as a value after '--'.
     let out = joute().args(with(&["-concurrency", "4"])).output().unwrap();
     assert!(!String::from_utf8(out.stderr).unwrap().contains("-- -c"));

@@ -74,6 +74,17 @@ pub fn unknown_argument(err: &Error, args: &[OsString]) -> String {
         return format!("error: unrecognized subcommand '{name}'; {advice}");
     }
     let invalid = text(err, ContextKind::InvalidArg).unwrap_or_default();
+    // `--games -5`: clap takes the negative number for a flag; say what the value must be.
+    if invalid.parse::<f64>().is_ok()
+        && let Some(flag) = args
+            .iter()
+            .filter_map(|a| a.to_str())
+            .take_while(|a| *a != invalid)
+            .last()
+            .filter(|a| a.starts_with("--"))
+    {
+        return format!("error: {flag} is {invalid}; it must be a positive number");
+    }
     let (shown, mut advice) = advise(&invalid, command, err, args);
     if command.is_none() {
         // clap's "'run --threads' exists" for an option written before the command.
