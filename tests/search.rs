@@ -120,6 +120,31 @@ fn mcts_is_seeded_and_takes_an_immediate_win() {
 }
 
 #[test]
+fn a_full_mcts_tree_stops_growing_and_the_search_goes_on() {
+    // 1 MiB holds some twenty thousand nodes of Connect 4; 100,000 playouts from the start
+    // would grow the tree far beyond.
+    let pos = Connect4::start();
+    let mut config = SearchConfig::new(Algorithm::Mcts, 1);
+    config.options.playouts = 100_000;
+    config.options.tree_mib = 1;
+    config.options.seed = 5;
+    let small = Searcher::new(config.clone()).search(&pos, &Even);
+    assert!(small.best_move.is_some());
+    // Every playout was made although the tree stopped growing: the same number of
+    // simulations as with room to spare, and fewer tree nodes created.
+    config.options.tree_mib = 256;
+    let large = Searcher::new(config).search(&pos, &Even);
+    assert_eq!(small.stats.leaves, 100_000);
+    assert_eq!(large.stats.leaves, 100_000);
+    assert!(
+        small.stats.depth < large.stats.depth,
+        "{:?} vs {:?}",
+        small.stats,
+        large.stats
+    );
+}
+
+#[test]
 fn random_moves_are_legal_and_seeded() {
     let mut config = SearchConfig::new(Algorithm::Random, 1);
     config.options.seed = 11;

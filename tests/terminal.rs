@@ -284,3 +284,44 @@ fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
         "nothing is written for a refused spec"
     );
 }
+
+#[test]
+fn a_run_that_cannot_finish_is_announced_before_its_first_game() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(bin())
+        .args([
+            "match",
+            "morpion-15x15-5",
+            "minimax:4",
+            "random",
+            "--games",
+            "2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut warning = None;
+    while let Ok(line) = receive.recv_timeout(Duration::from_secs(30)) {
+        if line.starts_with("warning:") {
+            warning = Some(line);
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let warning = warning.expect("no warning within 30 s");
+    assert!(
+        warning.contains("minimax") && warning.contains("a game"),
+        "{warning}"
+    );
+}

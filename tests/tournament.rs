@@ -721,6 +721,45 @@ const TWO: &str = "[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 
 #[test]
 fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     let dir = scratch("bad");
+    // Absurd numbers are refused with their key's range.
+    let ranged = |from: &str, to: &str, expected: &[&str]| {
+        refused_spec(&dir, &format!("{HEAD}{TWO}").replace(from, to), expected);
+    };
+    ranged(
+        "seed = 1\n",
+        "seed = 1\nanchor = \"a\"\nanchor_elo = 1e308\n",
+        &["key 'anchor_elo'", "-10000..=10000"],
+    );
+    ranged(
+        "depth = 1",
+        "time = \"1e-300s\"",
+        &["engine[1].time", "from 1ms to one day"],
+    );
+    ranged(
+        "depth = 1",
+        "nodes = 9223372036854775807",
+        &["engine[1].nodes", "1..=10000000000"],
+    );
+    ranged(
+        "algorithm = \"alphabeta\"\ndepth = 1",
+        "algorithm = \"mcts\"\nplayouts = 9223372036854775807",
+        &["engine[1].playouts", "1..=100000000"],
+    );
+    ranged(
+        "algorithm = \"alphabeta\"\ndepth = 1",
+        "algorithm = \"mcts\"\nplayouts = 10\ntree_mib = 0",
+        &["engine[1].tree_mib", "1..=4096"],
+    );
+    ranged(
+        "depth = 1",
+        "depth = 1\ntree_mib = 64",
+        &["engine[1].tree_mib", "belongs to mcts"],
+    );
+    ranged(
+        "algorithm = \"alphabeta\"\ndepth = 1",
+        "algorithm = \"mcts\"\nplayouts = 10\nexploration = 1e9",
+        &["engine[1].exploration", "0..=100"],
+    );
     refused_spec(&dir, "name = \"t\"\ngame = \n", &["bad.toml:2:"]);
     refused_spec(
         &dir,
@@ -1263,7 +1302,7 @@ fn limits_are_checked_before_anything_is_played() {
     };
     refuse(
         &["match", "connect4", "alphabeta:1e20s", "random"],
-        "at most one day",
+        "from 1ms to one day",
     );
     refuse(
         &[

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::eval::{EvalError, Features, LinearEval, Weights};
 use crate::search::{
-    Algorithm, Limits, MAX_DEPTH, SearchConfig, SearchError, SearchOptions, SearchResult, Searcher,
+    Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, SearchConfig, SearchError,
+    SearchOptions, SearchResult, Searcher,
 };
 
 /// Why an engine description was refused.
@@ -78,11 +79,15 @@ impl EngineSpec {
             }
             (_, Some(budget)) => {
                 if let Some(nodes) = budget.strip_prefix('n') {
-                    let nodes: u64 = nodes.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        syntax(format!(
-                            "node budget '{budget}' is not nN with N a positive whole number"
-                        ))
-                    })?;
+                    let nodes: u64 = nodes
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=MAX_NODES).contains(n))
+                        .ok_or_else(|| {
+                            syntax(format!(
+                                "node budget '{budget}' is not nN with N a whole number in 1..={MAX_NODES}"
+                            ))
+                        })?;
                     limits.nodes = Some(nodes);
                 } else if let Some(time) = parse_time(budget) {
                     let time = time.map_err(syntax)?;
@@ -94,8 +99,10 @@ impl EngineSpec {
                         ))
                     })?;
                     if algorithm == Algorithm::Mcts {
-                        if n < 1 {
-                            return Err(syntax(format!("mcts needs at least 1 playout, not {n}")));
+                        if !(1..=MAX_PLAYOUTS as i64).contains(&n) {
+                            return Err(syntax(format!(
+                                "mcts playouts {n} are out of range; allowed: 1..={MAX_PLAYOUTS}"
+                            )));
                         }
                         options.playouts = n as u64;
                     } else {
@@ -137,6 +144,8 @@ impl EngineSpec {
 
 /// The longest time per move an engine may be given: one day.
 const MAX_MOVE_SECONDS: f64 = 86_400.0;
+/// The shortest: a millisecond (less is no search at all).
+const MIN_MOVE_SECONDS: f64 = 0.001;
 
 /// `Ns`, `N.Ns` or `Nms`: `None` when `text` has neither suffix.
 pub(crate) fn parse_time(text: &str) -> Option<Result<Duration, String>> {
@@ -151,9 +160,9 @@ pub(crate) fn parse_time(text: &str) -> Option<Result<Duration, String>> {
         number
             .parse::<f64>()
             .ok()
-            .filter(|v| v.is_finite() && *v > 0.0 && v * scale <= MAX_MOVE_SECONDS)
+            .filter(|v| v.is_finite() && (MIN_MOVE_SECONDS..=MAX_MOVE_SECONDS).contains(&(v * scale)))
             .map(|v| Duration::from_secs_f64(v * scale))
-            .ok_or_else(|| format!("time '{text}' is not a positive number of seconds (0.5s) or milliseconds (200ms), at most one day")),
+            .ok_or_else(|| format!("time '{text}' is not a number of seconds (0.5s) or milliseconds (200ms) from 1ms to one day")),
     )
 }
 

@@ -9,6 +9,7 @@ pub mod openings;
 pub mod runner;
 pub mod schedule;
 pub mod spec;
+pub mod workload;
 
 pub use cancel::CancelToken;
 pub use engine::{Engine, EngineError, EngineSpec};

@@ -54,11 +54,16 @@ use super::schedule::{Format, Schedule};
 use crate::eval::weights::line_col;
 use crate::eval::{Features, FeaturesVisitor, Weights};
 use crate::games::GameKind;
-use crate::search::{Algorithm, Limits, MAX_DEPTH, MoveOrder, SearchConfig, SearchOptions};
+use crate::search::{
+    Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, MAX_TREE_MIB, MoveOrder, SearchConfig,
+    SearchOptions,
+};
 use crate::stats::sprt::{EloModel, Sprt};
 
 /// The most engines a spec may name.
 pub const MAX_ENGINES: usize = 64;
+/// The largest anchor rating, in absolute value: ratings of real engines span a few thousand.
+pub const MAX_ANCHOR_ELO: f64 = 10_000.0;
 /// The longest engine or run name, in characters (names head table columns and folders).
 pub const MAX_NAME_CHARS: usize = 64;
 /// The most games a run may schedule.
@@ -183,6 +188,7 @@ pub(crate) struct RawEngine {
     tt_mib: Option<Spanned<i64>>,
     tolerance: Option<Spanned<i64>>,
     exploration: Option<Spanned<f64>>,
+    tree_mib: Option<Spanned<i64>>,
     tie_break: Option<Spanned<bool>>,
 }
 
@@ -269,6 +275,14 @@ pub enum OpeningSource {
     },
 }
 
+fn default_tree_mib() -> usize {
+    crate::search::DEFAULT_TREE_MIB
+}
+
+fn is_default_tree_mib(mib: &usize) -> bool {
+    *mib == crate::search::DEFAULT_TREE_MIB
+}
+
 /// One engine as resolved: everything that decides how it plays.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedEngine {
@@ -294,6 +308,13 @@ pub struct ResolvedEngine {
     pub tolerance: i32,
     /// mcts exploration constant.
     pub exploration: f64,
+    /// mcts tree memory cap, MiB (left out of `run.json` at its default, so that specs written
+    /// before it existed keep their hash).
+    #[serde(
+        default = "default_tree_mib",
+        skip_serializing_if = "is_default_tree_mib"
+    )]
+    pub tree_mib: usize,
     /// Random choice among equal best root moves.
     pub tie_break: bool,
     /// Where the weights came from (a path, `inline`, or `built-in default`).
@@ -325,6 +346,7 @@ impl ResolvedEngine {
                 tolerance: self.tolerance,
                 exploration: self.exploration,
                 playouts: self.playouts,
+                tree_mib: self.tree_mib,
                 tie_break: self.tie_break,
                 seed: 0,
             },
@@ -918,11 +940,13 @@ fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError
                 ));
             }
             let elo_value = elo.as_ref().map_or(0.0, |e| *e.get_ref());
-            if !elo_value.is_finite() {
+            if !(-MAX_ANCHOR_ELO..=MAX_ANCHOR_ELO).contains(&elo_value) {
                 return Err(loc.on(
                     elo.as_ref().expect("given"),
                     "anchor_elo",
-                    "must be a finite number",
+                    format!(
+                        "anchor_elo is {elo_value}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}"
+                    ),
                 ));
             }
             Some(Anchor {
@@ -1204,6 +1228,7 @@ pub(crate) fn engine_budget(
         tt_mib: defaults.tt_mib,
         tolerance: defaults.tolerance,
         exploration: defaults.exploration,
+        tree_mib: defaults.tree_mib,
         tie_break: defaults.tie_break,
         weights_origin: String::new(),
         weights: Vec::new(),
@@ -1224,11 +1249,11 @@ pub(crate) fn engine_budget(
     }
     if let Some(n) = &raw.nodes {
         let v = *n.get_ref();
-        if v <= 0 {
+        if !(1..=MAX_NODES as i64).contains(&v) {
             return Err(loc.on(
                 n,
                 &key("nodes"),
-                format!("engine '{name}': nodes is {v}; it must be a positive whole number"),
+                format!("engine '{name}': nodes is {v}; allowed: 1..={MAX_NODES} (ten billion positions: minutes a move)"),
             ));
         }
         resolved.nodes = Some(v as u64);
@@ -1242,11 +1267,11 @@ pub(crate) fn engine_budget(
                 format!("engine '{name}': playouts belongs to mcts, not {algorithm}"),
             ));
         }
-        if v <= 0 {
+        if !(1..=MAX_PLAYOUTS as i64).contains(&v) {
             return Err(loc.on(
                 p,
                 &key("playouts"),
-                format!("engine '{name}': playouts is {v}; it must be a positive whole number"),
+                format!("engine '{name}': playouts is {v}; allowed: 1..={MAX_PLAYOUTS}"),
             ));
         }
         resolved.playouts = v as u64;
@@ -1317,14 +1342,32 @@ pub(crate) fn engine_budget(
     }
     if let Some(x) = &raw.exploration {
         let v = *x.get_ref();
-        if !(v.is_finite() && v >= 0.0) {
+        if !(0.0..=100.0).contains(&v) {
             return Err(loc.on(
                 x,
                 &key("exploration"),
-                format!("engine '{name}': exploration is {v}; it must be a finite number ≥ 0"),
+                format!("engine '{name}': exploration is {v}; allowed: 0..=100"),
             ));
         }
         resolved.exploration = v;
+    }
+    if let Some(t) = &raw.tree_mib {
+        let v = *t.get_ref();
+        if algorithm != Algorithm::Mcts {
+            return Err(loc.on(
+                t,
+                &key("tree_mib"),
+                format!("engine '{name}': tree_mib belongs to mcts, not {algorithm}"),
+            ));
+        }
+        if !(1..=MAX_TREE_MIB as i64).contains(&v) {
+            return Err(loc.on(
+                t,
+                &key("tree_mib"),
+                format!("engine '{name}': tree_mib is {v}; allowed: 1..={MAX_TREE_MIB} (MiB; a full tree stops growing, the search goes on)"),
+            ));
+        }
+        resolved.tree_mib = v as usize;
     }
     if let Some(t) = &raw.tie_break {
         resolved.tie_break = *t.get_ref();
@@ -1507,6 +1550,7 @@ pub fn match_spec(
                     tt_mib: c.options.tt_mib,
                     tolerance: c.options.tolerance,
                     exploration: c.options.exploration,
+                    tree_mib: c.options.tree_mib,
                     tie_break: c.options.tie_break,
                     weights_origin: w.origin.clone(),
                     weights: start

@@ -279,6 +279,11 @@ pub(super) fn play(
             _ => {}
         }
     }
+    if remaining > 0 && voice != Voice::Silent {
+        for warning in joute::arena::workload::warnings(&spec.resolved) {
+            note!("{warning}");
+        }
+    }
     let cancel = interrupt::token();
     let mut progress = Progress::new(
         voice,

@@ -31,6 +31,14 @@ fn reward_for<G: Game>(pos: &G, side: Side) -> f64 {
     }
 }
 
+/// How many nodes a tree of `mib` MiB holds (node indices are 32-bit).
+pub(super) fn tree_capacity<G: Game>(mib: usize) -> usize {
+    (mib.max(1) << 20)
+        .checked_div(std::mem::size_of::<Node<G>>())
+        .unwrap_or(usize::MAX)
+        .min(u32::MAX as usize - 1)
+}
+
 pub(super) fn search<G: Game, E: Evaluator<G>>(
     s: &mut Searcher<G>,
     root: &G,
@@ -44,7 +52,9 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
         .max(1);
     let exploration = s.config.options.exploration;
     let deadline = s.config.limits.time.map(|t| std::time::Instant::now() + t);
-    let mut tree: Vec<Node<G>> = Vec::with_capacity(playouts.min(1 << 20) as usize * 4);
+    let max_nodes = tree_capacity::<G>(s.config.options.tree_mib);
+    let mut tree: Vec<Node<G>> =
+        Vec::with_capacity((playouts.min(1 << 20) as usize * 4).min(max_nodes));
     tree.push(Node {
         pos: *root,
         mv: None,
@@ -91,11 +101,16 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
             idx = best;
             depth += 1;
         }
-        // Expansion: the node reached gets its children (once it has been visited).
+        // Expansion: the node reached gets its children (once it has been visited), while the
+        // tree has room for them; a full tree stops growing and the search goes on from here.
+        let mut grow = false;
         if !tree[idx].expanded && (tree[idx].visits > 0 || idx == 0) {
-            tree[idx].expanded = true;
             moves.clear();
             tree[idx].pos.legal_moves(&mut moves);
+            grow = idx == 0 || tree.len() + moves.len() <= max_nodes;
+            tree[idx].expanded = grow;
+        }
+        if grow {
             let first = tree.len() as u32;
             let pos = tree[idx].pos;
             for &mv in &moves {

@@ -142,6 +142,18 @@ impl FromStr for Algorithm {
     }
 }
 
+/// The largest node budget an engine may have: ten billion positions, about a quarter of an
+/// hour a move at ten million positions a second.
+pub const MAX_NODES: u64 = 10_000_000_000;
+
+/// The most playouts an `mcts` engine may make a move (a hundred million: minutes a move).
+pub const MAX_PLAYOUTS: u64 = 100_000_000;
+
+/// The default and the largest size of an `mcts` tree, MiB.
+pub const DEFAULT_TREE_MIB: usize = 256;
+/// See [`DEFAULT_TREE_MIB`].
+pub const MAX_TREE_MIB: usize = 4096;
+
 /// When a search stops. With a node budget or a time limit, the depth-first algorithms deepen
 /// iteratively and answer with the deepest iteration they completed.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -195,6 +207,9 @@ pub struct SearchOptions {
     pub exploration: f64,
     /// `mcts`: playouts per move when no node budget is given.
     pub playouts: u64,
+    /// `mcts`: the most memory its tree may take, MiB; when it is full the search goes on
+    /// with playouts from the leaves it has, without growing the tree.
+    pub tree_mib: usize,
     /// Choose at random (seeded) among the root moves that share the best score, instead of the
     /// first one found; exact algorithms only.
     pub tie_break: bool,
@@ -211,6 +226,7 @@ impl Default for SearchOptions {
             tolerance: 0,
             exploration: std::f64::consts::SQRT_2,
             playouts: 1000,
+            tree_mib: DEFAULT_TREE_MIB,
             tie_break: false,
             seed: 0,
         }

@@ -1,0 +1,175 @@
+//! A rough, optimistic estimate of the work each engine of a run does, to warn before a run
+//! whose games cannot finish in any reasonable time (minimax at depth 4 on a 15×15 board).
+//!
+//! The estimate is a lower bound, so a warning means the run is clearly infeasible: positions
+//! per move are `b^d` for minimax and negamax and Knuth and Moore's best case
+//! `b^⌈d/2⌉ + b^⌊d/2⌋ − 1` for the pruning searches (`b` the mean number of legal moves after the
+//! openings), a node budget itself, or playouts times the moves left for `mcts`; searched at
+//! [`POSITIONS_PER_SECOND`], faster than joute's searches run on one core.
+
+use super::openings;
+use super::spec::{ResolvedEngine, ResolvedSpec};
+use crate::eval::{Features, FeaturesVisitor};
+use crate::games::{MoveList, random_game};
+use crate::search::Algorithm;
+
+/// The search speed the estimate assumes (optimistic: `joute bench` measures about half).
+pub const POSITIONS_PER_SECOND: f64 = 2e7;
+
+/// A game longer than this, by the estimate, gets a warning.
+pub const WARN_SECONDS_PER_GAME: f64 = 600.0;
+
+/// Openings sampled for the estimate.
+const SAMPLE: usize = 64;
+
+/// One line per engine whose games would take more than [`WARN_SECONDS_PER_GAME`] each.
+pub fn warnings(spec: &ResolvedSpec) -> Vec<String> {
+    crate::eval::dispatch(&spec.game_kind(), Estimate { spec })
+}
+
+struct Estimate<'a> {
+    spec: &'a ResolvedSpec,
+}
+
+impl FeaturesVisitor for Estimate<'_> {
+    type Output = Vec<String>;
+    fn visit<G: Features>(self, start: G) -> Vec<String> {
+        let sample = &self.spec.opening_moves[..self.spec.opening_moves.len().min(SAMPLE)];
+        let Ok(positions) = openings::positions(&start, sample) else {
+            return Vec::new();
+        };
+        if positions.is_empty() {
+            return Vec::new();
+        }
+        // The mean number of legal moves, and of plies left, after the openings (random games
+        // to the end: a fair idea of a game's length).
+        let mut moves = MoveList::new();
+        let (mut branching, mut left) = (0.0, 0.0);
+        for (k, pos) in positions.iter().enumerate() {
+            moves.clear();
+            pos.legal_moves(&mut moves);
+            branching += moves.len() as f64;
+            let (line, _) = random_game(*pos, usize::MAX, self.spec.seed ^ k as u64);
+            left += (line.len() - 1) as f64;
+        }
+        let n = positions.len() as f64;
+        let (branching, left) = ((branching / n).max(1.0), (left / n).max(1.0));
+        self.spec
+            .engines
+            .iter()
+            .filter_map(|e| warning(e, &start.name(), branching, left))
+            .collect()
+    }
+}
+
+/// The warning for engine `e`, if its games would be too long.
+fn warning(e: &ResolvedEngine, game: &str, branching: f64, plies_left: f64) -> Option<String> {
+    let moves_per_game = (plies_left / 2.0).max(1.0);
+    let per_move = if let Some(ms) = e.time_ms {
+        ms / 1000.0
+    } else {
+        positions_per_move(e, branching, plies_left)? / POSITIONS_PER_SECOND
+    };
+    let per_game = per_move * moves_per_game;
+    (per_game > WARN_SECONDS_PER_GAME).then(|| {
+        format!(
+            "warning: engine '{}' ({}) on {game}: about {} a move, {} a game even at {} M positions/s ({:.0} moves to choose from, {:.0} plies a game); give it a smaller budget (depth, nodes = N or time = \"1s\")",
+            e.name,
+            e.describe(),
+            readable(per_move),
+            readable(per_game),
+            POSITIONS_PER_SECOND / 1e6,
+            branching,
+            plies_left
+        )
+    })
+}
+
+/// Positions a move, at least; `None` for an engine that does no search (random).
+fn positions_per_move(e: &ResolvedEngine, b: f64, plies_left: f64) -> Option<f64> {
+    let algorithm: Algorithm = e.algorithm.parse().ok()?;
+    if algorithm == Algorithm::Random {
+        return None;
+    }
+    if algorithm == Algorithm::Mcts {
+        let playouts = e.nodes.unwrap_or(e.playouts) as f64;
+        return Some(playouts * plies_left.max(1.0));
+    }
+    if let Some(nodes) = e.nodes {
+        return Some(nodes as f64);
+    }
+    let d = e.depth? as i32;
+    Some(match algorithm {
+        Algorithm::Minimax | Algorithm::Negamax => b.powi(d),
+        _ => b.powi((d + 1) / 2) + b.powi(d / 2) - 1.0,
+    })
+}
+
+/// Seconds as `40 s`, `12 min`, `3.5 h`, `9 days`.
+fn readable(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 7200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else if seconds < 172_800.0 {
+        format!("{:.1} h", seconds / 3600.0)
+    } else {
+        format!("{:.0} days", seconds / 86_400.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::spec::TournamentSpec;
+
+    fn spec(game: &str, engine: &str) -> ResolvedSpec {
+        TournamentSpec::parse(
+            &format!(
+                "name = \"w\"\ngame = \"{game}\"\nseed = 1\nopenings = {{ plies = 2, count = 4 }}\n[[engine]]\nname = \"big\"\n{engine}\n[[engine]]\nname = \"r\"\nalgorithm = \"random\"\n"
+            ),
+            "w.toml",
+        )
+        .unwrap()
+        .resolved
+    }
+
+    #[test]
+    fn minimax_four_plies_deep_on_fifteen_by_fifteen_is_flagged() {
+        let w = warnings(&spec(
+            "morpion-15x15-5",
+            "algorithm = \"minimax\"\ndepth = 4",
+        ));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("engine 'big'") && w[0].contains("a game"),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn ordinary_engines_are_not_flagged() {
+        for (game, engine) in [
+            ("othello", "algorithm = \"alphabeta\"\ndepth = 8"),
+            ("connect4", "algorithm = \"pvs\"\ndepth = 12"),
+            ("connect4", "algorithm = \"mcts\"\nplayouts = 10000"),
+            ("morpion-15x15-5", "algorithm = \"alphabeta\"\ndepth = 2"),
+            ("othello", "algorithm = \"pvs\"\ntime = \"1s\""),
+        ] {
+            assert!(warnings(&spec(game, engine)).is_empty(), "{game} {engine}");
+        }
+        // A time limit of an hour a move is flagged.
+        assert_eq!(
+            warnings(&spec("othello", "algorithm = \"pvs\"\ntime = \"3600s\"")).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn durations_read_in_the_largest_fitting_unit() {
+        assert_eq!(readable(40.0), "40 s");
+        assert_eq!(readable(720.0), "12 min");
+        assert_eq!(readable(12_600.0), "3.5 h");
+        assert_eq!(readable(9.0 * 86_400.0), "9 days");
+    }
+}
