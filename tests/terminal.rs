@@ -288,6 +288,8 @@ fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
 #[test]
 fn a_run_that_cannot_finish_is_announced_before_its_first_game() {
     use std::io::{BufRead, BufReader};
+    // Killed below: its scratch folder goes into a temporary folder of the test's own.
+    let tmp = common::scratch("terminal", "workload");
     let mut child = Command::new(bin())
         .args([
             "match",
@@ -297,6 +299,7 @@ fn a_run_that_cannot_finish_is_announced_before_its_first_game() {
             "--games",
             "2",
         ])
+        .env("TMPDIR", &*tmp)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
