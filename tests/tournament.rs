@@ -714,6 +714,9 @@ fn refused_spec(dir: &Path, text: &str, expected: &[&str]) {
     }
 }
 
+/// The repository: specs written into scratch folders name its weights files absolutely.
+const REPO: &str = env!("CARGO_MANIFEST_DIR");
+
 const HEAD: &str =
     "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 2 }\n";
 const TWO: &str = "[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n";
@@ -721,6 +724,12 @@ const TWO: &str = "[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 
 #[test]
 fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     let dir = scratch("bad");
+    // A tuning spec given to joute run says which command it is for.
+    refused_spec(
+        &dir,
+        &std::fs::read_to_string(Path::new(REPO).join("tournaments/tune-connect4.toml")).unwrap(),
+        &["this is a tuning spec", "joute tune"],
+    );
     // Absurd numbers are refused with their key's range.
     let ranged = |from: &str, to: &str, expected: &[&str]| {
         refused_spec(&dir, &format!("{HEAD}{TWO}").replace(from, to), expected);
@@ -818,8 +827,10 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     );
     refused_spec(
         &dir,
-        &format!("{HEAD}{TWO}")
-            .replace("depth = 1", "depth = 1\nweights = \"weights/othello.toml\""),
+        &format!("{HEAD}{TWO}").replace(
+            "depth = 1",
+            &format!("depth = 1\nweights = \"{REPO}/weights/othello.toml\""),
+        ),
         &["engine[1].weights", "othello", "connect4"],
     );
     refused_spec(
@@ -874,7 +885,9 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     );
     refused_spec(
         &dir,
-        "name = \"t\"\ngame = \"othello\"\nseed = 1\nopenings = { plies = 2, count = 2 }\n[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\nweights = \"weights/connect4.toml\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n",
+        &format!(
+            "name = \"t\"\ngame = \"othello\"\nseed = 1\nopenings = {{ plies = 2, count = 2 }}\n[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\nweights = \"{REPO}/weights/connect4.toml\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n"
+        ),
         &["engine[1].weights", "connect4", "othello"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -988,6 +1001,51 @@ fn bad_command_lines_get_a_clear_error() {
         "only logs of one run merge",
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn paths_in_a_spec_are_relative_to_the_spec_file() {
+    // The gauntlet names ../weights/othello-discs.toml: it runs from its own folder, and
+    // from the repository's root.
+    let dir = scratch("relative");
+    for (cwd, spec, out) in [
+        ("tournaments", "gauntlet.toml", "from-tournaments"),
+        (".", "tournaments/gauntlet.toml", "from-root"),
+    ] {
+        let run = joute()
+            .current_dir(Path::new(REPO).join(cwd))
+            .args([
+                "run",
+                spec,
+                "--out",
+                dir.join(out).to_str().unwrap(),
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{cwd}: {run:?}");
+    }
+    // Both ran the same spec: the same hash, the same games.
+    assert_eq!(
+        games(&[dir.join("from-tournaments").join("games.jsonl")]),
+        games(&[dir.join("from-root").join("games.jsonl")])
+    );
+    // An openings file beside a spec in another folder.
+    let elsewhere = dir.join("specs");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("openings.txt"), "4453\n3344\n").unwrap();
+    std::fs::write(
+        elsewhere.join("spec.toml"),
+        format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "file = \"openings.txt\""),
+    )
+    .unwrap();
+    ok(&[
+        "run",
+        elsewhere.join("spec.toml").to_str().unwrap(),
+        "--out",
+        dir.join("file-openings").to_str().unwrap(),
+        "--quiet",
+    ]);
 }
 
 #[test]

@@ -27,7 +27,7 @@ weights_out = "{}"
 [engine]
 algorithm = "alphabeta"
 depth = 2
-weights = "weights/connect4-centre.toml"
+weights = "{}/weights/connect4-centre.toml"
 
 [openings]
 plies = 6
@@ -51,7 +51,8 @@ min = -20
 max = 100
 step = 10
 {extra}"#,
-        dir.join("tuned.toml").display()
+        dir.join("tuned.toml").display(),
+        env!("CARGO_MANIFEST_DIR")
     )
 }
 
@@ -304,6 +305,23 @@ fn bad_tuning_specs_get_a_clear_error() {
             good.replace("games = 3000", "games = 0"),
             vec!["budget.games", "a budget of 0 plays nothing"],
         ),
+        // Opening lengths that give (almost) no distinct openings, found when the spec is read.
+        (
+            good.replace("plies = 6", "plies = 0"),
+            vec!["bad.toml:13:9", "openings.plies", "gives only 1 distinct"],
+        ),
+        (
+            good.replace("plies = 6", "plies = 100"),
+            vec!["bad.toml:13:9", "openings.plies", "gives only 0 distinct"],
+        ),
+        // A tournament spec given to joute tune says which command it is for.
+        (
+            std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tournaments/quickstart.toml"),
+            )
+            .unwrap(),
+            vec!["this is a tournament spec", "joute run"],
+        ),
         (
             good.replace("games = 3000", "iterations = 0"),
             vec!["budget.iterations", "a budget of 0"],
@@ -319,8 +337,9 @@ fn bad_tuning_specs_get_a_clear_error() {
         // An opponent pool of another game: its weights file is Othello's.
         (
             format!(
-                "{}\n[[pool]]\nname = \"p\"\nalgorithm = \"alphabeta\"\ndepth = 2\nweights = \"weights/othello.toml\"\n",
-                good.replace("weights_out", "opponent = \"pool\"\nweights_out")
+                "{}\n[[pool]]\nname = \"p\"\nalgorithm = \"alphabeta\"\ndepth = 2\nweights = \"{}/weights/othello.toml\"\n",
+                good.replace("weights_out", "opponent = \"pool\"\nweights_out"),
+                env!("CARGO_MANIFEST_DIR")
             ),
             vec!["pool[1].weights", "othello", "connect4"],
         ),
@@ -384,7 +403,158 @@ fn the_example_tuning_specs_are_valid() {
         if !name.starts_with("tune-") {
             continue;
         }
-        let text = std::fs::read_to_string(&path).unwrap();
-        joute::tune::spec::parse(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        joute::tune::spec::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+}
+
+/// `git` in `dir`, expecting success; returns stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=joute",
+            "-c",
+            "user.email=joute@example.org",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_tune_from_a_copy_of_the_repository_changes_no_tracked_file() {
+    // The repository's specs and weights as a fresh repository: what a user's clone holds.
+    let dir = scratch("clone");
+    let repo = dir.join("repo");
+    for folder in ["tournaments", "weights"] {
+        std::fs::create_dir_all(repo.join(folder)).unwrap();
+        for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(folder)).unwrap()
+        {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, repo.join(folder).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    git(&repo, &["init", "--quiet"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "--quiet", "-m", "a clone"]);
+    let out = dir.join("out");
+    let run = Command::cargo_bin("joute")
+        .unwrap()
+        .current_dir(&repo)
+        .args([
+            "tune",
+            "tournaments/tune-connect4.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--budget",
+            "400",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+    let tuned = std::fs::read_to_string(out.join("tuned-weights.toml")).unwrap();
+    assert!(tuned.contains("Tuned by joute"), "{tuned}");
+}
+
+#[test]
+fn a_weights_copy_replaces_a_file_only_with_force_and_is_checked_before_any_game() {
+    let dir = scratch("copy");
+    let spec = write(
+        &dir,
+        &spec_text(&dir, "hill-climb", "games = 300", "").replace(
+            &format!("weights_out = \"{}\"\n", dir.join("tuned.toml").display()),
+            "",
+        ),
+    );
+    let existing = dir.join("mine.toml");
+    std::fs::write(&existing, "game = \"connect4\"\n[weights]\ncentre = 1\n").unwrap();
+    let tune = |out: &str, extra: &[&str]| {
+        let mut args = vec!["tune", spec.to_str().unwrap(), "--out", out, "--quiet"];
+        args.extend_from_slice(extra);
+        Command::cargo_bin("joute")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    // An existing file: refused at once, nothing played.
+    let a = dir.join("a");
+    let refused = tune(
+        a.to_str().unwrap(),
+        &["--write-weights", existing.to_str().unwrap()],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("exists") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert!(!a.join("history.jsonl").exists(), "a game was played");
+    // A folder that does not exist: refused at once too.
+    let nowhere = dir.join("no-such-folder").join("w.toml");
+    let refused = tune(
+        a.to_str().unwrap(),
+        &["--write-weights", nowhere.to_str().unwrap()],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(!a.join("history.jsonl").exists());
+    // With --force the file is replaced by the tuned weights, also kept in the run's folder.
+    let b = dir.join("b");
+    let forced = tune(
+        b.to_str().unwrap(),
+        &["--write-weights", existing.to_str().unwrap(), "--force"],
+    );
+    assert!(forced.status.success(), "{forced:?}");
+    let copy = std::fs::read_to_string(&existing).unwrap();
+    assert!(copy.contains("Tuned by joute"), "{copy}");
+    assert_eq!(
+        copy,
+        std::fs::read_to_string(b.join("tuned-weights.toml")).unwrap()
+    );
+}
+
+#[test]
+fn a_resume_accepts_a_spec_whose_only_change_is_its_output_path() {
+    let dir = scratch("moved");
+    let text = spec_text(&dir, "hill-climb", "games = 300", "");
+    let spec = write(&dir, &text);
+    let out = dir.join("out");
+    let tune = |extra: &[&str]| {
+        let mut args = vec![
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        Command::cargo_bin("joute")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    assert!(tune(&[]).status.success());
+    assert!(dir.join("tuned.toml").is_file());
+    // The copy goes elsewhere now: the run is the same, so --resume takes it.
+    let moved = dir.join("moved.toml");
+    std::fs::write(
+        &spec,
+        text.replace(
+            &dir.join("tuned.toml").display().to_string(),
+            &moved.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let resumed = tune(&["--resume"]);
+    assert!(resumed.status.success(), "{resumed:?}");
+    assert_eq!(
+        std::fs::read_to_string(&moved).unwrap(),
+        std::fs::read_to_string(out.join("tuned-weights.toml")).unwrap()
+    );
 }

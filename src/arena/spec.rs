@@ -100,10 +100,24 @@ impl fmt::Display for SpecError {
     }
 }
 
-/// Builds [`SpecError`]s that point into one spec's text.
+/// Builds [`SpecError`]s that point into one spec's text, and resolves the paths it names.
 pub(crate) struct Locator<'a> {
     pub(crate) file: &'a str,
     pub(crate) text: &'a str,
+    /// The spec file's folder: relative paths in the spec are relative to it (`None` for a
+    /// spec that is no file, such as the embedded quickstart: the current folder).
+    pub(crate) base: Option<&'a Path>,
+}
+
+impl Locator<'_> {
+    /// A path written in the spec, as the process opens it: relative to the spec's folder.
+    pub(crate) fn path(&self, written: &str) -> PathBuf {
+        let path = Path::new(written);
+        match self.base {
+            Some(base) if path.is_relative() => base.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
 }
 
 impl Locator<'_> {
@@ -204,11 +218,73 @@ impl RawEngine {
     }
 }
 
+/// The two kinds of spec, told apart by the keys only one of them has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecKind {
+    /// A tournament (`joute run`): `[[engine]]` tables, `format`, `anchor`, ...
+    Tournament,
+    /// A tuning run (`joute tune`): `method`, `[engine]`, `[[param]]`, `[budget]`, ...
+    Tuning,
+}
+
+impl SpecKind {
+    /// Judges a spec's text; `None` when it is not TOML or has none of the telling keys.
+    pub fn of(text: &str) -> Option<SpecKind> {
+        let table: toml::Table = toml::from_str(text).ok()?;
+        const TUNING: [&str; 9] = [
+            "method",
+            "weights_out",
+            "opponent",
+            "pool",
+            "budget",
+            "hill",
+            "spsa",
+            "confirm",
+            "param",
+        ];
+        const TOURNAMENT: [&str; 5] = ["format", "challengers", "rounds", "anchor", "anchor_elo"];
+        let tuning = TUNING.iter().filter(|k| table.contains_key(**k)).count()
+            + usize::from(table.get("engine").is_some_and(toml::Value::is_table));
+        let tournament = TOURNAMENT
+            .iter()
+            .filter(|k| table.contains_key(**k))
+            .count()
+            + usize::from(table.get("engine").is_some_and(toml::Value::is_array));
+        match tuning.cmp(&tournament) {
+            std::cmp::Ordering::Greater => Some(SpecKind::Tuning),
+            std::cmp::Ordering::Less => Some(SpecKind::Tournament),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    /// The error for a spec of this kind given to the other command.
+    pub fn wrong_command(self, file: &str) -> SpecError {
+        let (what, command) = match self {
+            SpecKind::Tournament => ("a tournament spec", "joute run"),
+            SpecKind::Tuning => ("a tuning spec", "joute tune"),
+        };
+        SpecError {
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            key: String::new(),
+            message: format!("this is {what}: run it with `{command} {file}`"),
+        }
+    }
+}
+
 impl RawSpec {
     /// Reads the TOML structure of a spec; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<RawSpec, SpecError> {
         toml::from_str(text).map_err(|e| {
-            let loc = Locator { file, text };
+            if SpecKind::of(text) == Some(SpecKind::Tuning) {
+                return SpecKind::Tuning.wrong_command(file);
+            }
+            let loc = Locator {
+                file,
+                text,
+                base: None,
+            };
             let offset = e.span().map_or(0, |s| s.start);
             let (key, message) = plain_serde_message(e.message(), text, offset);
             loc.at(offset, &key, message)
@@ -570,13 +646,23 @@ impl TournamentSpec {
             key: String::new(),
             message: format!("cannot read the spec: {e}"),
         })?;
-        TournamentSpec::parse(&text, &file)
+        let raw = RawSpec::parse(&text, &file)?;
+        let loc = Locator {
+            file: &file,
+            text: &text,
+            base: Some(path.parent().unwrap_or(Path::new(""))),
+        };
+        validate(raw, &loc)
     }
 
     /// Validates the text of a spec; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<TournamentSpec, SpecError> {
         let raw = RawSpec::parse(text, file)?;
-        let loc = Locator { file, text };
+        let loc = Locator {
+            file,
+            text,
+            base: None,
+        };
         validate(raw, &loc)
     }
 
@@ -1171,7 +1257,7 @@ fn resolve_openings<G: Features>(
             ))
         }
         OpeningRequest::File { path, count, span } => {
-            let list = openings::read_openings_file(*start, Path::new(path))
+            let list = openings::read_openings_file(*start, &loc.path(path))
                 .map_err(|e| loc.at(*span, "openings.file", e))?;
             let available = list.len() as u64;
             let used = count.unwrap_or(available / rounds as u64);
@@ -1387,8 +1473,13 @@ pub(crate) fn resolve_weights<G: Features>(
         return Ok(Weights::default_for(start));
     };
     match value.get_ref() {
-        toml::Value::String(path) => Weights::load(start, &PathBuf::from(path))
-            .map_err(|e| loc.on(value, key, e.to_string())),
+        toml::Value::String(path) => {
+            // Recorded as written (run.json and the hash do not depend on the current folder).
+            let mut weights = Weights::load(start, &loc.path(path))
+                .map_err(|e| loc.on(value, key, e.to_string()))?;
+            weights.origin = path.clone();
+            Ok(weights)
+        }
         toml::Value::Table(table) => {
             let features = start.features();
             let mut values = vec![0.0; features.len()];

@@ -163,6 +163,14 @@ pub struct TuneArgs {
     /// Continue an interrupted run from its checkpoint.
     #[arg(long)]
     pub resume: bool,
+    /// Also write the tuned weights to this file (they are always in the run's folder as
+    /// tuned-weights.toml); overrides the spec's weights_out. An existing file is replaced
+    /// only with --force.
+    #[arg(long, value_name = "PATH")]
+    pub write_weights: Option<PathBuf>,
+    /// Replace the file named by --write-weights (or weights_out) if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Cap on the number of games, confirmation included (the confirmation then gets at most
     /// a quarter, the A/A match a tenth).
     #[arg(long, value_name = "GAMES")]

@@ -32,12 +32,21 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
+    // Every output is checked before the first game: a run must not play for hours and then
+    // find it cannot write its result.
     std::fs::create_dir_all(&out).map_err(|e| {
         InputError(format!(
             "{}: cannot create the output folder: {e}",
             out.display()
         ))
     })?;
+    check_writable(&out).map_err(|e| {
+        InputError(format!(
+            "{}: cannot write in the output folder: {e}",
+            out.display()
+        ))
+    })?;
+
     let checkpoint_path = out.join("checkpoint.json");
     let history_path = out.join("history.jsonl");
     let started = checkpoint_path.exists()
@@ -51,6 +60,10 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             out.display()
         ))
         .into());
+    }
+    let copy = args.write_weights.clone().or(spec.weights_out.clone());
+    if let Some(path) = &copy {
+        check_weights_copy(path, args.force)?;
     }
     let mut ck = if checkpoint_path.exists() {
         let ck =
@@ -216,10 +229,16 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     };
     let match_seconds = clock.elapsed().as_secs_f64();
 
-    // The tuned weights, with how they were made.
+    // The tuned weights, with how they were made: in the run's folder, and where the user
+    // asked for a copy.
     let games = ck.games + confirmation.games + aa.as_ref().map_or(0, |m| m.games);
     let header = weights_header(&spec, &args.spec, &ck, &history, &confirmation, games);
-    write_weights(&spec, &tuned, &header)?;
+    let in_folder = out.join(TUNED_WEIGHTS);
+    write_weights(&spec, &tuned, &header, &in_folder)?;
+    if let Some(path) = &copy {
+        write_weights(&spec, &tuned, &header, path)?;
+    }
+    let weights_file = copy.as_ref().unwrap_or(&in_folder).display().to_string();
 
     let record = TuneRecord {
         name: spec.name.clone(),
@@ -248,7 +267,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         history,
         confirmation: Some(confirmation.clone()),
         aa: aa.clone(),
-        weights_file: spec.weights_out.clone(),
+        weights_file: weights_file.clone(),
         games,
         seconds: ck.seconds + match_seconds,
     };
@@ -300,8 +319,12 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                 );
             }
             println!(
-                "{} games in all, {:.1} s; weights: {}",
-                games, record.seconds, spec.weights_out
+                "{} games in all, {:.1} s; weights: {}{}",
+                games,
+                record.seconds,
+                in_folder.display(),
+                copy.as_ref()
+                    .map_or(String::new(), |c| format!(", copied to {}", c.display()))
             );
             if voice == Voice::Normal {
                 println!("report: {}", index.display());
@@ -362,7 +385,7 @@ fn play_match(
     let engine = |name: &str, weights: &[f64]| ResolvedEngine {
         name: name.to_string(),
         weights_origin: if name == "tuned" {
-            spec.weights_out.clone()
+            TUNED_WEIGHTS.to_string()
         } else {
             spec.engine.weights_origin.clone()
         },
@@ -476,8 +499,51 @@ fn weights_header(
     )
 }
 
-/// Writes the tuned weights file (temporary file, then rename).
-fn write_weights(spec: &ResolvedTuneSpec, values: &[f64], header: &str) -> anyhow::Result<()> {
+/// The tuned weights in the run's folder.
+const TUNED_WEIGHTS: &str = "tuned-weights.toml";
+
+/// Whether files can be created in `dir` (a temporary file is made and removed).
+fn check_writable(dir: &Path) -> std::io::Result<()> {
+    tempfile::NamedTempFile::new_in(dir).map(drop)
+}
+
+/// The copy of the tuned weights the user asked for: refused before any game when it would
+/// replace a file without `--force`, or cannot be written.
+fn check_weights_copy(path: &Path, force: bool) -> anyhow::Result<()> {
+    if path.is_dir() {
+        return Err(InputError(format!(
+            "{}: a folder, not a weights file; name a .toml file",
+            path.display()
+        ))
+        .into());
+    }
+    if path.exists() && !force {
+        return Err(InputError(format!(
+            "{} exists: the tuned weights would replace it; add --force to replace it, or name another file (--write-weights PATH); they are always in the run's folder as {TUNED_WEIGHTS}",
+            path.display()
+        ))
+        .into());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    check_writable(parent).map_err(|e| {
+        InputError(format!(
+            "{}: the tuned weights cannot be written there: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(())
+}
+
+/// Writes a tuned weights file (temporary file, then rename).
+fn write_weights(
+    spec: &ResolvedTuneSpec,
+    values: &[f64],
+    header: &str,
+    path: &Path,
+) -> anyhow::Result<()> {
     struct Text<'a> {
         values: &'a [f64],
         header: &'a str,
@@ -494,14 +560,7 @@ fn write_weights(spec: &ResolvedTuneSpec, values: &[f64], header: &str) -> anyho
         }
     }
     let text = joute::eval::dispatch(&spec.game_kind(), Text { values, header });
-    let path = PathBuf::from(&spec.weights_out);
-    if let Some(parent) = path.parent()
-        && !parent.as_os_str().is_empty()
-    {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    write_atomically(&path, text.as_bytes())
+    write_atomically(path, text.as_bytes())
         .with_context(|| format!("cannot write the tuned weights to {}", path.display()))
 }
 

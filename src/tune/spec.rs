@@ -8,7 +8,9 @@
 //! game = "othello"                # required
 //! seed = 2026                     # required; every random choice derives from it
 //! method = "hill-climb"           # required: "hill-climb" or "spsa"
-//! weights_out = "weights/othello-tuned.toml"   # required: where the tuned weights go
+//! weights_out = "../weights/othello-tuned.toml"   # optional: a copy of the tuned weights
+//!                                 # (always in the run's folder as tuned-weights.toml); an
+//!                                 # existing file is replaced only with --force
 //! opponent = "incumbent"          # default; or "pool" with [[pool]] engines
 //!
 //! [engine]                        # the engine tuned: the keys of a tournament engine, no name
@@ -60,14 +62,18 @@ use toml::Spanned;
 use super::hill::{Acceptance, HillConfig, Neighbour};
 use super::params::Param;
 use super::spsa::SpsaConfig;
-use crate::arena::openings::Balance;
+use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::{
-    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, engine_budget, hash_json,
-    name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
+    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, engine_budget,
+    hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
 use crate::stats::sprt::{EloModel, Sprt};
+
+/// The fewest distinct openings the tuning and confirmation plies must give, checked when
+/// the spec is read (a run needs far more; fewer means the plies are useless).
+const MIN_OPENINGS: usize = 256;
 
 /// The most games one tuning run may play.
 pub const MAX_TUNE_GAMES: u64 = 100_000_000;
@@ -82,7 +88,7 @@ pub struct RawTuneSpec {
     game: Spanned<String>,
     seed: Spanned<u64>,
     method: Spanned<String>,
-    weights_out: Spanned<String>,
+    weights_out: Option<Spanned<String>>,
     opponent: Option<Spanned<String>>,
     engine: Spanned<RawEngine>,
     openings: Spanned<RawTuneOpenings>,
@@ -191,8 +197,11 @@ pub struct ResolvedTuneSpec {
     pub seed: u64,
     /// The optimiser.
     pub method: Method,
-    /// Where the tuned weights are written.
-    pub weights_out: String,
+    /// A copy of the tuned weights outside the run's folder (they are always written to
+    /// `tuned-weights.toml` in it), relative to the spec's folder as given. An output path:
+    /// not part of the hash or the checkpoint, so that changing it does not block a resume.
+    #[serde(skip)]
+    pub weights_out: Option<std::path::PathBuf>,
     /// The engine tuned, its weights the start.
     pub engine: ResolvedEngine,
     /// The tuned parameters (their `value`: the start, from the engine's weights).
@@ -280,13 +289,22 @@ pub fn load(path: &Path) -> Result<ResolvedTuneSpec, SpecError> {
         key: String::new(),
         message: format!("cannot read the spec: {e}"),
     })?;
-    parse(&text, &file)
+    parse_in(&text, &file, Some(path.parent().unwrap_or(Path::new(""))))
 }
 
-/// Validates the text of a tuning spec; `file` names it in errors.
+/// Validates the text of a tuning spec; `file` names it in errors; relative paths are relative
+/// to the current folder.
 pub fn parse(text: &str, file: &str) -> Result<ResolvedTuneSpec, SpecError> {
-    let loc = Locator { file, text };
+    parse_in(text, file, None)
+}
+
+/// [`parse`], with relative paths relative to `base` (the spec file's folder).
+fn parse_in(text: &str, file: &str, base: Option<&Path>) -> Result<ResolvedTuneSpec, SpecError> {
+    let loc = Locator { file, text, base };
     let raw: RawTuneSpec = toml::from_str(text).map_err(|e| {
+        if SpecKind::of(text) == Some(SpecKind::Tournament) {
+            return SpecKind::Tournament.wrong_command(file);
+        }
         let offset = e.span().map_or(0, |s| s.start);
         let (key, message) = plain_serde_message(e.message(), text, offset);
         loc.at(offset, &key, message)
@@ -332,14 +350,20 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             ));
         }
     };
-    let weights_out = raw.weights_out.get_ref().trim().to_string();
-    if weights_out.is_empty() || !weights_out.ends_with(".toml") {
-        return Err(loc.on(
-            &raw.weights_out,
-            "weights_out",
-            "name the file the tuned weights go to, ending in .toml (e.g. \"weights/othello-tuned.toml\")",
-        ));
-    }
+    let weights_out = match &raw.weights_out {
+        None => None,
+        Some(w) => {
+            let text = w.get_ref().trim();
+            if text.is_empty() || !text.ends_with(".toml") {
+                return Err(loc.on(
+                    w,
+                    "weights_out",
+                    "name the file the tuned weights are copied to, ending in .toml (e.g. \"../weights/othello-tuned.toml\"); without the key they go to tuned-weights.toml in the run's folder",
+                ));
+            }
+            Some(loc.path(text))
+        }
+    };
 
     // The engine tuned (weights below, with the game).
     if let Some(n) = raw.engine.get_ref().name() {
@@ -705,6 +729,10 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         engine: ResolvedEngine,
         pool: Vec<ResolvedEngine>,
         params: Vec<Param>,
+        /// The opening lengths to check: (plies, where, key).
+        openings: Vec<(u32, usize, &'static str)>,
+        seed: u64,
+        balance: Balance,
     }
     type Resolved = (ResolvedEngine, Vec<ResolvedEngine>, Vec<Param>, Vec<usize>);
     impl FeaturesVisitor for Resolve<'_, '_> {
@@ -754,6 +782,22 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 p.value = value;
                 features.push(f);
             }
+            // Tuning plays every pair from a fresh opening: the plies must give many.
+            for (plies, span, key) in self.openings {
+                let mut stream = OpeningStream::new(start, plies, self.seed, self.balance.clone());
+                for found in 0..MIN_OPENINGS {
+                    if stream.next_opening().is_err() {
+                        return Err(self.loc.at(
+                            span,
+                            key,
+                            format!(
+                                "plies = {plies} gives only {found} distinct playable openings of {}; tuning needs a fresh one for every pair: choose plies that give thousands (6 to 10)",
+                                start.name()
+                            ),
+                        ));
+                    }
+                }
+            }
             Ok((self.engine, self.pool, self.params, features))
         }
     }
@@ -765,6 +809,18 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             engine,
             pool,
             params,
+            openings: {
+                let o = raw.openings.get_ref();
+                let mut list = vec![(plies as u32, o.plies.span().start, "openings.plies")];
+                if let Some(p) = &raw.confirm.get_ref().plies
+                    && confirm_plies != plies as u32
+                {
+                    list.push((confirm_plies, p.span().start, "confirm.plies"));
+                }
+                list
+            },
+            seed,
+            balance: balance.clone(),
         },
     )?;
 
