@@ -192,8 +192,28 @@ fn spsa_runs_its_iterations() {
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(summary["candidates"], 60);
     let h = history(&out);
-    assert!(h.iter().all(|l| l["pairs"] == 2 && l["accepted"] == true));
+    // No iteration is "accepted": every one moves θ by its estimate.
+    assert!(h.iter().all(|l| l["pairs"] == 2 && l["accepted"] == false));
     assert_eq!(summary["games"], 60 * 4 + 240);
+    // On the terminal (here a pipe) an iteration reads as θ+ against θ− and where θ went.
+    let shown = Command::cargo_bin("joute")
+        .unwrap()
+        .args([
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            dir.join("shown").to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    assert!(shown.status.success());
+    let stderr = String::from_utf8_lossy(&shown.stderr);
+    assert!(stderr.contains("iteration 1: θ+ vs θ− "), "{stderr}");
+    assert!(
+        !stderr.contains("accepted") && !stderr.contains("Elo"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

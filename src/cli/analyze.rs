@@ -41,19 +41,24 @@ pub(super) fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
     }
     let analysis = analyze(branching as u8, depth as u8, trees, args.seed.unwrap_or(1));
     if args.json {
-        println!("{}", json!(analysis));
+        say!("{}", json!(analysis))?;
         return Ok(());
     }
-    println!(
+    say!(
         "random trees: branching {branching}, depth {depth}, {trees} trees from seed {}",
         analysis.seed
-    );
-    println!(
+    )?;
+    say!(
         "{:<42} {:>6} {:>14} {:>14} {:>14} {:>8}",
-        "algorithm", "trees", "leaves", "nodes", "theory", "ratio"
-    );
+        "algorithm",
+        "trees",
+        "leaves",
+        "nodes",
+        "theory",
+        "ratio"
+    )?;
     for row in &analysis.rows {
-        println!(
+        say!(
             "{:<42} {:>6} {:>14.1} {:>14.1} {:>14} {:>8}",
             row.algorithm,
             row.trees,
@@ -61,7 +66,7 @@ pub(super) fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
             row.nodes,
             row.theory.map_or("-".into(), |t| format!("{t:.1}")),
             row.ratio.map_or("-".into(), |r| format!("{r:.4}")),
-        );
+        )?;
     }
     Ok(())
 }

@@ -85,7 +85,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
     let nps = |n: u64, s: f64| n as f64 / s.max(1e-9);
     if args.json {
-        println!(
+        say!(
             "{}",
             json!({
                 "nodes": nodes,
@@ -96,7 +96,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<()> {
                     "nodes": r.nodes, "seconds": r.seconds, "nps": nps(r.nodes, r.seconds),
                 })).collect::<Vec<_>>(),
             })
-        );
+        )?;
         return Ok(());
     }
     let mut out = std::io::stdout().lock();

@@ -354,7 +354,7 @@ fn session_error(e: SessionError) -> anyhow::Error {
 }
 
 /// This command line again, with `--resume` (which also works when nothing needs extending).
-fn resume_command() -> String {
+pub(super) fn resume_command() -> String {
     let mut args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--resume") {
         args.push("--resume".into());
@@ -663,7 +663,7 @@ impl Observer for Progress {
 
 /// Seconds until `remaining` more games are played at this session's rate (`played` in
 /// `elapsed` seconds): games logged by earlier sessions say nothing about the rate now.
-fn eta_seconds(played: u64, remaining: u64, elapsed: f64) -> f64 {
+pub(super) fn eta_seconds(played: u64, remaining: u64, elapsed: f64) -> f64 {
     if played == 0 || elapsed <= 0.0 {
         return f64::INFINITY;
     }
@@ -671,7 +671,7 @@ fn eta_seconds(played: u64, remaining: u64, elapsed: f64) -> f64 {
 }
 
 /// `42s`, `3m 20s`, `2h 05m`, or `?` when unknown.
-fn short_duration(seconds: f64) -> String {
+pub(super) fn short_duration(seconds: f64) -> String {
     if !seconds.is_finite() {
         return "?".into();
     }

@@ -143,7 +143,7 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
         };
     let seconds = clock.elapsed().as_secs_f64();
     if as_json {
-        println!(
+        say!(
             "{}",
             json!({
                 "game": name,
@@ -155,7 +155,7 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                 "nodes": solution.nodes,
                 "seconds": seconds,
             })
-        );
+        )?;
     } else {
         let mut out = std::io::stdout().lock();
         writeln!(
@@ -297,7 +297,7 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
             .iter()
             .map(|c| json!({"line": c.line, "id": c.id, "expected": c.expected, "got": c.got, "best_move": c.best, "best_move_ok": c.move_ok}))
             .collect();
-        println!(
+        say!(
             "{}",
             json!({
                 "file": file.display().to_string(),
@@ -309,7 +309,7 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
                 "mean_nodes": nodes as f64 / n,
                 "nodes_per_second": nodes as f64 / seconds.max(1e-9),
             })
-        );
+        )?;
         return Ok(());
     }
     let mut out = std::io::stdout().lock();

@@ -1,12 +1,15 @@
 //! `joute tune`: the tuning loop, the confirmation and A/A matches (played as tournament runs
 //! in `confirm/` and `aa/`), the tuned weights file and the report.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use super::interrupt;
 use super::run::{Voice, play, threads, voice};
 use super::{InputError, TuneArgs};
 use joute::arena::log::write_atomically;
@@ -16,7 +19,9 @@ use joute::eval::{Features, FeaturesVisitor, Weights};
 use joute::report::load::summarize_logs;
 use joute::tune::derive_seed;
 use joute::tune::record::{HistoryLine, MatchResult, TuneRecord};
-use joute::tune::run::{Checkpoint, Plan, held_out_openings, read_history, tune as tune_loop};
+use joute::tune::run::{
+    Checkpoint, Plan, TuneError, held_out_openings, read_history, tune as tune_loop,
+};
 use joute::tune::spec::{Method, ResolvedTuneSpec, load};
 
 /// Seed streams of the two matches (tuning uses others: see `tune::run`).
@@ -94,7 +99,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     };
     let spec = ck.spec.clone();
     if voice == Voice::Normal {
-        eprintln!(
+        note!(
             "tuning {} parameter{} of {} ({}) by {}, {}; {} thread{}{}",
             spec.params.len(),
             if spec.params.len() == 1 { "" } else { "s" },
@@ -125,22 +130,31 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     impl FeaturesVisitor for Tune<'_> {
         type Output = anyhow::Result<(Vec<String>, Vec<String>)>;
         fn visit<G: Features>(self, start: G) -> Self::Output {
-            let mut shown = Instant::now();
-            let voice = self.voice;
-            let names: Vec<String> = self.ck.spec.params.iter().map(|p| p.name.clone()).collect();
-            let mut elo_sum = 0.0;
-            let stream = tune_loop(start, self.ck, self.out, self.threads, |line, ck| {
-                if line.accepted && line.method == "hill-climb" {
-                    elo_sum += line.elo;
+            let mut progress = TuneProgress::new(self.voice, self.ck);
+            let cancel = interrupt::token();
+            let result = tune_loop(
+                start,
+                self.ck,
+                self.out,
+                self.threads,
+                &cancel,
+                |line, ck| progress.step(line, ck),
+            );
+            progress.finish();
+            let stream = match result {
+                Err(TuneError::Interrupted) => {
+                    if self.voice != Voice::Json && self.voice != Voice::Silent {
+                        say!(
+                            "interrupted after candidate {} ({} games); to continue, run: {}",
+                            self.ck.candidates,
+                            self.ck.games,
+                            super::run::resume_command()
+                        )?;
+                    }
+                    return Err(super::run::Interrupted.into());
                 }
-                if voice == Voice::Normal
-                    && (line.accepted && line.method == "hill-climb"
-                        || shown.elapsed() >= Duration::from_secs(5))
-                {
-                    shown = Instant::now();
-                    eprintln!("{}", progress_line(line, &names, ck));
-                }
-            })?;
+                other => other?,
+            };
             let spec = &self.ck.spec;
             let confirm = held_out_openings(start, spec, &stream, 0, self.ck.plan.confirm / 2)
                 .map_err(|e| anyhow::anyhow!("held-out openings: {e}"))?;
@@ -168,7 +182,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let theta = ck.state.theta().to_vec();
     if voice == Voice::Normal {
         let accepted = history.iter().filter(|h| h.accepted).count();
-        println!(
+        say!(
             "{}: {} candidates{}, {} games in {:.1} s",
             spec.name,
             history.len(),
@@ -179,7 +193,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             },
             ck.games,
             ck.seconds
-        );
+        )?;
     }
 
     // The confirmation and A/A matches, as tournament runs of their own.
@@ -192,10 +206,10 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let tuned = spec.weights_with(&theta);
     let start_weights = spec.start_weights();
     if voice == Voice::Normal {
-        println!(
+        say!(
             "\nconfirmation: tuned against start, {} games on held-out openings",
             ck.plan.confirm
-        );
+        )?;
     }
     let confirmation = play_match(
         &spec,
@@ -209,10 +223,10 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     )?;
     let aa = if ck.plan.aa > 0 {
         if voice == Voice::Normal {
-            println!(
+            say!(
                 "\nA/A: start against itself, {} games on held-out openings",
                 ck.plan.aa
-            );
+            )?;
         }
         Some(play_match(
             &spec,
@@ -288,12 +302,12 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         Voice::Json => {
             let mut object = summary;
             object["report"] = json!(index.display().to_string());
-            println!("{object}");
+            say!("{object}")?;
         }
         Voice::Silent => {}
         Voice::Normal | Voice::Quiet => {
-            print!("{}", weights_table(&record));
-            println!(
+            say_text!(weights_table(&record))?;
+            say!(
                 "confirmed: tuned vs start {:+.1} ± {:.1} Elo (95%), LOS {:.2}% over {} games on held-out openings — {}",
                 confirmation.elo,
                 confirmation.error,
@@ -304,9 +318,9 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                 } else {
                     "NOT confirmed: the interval reaches 0"
                 }
-            );
+            )?;
             if let Some(a) = &aa {
-                println!(
+                say!(
                     "A/A: start vs start {:+.1} ± {:.1} Elo over {} games — {}",
                     a.elo,
                     a.error,
@@ -316,26 +330,155 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                     } else {
                         "WARNING: not 0 within its error"
                     }
-                );
+                )?;
             }
-            println!(
+            say!(
                 "{} games in all, {:.1} s; weights: {}{}",
                 games,
                 record.seconds,
                 in_folder.display(),
                 copy.as_ref()
                     .map_or(String::new(), |c| format!(", copied to {}", c.display()))
-            );
+            )?;
             if voice == Voice::Normal {
-                println!("report: {}", index.display());
+                say!("report: {}", index.display())?;
             }
         }
     }
     Ok(())
 }
 
-/// One progress line.
-fn progress_line(line: &HistoryLine, names: &[String], ck: &Checkpoint) -> String {
+/// What `joute tune` shows while it tunes: a bar over the planned candidates (or games) with
+/// its ETA on a terminal, accepted candidates above it; on a pipe, accepted candidates and a
+/// line every few seconds.
+struct TuneProgress {
+    voice: Voice,
+    bar: Option<ProgressBar>,
+    /// Candidates planned (`Some`), or else the games tuning may play.
+    candidates: Option<u64>,
+    games: u64,
+    names: Vec<String>,
+    started: Instant,
+    at_start: u64,
+    shown: Instant,
+    previous: Vec<f64>,
+}
+
+impl TuneProgress {
+    fn new(voice: Voice, ck: &Checkpoint) -> TuneProgress {
+        let candidates = ck.spec.iterations;
+        let games = ck.plan.tuning;
+        let done = match candidates {
+            Some(_) => ck.candidates,
+            None => ck.games,
+        };
+        let total = candidates.unwrap_or(games);
+        let bar = (voice == Voice::Normal && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(if candidates.is_some() {
+                    "{bar:20} {pos}/{len} candidates {wide_msg}"
+                } else {
+                    "{bar:20} {pos}/{len} games {wide_msg}"
+                })
+                .expect("a valid template"),
+            );
+            bar.set_position(done.min(total));
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        TuneProgress {
+            voice,
+            bar,
+            candidates,
+            games,
+            names: ck.spec.params.iter().map(|p| p.name.clone()).collect(),
+            started: Instant::now(),
+            at_start: done,
+            // The first candidate is shown at once: the run says it is alive.
+            shown: Instant::now() - Duration::from_secs(60),
+            previous: ck.state.theta().to_vec(),
+        }
+    }
+
+    fn step(&mut self, line: &HistoryLine, ck: &Checkpoint) {
+        let text = progress_line(line, &self.names, &self.previous, ck);
+        self.previous = line.theta.clone();
+        if self.voice != Voice::Normal {
+            return;
+        }
+        let (done, total) = match self.candidates {
+            Some(n) => (ck.candidates, n),
+            None => (ck.games, self.games),
+        };
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let eta = super::run::eta_seconds(
+            done.saturating_sub(self.at_start),
+            total.saturating_sub(done),
+            elapsed,
+        );
+        let accepted = line.accepted && line.method == "hill-climb";
+        match &self.bar {
+            Some(bar) => {
+                if accepted {
+                    bar.println(&text);
+                }
+                bar.set_position(done.min(total));
+                bar.set_message(format!(
+                    "ETA {}  {} games  {text}",
+                    super::run::short_duration(eta),
+                    ck.games
+                ));
+            }
+            None => {
+                if accepted || self.shown.elapsed() >= Duration::from_secs(5) {
+                    self.shown = Instant::now();
+                    note!("{text}; ETA {}", super::run::short_duration(eta));
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// One progress line: a hill-climbing candidate and its verdict, or an SPSA iteration as what
+/// it is — θ+ against θ− and where θ moved (`previous`: θ before it).
+fn progress_line(
+    line: &HistoryLine,
+    names: &[String],
+    previous: &[f64],
+    ck: &Checkpoint,
+) -> String {
+    if line.method == "spsa" {
+        let moved: Vec<String> = names
+            .iter()
+            .zip(&line.theta)
+            .zip(previous)
+            .take(4)
+            .map(|((name, &now), &before)| format!("{name} {} ({:+.2})", short(now), now - before))
+            .collect();
+        let more = if names.len() > 4 { ", …" } else { "" };
+        return format!(
+            "iteration {}: θ+ vs θ− {}/{}/{}; θ: {}{more}; {} games, {:.0} s",
+            line.k,
+            line.wins,
+            line.draws,
+            line.losses,
+            moved.join(", "),
+            ck.games,
+            ck.seconds
+        );
+    }
+    progress_candidate(line, names, ck)
+}
+
+/// A hill-climbing candidate's line.
+fn progress_candidate(line: &HistoryLine, names: &[String], ck: &Checkpoint) -> String {
     let moved: Vec<String> = line
         .moved
         .iter()
@@ -344,12 +487,10 @@ fn progress_line(line: &HistoryLine, names: &[String], ck: &Checkpoint) -> Strin
         .collect();
     let more = if line.moved.len() > 4 { ", …" } else { "" };
     let llr = line.llr.map_or(String::new(), |l| format!(", LLR {l:.2}"));
-    let verdict = if line.method == "spsa" {
-        String::new()
-    } else if line.accepted {
-        " accepted".into()
+    let verdict = if line.accepted {
+        " accepted"
     } else {
-        " rejected".into()
+        " rejected"
     };
     format!(
         "candidate {}: {}{more}: {} pairs, {:+.1} ± {:.1} Elo{llr}{verdict}; {} games, {:.0} s",

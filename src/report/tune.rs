@@ -744,6 +744,7 @@ struct WeightView {
 /// One row of the history table.
 struct HistoryView {
     k: u64,
+    /// Hill climbing: the parameters moved. SPSA: θ after the iteration, with each change.
     moved: String,
     pairs: u64,
     wins: u64,
@@ -763,6 +764,8 @@ struct ChartView {
 #[derive(Template)]
 #[template(path = "tune.html")]
 struct TunePage<'a> {
+    /// SPSA: the history shows θ, not candidates and verdicts.
+    spsa: bool,
     name: &'a str,
     game: &'a str,
     method: &'a str,
@@ -913,6 +916,17 @@ fn weight_views(record: &TuneRecord) -> Vec<WeightView> {
 }
 
 /// The parameters a candidate moved, by name (`all` for SPSA's every-parameter moves).
+/// θ after an SPSA iteration, each parameter with its change: `mobility 4.2 (+0.31), …`.
+fn theta_moves(record: &TuneRecord, before: &[f64], after: &[f64]) -> String {
+    record
+        .params
+        .iter()
+        .zip(after.iter().zip(before))
+        .map(|(p, (&now, &was))| format!("{} {now:.2} ({:+.2})", p.name, now - was))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn moved_names(record: &TuneRecord, h: &HistoryLine) -> String {
     if record.params.len() > 1 && h.moved.len() == record.params.len() {
         return "all".into();
@@ -945,14 +959,26 @@ pub fn render_tune(
         };
         format!("{n} of {candidates}{rate}")
     });
+    let spsa = method(record) == Method::Spsa;
+    let start: Vec<f64> = record.params.iter().map(|p| p.value).collect();
     let history: Vec<HistoryView> = record
         .history
         .iter()
+        .enumerate()
         .rev()
         .take(HISTORY_ROWS)
-        .map(|h| HistoryView {
+        .map(|(i, h)| HistoryView {
             k: h.k,
-            moved: moved_names(record, h),
+            moved: if spsa {
+                let before = if i == 0 {
+                    &start
+                } else {
+                    &record.history[i - 1].theta
+                };
+                theta_moves(record, before, &h.theta)
+            } else {
+                moved_names(record, h)
+            },
             pairs: h.pairs,
             wins: h.wins,
             draws: h.draws,
@@ -964,6 +990,19 @@ pub fn render_tune(
         .collect();
     let history_note = if candidates == 0 {
         "No candidate has been tested yet.".to_string()
+    } else if spsa {
+        format!(
+            "{}Every iteration plays θ+ = θ + c·Δ against θ− = θ − c·Δ (W/D/L: θ+'s) and moves θ \
+             by that result: nothing is accepted or rejected, and one iteration's score is noise; \
+             the trend of θ is the result.",
+            if candidates > HISTORY_ROWS {
+                format!(
+                    "The last {HISTORY_ROWS} of {candidates} iterations, newest first (all in history.jsonl). "
+                )
+            } else {
+                format!("All {candidates} iterations, newest first (also in history.jsonl). ")
+            }
+        )
     } else if candidates > HISTORY_ROWS {
         format!(
             "The last {HISTORY_ROWS} of {candidates} candidates, newest first; the {} earlier \
@@ -977,6 +1016,7 @@ pub fn render_tune(
         )
     };
     let page = TunePage {
+        spsa,
         name: &record.name,
         game: &record.game,
         method: &record.method,
@@ -1168,7 +1208,7 @@ mod tests {
                 llr: None,
                 elo: 0.0,
                 elo_error: 60.0,
-                accepted: true,
+                accepted: false,
                 theta: theta.clone(),
                 steps: c,
                 games_total: 16 * k,
@@ -1330,11 +1370,25 @@ mod tests {
         let record = spsa_record();
         let html = check_report(&record, &["tune-weights", "tune-steps"], "spsa");
         assert!(html.contains("No confirmation match has been played."));
-        assert!(
-            !html.contains("<th>accepted</th>"),
-            "no acceptance for SPSA"
-        );
-        assert!(html.contains("<td class=\"moved\">all</td>"));
+        // An iteration is no candidate: no Elo, no verdict, but θ and where it moved.
+        for header in ["<th>Accepted</th>", "<th>Elo</th>", "<th>LLR</th>"] {
+            assert!(!html.contains(header), "{header} in an SPSA history");
+        }
+        assert!(html.contains("<th>θ after (change)</th>"));
+        assert!(html.contains("nothing is accepted or rejected"));
+        // The newest iteration's θ with the change from the one before, computed here.
+        let last = &record.history[29];
+        let before = &record.history[28];
+        let expected = record
+            .params
+            .iter()
+            .zip(last.theta.iter().zip(&before.theta))
+            .map(|(p, (now, was))| {
+                format!("{} {now:.2} ({:+.2})", askama_escaped(&p.name), now - was)
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(html.contains(&expected), "{expected}");
         for (chart, svg) in tune_svg_charts(&record).unwrap() {
             for p in &record.params {
                 assert!(svg.contains(&svg_escaped(&p.name)), "{chart}: {}", p.name);

@@ -40,8 +40,9 @@ pub struct HistoryLine {
     pub elo: f64,
     /// See `elo`.
     pub elo_error: f64,
-    /// Hill climbing: whether the candidate became the incumbent. SPSA: always true (every
-    /// iteration moves θ).
+    /// Hill climbing: whether the candidate became the incumbent. SPSA: false, as there is no
+    /// acceptance (every iteration moves θ by its gradient estimate; runs written before
+    /// joute said so hold true).
     pub accepted: bool,
     /// The incumbent (hill climbing) or θ (SPSA) after this candidate.
     pub theta: Vec<f64>,

@@ -19,9 +19,9 @@ use super::oracle::EngineOracle;
 use super::record::HistoryLine;
 use super::spec::{Method, ResolvedTuneSpec};
 use super::spsa::SpsaState;
-use crate::arena::EngineSpec;
 use crate::arena::log::LogWriter;
 use crate::arena::openings::{self, OpeningStream};
+use crate::arena::{CancelToken, EngineSpec};
 use crate::eval::{Features, Weights};
 
 /// Seed streams of a run (besides the optimisers' own).
@@ -213,6 +213,10 @@ pub enum TuneError {
     /// Games could not be played (no fresh openings left).
     #[error("{0}")]
     Games(String),
+    /// Cancelled between two candidates (Ctrl-C); the checkpoint is saved and `--resume`
+    /// continues.
+    #[error("interrupted")]
+    Interrupted,
     /// `history.jsonl` or `checkpoint.json` could not be read or written.
     #[error("{path}: {message}")]
     Io {
@@ -326,6 +330,7 @@ pub fn tune<G: Features>(
     ck: &mut Checkpoint,
     dir: &Path,
     threads: usize,
+    cancel: &CancelToken,
     mut on_step: impl FnMut(&HistoryLine, &Checkpoint),
 ) -> Result<OpeningStream<G>, TuneError> {
     let history_path = dir.join("history.jsonl");
@@ -368,6 +373,12 @@ pub fn tune<G: Features>(
     let seconds_before = ck.seconds;
     let per_pair = ck.games_per_pair();
     while !ck.tuning_done {
+        if cancel.is_cancelled() {
+            // Between two candidates: the checkpoint holds every finished one.
+            ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+            ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
+            return Err(TuneError::Interrupted);
+        }
         let left_pairs = ck.plan.tuning.saturating_sub(ck.games) / per_pair;
         let mut line = match &mut ck.state {
             MethodState::HillClimb(h) => {
@@ -409,7 +420,8 @@ pub fn tune<G: Features>(
                     all,
                     &step.result,
                     None,
-                    true,
+                    // No acceptance in SPSA: every iteration moves θ by its estimate.
+                    false,
                     step.theta,
                     c_k,
                 )
