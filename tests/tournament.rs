@@ -1491,3 +1491,43 @@ fn a_match_grows_its_openings_or_says_which_flag_repeats_them() {
         .collect();
     assert!(moves.len() > openings.len() * 2, "{} games", moves.len());
 }
+
+#[test]
+fn zero_reads_as_zero_never_minus_zero() {
+    // Two identical deterministic engines: every pair is a win each, every Elo exactly 0 —
+    // which the fits and estimates can return as -0.
+    let dir = scratch("zero");
+    let out = dir.join("m");
+    let text = ok(&[
+        "match",
+        "connect4",
+        "alphabeta:3",
+        "alphabeta:3",
+        "--games",
+        "20",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(text.contains("Elo: 0.00 +/- 0.00"), "{text}");
+    let mut files = vec![("stdout".to_string(), text)];
+    for name in ["ratings.csv", "crosstable.csv", "pairs.csv", "index.html"] {
+        files.push((
+            name.to_string(),
+            std::fs::read_to_string(out.join(name)).unwrap(),
+        ));
+    }
+    for (name, text) in files {
+        for (i, _) in text.match_indices("-0.0") {
+            // A number that merely starts -0.0 (like -0.05) is fine; a minus zero is not.
+            let rest: String = text[i + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            assert!(
+                rest.chars().any(|c| c.is_ascii_digit() && c != '0'),
+                "{name}: a minus zero near {:?}",
+                &text[i.saturating_sub(40)..(i + 20).min(text.len())]
+            );
+        }
+    }
+}

@@ -21,15 +21,7 @@ fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Res
     write_atomically(path, &bytes)
 }
 
-/// `x` with `digits` decimals; never `-0.00`.
-fn f(x: f64, digits: usize) -> String {
-    let text = format!("{x:.digits$}");
-    if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
-        text[1..].to_string()
-    } else {
-        text
-    }
-}
+use super::table::fixed as f;
 
 /// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound` (score and draws in
 /// percent; bound `>`/`<` for an engine that won or lost every game, whose error is left

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use askama::Template;
 
 use super::summary::Summary;
-use super::table::{finite_estimate, rating_rows};
+use super::table::{finite_estimate, fixed, rating_rows};
 use crate::arena::log::scan_log;
 use crate::arena::spec::OpeningSource;
 use crate::games::GameKind;
@@ -294,10 +294,10 @@ pub fn render(
         .map(|r| RatingView {
             rank: r.rank,
             name: r.name.clone(),
-            elo: format!("{}{:.1}", r.bound, r.elo),
+            elo: format!("{}{}", r.bound, fixed(r.elo, 1)),
             v_elo: r.elo,
             error: if r.bound.is_empty() {
-                format!("{:.1}", r.error)
+                fixed(r.error, 1)
             } else {
                 "-".into()
             },
@@ -398,9 +398,9 @@ pub fn render(
         .map(|p| {
             let e = finite_estimate(p);
             let elo = if e.bound.is_empty() {
-                format!("{:.1} ± {:.1}", e.elo, e.error)
+                format!("{} ± {}", fixed(e.elo, 1), fixed(e.error, 1))
             } else {
-                format!("{} {:.1}", e.bound, e.elo)
+                format!("{} {}", e.bound, fixed(e.elo, 1))
             };
             PairView {
                 a: names[p.a].clone(),

@@ -77,6 +77,16 @@ pub fn rating_rows(summary: &Summary, ratings: &Ratings) -> Vec<RatingRow> {
         .collect()
 }
 
+/// `x` with `digits` decimals, never `-0.00`: a value that rounds to zero reads as zero
+/// whatever its sign (terminal, CSV and HTML all format through this).
+pub fn fixed(x: f64, digits: usize) -> String {
+    let text = format!("{x:.digits$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
+    }
+}
+
 /// The rating table: `Rank Name Elo +/- Games Score Draw LOS`.
 pub fn rating_table(rows: &[RatingRow]) -> String {
     let width = rows
@@ -92,13 +102,13 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         "Name", "Elo", "+/-", "Games", "Score", "Draw", "LOS"
     );
     for r in rows {
-        let elo = format!("{}{:.1}", r.bound, r.elo);
+        let elo = format!("{}{}", r.bound, fixed(r.elo, 1));
         let los = r
             .los_next
             .map_or(String::new(), |l| format!("{:.1}%", 100.0 * l));
         // A bound has no interval: the virtual draw that keeps it finite fixes it.
         let error = if r.bound.is_empty() {
-            format!("{:.1}", r.error)
+            fixed(r.error, 1)
         } else {
             "-".into()
         };
@@ -148,15 +158,19 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         Some((mark, bound)) => {
             let _ = writeln!(
                 out,
-                "Elo: {mark} {bound:.2} (every game {}; one-sided 95% bound), nElo: -",
+                "Elo: {mark} {} (every game {}; one-sided 95% bound), nElo: -",
+                fixed(bound, 2),
                 if mark == ">" { "won" } else { "lost" }
             );
         }
         None => {
             let _ = writeln!(
                 out,
-                "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-                e.elo, e.error, e.nelo, nelo_error
+                "Elo: {} +/- {}, nElo: {} +/- {}",
+                fixed(e.elo, 2),
+                fixed(e.error, 2),
+                fixed(e.nelo, 2),
+                fixed(nelo_error, 2)
             );
         }
     }
@@ -210,9 +224,9 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
     if let (Some(test), Some(decided)) = (summary.spec.sprt, summary.decision()) {
         let _ = writeln!(
             out,
-            "SPRT ([{:.2}, {:.2}]) completed - {} was accepted after {} pairs",
-            test.elo0,
-            test.elo1,
+            "SPRT ([{}, {}]) completed - {} was accepted after {} pairs",
+            fixed(test.elo0, 2),
+            fixed(test.elo1, 2),
             match decided.decision {
                 Decision::H0 => "H0",
                 Decision::H1 => "H1",
@@ -297,12 +311,12 @@ pub fn sprt_line(summary: &Summary) -> Option<String> {
         .map(|d| d.llr)
         .or_else(|| summary.sprt.as_ref().map(|t| t.llr()))?;
     Some(format!(
-        "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}] {}\n",
-        llr,
-        test.lower(),
-        test.upper(),
-        test.elo0,
-        test.elo1,
+        "LLR: {} ({}, {}) [{}, {}] {}\n",
+        fixed(llr, 2),
+        fixed(test.lower(), 2),
+        fixed(test.upper(), 2),
+        fixed(test.elo0, 2),
+        fixed(test.elo1, 2),
         match test.model {
             crate::stats::sprt::EloModel::Logistic => "logistic",
             crate::stats::sprt::EloModel::Normalized => "normalized",
