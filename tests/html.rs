@@ -41,6 +41,7 @@ fn report(name: &str, text: &str) -> (common::Scratch, PathBuf, PathBuf) {
         games: summary.games,
         seconds: 1.5,
         threads: 2,
+        sessions: Vec::new(),
     });
     let page = write_report(
         &summary,
@@ -189,6 +190,65 @@ fn report_contains_every_engine_escaped_and_offline() {
 }
 
 /// The first browser binary on PATH.
+#[test]
+fn the_sprt_and_its_decision_are_on_the_page() {
+    let text = r#"
+name = "sprt"
+game = "connect4"
+seed = 3
+openings = { plies = 4, count = 400 }
+
+[[engine]]
+name = "ab-5"
+algorithm = "alphabeta"
+depth = 5
+
+[[engine]]
+name = "ab-3"
+algorithm = "alphabeta"
+depth = 3
+
+[sprt]
+elo0 = 0
+elo1 = 50
+alpha = 0.05
+beta = 0.1
+"#;
+    let (_dir, page, log) = report("unit-sprt", text);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).unwrap();
+    let decided = summary
+        .decision()
+        .expect("the test decides well before 400 pairs");
+    // The spec table names the test, the section gives every part of it.
+    assert!(
+        html.contains("<tr><th>sprt</th><td>elo0, elo1 = [0.00, 50.00], α = 0.05, β = 0.1, logistic Elo</td></tr>"),
+        "spec table"
+    );
+    let section = &html[html.find("id=\"sprt-section\"").expect("an SPRT section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    let test = summary.spec.sprt.unwrap();
+    for piece in [
+        "H0: the first engine is 0.00 stronger; H1: it is 50.00 stronger (logistic Elo)",
+        "α = 0.05 (false H1), β = 0.1 (false H0)",
+        &format!(
+            "{:.2}, bounds ({:.2}, {:.2})",
+            decided.llr,
+            ((0.1f64) / (1.0 - 0.05)).ln(),
+            ((1.0f64 - 0.1) / 0.05).ln()
+        ),
+        &format!("<td>{}</td>", decided.pairs),
+    ] {
+        assert!(section.contains(piece), "'{piece}' not in {section}");
+    }
+    assert!((test.lower() - (0.1f64 / 0.95).ln()).abs() < 1e-12);
+    let verdict = match decided.decision {
+        joute::stats::sprt::Decision::H1 => "H1 accepted after",
+        _ => "H0 accepted after",
+    };
+    assert!(section.contains(verdict), "{section}");
+}
+
 fn browser() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     for name in ["chromium", "chromium-browser", "google-chrome"] {

@@ -199,6 +199,16 @@ fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
         std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
         std::fs::read_to_string(whole.join("ratings.csv")).unwrap()
     );
+    // The report times the whole run, both sessions listed.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("360 games in ") && html.contains("over 2 sessions"));
+    let sessions = &html[html.find("id=\"sessions\"").expect("a sessions table")..];
+    let sessions = &sessions[..sessions.find("</table>").unwrap()];
+    assert!(
+        sessions.contains(&format!("<td>{logged}</td>")),
+        "{sessions}"
+    );
+    assert!(sessions.contains("<td>interrupted</td>") && sessions.contains("<td>complete</td>"));
 }
 
 #[test]

@@ -690,6 +690,13 @@ fn moves_cut_by_a_time_limit_are_counted_per_engine() {
         "{line} vs {cut:?}"
     );
     assert!(!line.contains("random"), "{line}");
+    // The report says it too: the note, and the count in the engine's row.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("id=\"time-limits\""), "no time-limit note");
+    assert!(
+        html.contains(&format!("<td>{} of ", cut["pvs:1ms"])),
+        "no per-engine count"
+    );
 }
 
 /// Writes `text` as a spec and expects exit code 2 with an error holding every piece.

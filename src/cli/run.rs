@@ -449,6 +449,7 @@ fn finish_with(
             games,
             seconds,
             threads,
+            sessions: timing.run.sessions.clone(),
         });
         report = Some(
             html::write_report(summary, &ratings, &charts, logs, html_timing, out)

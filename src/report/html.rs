@@ -25,15 +25,42 @@ use crate::arena::spec::OpeningSource;
 use crate::games::GameKind;
 use crate::stats::ratings::Ratings;
 
-/// How long the run took, for the report's timing line.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How long the run took, for the report's timing line: the totals over every session, and
+/// the sessions themselves when there was more than one (a resumed or extended run).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
     /// Games played.
     pub games: u64,
     /// Wall-clock seconds of the run.
     pub seconds: f64,
-    /// Worker threads.
+    /// Worker threads (the last session's).
     pub threads: usize,
+    /// Every session, first to last (may be empty).
+    pub sessions: Vec<crate::arena::log::Session>,
+}
+
+/// One session of the run, for the timing table.
+struct SessionView {
+    started: String,
+    games: u64,
+    seconds: String,
+    threads: usize,
+    ended: String,
+}
+
+/// The sequential test's section.
+struct SprtView {
+    elo0: String,
+    elo1: String,
+    bounds: String,
+    alpha: String,
+    beta: String,
+    model: &'static str,
+    llr: String,
+    llr_bounds: String,
+    pairs: u64,
+    verdict: String,
+    class: &'static str,
 }
 
 /// Why the report could not be written.
@@ -135,6 +162,10 @@ struct Page<'a> {
     pairs: Vec<PairView>,
     charts: Vec<ChartView>,
     timing: Option<String>,
+    sessions: Vec<SessionView>,
+    sprt: Option<SprtView>,
+    time_limits: Option<String>,
+    timeouts: Vec<String>,
     game_count: usize,
     style: &'static str,
     script: &'static str,
@@ -146,6 +177,67 @@ const SCRIPT: &str = include_str!("../../templates/report.js");
 
 fn percent(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
+}
+
+/// The SPRT section of a run that has a test: its bounds and error rates, the LLR and where
+/// it stands, and the verdict.
+fn sprt_view(summary: &Summary) -> Option<SprtView> {
+    let test = summary.spec.sprt?;
+    let decided = summary.decision();
+    let llr = decided
+        .map(|d| d.llr)
+        .or_else(|| summary.sprt.as_ref().map(|t| t.llr()))
+        .unwrap_or(0.0);
+    let pairs = decided.map_or_else(
+        || summary.sprt.as_ref().map_or(0, |t| t.counts().pairs()),
+        |d| d.pairs,
+    );
+    let (a, b) = summary.pairings.first().map_or(("A", "B"), |p| {
+        (
+            summary.spec.engines[p.a].name.as_str(),
+            summary.spec.engines[p.b].name.as_str(),
+        )
+    });
+    let (verdict, class) = match decided.map(|d| d.decision) {
+        Some(crate::stats::sprt::Decision::H1) => (
+            format!(
+                "H1 accepted after {pairs} pairs (the LLR reached its upper bound): the games favour {a} being {} Elo better than {b} over {}; a false H1 has probability α = {}",
+                fixed(test.elo1, 1),
+                fixed(test.elo0, 1),
+                test.alpha
+            ),
+            "good",
+        ),
+        Some(crate::stats::sprt::Decision::H0) => (
+            format!(
+                "H0 accepted after {pairs} pairs (the LLR reached its lower bound): the games favour {a} being {} Elo better than {b} over {}; a false H0 has probability β = {}",
+                fixed(test.elo0, 1),
+                fixed(test.elo1, 1),
+                test.beta
+            ),
+            "bad",
+        ),
+        _ => (
+            format!("undecided after {pairs} pairs: the LLR is between its bounds"),
+            "",
+        ),
+    };
+    Some(SprtView {
+        elo0: fixed(test.elo0, 2),
+        elo1: fixed(test.elo1, 2),
+        bounds: format!("[{}, {}]", fixed(test.elo0, 2), fixed(test.elo1, 2)),
+        alpha: format!("{}", test.alpha),
+        beta: format!("{}", test.beta),
+        model: match test.model {
+            crate::stats::sprt::EloModel::Logistic => "logistic Elo",
+            crate::stats::sprt::EloModel::Normalized => "normalized Elo",
+        },
+        llr: fixed(llr, 2),
+        llr_bounds: format!("({}, {})", fixed(test.lower(), 2), fixed(test.upper(), 2)),
+        pairs,
+        verdict,
+        class,
+    })
 }
 
 /// The openings line of the spec section.
@@ -419,6 +511,28 @@ pub fn render(
             }
         })
         .collect();
+    let sessions: Vec<SessionView> = match &timing {
+        Some(t) if t.sessions.len() > 1 => t
+            .sessions
+            .iter()
+            .map(|x| SessionView {
+                started: x.started.clone(),
+                games: x.games_played,
+                seconds: x
+                    .finished_unix
+                    .map_or("-".into(), |f| format!("{:.1}", f - x.started_unix)),
+                threads: x.threads,
+                ended: x.ended.clone().unwrap_or_else(|| {
+                    if x.finished.is_some() {
+                        "finished".into()
+                    } else {
+                        "killed".into()
+                    }
+                }),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let timing = timing.map(|t| {
         let mut s = format!(
             "{} games in {:.1} s on {} thread{}",
@@ -430,8 +544,21 @@ pub fn render(
         if t.seconds > 0.0 {
             let _ = write!(s, " ({:.1} games/s)", t.games as f64 / t.seconds);
         }
+        if t.sessions.len() > 1 {
+            let _ = write!(s, ", over {} sessions", t.sessions.len());
+        }
         s
     });
+    let sprt = sprt_view(summary);
+    let timeouts = (0..n)
+        .map(|i| {
+            if spec.engines[i].time_ms.is_some() || summary.timeouts[i] > 0 {
+                format!("{} of {}", summary.timeouts[i], summary.moves[i])
+            } else {
+                String::new()
+            }
+        })
+        .collect();
     let (data, game_count) = games_json(summary, logs)?;
     let page = Page {
         title: &spec.name,
@@ -456,6 +583,10 @@ pub fn render(
             })
             .collect(),
         timing,
+        sessions,
+        sprt,
+        time_limits: super::table::time_limits(summary),
+        timeouts,
         game_count,
         style: STYLE,
         script: SCRIPT,
