@@ -174,10 +174,21 @@ var joute = (function () {
       o.textContent = "opening";
       info.appendChild(o);
     }
-    var spans = document.querySelectorAll("#moves span[data-ply]");
+    var spans = document.querySelectorAll("#moves span[data-ply]"), cur = null;
     Array.prototype.forEach.call(spans, function (sp) {
-      sp.classList.toggle("cur", +sp.getAttribute("data-ply") === ply - 1);
+      var on = +sp.getAttribute("data-ply") === ply - 1;
+      sp.classList.toggle("cur", on);
+      if (on) cur = sp;
     });
+    keepInView(cur);
+  }
+  // Scrolls the move list (not the page) so that the current move is visible.
+  function keepInView(sp) {
+    var box = document.getElementById("moves");
+    if (!sp) { if (ply === 0) box.scrollTop = 0; return; }
+    var top = sp.offsetTop, bottom = top + sp.offsetHeight;
+    if (top < box.scrollTop) box.scrollTop = top;
+    else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight;
   }
   function pick(index) {
     stop();
@@ -189,25 +200,33 @@ var joute = (function () {
       "Game " + g[0] + ": " + engines[g[1]] + " (first) vs " + engines[g[2]] + " (second), " + g[3];
     var list = document.getElementById("moves");
     list.innerHTML = "";
-    if (opening.length) {
+    function label(text) {
       var lab = document.createElement("span");
       lab.className = "label";
-      lab.textContent = "opening:";
+      lab.textContent = text;
       list.appendChild(lab);
     }
+    if (opening.length) label("opening:");
+    // Each move number with its moves in one group that does not break across lines.
+    var group = null;
     current.moves.forEach(function (m, i) {
-      if (i === opening.length && i > 0) {
-        var lab2 = document.createElement("span");
-        lab2.className = "label";
-        lab2.textContent = "game:";
-        list.appendChild(lab2);
+      if (i === opening.length && i > 0) { label("game:"); group = null; }
+      if (i % 2 === 0 || !group) {
+        group = document.createElement("span");
+        group.className = "pair";
+        list.appendChild(group);
+        var num = document.createElement("span");
+        num.className = "num";
+        // The number apart from the move: "1. 4 6" reads unambiguously in Connect 4.
+        num.textContent = Math.floor(i / 2) + 1 + (i % 2 === 0 ? "." : "...");
+        group.appendChild(num);
       }
       var sp = document.createElement("span");
-      sp.textContent = (i % 2 === 0 ? Math.floor(i / 2) + 1 + "." : "") + m;
+      sp.textContent = m;
       sp.setAttribute("data-ply", i);
       if (i < opening.length) sp.className = "op";
       sp.addEventListener("click", function () { ply = i + 1; show(); });
-      list.appendChild(sp);
+      group.appendChild(sp);
     });
     var sel = document.getElementById("gamelist");
     if (sel.value !== String(index)) sel.value = String(index);
@@ -219,15 +238,18 @@ var joute = (function () {
     ply = Math.max(0, Math.min(current.moves.length, ply + d));
     show();
   }
+  // Icons drawn as SVG: the media-control characters (⏮ ⏭ ⏸) are missing from common fonts.
+  var PLAY = '<svg class="icon" viewBox="0 0 16 16"><path d="M4 3v10l9-5z"/></svg> play';
+  var PAUSE = '<svg class="icon" viewBox="0 0 16 16"><rect x="3" y="3" width="3.5" height="10"/><rect x="9.5" y="3" width="3.5" height="10"/></svg> pause';
   function stop() {
     if (timer) { clearInterval(timer); timer = null; }
-    document.getElementById("play").textContent = "▶ play";
+    document.getElementById("play").innerHTML = PLAY;
   }
   function play() {
     if (timer) { stop(); return; }
     if (!current) return;
     if (ply >= current.moves.length) ply = 0;
-    document.getElementById("play").textContent = "⏸ pause";
+    document.getElementById("play").innerHTML = PAUSE;
     timer = setInterval(function () {
       if (ply >= current.moves.length) { stop(); return; }
       step(1);
@@ -281,6 +303,8 @@ var joute = (function () {
       if (e.target && e.target.tagName === "SELECT") return;
       if (e.key === "ArrowRight") step(1);
       else if (e.key === "ArrowLeft") step(-1);
+      else if (e.key === "Home") { stop(); ply = 0; show(); }
+      else if (e.key === "End" && current) { stop(); ply = current.moves.length; show(); }
     });
     fillList();
     if (games.length && board.kind !== "none") pick(0);
@@ -331,6 +355,21 @@ var joute = (function () {
         out.cells = boardCells();
         out.openingLabel = !!document.querySelector("#plyinfo .opening");
         out.openingMarks = document.querySelectorAll("#boardsvg .opening-mark").length;
+        // The move list wraps inside its box, and the current move is in its visible part.
+        var box = document.getElementById("moves"), cur = box.querySelector("span.cur");
+        out.movesWrap = box.scrollWidth <= box.clientWidth + 1;
+        out.pageWide = document.documentElement.scrollWidth > window.innerWidth + 1;
+        // What sticks out, if anything (for the test's message).
+        out.wide = Array.prototype.filter.call(document.querySelectorAll("body *"), function (e) {
+          return e.getBoundingClientRect().right > window.innerWidth + 1;
+        }).slice(0, 6).map(function (e) { return e.tagName + "#" + e.id + "." + e.className; });
+        out.width = window.innerWidth;
+        out.curVisible = !cur || (cur.offsetTop >= box.scrollTop - 1 &&
+          cur.offsetTop + cur.offsetHeight <= box.scrollTop + box.clientHeight + 1);
+        out.moveNumbers = Array.prototype.map.call(box.querySelectorAll("span.num"), function (s) { return s.textContent; }).slice(0, 3);
+        out.moveTexts = Array.prototype.map.call(box.querySelectorAll("span[data-ply]"), function (s) { return s.textContent; }).slice(0, 4);
+        // Every control button draws its icon as SVG.
+        out.iconButtons = Array.prototype.filter.call(document.querySelectorAll(".controls button"), function (b) { return !!b.querySelector("svg"); }).length;
       }
       if (args.sort) {
         var th = document.querySelector("#ratings thead th[data-key='" + args.sort + "']");
