@@ -139,7 +139,8 @@ fn check_charts(summary: &Summary, name: &str) -> Vec<String> {
             "crosstable" => (800, 800),
             _ => (900, 500),
         };
-        assert_eq!((w, h), size, "{chart}");
+        // The PNG is the SVG drawn at twice its size.
+        assert_eq!((w, h), (2 * size.0, 2 * size.1), "{chart}");
         assert!(variance > 100.0, "{chart}: blank? grey variance {variance}");
         let svg = std::fs::read_to_string(dir.join(format!("{chart}.svg"))).unwrap();
         assert!(svg.starts_with("<svg"), "{chart}");
@@ -212,6 +213,77 @@ fn engines_of_one_algorithm_at_one_depth_draw_no_depth_chart() {
         }
     }
     assert!(!chart_names(&summary).contains(&"elo-by-depth"));
+}
+
+#[test]
+fn a_depth_line_joins_only_engines_that_differ_in_depth_alone() {
+    // The gauntlet example's case: alphabeta 3 with the defaults and alphabeta 4 with other
+    // weights are not one line (their difference is not a ply).
+    let mut summary = round_robin().clone();
+    let other = |e: &mut joute::arena::spec::ResolvedEngine| {
+        e.weights_origin = "discs.toml".into();
+        for (_, w) in &mut e.weights {
+            *w = 0.0;
+        }
+        e.weights[0].1 = 1.0;
+    };
+    // Depths 1, 2, 3: give depth 3 other weights; 1 and 2 still make a line.
+    let three = summary
+        .spec
+        .engines
+        .iter()
+        .position(|e| e.depth == Some(3))
+        .unwrap();
+    other(&mut summary.spec.engines[three]);
+    assert!(chart_names(&summary).contains(&"elo-by-depth"));
+    let charts = svg_charts(&summary, &summary.ratings()).unwrap();
+    let (_, svg) = charts.iter().find(|(n, _)| n == "elo-by-depth").unwrap();
+    // One line (one legend entry, the algorithm alone), whose points are depths 1 and 2.
+    assert_eq!(svg.matches("\nalphabeta\n").count(), 1, "{svg}");
+    assert!(!svg.contains("discs.toml"), "{svg}");
+    // Depth 2 with other weights too: no two engines differ by depth alone, no chart.
+    let two = summary
+        .spec
+        .engines
+        .iter()
+        .position(|e| e.depth == Some(2))
+        .unwrap();
+    summary.spec.engines[two].weights_origin = "other.toml".into();
+    summary.spec.engines[two].weights[1].1 = 5.0;
+    assert!(!chart_names(&summary).contains(&"elo-by-depth"));
+}
+
+#[test]
+fn a_bound_rating_is_drawn_at_the_axis_edge_and_does_not_stretch_it() {
+    let summary = round_robin();
+    let mut ratings = summary.ratings();
+    // The Morpion example's case: random lost everything and is rated near -1890.
+    let weakest = (0..ratings.ratings.len())
+        .min_by(|&a, &b| ratings.ratings[a].elo.total_cmp(&ratings.ratings[b].elo))
+        .unwrap();
+    ratings.ratings[weakest].elo = -1890.0;
+    ratings.ratings[weakest].bounded = true;
+    let charts = svg_charts(summary, &ratings).unwrap();
+    let (_, svg) = charts.iter().find(|(n, _)| n == "elo").unwrap();
+    // Its bound is written beside it...
+    assert!(svg.contains("&lt; -1890"), "{svg}");
+    // ...and the axis spans the estimated engines only: no tick anywhere near -1890.
+    let lowest_estimate = ratings
+        .ratings
+        .iter()
+        .filter(|r| !r.bounded)
+        .map(|r| r.elo - r.error)
+        .fold(f64::INFINITY, f64::min);
+    let ticks: Vec<f64> = svg
+        .lines()
+        .filter_map(|l| l.trim().parse::<f64>().ok())
+        .collect();
+    let lowest_tick = ticks.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        lowest_tick > lowest_estimate - 0.5 * (lowest_estimate.abs() + 100.0),
+        "ticks {ticks:?}, lowest estimate {lowest_estimate}"
+    );
+    assert!(lowest_tick > -1000.0, "ticks {ticks:?}");
 }
 
 #[test]

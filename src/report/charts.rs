@@ -157,40 +157,69 @@ pub fn write_charts(
         source,
     })?;
     let svgs = svg_charts(summary, ratings)?;
-    let n = summary.spec.engines.len();
     let mut paths = Vec::new();
-    for (kind, (name, svg)) in kinds(summary).into_iter().zip(&svgs) {
-        paths.push(write_png(dir, name, kind.size(n), |root| {
-            draw(kind, summary, ratings, root)
-        })?);
+    for (name, svg) in &svgs {
+        paths.push(write_png(dir, name, svg)?);
         paths.push(write_svg(dir, name, svg)?);
     }
     Ok(ChartFiles { paths, svgs })
 }
 
-/// Draws one chart into `dir/NAME.png`: into a temporary file in `dir`, renamed into place
-/// once complete (removed if drawing fails). `draw` fills the whole area.
-pub(crate) fn write_png(
-    dir: &Path,
-    name: &str,
-    size: (u32, u32),
-    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> Drawn,
-) -> Result<PathBuf, ChartError> {
-    let png = dir.join(format!("{name}.png"));
-    let tmp = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
-    let drawn = {
-        let root = BitMapBackend::new(&tmp, size).into_drawing_area();
-        draw(&root).and_then(|()| root.present().map_err(text))
+/// PNG pixels per SVG unit: the PNGs are drawn at twice the SVG's size, so that their text is
+/// as even and as legible at 100% as the SVG's in a browser.
+pub const PNG_SCALE: f32 = 2.0;
+
+/// Writes a chart as `dir/NAME.png`: its SVG text rasterised (resvg, with the embedded DejaVu
+/// fonts: nothing is read from the system) at [`PNG_SCALE`], written atomically.
+pub(crate) fn write_png(dir: &Path, name: &str, svg: &str) -> Result<PathBuf, ChartError> {
+    let bytes = rasterize(svg, PNG_SCALE).map_err(|message| ChartError::Draw {
+        chart: name.to_string(),
+        message,
+    })?;
+    let path = dir.join(format!("{name}.png"));
+    write_atomically(&path, &bytes).map_err(|source| ChartError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
+/// The embedded fonts, as the SVG rasteriser's font database (`sans-serif` is DejaVu Sans).
+fn font_database() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static FONTS: OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = resvg::usvg::fontdb::Database::new();
+            db.load_font_data(dejavu::sans::regular().to_vec());
+            db.load_font_data(dejavu::sans::bold().to_vec());
+            db.set_sans_serif_family("DejaVu Sans");
+            std::sync::Arc::new(db)
+        })
+        .clone()
+}
+
+/// An SVG document as PNG bytes, `scale` pixels per SVG unit, on white.
+pub fn rasterize(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+    let options = resvg::usvg::Options {
+        fontdb: font_database(),
+        font_family: "DejaVu Sans".into(),
+        ..resvg::usvg::Options::default()
     };
-    if let Err(message) = drawn {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(ChartError::Draw {
-            chart: name.to_string(),
-            message,
-        });
-    }
-    rename(&tmp, &png)?;
-    Ok(png)
+    let tree = resvg::usvg::Tree::from_str(svg, &options).map_err(|e| e.to_string())?;
+    let size = tree.size();
+    let (w, h) = (
+        (size.width() * scale).ceil() as u32,
+        (size.height() * scale).ceil() as u32,
+    );
+    let mut pixmap =
+        resvg::tiny_skia::Pixmap::new(w.max(1), h.max(1)).ok_or("the chart has no area")?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(|e| e.to_string())
 }
 
 /// Writes a chart's SVG text to `dir/NAME.svg`, atomically.
@@ -231,16 +260,6 @@ pub fn svg_charts(
         .into_iter()
         .map(|kind| Ok((kind.name().to_string(), render_svg(kind, summary, ratings)?)))
         .collect()
-}
-
-fn rename(from: &Path, to: &Path) -> Result<(), ChartError> {
-    std::fs::rename(from, to).map_err(|source| {
-        let _ = std::fs::remove_file(from);
-        ChartError::Io {
-            path: to.to_path_buf(),
-            source,
-        }
-    })
 }
 
 fn render_svg(kind: Kind, summary: &Summary, ratings: &Ratings) -> Result<String, ChartError> {
@@ -357,20 +376,39 @@ fn draw_elo<DB: DrawingBackend>(
         .iter()
         .map(|&i| ratings.ratings[i].name.as_str())
         .collect();
+    // The axis fits the estimated engines: a bound (an engine that won or lost everything,
+    // rated a thousand Elo away) would squash them; it is drawn at the edge, pointing out.
+    let any_estimated = ratings.ratings.iter().any(|r| !r.bounded);
+    let in_range = |r: &&crate::stats::ratings::Rating| !any_estimated || !r.bounded;
     let lo = ratings
         .ratings
         .iter()
+        .filter(in_range)
         .map(|r| r.elo - if r.bounded { 0.0 } else { error_of(r.error) })
         .fold(f64::INFINITY, f64::min);
     let hi = ratings
         .ratings
         .iter()
+        .filter(in_range)
         .map(|r| r.elo + if r.bounded { 0.0 } else { error_of(r.error) })
         .fold(f64::NEG_INFINITY, f64::max);
-    // Room on the right for the labels.
+    // Room on both sides: the labels on the right, an arrow on the left.
     let x_range = {
-        let r = padded(lo, hi, 0.06);
-        r.start..(r.end + (r.end - r.start) * 0.18)
+        let r = padded(lo, hi, 0.08);
+        let span = r.end - r.start;
+        (r.start - span * 0.06)..(r.end + span * 0.22)
+    };
+    let (left, right) = (x_range.start, x_range.end);
+    // Where a bound is drawn: at its value, or just inside the edge it lies beyond.
+    let shown_at = |elo: f64| -> (f64, i8) {
+        let margin = (right - left) * 0.02;
+        if elo < left + margin {
+            (left + margin, -1)
+        } else if elo > right - margin {
+            (right - margin, 1)
+        } else {
+            (elo, 0)
+        }
     };
 
     let mut chart = ChartBuilder::on(root)
@@ -453,25 +491,40 @@ fn draw_elo<DB: DrawingBackend>(
         chart
             .draw_series(bounded.iter().map(|&(row, i)| {
                 let r = &ratings.ratings[i];
-                EmptyElement::at((r.elo, SegmentValue::CenterOf(row)))
-                    + TriangleMarker::new((0, 0), 7, BOUND.filled())
+                let (x, side) = shown_at(r.elo);
+                // An arrow pointing the way the bound goes (off the axis, or its sign).
+                let direction = if side != 0 {
+                    side as i32
+                } else if r.points >= r.games {
+                    1
+                } else {
+                    -1
+                };
+                let d = 8 * direction;
+                EmptyElement::at((x, SegmentValue::CenterOf(row)))
+                    + Polygon::new(vec![(d, 0), (-d, -7), (-d, 7)], BOUND.filled())
             }))
             .map_err(text)?
-            .label("bound: won or lost every game")
-            .legend(|(x, y)| TriangleMarker::new((x, y), 7, BOUND.filled()));
+            .label("bound: won or lost every game (off the axis: at its edge)")
+            .legend(|(x, y)| {
+                Polygon::new(
+                    vec![(x + 8, y), (x - 8, y - 7), (x - 8, y + 7)],
+                    BOUND.filled(),
+                )
+            });
     }
     chart
         .draw_series(order.iter().enumerate().map(|(row, &i)| {
             let r = &ratings.ratings[i];
             let right = if r.bounded {
-                r.elo
+                shown_at(r.elo).0
             } else {
                 r.elo + error_of(r.error)
             };
             EmptyElement::at((right, SegmentValue::CenterOf(row)))
                 + Text::new(
                     elo_label(summary, ratings, i),
-                    (10, 0),
+                    (12, 0),
                     font(LABEL).pos(Pos::new(HPos::Left, VPos::Center)),
                 )
         }))
@@ -526,32 +579,43 @@ fn draw_crosstable<DB: DrawingBackend>(
             font(TITLE),
         )
         .margin(15)
-        .x_label_area_size(50)
+        .x_label_area_size(label_width + 40)
         .y_label_area_size(label_width + 25)
         .build_cartesian_2d(rows(n), rows(n))
         .map_err(text)?;
-    // Rows are named "RANK. NAME", columns by rank only (names would not fit).
+    // Rows and columns are named "RANK. NAME", the columns' names written upwards.
     // Row r of the picture (counted from the top) is at y = n - 1 - r.
     let row_name = |v: &SegmentValue<usize>| match v {
         SegmentValue::CenterOf(y) if *y < n => format!("{}. {}", n - *y, names[n - 1 - *y]),
-        _ => String::new(),
-    };
-    let column_name = |v: &SegmentValue<usize>| match v {
-        SegmentValue::CenterOf(x) if *x < n => format!("{}", x + 1),
         _ => String::new(),
     };
     chart
         .configure_mesh()
         .disable_mesh()
         .label_style(font(LABEL))
-        .x_desc("opponent (by rank)")
+        .x_desc("opponent")
         .axis_desc_style(font(AXIS))
         .x_labels(n.max(1))
         .y_labels(n.max(1))
-        .x_label_formatter(&column_name)
+        .x_label_formatter(&|_| String::new())
         .y_label_formatter(&row_name)
         .draw()
         .map_err(text)?;
+    // The columns' names, written upwards below each column (the mesh centres its labels on
+    // the tick, which would put half of a turned name inside the chart).
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let column = (xs.end - xs.start) as f64 / n.max(1) as f64;
+    for (c, name) in names.iter().enumerate() {
+        let x = xs.start + (column * (c as f64 + 0.5)) as i32;
+        root.draw(&Text::new(
+            format!("{}. {name}", c + 1),
+            (x, ys.end + 8),
+            font(LABEL)
+                .transform(FontTransform::Rotate270)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))
+        .map_err(text)?;
+    }
 
     let (width, height) = chart.plotting_area().dim_in_pixel();
     let (w, h) = (
@@ -591,21 +655,57 @@ fn draw_crosstable<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The algorithms that appear at two depths or more: (algorithm, engine indices by depth).
+/// Engines that differ in their depth alone, for the groups that have two depths or more:
+/// (label, engine indices by depth). Engines of one algorithm with other weights or options
+/// are other lines: a line must show what a ply buys, nothing else.
 fn depth_groups(summary: &Summary) -> Vec<(String, Vec<(u32, usize)>)> {
-    let mut groups: Vec<(String, Vec<(u32, usize)>)> = Vec::new();
+    use crate::arena::spec::ResolvedEngine;
+    // Everything that decides how an engine plays, but its depth (and name).
+    let key = |e: &ResolvedEngine| ResolvedEngine {
+        name: String::new(),
+        depth: None,
+        ..e.clone()
+    };
+    let mut groups: Vec<(ResolvedEngine, Vec<(u32, usize)>)> = Vec::new();
     for (i, engine) in summary.spec.engines.iter().enumerate() {
         let Some(depth) = engine.depth else { continue };
-        match groups.iter_mut().find(|(a, _)| *a == engine.algorithm) {
+        let k = key(engine);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
             Some((_, members)) => members.push((depth, i)),
-            None => groups.push((engine.algorithm.clone(), vec![(depth, i)])),
+            None => groups.push((k, vec![(depth, i)])),
         }
     }
     groups.retain(|(_, members)| members.iter().any(|&(d, _)| d != members[0].0));
-    for (_, members) in &mut groups {
-        members.sort();
-    }
+    // A line is named by its algorithm, and by its weights and options when another line of
+    // the same algorithm needs telling apart.
+    let labels: Vec<String> = groups
+        .iter()
+        .map(|(g, _)| {
+            let twins = groups
+                .iter()
+                .filter(|(h, _)| h.algorithm == g.algorithm)
+                .count();
+            if twins > 1 {
+                let mut label = format!("{}, weights {}", g.algorithm, g.weights_origin);
+                if groups.iter().any(|(h, _)| {
+                    h.algorithm == g.algorithm && h.weights_origin == g.weights_origin && h != g
+                }) {
+                    label.push_str(", other options");
+                }
+                label
+            } else {
+                g.algorithm.clone()
+            }
+        })
+        .collect();
     groups
+        .into_iter()
+        .zip(labels)
+        .map(|((_, mut members), label)| {
+            members.sort();
+            (label, members)
+        })
+        .collect()
 }
 
 fn draw_elo_by_depth<DB: DrawingBackend>(

@@ -161,10 +161,8 @@ pub fn write_tune_report(record: &TuneRecord, dir: &Path) -> Result<Vec<PathBuf>
     })?;
     let svgs = tune_svg_charts(record)?;
     let mut paths = Vec::new();
-    for (kind, (name, svg)) in kinds(record).into_iter().zip(&svgs) {
-        paths.push(write_png(dir, name, kind.size(record), |root| {
-            draw(kind, record, root)
-        })?);
+    for (name, svg) in &svgs {
+        paths.push(write_png(dir, name, svg)?);
         paths.push(write_svg(dir, name, svg)?);
     }
     let html = render_tune(record, &svgs)?;
@@ -1281,7 +1279,12 @@ mod tests {
         assert_eq!(names, expected);
         for (kind, (chart, svg)) in kinds(record).into_iter().zip(&svgs) {
             let (w, h, variance) = decode(&dir.join(format!("{chart}.png")));
-            assert_eq!((w, h), kind.size(record), "{chart}");
+            let (sw, sh) = kind.size(record);
+            assert_eq!(
+                (w, h),
+                (2 * sw, 2 * sh),
+                "{chart}: the SVG at twice its size"
+            );
             assert!(variance > 100.0, "{chart}: blank? grey variance {variance}");
             let on_disk = std::fs::read_to_string(dir.join(format!("{chart}.svg"))).unwrap();
             assert_eq!(
