@@ -87,14 +87,30 @@ pub fn fixed(x: f64, digits: usize) -> String {
     }
 }
 
+/// The widest name column of the terminal table, in characters.
+pub const MAX_NAME_COLUMN: usize = 40;
+
+/// `name` in at most `width` characters: cut, with `…`, when longer.
+fn cut(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        name.to_string()
+    } else {
+        let mut short: String = name.chars().take(width.saturating_sub(1)).collect();
+        short.push('…');
+        short
+    }
+}
+
 /// The rating table: `Rank Name Elo +/- Games Score Draw LOS`.
 pub fn rating_table(rows: &[RatingRow]) -> String {
+    // A name column as wide as the longest name, up to a limit: longer names are cut (the
+    // CSV files and the HTML report have them whole).
     let width = rows
         .iter()
         .map(|r| r.name.chars().count())
         .max()
         .unwrap_or(4)
-        .max(4);
+        .clamp(4, MAX_NAME_COLUMN);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -115,7 +131,14 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         let _ = writeln!(
             out,
             "{:>4} {:<width$} {:>8} {:>6} {:>7} {:>6.1}% {:>5.1}% {:>6}",
-            r.rank, r.name, elo, error, r.games, r.score, r.draws, los
+            r.rank,
+            cut(&r.name, width),
+            elo,
+            error,
+            r.games,
+            r.score,
+            r.draws,
+            los
         );
     }
     if rows.iter().any(|r| !r.bound.is_empty()) {
@@ -353,4 +376,45 @@ pub fn time_limits(summary: &Summary) -> Option<String> {
         "moves cut by the time limit (results depend on the machine): {}",
         parts.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str) -> RatingRow {
+        RatingRow {
+            rank: 1,
+            name: name.to_string(),
+            elo: 12.5,
+            error: 3.0,
+            games: 10,
+            points: 5.0,
+            score: 50.0,
+            draws: 10.0,
+            bound: String::new(),
+            los_next: None,
+        }
+    }
+
+    #[test]
+    fn the_table_takes_any_name_without_panicking() {
+        // A 70,000-character name once made the width argument overflow and abort.
+        let long = "n".repeat(70_000);
+        let table = rating_table(&[row(&long), row("ab-1")]);
+        let widest = table.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest < 120, "{widest}");
+        assert!(table.contains(&format!("{}…", "n".repeat(MAX_NAME_COLUMN - 1))));
+        assert!(table.contains("ab-1"));
+    }
+
+    #[test]
+    fn fixed_never_prints_minus_zero() {
+        assert_eq!(fixed(-0.0, 2), "0.00");
+        assert_eq!(fixed(-0.004, 2), "0.00");
+        assert_eq!(fixed(-0.005, 1), "0.0");
+        assert_eq!(fixed(-0.05, 1), "-0.1");
+        assert_eq!(fixed(-12.5, 1), "-12.5");
+        assert_eq!(fixed(3.0, 0), "3");
+    }
 }
