@@ -1,6 +1,6 @@
 //! joute: a self-play tournament and tuning harness for board-game engines.
 //!
-//! The crate is layered as DESIGN.md describes, lowest first: [`games`] (rules, notation,
+//! The crate is layered (see `docs/architecture.md`), lowest first: [`games`] (rules, notation,
 //! hashing, perft), [`eval`] (features, weight vectors, the linear evaluator), [`search`] (the
 //! algorithms and exact solvers), [`arena`] (engines, playing games, the schedule and the log);
 //! then [`stats`] (ratings, SPRT), [`report`] (summaries, tables, charts, HTML), [`tournament`]

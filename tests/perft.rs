@@ -1,4 +1,4 @@
-//! Perft counts: the published counts of DESIGN.md §2, and counts of boards without published
+//! Perft counts: the published counts, and counts of boards without published
 //! figures checked against the plain implementations in `slow/`.
 
 mod slow;

@@ -20,7 +20,7 @@ impl<G: Game> Evaluator<G> for HashEval {
     }
 }
 
-/// Plain negamax with the scoring rules of DESIGN.md §3, for reference.
+/// Plain negamax with joute's scoring rules (a win `p` plies away scores `2^24 − p`), for reference.
 fn reference<G: Game>(pos: &G, depth: u32, ply: u32) -> i32 {
     if let Some(outcome) = pos.outcome() {
         let side = pos.side_to_move();

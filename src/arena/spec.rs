@@ -1,4 +1,4 @@
-//! Tournament specs (`tournaments/*.toml`, DESIGN.md §6), read in two stages:
+//! Tournament specs (`tournaments/*.toml`; every key in `docs/spec.md`), read in two stages:
 //!
 //! 1. [`RawSpec`]: the TOML structure as written, every value with its span, unknown keys
 //!    refused (serde's `deny_unknown_fields`), types checked by the deserialiser;
@@ -39,7 +39,8 @@
 //! # tolerance (bisection), exploration (mcts), tie_break
 //! ```
 //!
-//! Paths (weights, opening files) are relative to the current directory.
+//! Paths (weights, opening files) are relative to the spec file's folder (the current folder
+//! for a spec that is no file, such as the embedded quickstart), and recorded as written.
 
 use std::collections::BTreeMap;
 use std::fmt;

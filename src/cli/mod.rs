@@ -47,7 +47,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands of DESIGN.md §5.
+/// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a tournament from a TOML spec (without one: the embedded quickstart).

@@ -1,4 +1,4 @@
-//! Weight vectors and their files (`weights/*.toml`, DESIGN.md §4).
+//! Weight vectors and their files (`weights/*.toml`; see `docs/files.md`).
 //!
 //! A weights file names its game and gives one number per feature, by name:
 //!

@@ -45,7 +45,7 @@ pub const MAX_DEPTH: u32 = 64;
 /// Beyond every score.
 pub(crate) const INFINITY: i32 = WIN + 1;
 
-/// A search algorithm (DESIGN.md §3).
+/// A search algorithm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Algorithm {
@@ -70,7 +70,7 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    /// Every algorithm, in the order of DESIGN.md.
+    /// Every algorithm, simplest first.
     pub const ALL: [Algorithm; 8] = [
         Algorithm::Minimax,
         Algorithm::Negamax,

@@ -1,5 +1,5 @@
 //! The statistics layer: pure arithmetic on game results, with no dependency on the other
-//! layers. Formulas follow STATISTICS.md (the project's shared statistics reference).
+//! layers. The formulas are documented in `docs/statistics.md`.
 //!
 //! - [`elo`] and [`score`]: the logistic Elo scale.
 //! - [`summary`]: head-to-head summaries from W/D/L (trinomial) and from opening pairs

@@ -15,7 +15,7 @@
 //! engine win with it, so A's two scores are negatively correlated and the pair total varies less
 //! than two independent games; summing `K` over single games then overstates the error, the more
 //! so the more the openings matter. Clustering is honest about the pairing without the cost and
-//! the randomness of a bootstrap over pairs (the alternative STATISTICS.md names). Pairs of
+//! the randomness of a bootstrap over pairs (the usual alternative). Pairs of
 //! different pairings that share an opening need no common cluster: the bias cancels inside each
 //! pair, so their totals are uncorrelated.
 //!

@@ -1,5 +1,5 @@
 //! The tuning layer: optimisers that search weight vectors by playing candidates against each
-//! other, as pure, deterministic code independent of the games (STATISTICS.md, "SPSA").
+//! other, as pure, deterministic code independent of the games (`docs/statistics.md`, "Tuning").
 //!
 //! - [`params`]: the tuned parameters, their bounds and step sizes.
 //! - [`objective`]: what an optimiser asks of the outside world (play colour-swapped pairs of

@@ -677,9 +677,8 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             ));
         }
         for (v, k) in [(&r.min, "min"), (&r.max, "max"), (&r.step, "step")] {
-            if !v.get_ref().is_finite() {
-                return Err(loc.on(v, &key(k), "must be a finite number"));
-            }
+            // The tuned weights must stay weights joute accepts.
+            crate::eval::weights::check_weight(*v.get_ref()).map_err(|e| loc.on(v, &key(k), e))?;
         }
         let (min, max, step) = (*r.min.get_ref(), *r.max.get_ref(), *r.step.get_ref());
         if min >= max {

@@ -1,4 +1,4 @@
-//! SPSA as the large engine-testing frameworks run it (STATISTICS.md, "SPSA").
+//! SPSA as the large engine-testing frameworks run it (`docs/statistics.md`, "Tuning").
 //!
 //! For N iterations: `A = 0.1 N`, `α = 0.602`, `γ = 0.101`, `c = c_end · N^γ`,
 //! `a = r_end · c_end² · (A + N)^α` (per parameter). At iteration k (from 1): `c_k = c / k^γ`,
