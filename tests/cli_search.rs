@@ -325,3 +325,82 @@ fn solve_refuses_what_it_cannot_do() {
         &["X has 2 marks and O has 0"],
     );
 }
+
+/// `joute solve ARGS --json` as JSON.
+fn solve_json(args: &[&str]) -> serde_json::Value {
+    let out = joute()
+        .arg("solve")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_limited_solve_stops_and_reports_the_bounds_it_proved() {
+    // The empty Connect 4 board is a first-player win with the 21st stone: score +1, which
+    // takes minutes; two million nodes prove only a bracket around it.
+    let a = solve_json(&["connect4", "--nodes", "2000000"]);
+    assert_eq!(a["exact"], false, "{a}");
+    assert_eq!(a["stopped_by"], "nodes");
+    assert_eq!(a["nodes"], 2_000_000);
+    let (lower, upper) = (a["lower"].as_i64().unwrap(), a["upper"].as_i64().unwrap());
+    assert!(lower <= 1 && 1 <= upper && lower < upper, "{a}");
+    // A node limit is deterministic: the same bracket again.
+    let b = solve_json(&["connect4", "--nodes", "2000000"]);
+    assert_eq!(
+        (a["lower"].clone(), a["upper"].clone()),
+        (b["lower"].clone(), b["upper"].clone())
+    );
+
+    // A time limit stops about then, on every game, beyond the sizes solved without one.
+    for game in ["connect4", "othello", "morpion-15x15-5"] {
+        let clock = std::time::Instant::now();
+        let out = joute()
+            .args(["solve", game, "--time", "300ms"])
+            .output()
+            .unwrap();
+        let seconds = clock.elapsed().as_secs_f64();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{game}: {out:?}");
+        assert!(
+            stdout.contains("NOT SOLVED: stopped by the time limit"),
+            "{game}: {stdout}"
+        );
+        assert!(seconds < 20.0, "{game}: {seconds} s");
+    }
+
+    // A limit the solve does not reach changes nothing, nor does the table's size.
+    let exact = solve_json(&["connect4", "2252576253462244111563365343671351441"]);
+    for extra in [
+        &["--nodes", "1000000000"][..],
+        &["--hash", "16"][..],
+        &["--time", "3600s"][..],
+    ] {
+        let mut args = vec!["connect4", "2252576253462244111563365343671351441"];
+        args.extend_from_slice(extra);
+        let r = solve_json(&args);
+        assert_eq!(r["exact"], true, "{extra:?}: {r}");
+        assert_eq!(
+            (r["score"].clone(), r["best_moves"].clone()),
+            (exact["score"].clone(), exact["best_moves"].clone())
+        );
+    }
+
+    refuses(
+        &["solve", "connect4", "--time", "0s"],
+        &["--time", "from 1ms to one day"],
+    );
+    refuses(
+        &["solve", "connect4", "--time", "2d"],
+        &["--time", "needs a unit"],
+    );
+    refuses(&["solve", "connect4", "--nodes", "0"], &["--nodes is 0"]);
+    refuses(&["solve", "connect4", "--hash", "0"], &["--hash is 0 MiB"]);
+    refuses(
+        &["solve", "connect4", "--hash", "100000"],
+        &["--hash is 100000 MiB"],
+    );
+}

@@ -148,7 +148,7 @@ const MAX_MOVE_SECONDS: f64 = 86_400.0;
 const MIN_MOVE_SECONDS: f64 = 0.001;
 
 /// `Ns`, `N.Ns` or `Nms`: `None` when `text` has neither suffix.
-pub(crate) fn parse_time(text: &str) -> Option<Result<Duration, String>> {
+pub fn parse_time(text: &str) -> Option<Result<Duration, String>> {
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1e-3)
     } else if let Some(s) = text.strip_suffix('s') {

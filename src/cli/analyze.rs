@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::{AnalyzeArgs, InputError};
 use joute::games::random_tree::{MAX_BRANCHING, MAX_DEPTH};
-use joute::search::analysis::analyze;
+use joute::search::analysis::analyze_counting;
 
 pub(super) fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
     if args.subject != "random-tree" {
@@ -39,7 +39,16 @@ pub(super) fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
     if trees == 0 {
         return Err(InputError("--trees must be at least 1".into()).into());
     }
-    let analysis = analyze(branching as u8, depth as u8, trees, args.seed.unwrap_or(1));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let watch = super::output::Watch::count(done.clone(), trees as u64, "trees", !args.json);
+    let analysis = analyze_counting(
+        branching as u8,
+        depth as u8,
+        trees,
+        args.seed.unwrap_or(1),
+        &done,
+    );
+    watch.finish();
     if args.json {
         say!("{}", json!(analysis))?;
         return Ok(());

@@ -232,6 +232,15 @@ pub struct SolveArgs {
     /// A test suite: solve every position and check it against its known value.
     #[arg(long)]
     pub file: Option<PathBuf>,
+    /// Stop after this long (e.g. 30s, 500ms; at most a day) and report the bounds proven.
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+    /// Stop after this many positions (at most 10^15) and report the bounds proven.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// Transposition table size in MiB (default: Connect 4 64, Othello 32; 1..=8192).
+    #[arg(long, value_name = "MB")]
+    pub hash: Option<u64>,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,

@@ -126,6 +126,106 @@ macro_rules! say_text {
     };
 }
 
+/// A progress display for long computations that report through a counter (a solver's nodes,
+/// trees analysed): a line redrawn by a thread of its own every 200 ms, on a terminal only —
+/// nothing at all on a pipe or with `--json`. Stopped by [`Watch::finish`] or when dropped.
+pub struct Watch {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watch {
+    /// Positions searched so far, the time and the rate.
+    pub fn nodes(counter: std::sync::Arc<std::sync::atomic::AtomicU64>, show: bool) -> Watch {
+        Watch::start(show, None, move |bar, started| {
+            let n = counter.load(std::sync::atomic::Ordering::Relaxed);
+            let seconds = started.elapsed().as_secs_f64();
+            bar.set_message(format!(
+                "solving: {n} nodes, {seconds:.0} s, {:.1} M nodes/s",
+                n as f64 / seconds.max(1e-9) / 1e6
+            ));
+        })
+    }
+
+    /// `done` of `total` units (`trees`), with an ETA.
+    pub fn count(
+        counter: std::sync::Arc<std::sync::atomic::AtomicU64>,
+        total: u64,
+        unit: &'static str,
+        show: bool,
+    ) -> Watch {
+        Watch::start(show, Some(total), move |bar, started| {
+            let n = counter.load(std::sync::atomic::Ordering::Relaxed);
+            bar.set_position(n.min(total));
+            let elapsed = started.elapsed().as_secs_f64();
+            let eta = super::run::eta_seconds(n, total.saturating_sub(n), elapsed);
+            bar.set_message(format!("{unit}, ETA {}", super::run::short_duration(eta)));
+        })
+    }
+
+    fn start(
+        show: bool,
+        total: Option<u64>,
+        mut update: impl FnMut(&indicatif::ProgressBar, std::time::Instant) + Send + 'static,
+    ) -> Watch {
+        use std::io::IsTerminal;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if !show || !std::io::stderr().is_terminal() {
+            return Watch { done, thread: None };
+        }
+        let bar = match total {
+            Some(t) => {
+                let bar = indicatif::ProgressBar::new(t);
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template("{bar:20} {pos}/{len} {wide_msg}")
+                        .expect("a valid template"),
+                );
+                bar
+            }
+            None => {
+                let bar = indicatif::ProgressBar::new_spinner();
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template("{spinner} {wide_msg}")
+                        .expect("a valid template"),
+                );
+                bar
+            }
+        };
+        let flag = done.clone();
+        let thread = std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                update(&bar, started);
+                bar.tick();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            bar.finish_and_clear();
+        });
+        Watch {
+            done,
+            thread: Some(thread),
+        }
+    }
+
+    /// Clears the display.
+    pub fn finish(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -11,7 +13,7 @@ use super::{InputError, SolveArgs};
 use joute::games::{Connect4, Game, GameKind, Morpion, Othello, RandomTree, Side};
 use joute::search::solver::connect4::{Connect4Solver, parse_suite_line};
 use joute::search::solver::othello::{OthelloSolver, parse_ffo_line};
-use joute::search::solver::{Solution, generic};
+use joute::search::solver::{Solution, Stop, StopReason, Stopped, generic};
 use joute::search::{WIN, WIN_THRESHOLD};
 
 /// Above this many empty squares an Othello solve is out of reach (FFO #40–#59 have 20–26).
@@ -19,13 +21,83 @@ const OTHELLO_MAX_EMPTIES: u32 = 30;
 /// Above this many empty cells a Morpion solve is out of reach.
 const MORPION_MAX_EMPTIES: u32 = 25;
 
+/// The largest `--nodes`: far beyond any solve joute can finish (the empty Connect 4 board
+/// takes about 10^10).
+const MAX_SOLVE_NODES: u64 = 1_000_000_000_000_000;
+/// The largest `--hash`, MiB.
+const MAX_HASH_MIB: u64 = 8192;
+
+/// A solve's limits as given on the command line.
+struct Limits {
+    nodes: Option<u64>,
+    time: Option<Duration>,
+    hash_mib: Option<u64>,
+}
+
+impl Limits {
+    fn from(args: &SolveArgs) -> anyhow::Result<Limits> {
+        let time = match &args.time {
+            None => None,
+            Some(t) => Some(match joute::arena::engine::parse_time(t.trim()) {
+                Some(Ok(d)) => d,
+                Some(Err(e)) => return Err(input(format!("--time: {e}"))),
+                None => {
+                    return Err(input(format!(
+                        "--time '{t}' needs a unit: 30s or 500ms (from 1ms to one day)"
+                    )));
+                }
+            }),
+        };
+        if let Some(n) = args.nodes
+            && !(1..=MAX_SOLVE_NODES).contains(&n)
+        {
+            return Err(input(format!(
+                "--nodes is {n}; allowed: 1..={MAX_SOLVE_NODES}"
+            )));
+        }
+        if let Some(h) = args.hash
+            && !(1..=MAX_HASH_MIB).contains(&h)
+        {
+            return Err(input(format!(
+                "--hash is {h} MiB; allowed: 1..={MAX_HASH_MIB}"
+            )));
+        }
+        Ok(Limits {
+            nodes: args.nodes,
+            time,
+            hash_mib: args.hash,
+        })
+    }
+
+    fn limited(&self) -> bool {
+        self.nodes.is_some() || self.time.is_some()
+    }
+
+    /// The solver's stop, feeding `progress`.
+    fn stop(&self, progress: &Arc<AtomicU64>) -> Stop {
+        Stop::new(self.nodes, self.time, Some(progress.clone()))
+    }
+
+    /// Table bits for entries of `entry_bytes` in `hash_mib` MiB (or `default`).
+    fn table_bits(&self, entry_bytes: u64, default: u32) -> u32 {
+        self.hash_mib.map_or(default, |mib| {
+            (mib * (1 << 20) / entry_bytes).max(1).ilog2()
+        })
+    }
+}
+
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<()> {
+    let limits = Limits::from(args)?;
     match (&args.file, &args.position) {
         (Some(_), Some(_)) => {
             Err(InputError("give either a POSITION or --file SUITE, not both".into()).into())
         }
-        (Some(file), None) => suite(args.game, file, args.json),
-        (None, position) => one(args.game, position.as_deref(), args.json),
+        (Some(_), None) if limits.limited() => Err(InputError(
+            "--time and --nodes apply to one position, not to a --file suite".into(),
+        )
+        .into()),
+        (Some(file), None) => suite(args.game, file, &limits, args.json),
+        (None, position) => one(args.game, position.as_deref(), &limits, args.json),
     }
 }
 
@@ -42,7 +114,14 @@ fn verdict(score: i32) -> &'static str {
     }
 }
 
-fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<()> {
+fn one(
+    kind: GameKind,
+    position: Option<&str>,
+    limits: &Limits,
+    as_json: bool,
+) -> anyhow::Result<()> {
+    let progress = Arc::new(AtomicU64::new(0));
+    let watch = super::output::Watch::nodes(progress.clone(), !as_json);
     let clock = Instant::now();
     let (name, text, side, solution, explain): (String, String, Side, Solution<String>, String) =
         match kind {
@@ -52,12 +131,17 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                     None => Othello::start(),
                 };
                 let empties = 64 - (pos.player | pos.opponent).count_ones();
-                if empties > OTHELLO_MAX_EMPTIES {
+                if empties > OTHELLO_MAX_EMPTIES && !limits.limited() {
                     return Err(input(format!(
-                        "this Othello position has {empties} empty squares; joute solves positions with at most {OTHELLO_MAX_EMPTIES} (an endgame)"
+                        "this Othello position has {empties} empty squares; joute solves positions with at most {OTHELLO_MAX_EMPTIES} (an endgame) unless --time or --nodes limits the search"
                     )));
                 }
-                let s = OthelloSolver::new().all_best_moves(true).solve(&pos);
+                let mut solver = OthelloSolver::with_hash_bits(
+                    limits.table_bits(32, OthelloSolver::DEFAULT_HASH_BITS),
+                )
+                .all_best_moves(true);
+                solver.set_stop(limits.stop(&progress));
+                let s = solver.solve(&pos);
                 (
                     pos.name(),
                     pos.to_board_string(),
@@ -71,7 +155,11 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                 let pos = Connect4::start()
                     .parse_position(position.unwrap_or(""))
                     .map_err(input)?;
-                let s = Connect4Solver::new().solve(&pos);
+                let mut solver = Connect4Solver::with_table_bits(
+                    limits.table_bits(8, Connect4Solver::DEFAULT_TABLE_BITS),
+                );
+                solver.set_stop(limits.stop(&progress));
+                let s = solver.solve(&pos);
                 (
                     pos.name(),
                     position.unwrap_or("").to_string(),
@@ -90,15 +178,17 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                 let empties = (0..pos.cells())
                     .filter(|&i| pos.mark_at(i).is_none())
                     .count() as u32;
-                if empties > MORPION_MAX_EMPTIES {
+                if empties > MORPION_MAX_EMPTIES && !limits.limited() {
                     return Err(input(format!(
-                        "this {} position has {empties} empty cells; joute solves Morpion positions with at most {MORPION_MAX_EMPTIES}",
+                        "this {} position has {empties} empty cells; joute solves Morpion positions with at most {MORPION_MAX_EMPTIES} unless --time or --nodes limits the search",
                         pos.name()
                     )));
                 }
                 // A table in proportion to the tree: tiny boards do not pay for a large one.
-                let tt_mib = if empties <= 12 { 4 } else { 256 };
-                let s = generic::solve(&pos, empties, tt_mib);
+                let tt_mib = limits
+                    .hash_mib
+                    .map_or(if empties <= 12 { 4 } else { 256 }, |m| m as usize);
+                let s = generic::solve_within(&pos, empties, tt_mib, limits.nodes, limits.time);
                 // Scores become plies: +p a win in p plies, -p a loss in p plies, 0 a draw.
                 let plies = if s.score.abs() >= WIN_THRESHOLD {
                     WIN - s.score.abs()
@@ -116,6 +206,7 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                             score,
                             best_moves: s.best_moves,
                             nodes: s.nodes,
+                            stopped: s.stopped,
                         },
                     ),
                     format!(
@@ -131,7 +222,13 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                 let root = RandomTree::new(branching, depth, seed);
                 let pos = root.parse_position(position.unwrap_or("")).map_err(input)?;
                 let left = (depth - pos.ply()) as u32;
-                let s = generic::solve(&pos, left.max(1), 64);
+                let s = generic::solve_within(
+                    &pos,
+                    left.max(1),
+                    limits.hash_mib.map_or(64, |m| m as usize),
+                    limits.nodes,
+                    limits.time,
+                );
                 (
                     pos.name(),
                     position.unwrap_or("").to_string(),
@@ -142,6 +239,10 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
             }
         };
     let seconds = clock.elapsed().as_secs_f64();
+    watch.finish();
+    if let Some(stopped) = solution.stopped {
+        return report_stopped(&name, &text, &solution, stopped, &explain, seconds, as_json);
+    }
     if as_json {
         say!(
             "{}",
@@ -149,6 +250,7 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
                 "game": name,
                 "position": text,
                 "side_to_move": if side == Side::First { "first" } else { "second" },
+                "exact": true,
                 "value": verdict(solution.score),
                 "score": solution.score,
                 "best_moves": solution.best_moves,
@@ -180,12 +282,86 @@ fn one(kind: GameKind, position: Option<&str>, as_json: bool) -> anyhow::Result<
     Ok(())
 }
 
+/// What a solve stopped by a limit reached: the bounds it proved, the best move it had.
+fn report_stopped(
+    name: &str,
+    text: &str,
+    solution: &Solution<String>,
+    stopped: Stopped,
+    explain: &str,
+    seconds: f64,
+    as_json: bool,
+) -> anyhow::Result<()> {
+    let by = match stopped.reason {
+        StopReason::Nodes => "the node limit",
+        StopReason::Time => "the time limit",
+    };
+    let proven = if stopped.lower == stopped.upper {
+        format!(
+            "the score is exactly {} ({})",
+            stopped.lower,
+            verdict(stopped.lower)
+        )
+    } else if stopped.lower.abs() >= WIN_THRESHOLD
+        || stopped.upper.abs() >= WIN_THRESHOLD
+        || (name == "othello" && stopped.lower <= -64 && stopped.upper >= 64)
+    {
+        "nothing proven yet".to_string()
+    } else {
+        format!(
+            "the score is between {} and {}",
+            stopped.lower, stopped.upper
+        )
+    };
+    if as_json {
+        say!(
+            "{}",
+            json!({
+                "game": name,
+                "position": text,
+                "exact": false,
+                "stopped_by": stopped.reason.as_str(),
+                "lower": stopped.lower,
+                "upper": stopped.upper,
+                "depth": stopped.depth,
+                "best_moves": solution.best_moves,
+                "nodes": solution.nodes,
+                "seconds": seconds,
+            })
+        )?;
+        return Ok(());
+    }
+    say!("{name} {}", if text.is_empty() { "start" } else { text })?;
+    say!("NOT SOLVED: stopped by {by}; {proven} (score: {explain})")?;
+    if stopped.depth > 0 {
+        say!("deepest full iteration: {} plies", stopped.depth)?;
+    }
+    if !solution.best_moves.is_empty() {
+        say!(
+            "{}: {}",
+            if stopped.lower == stopped.upper {
+                "best moves found before stopping"
+            } else {
+                "best move so far"
+            },
+            solution.best_moves.join(" ")
+        )?;
+    }
+    say!(
+        "{} nodes in {seconds:.3} s ({:.0} nodes/s)",
+        solution.nodes,
+        solution.nodes as f64 / seconds.max(1e-9)
+    )?;
+    Ok(())
+}
+
 /// A solution with its moves written in the game's notation.
 fn named<G: Game>(pos: &G, s: Solution<G::Move>) -> Solution<String> {
     Solution {
         score: s.score,
         best_moves: s.best_moves.iter().map(|&m| pos.format_move(m)).collect(),
         nodes: s.nodes,
+        stopped: s.stopped,
     }
 }
 
@@ -202,7 +378,7 @@ struct Checked {
     seconds: f64,
 }
 
-fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
+fn suite(kind: GameKind, file: &Path, limits: &Limits, as_json: bool) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| input(format!("{}: cannot read the suite: {e}", file.display())))?;
     let where_ =
@@ -231,7 +407,9 @@ fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
                         .map_err(|e| where_(n, &e))
                 })
                 .collect::<Result<_, _>>()?;
-            let mut solver = Connect4Solver::new();
+            let mut solver = Connect4Solver::with_table_bits(
+                limits.table_bits(8, Connect4Solver::DEFAULT_TABLE_BITS),
+            );
             for (line, pos, expected, id) in positions {
                 solver.clear();
                 let clock = Instant::now();
@@ -254,7 +432,9 @@ fn suite(kind: GameKind, file: &Path, as_json: bool) -> anyhow::Result<()> {
                 .iter()
                 .map(|&(n, l)| parse_ffo_line(l).map(|e| (n, e)).map_err(|e| where_(n, &e)))
                 .collect::<Result<_, _>>()?;
-            let mut solver = OthelloSolver::new();
+            let mut solver = OthelloSolver::with_hash_bits(
+                limits.table_bits(32, OthelloSolver::DEFAULT_HASH_BITS),
+            );
             for (line, entry) in entries {
                 solver.clear();
                 let clock = Instant::now();

@@ -12,6 +12,8 @@
 //! A leaf "fails its parent's test" when the parent, looking for a satisfying move, must go on
 //! to the next child.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use super::{Algorithm, MoveOrder, SearchConfig, Searcher, bisection_test};
@@ -126,6 +128,17 @@ pub fn threshold_for(p: f64, depth: u32) -> (i32, f64) {
 /// result does not depend on the number of threads. The perfectly ordered alpha-beta, whose
 /// ordering costs a full search per node, runs on the first `min(trees, 50)` trees.
 pub fn analyze(branching: u8, depth: u8, trees: u32, seed: u64) -> Analysis {
+    analyze_counting(branching, depth, trees, seed, &AtomicU64::new(0))
+}
+
+/// [`analyze`], adding one to `done` as each tree is finished (for a progress display).
+pub fn analyze_counting(
+    branching: u8,
+    depth: u8,
+    trees: u32,
+    seed: u64,
+    done: &AtomicU64,
+) -> Analysis {
     let (b, d) = (branching as u32, depth as u32);
     let p_worst = worst_case_p(b);
     let probabilities = [p_worst, 0.5, 0.9];
@@ -210,6 +223,7 @@ pub fn analyze(branching: u8, depth: u8, trees: u32, seed: u64) -> Analysis {
             out.push(run(config(Algorithm::Bisection, MoveOrder::Natural)));
             out.push(run(config(Algorithm::Mtdf, MoveOrder::Natural)));
             out.push(run(config(Algorithm::Pvs, MoveOrder::Natural)));
+            done.fetch_add(1, Ordering::Relaxed);
             out
         })
         .collect();

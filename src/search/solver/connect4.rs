@@ -20,7 +20,7 @@
 //! ([`Connect4Solver::clear`]). Memory is what limits speed: most probes of a table of tens of
 //! MiB miss the caches, so each node prefetches its children's entries while it orders them.
 
-use super::Solution;
+use super::{Solution, Stop, Stopped};
 use crate::games::GameError;
 use crate::games::connect4::{BOARD, BOTTOM_ROW, Column, Connect4, H1, HEIGHT, WIDTH};
 
@@ -286,6 +286,7 @@ const LOWER_BOUND_BASE: i32 = MAX_SCORE - MIN_SCORE + 1;
 pub struct Connect4Solver {
     table: Table,
     nodes: u64,
+    stop: Stop,
 }
 
 impl Default for Connect4Solver {
@@ -308,7 +309,14 @@ impl Connect4Solver {
         Connect4Solver {
             table: Table::new(bits.clamp(10, 30)),
             nodes: 0,
+            stop: Stop::unlimited(),
         }
+    }
+
+    /// The limits of the next solves (a node budget, a time, a progress counter); a solve that
+    /// reaches one stops with the bounds it proved ([`Solution::stopped`]).
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     /// Forgets every table entry in O(1) (a generation bump), so the next solve does not benefit
@@ -327,42 +335,59 @@ impl Connect4Solver {
     /// `22 - k` where `k` is the number of stones of the winner.
     pub fn score(&mut self, pos: &Connect4) -> i32 {
         self.nodes = 0;
-        self.root_score(pos)
+        self.stop.start();
+        self.root_bounds(pos).0
     }
 
     /// The exact score of `pos` and every move that achieves it (none if the game is over),
     /// with the positions visited.
     pub fn solve(&mut self, pos: &Connect4) -> Solution<Column> {
         self.nodes = 0;
-        let score = self.root_score(pos);
+        self.stop.start();
+        let (lower, upper) = self.root_bounds(pos);
         let node = Node::new(pos);
         let mut best_moves = Vec::new();
-        if !pos.last_move_won() && node.moves < CELLS {
+        if lower == upper && !pos.last_move_won() && node.moves < CELLS {
             for col in 0..WIDTH {
                 let cell = node.playable() & column_mask(col);
-                if cell != 0 && self.move_reaches(&node, cell, score) {
+                if cell != 0 && self.move_reaches(&node, cell, lower) && !self.stop.stopped() {
                     best_moves.push(Column(col as u8));
                 }
             }
         }
+        let stopped = self.stop.reason().map(|reason| {
+            // What was searched while stopping is not to be trusted: forget it.
+            self.table.clear();
+            Stopped {
+                reason,
+                lower,
+                upper,
+                depth: 0,
+            }
+        });
         Solution {
-            score,
+            score: lower,
             best_moves,
             nodes: self.nodes,
+            stopped,
         }
     }
 
-    fn root_score(&mut self, pos: &Connect4) -> i32 {
+    /// The root's score as proven bounds `(lower, upper)`: equal unless a limit stopped the
+    /// binary search.
+    fn root_bounds(&mut self, pos: &Connect4) -> (i32, i32) {
         let node = Node::new(pos);
         if pos.last_move_won() {
             // The winner played the last stone, so it has ceil(n / 2) of the n stones.
-            return -(22 - (node.moves + 1) / 2);
+            let s = -(22 - (node.moves + 1) / 2);
+            return (s, s);
         }
         if node.moves == CELLS {
-            return 0;
+            return (0, 0);
         }
         if node.can_win_next() {
-            return win_next(node.moves);
+            let s = win_next(node.moves);
+            return (s, s);
         }
         // Binary search on the score with null-window probes; each probe narrows [min, max].
         let mut min = -(CELLS - node.moves) / 2;
@@ -377,13 +402,16 @@ impl Connect4Solver {
                 med = max / 2;
             }
             let r = self.negamax(node, node.opponent_wins(), med, med + 1);
+            if self.stop.stopped() {
+                return (min, max);
+            }
             if r <= med {
                 max = r;
             } else {
                 min = r;
             }
         }
-        min
+        (min, min)
     }
 
     /// Whether the stone on `cell` reaches `score`, the exact score of `node` (which is not
@@ -412,6 +440,9 @@ impl Connect4Solver {
         debug_assert!(alpha < beta && !node.can_win_next());
         debug_assert_eq!(opponent_win, node.opponent_wins());
         self.nodes += 1;
+        if self.stop.poll(self.nodes) {
+            return 0;
+        }
 
         let possible = node.non_losing_moves(opponent_win);
         if possible == 0 {
@@ -492,6 +523,10 @@ impl Connect4Solver {
 
         for i in (0..count).rev() {
             let score = -self.negamax(node.play(cells[i]), wins[i], -beta, -alpha);
+            if self.stop.stopped() {
+                // Unwinding: nothing below is a bound worth storing.
+                return 0;
+            }
             if score >= beta {
                 self.table
                     .put(key, (score + MAX_SCORE - 2 * MIN_SCORE + 2) as u32);

@@ -24,13 +24,60 @@ impl<G: Game> Evaluator<G> for Unknown {
 /// for a win, `-(WIN - plies)` for a loss, 0 for a draw; a random tree's leaf value), with every
 /// best move. `plies_left` bounds the game's remaining length (Morpion: the empty cells).
 pub fn solve<G: Game>(pos: &G, plies_left: u32, tt_mib: usize) -> Solution<G::Move> {
+    solve_within(pos, plies_left, tt_mib, None, None)
+}
+
+/// [`solve`] within a node budget and a time: the search deepens one ply at a time, and a
+/// limit reached before the last ply stops it with the deepest iteration it finished
+/// ([`Solution::stopped`]: its depth, its best move; its score proves nothing then).
+pub fn solve_within<G: Game>(
+    pos: &G,
+    plies_left: u32,
+    tt_mib: usize,
+    nodes: Option<u64>,
+    time: Option<std::time::Duration>,
+) -> Solution<G::Move> {
     let depth = plies_left.clamp(1, MAX_PLY as u32 - 2);
+    let clock = std::time::Instant::now();
     let mut config = SearchConfig::new(Algorithm::Pvs, depth);
     config.options.tt_mib = tt_mib;
+    config.limits.nodes = nodes;
+    config.limits.time = time;
     let mut searcher = Searcher::new(config);
     let root = searcher.search(pos, &Unknown);
-    let mut nodes = root.stats.nodes;
+    let mut spent = root.stats.nodes;
+    // What is left of the limits for the next search.
+    let remaining = |spent: u64| Limits {
+        depth: None,
+        nodes: nodes.map(|n| n.saturating_sub(spent).max(1)),
+        time: time.map(|t| t.saturating_sub(clock.elapsed())),
+    };
+    let cut = |r: &crate::search::SearchResult<G::Move>, wanted: u32| {
+        r.stats.depth < wanted || r.stats.timed_out
+    };
+    let stop_reason = || {
+        if time.is_some_and(|t| clock.elapsed() >= t) {
+            super::StopReason::Time
+        } else {
+            super::StopReason::Nodes
+        }
+    };
+    let limited = nodes.is_some() || time.is_some();
+    if limited && cut(&root, depth) {
+        return Solution {
+            score: root.score,
+            best_moves: root.best_move.into_iter().collect(),
+            nodes: spent,
+            stopped: Some(super::Stopped {
+                reason: stop_reason(),
+                lower: -crate::search::WIN,
+                upper: crate::search::WIN,
+                depth: root.stats.depth,
+            }),
+        };
+    }
     let mut best_moves = Vec::new();
+    let mut stopped = None;
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     if moves.len() == 1 {
@@ -39,9 +86,23 @@ pub fn solve<G: Game>(pos: &G, plies_left: u32, tt_mib: usize) -> Solution<G::Mo
         for &mv in &moves {
             // Each child is searched to the same horizon, one ply shorter, with the same table.
             let child = pos.play(mv);
-            searcher.set_limits(Limits::depth((depth - 1).max(1)));
+            let wanted = (depth - 1).max(1);
+            searcher.set_limits(Limits {
+                depth: Some(wanted),
+                ..remaining(spent)
+            });
             let r = searcher.search(&child, &Unknown);
-            nodes += r.stats.nodes;
+            spent += r.stats.nodes;
+            if limited && cut(&r, wanted) {
+                // The score is exact; the list of best moves is not complete.
+                stopped = Some(super::Stopped {
+                    reason: stop_reason(),
+                    lower: root.score,
+                    upper: root.score,
+                    depth,
+                });
+                break;
+            }
             if -one_ply_later(r.score) == root.score {
                 best_moves.push(mv);
             }
@@ -50,7 +111,8 @@ pub fn solve<G: Game>(pos: &G, plies_left: u32, tt_mib: usize) -> Solution<G::Mo
     Solution {
         score: root.score,
         best_moves,
-        nodes,
+        nodes: spent,
+        stopped,
     }
 }
 

@@ -24,7 +24,7 @@
 
 use arrayvec::ArrayVec;
 
-use super::Solution;
+use super::{Solution, Stop, Stopped};
 use crate::games::othello::{Othello, OthelloMove, flips, legal_moves_mask, parse_square};
 use crate::games::{Game, GameError};
 
@@ -396,6 +396,7 @@ pub struct OthelloSolver {
     edge: &'static [u8],
     nodes: u64,
     all_best_moves: bool,
+    stop: Stop,
 }
 
 impl Default for OthelloSolver {
@@ -422,7 +423,14 @@ impl OthelloSolver {
             edge: stability::edge_table(),
             nodes: 0,
             all_best_moves: false,
+            stop: Stop::unlimited(),
         }
+    }
+
+    /// The limits of the next solves (a node budget, a time, a progress counter); a solve that
+    /// reaches one stops with the bounds it proved ([`Solution::stopped`]).
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     /// Whether [`OthelloSolver::solve`] lists every best move (`true`) or one (`false`, the
@@ -444,6 +452,7 @@ impl OthelloSolver {
     /// [`OthelloSolver::clear`] between solves that must not share it.
     pub fn solve(&mut self, pos: &Othello) -> Solution<OthelloMove> {
         self.nodes = 0;
+        self.stop.start();
         let (p, o) = (pos.player, pos.opponent);
         if legal_moves_mask(p, o) == 0 {
             if legal_moves_mask(o, p) == 0 {
@@ -451,26 +460,43 @@ impl OthelloSolver {
                     score: final_score(p, o),
                     best_moves: Vec::new(),
                     nodes: 1,
+                    stopped: None,
                 };
             }
-            let (score, _) = self.root(o, p);
+            let (score, _, bounds) = self.root(o, p);
             return Solution {
                 score: -score,
                 best_moves: vec![OthelloMove::PASS],
                 nodes: self.nodes + 1,
+                stopped: self.stopped(-bounds.1, -bounds.0),
             };
         }
-        let (score, best_moves) = self.root(p, o);
+        let (score, best_moves, bounds) = self.root(p, o);
         Solution {
             score,
             best_moves,
             nodes: self.nodes,
+            stopped: self.stopped(bounds.0, bounds.1),
         }
     }
 
+    /// What a stopped solve proved, after forgetting what it stored while stopping.
+    fn stopped(&mut self, lower: i32, upper: i32) -> Option<Stopped> {
+        let reason = self.stop.reason()?;
+        self.clear();
+        Some(Stopped {
+            reason,
+            lower,
+            upper,
+            depth: 0,
+        })
+    }
+
     /// The root of a position with at least one move: PVS over the root moves, then null-window
-    /// tests of the others at `best - 1` when every best move is wanted.
-    fn root(&mut self, p: u64, o: u64) -> (i32, Vec<OthelloMove>) {
+    /// tests of the others at `best - 1` when every best move is wanted. Returns the score, the
+    /// best moves and the proven bounds (equal unless a limit stopped the search: then the
+    /// moves searched to the end give a lower bound).
+    fn root(&mut self, p: u64, o: u64) -> (i32, Vec<OthelloMove>, (i32, i32)) {
         self.nodes += 1;
         let empties = !(p | o);
         let n = empties.count_ones();
@@ -490,7 +516,11 @@ impl OthelloSolver {
             let m = pick(&mut moves, i);
             let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
             let score = if i == 0 {
-                -self.pvs(np, no, -65, 65, n - 1)
+                let s = -self.pvs(np, no, -65, 65, n - 1);
+                if self.stop.stopped() {
+                    return (0, Vec::new(), (-64, 64));
+                }
+                s
             } else {
                 // Test "better than best" (or "at least best" for all best moves); scores
                 // are even, so `best - 1` tests equality too.
@@ -499,11 +529,16 @@ impl OthelloSolver {
                     continue;
                 }
                 let s = -self.nws(np, no, -a - 1, n - 1);
-                if s > a {
+                let s = if s > a && !self.stop.stopped() {
                     -self.pvs(np, no, -65, -a, n - 1)
                 } else {
                     s
+                };
+                if self.stop.stopped() {
+                    // The moves searched so far: the root is worth at least their best.
+                    return (best, best_moves, (best, 64));
                 }
+                s
             };
             if score > best {
                 best = score;
@@ -514,7 +549,7 @@ impl OthelloSolver {
             }
         }
         self.store(p, o, n, best, best, best_moves[0].0);
-        (best, best_moves)
+        (best, best_moves, (best, best))
     }
 
     /// Fills `moves` with the moves of `mask` and their ordering keys: the hash move first,
@@ -634,6 +669,9 @@ impl OthelloSolver {
             return self.exact_small(p, o, alpha, beta, n);
         }
         self.nodes += 1;
+        if self.stop.poll(self.nodes) {
+            return 0;
+        }
         let moves_mask = legal_moves_mask(p, o);
         if moves_mask == 0 {
             if legal_moves_mask(o, p) == 0 {
@@ -673,6 +711,10 @@ impl OthelloSolver {
                     score = -self.pvs(np, no, -beta, -alpha, n - 1);
                 }
             }
+            if self.stop.stopped() {
+                // Unwinding: nothing here is a bound worth storing.
+                return 0;
+            }
             if score > best {
                 best = score;
                 best_move = m.sq;
@@ -704,6 +746,9 @@ impl OthelloSolver {
             // Floor division: lo < mid < hi, so every test narrows the interval.
             let mid = (lo + hi).div_euclid(2);
             let s = self.nws(p, o, mid, n);
+            if self.stop.stopped() {
+                return 0;
+            }
             if s > mid {
                 lo = s - 1;
                 if s >= beta {
@@ -734,6 +779,9 @@ impl OthelloSolver {
     /// Null-window search with the table, fastest-first ordering and the stability cutoff.
     fn nws_deep(&mut self, p: u64, o: u64, alpha: i32, n: u32) -> i32 {
         self.nodes += 1;
+        if self.stop.poll(self.nodes) {
+            return 0;
+        }
         if alpha >= STABILITY_THRESHOLD[n as usize] {
             let bound = 64 - 2 * stability::stable_count(self.edge, o, p) as i32;
             if bound <= alpha {
@@ -767,6 +815,9 @@ impl OthelloSolver {
             let sq = hash_move as usize;
             let flipped = flips(sq, p, o);
             let score = self.nws_child(o ^ flipped, p | flipped | 1u64 << sq, alpha, n, parity, sq);
+            if self.stop.stopped() {
+                return 0;
+            }
             if score > alpha {
                 self.store(p, o, n, score, 64, hash_move);
                 return score;
@@ -795,6 +846,9 @@ impl OthelloSolver {
             let m = pick(&mut moves, i);
             let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
             let score = self.nws_child(np, no, alpha, n, parity, m.sq as usize);
+            if self.stop.stopped() {
+                return 0;
+            }
             if score > best {
                 best = score;
                 best_move = m.sq;
