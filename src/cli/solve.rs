@@ -155,9 +155,7 @@ fn one(
                 let pos = Connect4::start()
                     .parse_position(position.unwrap_or(""))
                     .map_err(input)?;
-                let mut solver = Connect4Solver::with_table_bits(
-                    limits.table_bits(8, Connect4Solver::DEFAULT_TABLE_BITS),
-                );
+                let mut solver = connect4_solver(limits);
                 solver.set_stop(limits.stop(&progress));
                 let s = solver.solve(&pos);
                 (
@@ -280,6 +278,14 @@ fn one(
         )?;
     }
     Ok(())
+}
+
+/// The Connect 4 solver with the table `--hash` asks for (default 64 MiB).
+fn connect4_solver(limits: &Limits) -> Connect4Solver {
+    match limits.hash_mib {
+        Some(mib) => Connect4Solver::with_table_mib(mib),
+        None => Connect4Solver::new(),
+    }
 }
 
 /// What a solve stopped by a limit reached: the bounds it proved, the best move it had.
@@ -407,9 +413,10 @@ fn suite(kind: GameKind, file: &Path, limits: &Limits, as_json: bool) -> anyhow:
                         .map_err(|e| where_(n, &e))
                 })
                 .collect::<Result<_, _>>()?;
-            let mut solver = Connect4Solver::with_table_bits(
-                limits.table_bits(8, Connect4Solver::DEFAULT_TABLE_BITS),
-            );
+            let mut solver = connect4_solver(limits);
+            // Short solves one after the other: fault the table's pages in once, here, rather
+            // than in the first solves' timings.
+            solver.pre_touch();
             for (line, pos, expected, id) in positions {
                 solver.clear();
                 let clock = Instant::now();

@@ -136,95 +136,140 @@ fn win_next(moves: i32) -> i32 {
     (CELLS + 1 - moves) / 2
 }
 
-/// The transposition table: one `u64` per entry, always replaced.
+/// The transposition table: one entry per slot, always replaced.
 ///
-/// The key is scrambled by a multiplication by an odd constant, a bijection on `u64`: its top
-/// `bits` bits choose the slot, its other `64 - bits` bits (the *check*) are stored, so slot and
-/// check together give back the whole key and a hit is never a collision. Above the check sit a
-/// 7-bit bound (0 = none) and the generation that wrote the entry (`bits - 7` bits). An entry
-/// of another generation reads as empty, so clearing is a generation bump; the array is zeroed
-/// only when the generation wraps, every `2^(bits - 7) - 1` clears, which amortises to about
-/// 1 KiB of zeroing per clear whatever the size.
+/// A position's key (`current + mask`) has [`KEY_BITS`] bits. It is scrambled by a
+/// multiplication by an odd constant modulo 2^49, a bijection on the keys: the top `bits` bits
+/// of the result choose the slot, the other `49 - bits` bits (the *check*) are stored with the
+/// 7-bit bound, so slot and check together give back the whole key and a hit is never a
+/// collision. From 2^24 slots on the check fits in 25 bits and an entry in a `u32` (check above
+/// the bound): twice the entries of 8-byte slots in the same memory, as many as Pascal Pons'
+/// solver keeps in 84 MB. Smaller tables (tests, `--hash` below 64 MiB) take `u64` entries.
+///
+/// Clearing writes zeros over the slots written since the last clear while there are few (a
+/// short solve), and over the whole table otherwise: a suite of small positions never pays for
+/// the full table, and nothing in an entry is spent on a generation stamp.
 struct Table {
-    /// The entries, `2^bits` of them from `start` on (a little slack before them aligns `start`
-    /// on a huge page).
-    entries: Box<[u64]>,
+    entries: Entries,
+    /// The first slot (a little slack before it aligns it on a huge page).
     start: usize,
-    /// `64 - bits`: the width of the check, and the shift from the scrambled key to the slot.
-    shift: u32,
-    generation: u64,
-    /// The first generation that does not fit: `2^(bits - 7)`.
-    generation_end: u64,
+    /// log2 of the number of slots.
+    bits: u32,
+    /// Slots written since the last clear, while there are at most [`TRACKED`] of them.
+    written: Vec<u32>,
+    tracking: bool,
 }
+
+/// The slots: packed (`u32`, from 2^24 slots) or wide (`u64`).
+enum Entries {
+    Packed(Box<[u32]>),
+    Wide(Box<[u64]>),
+}
+
+/// Bits of a position's key: 7 columns of 7 bits.
+const KEY_BITS: u32 = 49;
+/// Written slots remembered for a cheap clear; past this, a clear zeroes the whole table.
+const TRACKED: usize = 1 << 16;
+/// The fewest slot bits whose check fits a `u32` entry beside the bound.
+const PACKED_BITS: u32 = KEY_BITS - 25;
 
 /// Huge pages are 2 MiB on x86-64 Linux.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// Asks Linux to back `entries` with huge pages where it can: every probe of a big table
-/// otherwise misses the TLB too. Returns the first index aligned on a huge page. A hint only:
-/// the table works the same if the kernel declines.
+/// Asks Linux to back `bytes` bytes at `addr` with huge pages where it can: every probe of a big
+/// table otherwise misses the TLB too. Returns how many bytes to skip to the first huge page.
+/// A hint only: the table works the same if the kernel declines.
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(entries: &mut [u64]) -> usize {
+fn advise_huge_pages(addr: usize, bytes: usize) -> usize {
     unsafe extern "C" {
         fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
     }
     const MADV_HUGEPAGE: i32 = 14;
-    let addr = entries.as_mut_ptr() as usize;
     let skip = addr.next_multiple_of(HUGE_PAGE) - addr;
-    let len = (entries.len() * 8).saturating_sub(skip) / HUGE_PAGE * HUGE_PAGE;
+    let len = bytes.saturating_sub(skip) / HUGE_PAGE * HUGE_PAGE;
     if len > 0 {
-        // SAFETY: the range lies inside `entries`, which we own; MADV_HUGEPAGE changes neither
+        // SAFETY: the range lies inside the caller's allocation; MADV_HUGEPAGE changes neither
         // the contents nor the validity of the memory.
         unsafe { madvise((addr + skip) as *mut std::ffi::c_void, len, MADV_HUGEPAGE) };
     }
-    skip / 8
+    skip
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_entries: &mut [u64]) -> usize {
+fn advise_huge_pages(_addr: usize, _bytes: usize) -> usize {
     0
 }
 
-/// Scrambles keys; odd, so that multiplying by it is a bijection.
+/// Scrambles keys; odd, so that multiplying by it is a bijection modulo 2^49.
 const SCRAMBLE: u64 = 0x9E37_79B9_7F4A_7C15;
-/// The bound field of an entry, before shifting to its place.
+/// The bound field of an entry.
 const VALUE_FIELD: u64 = 0x7f;
+
+/// A zeroed slice of `len` slots with `slack` more, on huge pages where Linux grants them;
+/// returns it and the index of the first aligned slot.
+fn allocate<T: Copy + Default>(len: usize) -> (Box<[T]>, usize) {
+    let size = std::mem::size_of::<T>();
+    let slack = if len * size >= HUGE_PAGE {
+        HUGE_PAGE / size
+    } else {
+        0
+    };
+    // A fresh zeroed allocation this large is untouched memory from the system: the advice
+    // applies before the first fault brings any page in.
+    let mut entries = vec![T::default(); len + slack].into_boxed_slice();
+    let start = if slack > 0 {
+        advise_huge_pages(entries.as_mut_ptr() as usize, entries.len() * size) / size
+    } else {
+        0
+    };
+    (entries, start)
+}
 
 impl Table {
     fn new(bits: u32) -> Table {
         debug_assert!((10..=30).contains(&bits));
         let len = 1usize << bits;
-        // A fresh zeroed allocation this large is untouched memory from the system: the advice
-        // applies before the first fault brings any page in.
-        let slack = if len * 8 >= HUGE_PAGE {
-            HUGE_PAGE / 8
+        let (entries, start) = if bits >= PACKED_BITS {
+            let (e, s) = allocate::<u32>(len);
+            (Entries::Packed(e), s)
         } else {
-            0
-        };
-        let mut entries = vec![0; len + slack].into_boxed_slice();
-        let start = if slack > 0 {
-            advise_huge_pages(&mut entries)
-        } else {
-            0
+            let (e, s) = allocate::<u64>(len);
+            (Entries::Wide(e), s)
         };
         Table {
             entries,
             start,
-            shift: 64 - bits,
-            generation: 1,
-            generation_end: 1 << (bits - 7),
+            bits,
+            written: Vec::with_capacity(TRACKED),
+            tracking: true,
         }
     }
 
-    /// The slot of `key` and what an entry for it in the current generation holds apart from
-    /// the bound.
+    /// Bytes per entry.
+    fn entry_bytes(&self) -> usize {
+        match self.entries {
+            Entries::Packed(_) => 4,
+            Entries::Wide(_) => 8,
+        }
+    }
+
+    /// Writes every page of the table now, so that no solve pays for the page faults of its
+    /// first touches (worth it before a suite of short solves).
+    fn pre_touch(&mut self) {
+        match &mut self.entries {
+            Entries::Packed(e) => e.fill(0),
+            Entries::Wide(e) => e.fill(0),
+        }
+    }
+
+    /// The slot of `key` and its check.
     #[inline]
     fn locate(&self, key: u64) -> (usize, u64) {
-        let h = key.wrapping_mul(SCRAMBLE);
-        let check = h & ((1 << self.shift) - 1);
+        let h = key.wrapping_mul(SCRAMBLE) & ((1 << KEY_BITS) - 1);
+        let check_bits = KEY_BITS - self.bits;
         (
-            self.start + (h >> self.shift) as usize,
-            check | (self.generation << (self.shift + 7)),
+            self.start + (h >> check_bits) as usize,
+            h & ((1 << check_bits) - 1),
         )
     }
 
@@ -235,9 +280,13 @@ impl Table {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let p = self.entries.as_ptr().wrapping_add(self.locate(key).0);
+            let i = self.locate(key).0;
+            let p = match &self.entries {
+                Entries::Packed(e) => e.as_ptr().wrapping_add(i) as *const i8,
+                Entries::Wide(e) => e.as_ptr().wrapping_add(i) as *const i8,
+            };
             // SAFETY: prefetching is only a hint and never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = key;
@@ -246,12 +295,14 @@ impl Table {
     /// The value stored for `key`, 0 if none.
     #[inline]
     fn get(&self, key: u64) -> u32 {
-        let (i, tag) = self.locate(key);
-        // SAFETY: a slot is below `start + 2^bits`, at most the length of `entries`.
-        let e = unsafe { *self.entries.get_unchecked(i) };
-        let value_mask = VALUE_FIELD << self.shift;
-        if e & !value_mask == tag {
-            ((e & value_mask) >> self.shift) as u32
+        let (i, check) = self.locate(key);
+        // SAFETY: a slot is below `start + 2^bits`, at most the length of the entries.
+        let e = match &self.entries {
+            Entries::Packed(e) => (unsafe { *e.get_unchecked(i) }) as u64,
+            Entries::Wide(e) => unsafe { *e.get_unchecked(i) },
+        };
+        if e >> 7 == check {
+            (e & VALUE_FIELD) as u32
         } else {
             0
         }
@@ -260,16 +311,34 @@ impl Table {
     #[inline]
     fn put(&mut self, key: u64, value: u32) {
         debug_assert!((1..=VALUE_FIELD as u32).contains(&value));
-        let (i, tag) = self.locate(key);
-        // SAFETY: as in `get`.
-        unsafe { *self.entries.get_unchecked_mut(i) = tag | ((value as u64) << self.shift) };
+        let (i, check) = self.locate(key);
+        let entry = check << 7 | value as u64;
+        // SAFETY: as in `get`; a packed entry's check has at most 25 bits, so it fits.
+        match &mut self.entries {
+            Entries::Packed(e) => unsafe { *e.get_unchecked_mut(i) = entry as u32 },
+            Entries::Wide(e) => unsafe { *e.get_unchecked_mut(i) = entry },
+        }
+        if self.tracking {
+            if self.written.len() < TRACKED {
+                self.written.push(i as u32);
+            } else {
+                self.tracking = false;
+                self.written.clear();
+            }
+        }
     }
 
+    /// Forgets every entry.
     fn clear(&mut self) {
-        self.generation += 1;
-        if self.generation == self.generation_end {
-            self.entries.fill(0);
-            self.generation = 1;
+        if self.tracking {
+            match &mut self.entries {
+                Entries::Packed(e) => self.written.iter().for_each(|&i| e[i as usize] = 0),
+                Entries::Wide(e) => self.written.iter().for_each(|&i| e[i as usize] = 0),
+            }
+            self.written.clear();
+        } else {
+            self.pre_touch();
+            self.tracking = true;
         }
     }
 }
@@ -296,15 +365,16 @@ impl Default for Connect4Solver {
 }
 
 impl Connect4Solver {
-    /// Bits of the default table size: 2^23 entries of 8 bytes, 64 MiB.
-    pub const DEFAULT_TABLE_BITS: u32 = 23;
+    /// Bits of the default table size: 2^24 entries of 4 bytes, 64 MiB.
+    pub const DEFAULT_TABLE_BITS: u32 = 24;
 
     /// A solver with the default table of 2^[`Self::DEFAULT_TABLE_BITS`] entries.
     pub fn new() -> Connect4Solver {
         Connect4Solver::with_table_bits(Self::DEFAULT_TABLE_BITS)
     }
 
-    /// A solver with a table of `2^bits` entries (8 bytes each); `bits` is clamped to 10..=30.
+    /// A solver with a table of `2^bits` entries (4 bytes each from 2^24 on, 8 below); `bits`
+    /// is clamped to 10..=30.
     pub fn with_table_bits(bits: u32) -> Connect4Solver {
         Connect4Solver {
             table: Table::new(bits.clamp(10, 30)),
@@ -313,14 +383,38 @@ impl Connect4Solver {
         }
     }
 
+    /// A solver whose table takes at most `mib` MiB (at least 1; 64 MiB and up hold 4-byte
+    /// entries, less 8-byte ones).
+    pub fn with_table_mib(mib: u64) -> Connect4Solver {
+        let bytes = mib.max(1) << 20;
+        let packed = (bytes / 4).ilog2();
+        let bits = if packed >= PACKED_BITS {
+            packed
+        } else {
+            (bytes / 8).ilog2()
+        };
+        Connect4Solver::with_table_bits(bits)
+    }
+
+    /// The table's size in bytes.
+    pub fn table_bytes(&self) -> usize {
+        (1usize << self.table.bits) * self.table.entry_bytes()
+    }
+
+    /// Writes every page of the table now, so that solves do not pay for its first touches:
+    /// worth it before a suite of short solves, not before one long one.
+    pub fn pre_touch(&mut self) {
+        self.table.pre_touch();
+    }
+
     /// The limits of the next solves (a node budget, a time, a progress counter); a solve that
     /// reaches one stops with the bounds it proved ([`Solution::stopped`]).
     pub fn set_stop(&mut self, stop: Stop) {
         self.stop = stop;
     }
 
-    /// Forgets every table entry in O(1) (a generation bump), so the next solve does not benefit
-    /// from earlier ones.
+    /// Forgets every table entry (cheaply after a short solve: see the table's documentation),
+    /// so the next solve does not benefit from earlier ones.
     pub fn clear(&mut self) {
         self.table.clear();
     }
@@ -573,6 +667,55 @@ mod tests {
     use super::*;
     use crate::games::Game;
 
+    /// Keys as the solver makes them: `current + mask` of positions along seeded random games.
+    fn keys(count: usize) -> Vec<u64> {
+        let mut keys = Vec::new();
+        let mut k = 0u64;
+        while keys.len() < count {
+            let (line, _) = crate::games::random_game(Connect4::start(), 42, k);
+            keys.extend(line.iter().map(|p| Node::new(p).key()));
+            k += 1;
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    #[test]
+    fn a_table_hit_is_never_another_positions_entry() {
+        // A tiny wide table and a packed one: many keys share a slot, and each read gives the
+        // value of its own key or nothing, never a neighbour's.
+        for bits in [10, PACKED_BITS] {
+            let mut table = Table::new(bits);
+            let keys = keys(20_000);
+            for (i, &key) in keys.iter().enumerate() {
+                let value = (i % 74 + 1) as u32;
+                table.put(key, value);
+                assert_eq!(table.get(key), value);
+                if i > 0 {
+                    let previous = table.get(keys[i - 1]);
+                    assert!(previous == 0 || previous == ((i - 1) % 74 + 1) as u32);
+                }
+            }
+            for (i, &key) in keys.iter().enumerate() {
+                let v = table.get(key);
+                assert!(v == 0 || v == (i % 74 + 1) as u32, "bits {bits}: a false hit");
+            }
+            table.clear();
+            assert!(keys.iter().all(|&k| table.get(k) == 0), "bits {bits}: cleared");
+        }
+    }
+
+    #[test]
+    fn tables_are_sized_in_mebibytes() {
+        assert_eq!(Connect4Solver::new().table_bytes(), 64 << 20);
+        assert_eq!(Connect4Solver::with_table_mib(64).table_bytes(), 64 << 20);
+        assert_eq!(Connect4Solver::with_table_mib(200).table_bytes(), 128 << 20);
+        // Below 64 MiB the entries are 8 bytes.
+        assert_eq!(Connect4Solver::with_table_mib(16).table_bytes(), 16 << 20);
+        assert_eq!(Connect4Solver::with_table_mib(1).table_bytes(), 1 << 20);
+    }
+
     #[test]
     fn winning_cells_match_has_four() {
         // Every empty cell found by `winning_cells` completes a four, and every playable cell
@@ -594,25 +737,27 @@ mod tests {
     }
 
     #[test]
-    fn table_generations_forget_and_wrap() {
-        // 2^10 entries: 3 generation bits, a wrap every 7 clears.
-        let mut t = Table::new(10);
-        t.put(12345, 7);
-        assert_eq!(t.get(12345), 7);
-        t.clear();
-        assert_eq!(t.get(12345), 0);
-        t.put(12345, 9);
-        for _ in 0..7 {
+    fn a_clear_forgets_after_short_and_long_solves() {
+        for bits in [10, PACKED_BITS] {
+            let mut t = Table::new(bits);
+            t.put(12345, 7);
+            assert_eq!(t.get(12345), 7);
+            // Few writes: the clear zeroes those slots.
             t.clear();
+            assert_eq!(t.get(12345), 0);
+            // More writes than are tracked: the clear zeroes everything.
+            for k in 0..(TRACKED as u64 + 10) {
+                t.put(k * 977 + 1, 5);
+            }
+            assert!(!t.tracking);
+            t.clear();
+            assert!(t.tracking);
+            assert!((0..1000u64).all(|k| t.get(k * 977 + 1) == 0));
+            // The largest key and the largest value fit.
+            let top = (1 << 49) - 1;
+            t.put(top, 74);
+            assert_eq!(t.get(top), 74);
         }
-        // The stamp cycles through 1..=7: after 7 bumps it is back to its value at the put, but
-        // the wrap zeroed the array on the way, so the old entry does not come back.
-        assert_eq!(t.generation, 2);
-        assert_eq!(t.get(12345), 0);
-        // The largest key and the largest value fit.
-        let top = (1 << 49) - 1;
-        t.put(top, 74);
-        assert_eq!(t.get(top), 74);
     }
 
     #[test]
