@@ -26,8 +26,16 @@ fn main() -> ExitCode {
                 print_error(&cli::usage::unknown_argument(&err, &args));
                 return ExitCode::from(2);
             }
-            // Help, version and other usage errors: clap's own rendering (exit 0 or 2).
-            _ => err.exit(),
+            // Help and version: clap's own rendering (exit 0), as for a bare `joute`.
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => err.exit(),
+            // Any other usage error (a missing argument, a flag given twice): clap's message
+            // on one line, without its usage block.
+            _ => {
+                print_error(&one_line(&err.to_string(), &args));
+                return ExitCode::from(2);
+            }
         },
     };
     match cli::run(cli) {
@@ -63,4 +71,27 @@ fn print_error(text: &str) {
     use cli::output::{MAX_ERROR_CHARS, for_terminal, shorten};
     let line = shorten(&for_terminal(text), MAX_ERROR_CHARS);
     let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// clap's multi-line report as one line: its message lines before the usage block, joined, and
+/// where to look for help.
+fn one_line(text: &str, args: &[std::ffi::OsString]) -> String {
+    let message: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("tip:") && !l.starts_with("For more information")
+        })
+        .collect();
+    let command = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| !a.starts_with('-'));
+    let help = match command {
+        Some(c) => format!("see 'joute {c} --help'"),
+        None => "see 'joute --help'".to_string(),
+    };
+    format!("{}; {help}", message.join(" "))
 }

@@ -72,6 +72,11 @@ impl EngineSpec {
         let mut options = SearchOptions::default();
         match (algorithm, budget) {
             (Algorithm::Random, None) => {}
+            (Algorithm::Random, Some(budget)) => {
+                return Err(syntax(format!(
+                    "random plays a uniform random move and takes no budget (':{budget}'); write it alone: random"
+                )));
+            }
             (_, None | Some("")) => {
                 return Err(syntax(format!(
                     "{algorithm} needs a budget: ALGORITHM:DEPTH (1..={MAX_DEPTH}), :nNODES or :SECONDSs, e.g. {algorithm}:6"

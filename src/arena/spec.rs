@@ -317,10 +317,15 @@ pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (
         );
     }
     let key = crate::eval::weights::key_on_line(text, offset);
-    (
-        if key == "(none)" { String::new() } else { key },
-        ticks(message),
-    )
+    // serde names the Rust type it wanted ("expected struct RawSprt"): say what it is in TOML.
+    let mut message = ticks(message);
+    while let Some(at) = message.find("struct Raw") {
+        let end = message[at + 7..]
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(message.len(), |e| at + 7 + e);
+        message.replace_range(at..end, "a table");
+    }
+    (if key == "(none)" { String::new() } else { key }, message)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -214,7 +214,7 @@ pub fn parse_square(text: &str) -> Option<u8> {
     }
     let col = bytes[0].to_ascii_lowercase().wrapping_sub(b'a');
     let row = bytes[1].wrapping_sub(b'1');
-    (col < 8 && row < 8).then_some(row * 8 + col)
+    (col < 8 && row < 8).then(|| row * 8 + col)
 }
 
 /// Reads the side to move of a board string: `X` (also `B`, `*`) black, `O` (also `W`) white.

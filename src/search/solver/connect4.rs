@@ -699,10 +699,16 @@ mod tests {
             }
             for (i, &key) in keys.iter().enumerate() {
                 let v = table.get(key);
-                assert!(v == 0 || v == (i % 74 + 1) as u32, "bits {bits}: a false hit");
+                assert!(
+                    v == 0 || v == (i % 74 + 1) as u32,
+                    "bits {bits}: a false hit"
+                );
             }
             table.clear();
-            assert!(keys.iter().all(|&k| table.get(k) == 0), "bits {bits}: cleared");
+            assert!(
+                keys.iter().all(|&k| table.get(k) == 0),
+                "bits {bits}: cleared"
+            );
         }
     }
 

@@ -1,0 +1,260 @@
+//! The corpus of hostile inputs (`tests/hostile/cases.toml`, written by `generate.py`): every
+//! command, every key of tournament, tuning and weights files, openings files, board strings,
+//! damaged logs and run records. Each case must be refused with exit code 2 within seconds,
+//! with exactly one line on stderr of at most 300 characters, no raw control character, no
+//! panic, and nothing written but the case's own inputs (the command runs in a scratch folder
+//! of its own, with TMPDIR inside it).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Corpus {
+    case: Vec<Case>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    args: Vec<String>,
+    /// A piece the error line must hold.
+    expect: Option<String>,
+    spec: Option<String>,
+    spec_hex: Option<String>,
+    weights: Option<String>,
+    weights_hex: Option<String>,
+    openings: Option<String>,
+    openings_hex: Option<String>,
+    suite: Option<String>,
+    log: Option<String>,
+    /// A real run's folder `run/`, damaged this way.
+    damage: Option<String>,
+}
+
+fn hex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// Every file under `dir`, relative to it.
+fn files(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+/// A finished run of `spec` in `dir/run`, then damaged as `how` says.
+fn damaged_run(dir: &Path, how: &str) {
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .current_dir(dir)
+        .args(["run", "spec.toml", "--out", "run", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let run = dir.join("run");
+    for generated in ["index.html", "ratings.csv", "crosstable.csv", "pairs.csv"] {
+        let _ = std::fs::remove_file(run.join(generated));
+    }
+    for entry in std::fs::read_dir(&run).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "png" || e == "svg") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let record = run.join("run.json");
+    let log = run.join("games.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let first = text.lines().next().unwrap().to_string();
+    let edit_line = |from: &str, to: &str| {
+        assert!(first.contains(from), "{how}: {from} not in {first}");
+        let changed = first.replacen(from, to, 1);
+        std::fs::write(&log, text.replacen(&first, &changed, 1)).unwrap();
+    };
+    // The first line's id, as written.
+    let first_id = {
+        let rest = first.split("\"id\":").nth(1).unwrap();
+        format!("\"id\":{},", &rest[..rest.find(',').unwrap()])
+    };
+    match how {
+        "truncated run.json" => {
+            let r = std::fs::read_to_string(&record).unwrap();
+            std::fs::write(&record, &r[..r.len() / 2]).unwrap();
+        }
+        "run.json edited spec" => {
+            let r = std::fs::read_to_string(&record).unwrap();
+            std::fs::write(&record, r.replacen("\"depth\": 1", "\"depth\": 2", 1)).unwrap();
+        }
+        "run.json not json" => std::fs::write(&record, "not json at all").unwrap(),
+        "run.json empty" => std::fs::write(&record, "").unwrap(),
+        "games.jsonl line not json" => std::fs::write(&log, format!("{text}{{oops\n")).unwrap(),
+        "games.jsonl foreign spec" => {
+            let hash = first.split("\"spec\":\"").nth(1).unwrap()[..16].to_string();
+            edit_line(&hash, "0000000000000000");
+        }
+        "games.jsonl id beyond" => edit_line(&first_id, "\"id\":999999,"),
+        "games.jsonl duplicate id" => std::fs::write(&log, format!("{text}{first}\n")).unwrap(),
+        "games.jsonl bad score" => {
+            let score = first.split("\"score\":").nth(1).unwrap();
+            let score = &score[..score.find(',').unwrap()];
+            edit_line(&format!("\"score\":{score},"), "\"score\":0.7,");
+        }
+        "games.jsonl plies mismatch" => {
+            let plies = first.split("\"plies\":").nth(1).unwrap();
+            let plies = &plies[..plies.find(',').unwrap()];
+            edit_line(&format!("\"plies\":{plies},"), "\"plies\":999,");
+        }
+        "games.jsonl timeouts exceed plies" => {
+            edit_line("\"timeouts\":[0,0]", "\"timeouts\":[4000000000,0]")
+        }
+        "games.jsonl wrong engine" => {
+            let name = first.split("\"first\":\"").nth(1).unwrap();
+            let name = &name[..name.find('"').unwrap()];
+            edit_line(
+                &format!("\"first\":\"{name}\""),
+                "\"first\":\"\\u001b[2Jintruder\"",
+            );
+        }
+        "games.jsonl binary" => {
+            let mut bytes = text.into_bytes();
+            bytes.extend_from_slice(&[0xff, 0xfe, 0x00, b'\n']);
+            std::fs::write(&log, bytes).unwrap();
+        }
+        "games.jsonl huge number" => edit_line(&first_id, "\"id\":1e400,"),
+        "games.jsonl negative id" => edit_line(&first_id, "\"id\":-1,"),
+        other => panic!("unknown damage '{other}'"),
+    }
+}
+
+/// Runs one case in a fresh scratch folder; returns a description of what went wrong, if
+/// anything did.
+fn check(case: &Case) -> Option<String> {
+    let scratch = common::scratch("hostile", "case");
+    let dir: &Path = &scratch;
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    };
+    if let Some(t) = &case.spec {
+        write("spec.toml", t.as_bytes());
+    }
+    if let Some(h) = &case.spec_hex {
+        write("spec.toml", &hex(h));
+    }
+    if let Some(t) = &case.weights {
+        write("w.toml", t.as_bytes());
+    }
+    if let Some(h) = &case.weights_hex {
+        write("w.toml", &hex(h));
+    }
+    if let Some(t) = &case.openings {
+        write("o.txt", t.as_bytes());
+    }
+    if let Some(h) = &case.openings_hex {
+        write("o.txt", &hex(h));
+    }
+    if let Some(t) = &case.suite {
+        write("suite.txt", t.as_bytes());
+    }
+    if let Some(t) = &case.log {
+        write("run/games.jsonl", t.as_bytes());
+    }
+    if let Some(how) = &case.damage {
+        damaged_run(dir, how);
+    }
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let before = files(dir);
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .current_dir(dir)
+        .env("TMPDIR", &tmp)
+        .args(&case.args)
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut problems = Vec::new();
+    if out.status.code() != Some(2) {
+        problems.push(format!("exit {:?}", out.status.code()));
+    }
+    if stderr.contains("panicked") {
+        problems.push("a panic".into());
+    }
+    let lines: Vec<&str> = stderr.lines().collect();
+    if lines.len() != 1 {
+        problems.push(format!("{} lines on stderr", lines.len()));
+    }
+    if let Some(line) = lines.first() {
+        if line.chars().count() > 300 {
+            problems.push(format!("a line of {} characters", line.chars().count()));
+        }
+        if line.chars().any(char::is_control) {
+            problems.push("a raw control character".into());
+        }
+        if let Some(piece) = &case.expect
+            && !line.contains(piece.as_str())
+        {
+            problems.push(format!("'{piece}' not in the error"));
+        }
+    }
+    let written: Vec<_> = files(dir).difference(&before).cloned().collect();
+    if !written.is_empty() {
+        problems.push(format!("files written: {written:?}"));
+    }
+    (!problems.is_empty()).then(|| {
+        format!(
+            "{}: {} — stderr: {}",
+            case.name,
+            problems.join(", "),
+            stderr.chars().take(400).collect::<String>()
+        )
+    })
+}
+
+#[test]
+fn every_hostile_input_is_refused_on_one_clear_line_and_writes_nothing() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases.toml"),
+    )
+    .unwrap();
+    let corpus: Corpus = toml::from_str(&text).unwrap();
+    assert!(corpus.case.len() >= 300, "{} cases", corpus.case.len());
+    // Two threads of cases: the machine has two cores.
+    let (left, right) = corpus.case.split_at(corpus.case.len() / 2);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let a = s.spawn(|| left.iter().filter_map(check).collect::<Vec<_>>());
+        let b = s.spawn(|| right.iter().filter_map(check).collect::<Vec<_>>());
+        let mut all = a.join().unwrap();
+        all.extend(b.join().unwrap());
+        all
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        corpus.case.len(),
+        failures.join("\n")
+    );
+}

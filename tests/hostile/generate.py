@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Writes tests/hostile/cases.toml: the corpus of hostile inputs that tests/hostile.rs runs.
+
+Every case must be refused with exit 2, one line on stderr of at most 300 characters, no raw
+control character, no panic, within seconds, and nothing written but the case's own inputs.
+Edit this script, not the TOML, and run it again: python3 tests/hostile/generate.py
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+cases = []
+
+
+def case(name, args, expect=None, **files):
+    c = {"name": name, "args": args}
+    if expect:
+        c["expect"] = expect
+    for k, v in files.items():
+        c[k] = v
+    cases.append(c)
+
+
+def toml_str(s):
+    return json.dumps(s, ensure_ascii=False)
+
+
+ESC = "\u001b[2J"
+LONG = "x" * 5000
+HUGE_INT = "9223372036854775807"
+
+# ------------------------------------------------------------------ the command line
+for game in ["chess", "", "othello8", "morpion-16x16-5", "morpion-3x3-9", "morpion-0x3-2",
+             "random-tree-0x5", "random-tree-9x99", "connect4" + ESC, LONG, "morpion-3x3",
+             "random-tree-2x2-s", "othello othello"]:
+    case(f"perft: game {game[:20]!r}", ["perft", game, "3"])
+for depth in ["0", "-1", "65", "1e3", "three", HUGE_INT, "", "3.5", "0x10"]:
+    case(f"perft: depth {depth[:20]!r}", ["perft", "othello", depth])
+for threads in ["0", "-2", "1025", "many", HUGE_INT]:
+    case(f"perft: threads {threads[:20]!r}", ["perft", "connect4", "3", "--threads", threads])
+for pos in ["y" * 64 + " X", "-" * 63 + " X", "-" * 64 + " X", "X" * 64 + " Z", "X" * 64 + " X extra",
+            "XO" * 32 + "Q", ESC * 10, "8888888", "0", "12345678", "4444444", "a1 a1", "z9", LONG]:
+    case(f"perft: position {pos[:24]!r}", ["perft", "othello" if len(pos) >= 60 else "connect4", "2", "--position", pos])
+for pos in ["a1 a1", "k1", "a0", "XXX/OOO/XXX/O", "a1a2a3a4a5", "b2" + ESC]:
+    case(f"perft: morpion position {pos[:20]!r}", ["perft", "morpion", "2", "--position", pos])
+engines = ["alphabeta:0", "alphabeta:65", "alphabeta:-1", "alphabeta", "minimax:n0", "pvs:n-5",
+           "pvs:n" + HUGE_INT, "pvs:0s", "pvs:1e-300s", "pvs:1e20s", "pvs:NaNs", "pvs:infs",
+           "mcts:0", "mcts:" + HUGE_INT, "random:3", "rand", "alphabeta:3:", "alphabeta:3:/no/such.toml",
+           "alphabeta:3:" + LONG, ":3", "", "alphabeta:3:4:5", "random" + ESC, "bisection:abc",
+           "pvs:200us", "pvs:5m"]
+for e in engines:
+    case(f"match: engine {e[:30]!r}", ["match", "connect4", e, "random"])
+for e in ["alphabeta:0", "nothing", "mcts:-3"]:
+    case(f"play: engine {e!r}", ["play", "othello", e, "random"])
+for args, label in [
+    (["--games", "0"], "no games"), (["--games", "7"], "odd games"), (["--games", "-5"], "negative games"),
+    (["--games", HUGE_INT], "huge games"), (["--games", "1e6"], "float games"),
+    (["--openings", "300"], "long openings"), (["--openings", "-1"], "negative openings"),
+    (["--seed", "-1"], "negative seed"), (["--seed", "1e3"], "float seed"),
+    (["--sprt", "10,0"], "sprt bounds reversed"), (["--sprt", "0,5000"], "sprt bound huge"),
+    (["--sprt", "0"], "sprt one bound"), (["--sprt", "a,b"], "sprt words"), (["--sprt", "nan,1"], "sprt nan"),
+    (["--sprt", "0,inf"], "sprt inf"), (["--threads", "0"], "no threads"), (["--threads", "-1"], "negative threads"),
+    (["--threads", "5000"], "too many threads"), (["--resume"], "resume without out"),
+    (["-c", "2"], "short flag"), (["-concurrency", "2"], "one-dash long flag"), (["--thread", "2"], "typo"),
+    (["--games"], "missing value"), (["--out"], "missing out"), (["--depth", "3"], "foreign flag"),
+    (["--games", "10", "--games", "20"], "flag twice"),
+]:
+    case(f"match: {label}", ["match", "connect4", "random", "random"] + args)
+for args in [["match"], ["match", "connect4"], ["match", "connect4", "random"], ["play", "connect4"],
+             ["perft"], ["perft", "othello"], ["features"], ["solve"], ["analyze"], ["tune"], ["report"],
+             ["run", "a.toml", "b.toml"], ["bench", "extra"], ["frobnicate"], ["matc", "connect4"],
+             ["--threads", "2", "run"], ["run", "--shard", "3/3"], ["run", "--shard", "0/0"],
+             ["run", "--shard", "a/b"], ["run", "--shard", "1"], ["run", "--shard", "-1/4"],
+             ["run", "--shard", HUGE_INT + "/2"]]:
+    case(f"usage: {' '.join(args)[:40]}", args)
+for opening in ["8", "1 2 3 8", "44444444", "z", ESC, "a1", LONG[:300]]:
+    case(f"play: opening {opening[:20]!r}", ["play", "connect4", "random", "random", "--opening", opening])
+for opening in ["a1", "f5 f5", "pass", "f5 d6 c3 d3 c4 f4 f6 f3 e6 e7 z9", "5 d6", "\u00e95", "f\u00ff"]:
+    case(f"play: othello opening {opening[:20]!r}", ["play", "othello", "random", "random", "--opening", opening])
+for a in [["random-forest"], ["random-tree", "--branching", "1"], ["random-tree", "--branching", "99"],
+          ["random-tree", "--depth", "0"], ["random-tree", "--depth", "99"], ["random-tree", "--trees", "0"],
+          ["random-tree", "--branching", "10", "--depth", "9"], ["random-tree", "--trees", "-1"],
+          ["random-tree", "--seed", "x"]]:
+    case(f"analyze: {' '.join(a)[:40]}", ["analyze"] + a)
+for a in [["othello", "--time", "0s"], ["othello", "--time", "2d"], ["othello", "--time", "-1s"],
+          ["connect4", "--nodes", "0"], ["connect4", "--nodes", "-1"], ["connect4", "--hash", "0"],
+          ["connect4", "--hash", "999999"], ["othello"], ["morpion-15x15-5"], ["connect4", "12121212"],
+          ["connect4", "12345678"], ["othello", "-" * 64], ["chess"], ["connect4", "--file", "missing.txt"],
+          ["morpion", "--file", "suite.txt"], ["connect4", "4453", "--file", "suite.txt"],
+          ["connect4", "--file", "suite.txt", "--time", "1s"], ["connect4", "--file", "."]]:
+    case(f"solve: {' '.join(a)[:40]}", ["solve"] + a, **({"suite": "4453 1\n4453 x\n"} if "suite.txt" in a else {}))
+for g in ["chess", "", ESC]:
+    case(f"features: game {g!r}", ["features", g])
+case("report: missing log", ["report", "nope.jsonl"])
+case("report: a folder", ["report", "."])
+case("report: no run.json", ["report", "run/games.jsonl"], log="{\"id\":0}\n")
+case("tune: missing spec", ["tune", "nope.toml"])
+case("run: missing spec", ["run", "nope.toml"])
+case("run: a folder as spec", ["run", "."])
+case("run: spec is binary", ["run", "spec.toml"], spec_hex="00ff10fe80c3")
+case("run: empty spec", ["run", "spec.toml"], spec="")
+case("run: output folder is a file", ["run", "spec.toml", "--out", "spec.toml"])  # spec filled below
+
+# ------------------------------------------------------------------ tournament specs
+BASE = """name = "t"
+game = "connect4"
+seed = 1
+openings = { plies = 2, count = 2 }
+
+[[engine]]
+name = "a"
+algorithm = "alphabeta"
+depth = 1
+
+[[engine]]
+name = "b"
+algorithm = "random"
+"""
+cases[-1]["spec"] = BASE
+
+
+def spec_case(label, text, expect=None, **extra):
+    case(f"spec: {label}", ["run", "spec.toml", "--out", "out"], expect, spec=text, **extra)
+
+
+def top(key, value):
+    return BASE.replace("seed = 1\n", f"seed = 1\n{key} = {value}\n", 1)
+
+
+def replace(old, new):
+    assert old in BASE, old
+    return BASE.replace(old, new, 1)
+
+
+for v in ['""', '"a/b"', '".."', '"."', toml_str("n" * 70000), toml_str("x" + ESC), "3", "[]", '"tab\\tname"']:
+    spec_case(f"name = {v[:20]}", replace('name = "t"', f"name = {v}"), "name")
+for v in ['"chess"', '""', "4", toml_str(ESC), '"morpion-99x99-5"', '"random-tree-1x1"']:
+    spec_case(f"game = {v[:20]}", replace('game = "connect4"', f"game = {v}"), "game")
+for v in ["-1", "1.5", '"one"', "18446744073709551616", "[]"]:
+    spec_case(f"seed = {v[:20]}", replace("seed = 1", f"seed = {v}"), "seed")
+for v in ['"swiss"', "1", '""']:
+    spec_case(f"format = {v}", top("format", v), "format")
+spec_case("gauntlet without challengers", top("format", '"gauntlet"'), "challengers")
+for v in ['["zz"]', '["a", "b"]', "[]", '"a"', "[1]"]:
+    spec_case(f"challengers = {v}", top("format", '"gauntlet"') .replace("seed = 1\n", f"seed = 1\nchallengers = {v}\n", 1), "challengers")
+spec_case("challengers without gauntlet", top("challengers", '["a"]'), "challengers")
+for v in ["0", "-2", "7", HUGE_INT, "1.5", '"ten"', "100000000"]:
+    spec_case(f"games = {v[:20]}", replace("openings = { plies = 2, count = 2 }", f"openings = {{ plies = 2 }}\ngames = {v}"), "games")
+spec_case("games and count disagree", top("games", "100"), "games")
+for v in ["0", "-1", "10001", '"two"', HUGE_INT]:
+    spec_case(f"rounds = {v[:20]}", top("rounds", v), "rounds")
+spec_case("rounds and games disagree", replace("openings = { plies = 2, count = 2 }", "openings = { plies = 2 }\ngames = 6\nrounds = 2"), "rounds")
+for v in ['"zz"', '""', "1", toml_str(ESC)]:
+    spec_case(f"anchor = {v[:10]}", top("anchor", v), "anchor")
+for v in ["1e308", "-1e308", "nan", "inf", "10001", '"zero"']:
+    spec_case(f"anchor_elo = {v}", top("anchor", '"a"').replace("seed = 1\n", f"seed = 1\nanchor_elo = {v}\n", 1), "anchor_elo")
+spec_case("anchor_elo without anchor", top("anchor_elo", "5"), "anchor_elo")
+for v in ["{ plies = -1, count = 2 }", "{ plies = 201, count = 2 }", "{ plies = 2, count = 0 }",
+          "{ plies = 2, count = -5 }", "{ plies = 2, count = 2000000 }", "{ plies = 2 }", "{ count = 2 }",
+          "{ plies = 2, count = 2, file = \"o.txt\" }", "{ plies = 2, count = 2, balance_depth = 9 }",
+          "{ plies = 2, count = 2, balance_depth = -1 }", "{ plies = 2, count = 2, max_imbalance = 0 }",
+          "{ plies = 2, count = 2, max_imbalance = -5 }", "{ plies = 2, count = 2, max_imbalance = nan }",
+          "{ plies = 2, count = 2, colour = 1 }", "{ plies = \"two\", count = 2 }", "5", "[]",
+          "{ plies = 60, count = 2 }", "{ plies = 2, count = 500 }", "{ file = \"missing.txt\" }",
+          "{ file = \"\" }", "{ file = \".\" }", "{ file = \"o.txt\", count = 0 }", "{ file = \"o.txt\", count = 99 }",
+          "{ file = \"o.txt\", balance_depth = 2 }"]:
+    spec_case(f"openings = {v[:40]}", replace("openings = { plies = 2, count = 2 }", f"openings = {v}"),
+              "colour" if "colour" in v else "openings", openings="4453\n3344\n")
+spec_case("no openings", replace("openings = { plies = 2, count = 2 }\n", ""), "openings")
+spec_case("unknown top key", top("colour", "1"), "colour")
+spec_case("not toml", "name = \n[[[", None)
+spec_case("duplicate key", BASE + 'name = "u"\n', None)
+spec_case("one engine", BASE.split("[[engine]]\nname = \"b\"")[0], "engine")
+spec_case("no engines", BASE.split("[[engine]]")[0], "engine")
+spec_case("65 engines", BASE + "".join(f'\n[[engine]]\nname = "e{i}"\nalgorithm = "random"\n' for i in range(64)), "engine")
+spec_case("engines of two names", BASE.replace('name = "b"', 'name = "a"'), "two engines")
+for key, value in [("name", '""'), ("name", '"a,b"'), ("name", toml_str("e" + ESC)), ("name", toml_str("n" * 65)),
+                   ("name", "7"), ("algorithm", '"alphabeat"'), ("algorithm", '""'), ("algorithm", toml_str("random" + ESC)),
+                   ("depth", "0"), ("depth", "65"), ("depth", "-3"), ("depth", '"deep"'), ("depth", "2.5"),
+                   ("nodes", "0"), ("nodes", "-1"), ("nodes", HUGE_INT), ("time", '"0s"'), ("time", '"1e-300s"'),
+                   ("time", '"1e20s"'), ("time", '"fast"'), ("time", '"5"'), ("time", '"nans"'), ("time", "5"),
+                   ("playouts", "10"), ("ordering", '"random"'), ("ordering", "1"), ("fail_soft", '"yes"'),
+                   ("tt_mib", "0"), ("tt_mib", "2048"), ("tt_mib", "-1"), ("tolerance", "-1"), ("tolerance", "2000000"),
+                   ("exploration", "-1"), ("exploration", "1e9"), ("exploration", "nan"), ("tie_break", "2"),
+                   ("tree_mib", "64"), ("weights", "3"), ("weights", '"missing.toml"'), ("weights", '""'),
+                   ("weights", '"."'), ("weights", "{ nothing = 1 }"), ("weights", "{ centre = \"high\" }"),
+                   ("weights", "{ centre = 3e307 }"), ("weights", "{ centre = nan }"), ("weights", "{ centre = inf }"),
+                   ("weights", "{ centre = -1e7 }"), ("weights", "[1, 2]"), ("colour", '"red"')]:
+    text = BASE.replace('depth = 1\n', f'depth = 1\n{key} = {value}\n', 1) if key not in ("name", "algorithm", "depth") \
+        else BASE.replace({"name": 'name = "a"', "algorithm": 'algorithm = "alphabeta"', "depth": "depth = 1"}[key],
+                          f"{key} = {value}", 1)
+    spec_case(f"engine {key} = {value[:24]}", text, None)
+for key, value in [("playouts", "0"), ("playouts", HUGE_INT), ("playouts", "-3"), ("tree_mib", "0"),
+                   ("tree_mib", "5000"), ("depth", "3")]:
+    budget = "" if key in ("playouts", "depth") else "playouts = 10\n"
+    spec_case(f"mcts {key} = {value[:20]}", BASE.replace('algorithm = "alphabeta"\ndepth = 1',
+                                                          f'algorithm = "mcts"\n{budget}{key} = {value}', 1), key)
+spec_case("engine without budget", BASE.replace("depth = 1\n", "", 1), "budget")
+spec_case("random with depth", BASE.replace('algorithm = "random"', 'algorithm = "random"\ndepth = 2'), "depth")
+for v in ["{ elo0 = 10, elo1 = 0 }", "{ elo0 = 0, elo1 = 5000 }", "{ elo0 = 0 }", "{ elo0 = nan, elo1 = 5 }",
+          "{ elo0 = 0, elo1 = 5, alpha = 0 }", "{ elo0 = 0, elo1 = 5, alpha = 0.7 }", "{ elo0 = 0, elo1 = 5, beta = -1 }",
+          "{ elo0 = 0, elo1 = 5, model = \"bayes\" }", "{ elo0 = 0, elo1 = 5, extra = 1 }", "5"]:
+    spec_case(f"sprt = {v[:36]}", top("sprt", v), "extra" if "extra" in v else "elo1" if "elo0 = 0 }" in v else "sprt")
+spec_case("sprt with three engines", top("sprt", "{ elo0 = 0, elo1 = 5 }") + '\n[[engine]]\nname = "c"\nalgorithm = "random"\n', "sprt")
+spec_case("tuning spec given to run", open(os.path.join(HERE, "..", "..", "tournaments", "tune-connect4.toml")).read(), "joute tune")
+
+# ------------------------------------------------------------------ tuning specs
+TBASE = """name = "t"
+game = "connect4"
+seed = 5
+method = "hill-climb"
+
+[engine]
+algorithm = "alphabeta"
+depth = 2
+
+[openings]
+plies = 6
+
+[budget]
+games = 3000
+
+[confirm]
+games = 200
+aa_games = 40
+
+[[param]]
+name = "own_threes"
+min = -20
+max = 40
+step = 4
+"""
+
+
+def tune_case(label, text, expect=None):
+    case(f"tune: {label}", ["tune", "spec.toml", "--out", "out"], expect, spec=text)
+
+
+def tswap(old, new):
+    assert old in TBASE, old
+    return TBASE.replace(old, new, 1)
+
+
+for old, new in [
+    ('method = "hill-climb"', 'method = "annealing"'), ('method = "hill-climb"', 'method = "spsa"'),
+    ('method = "hill-climb"', "method = 3"), ('name = "t"', 'name = ""'), ('name = "t"', f'name = {toml_str("n" * 70)}'),
+    ('game = "connect4"', 'game = "go"'), ("seed = 5", "seed = -5"),
+    ('algorithm = "alphabeta"\ndepth = 2', 'algorithm = "random"'), ('algorithm = "alphabeta"\ndepth = 2', 'algorithm = "alphabeta"'),
+    ("depth = 2", "depth = 0"), ("depth = 2", 'depth = 2\nname = "x"'), ("depth = 2", 'depth = 2\nweights = "missing.toml"'),
+    ("depth = 2", "depth = 2\nweights = { centre = 3e307 }"), ("plies = 6", "plies = 0"), ("plies = 6", "plies = 100"),
+    ("plies = 6", "plies = -1"), ("plies = 6", "plies = 500"), ("plies = 6", "plies = 6\nbalance_depth = 12"),
+    ("plies = 6", "plies = 6\nmax_imbalance = -1"), ("games = 3000", "games = 0"), ("games = 3000", "games = -1"),
+    ("games = 3000", "games = 200"), ("games = 3000", f"games = {HUGE_INT}"), ("games = 3000", "iterations = 0"),
+    ("[budget]\ngames = 3000", "[budget]"), ("games = 200", "games = 201"), ("games = 200", "games = 0"),
+    ("aa_games = 40", "aa_games = 41"), ("aa_games = 40", "aa_games = 40\nplies = 0"),
+    ('name = "own_threes"', 'name = "corners"'), ('name = "own_threes"', 'name = ""'),
+    ("min = -20\nmax = 40", "min = 50\nmax = 40"), ("min = -20", "min = nan"), ("max = 40", "max = 1e308"),
+    ("min = -20", "min = -1e9"), ("step = 4", "step = 0"), ("step = 4", "step = -2"), ("step = 4", "step = 1000"),
+    ("step = 4", "step = 4\nc_end = 2"), ("step = 4", "step = 4\nr_end = -1"), ("step = 4", "step = 4\nextra = 1"),
+    ('method = "hill-climb"', 'method = "hill-climb"\nopponent = "pool"'), ('method = "hill-climb"', 'method = "hill-climb"\nopponent = "mirror"'),
+    ('method = "hill-climb"', 'method = "hill-climb"\nweights_out = "x.txt"'), ('method = "hill-climb"', 'method = "hill-climb"\nweights_out = ""'),
+    ('method = "hill-climb"', 'method = "hill-climb"\nweights_out = "no/such/folder/w.toml"'),
+    ('method = "hill-climb"', 'method = "hill-climb"\ncolour = 1'),
+]:
+    tune_case(f"{new[:40]!r}", tswap(old, new))
+for hill in ['neighbour = "all-at-once"', "batch = 0", "max_pairs = 0", "patience = 0", "min_step = 0",
+             "min_step = 2", "pairs = 0", "pairs = 10\nmax_pairs = 20", "batch = -1"]:
+    tune_case(f"[hill] {hill[:30]}", TBASE + f"\n[hill]\n{hill}\n")
+tune_case("[hill] and [sprt] pairs", TBASE + "\n[hill]\npairs = 10\n\n[sprt]\nelo0 = 0\nelo1 = 5\n")
+tune_case("[spsa] with hill-climb", TBASE + "\n[spsa]\npairs = 2\n")
+tune_case("spsa without iterations", tswap('method = "hill-climb"', 'method = "spsa"'))
+tune_case("spsa pairs = 0", tswap('method = "hill-climb"', 'method = "spsa"').replace("games = 3000", "iterations = 10") + "\n[spsa]\npairs = 0\n")
+tune_case("spsa with [sprt]", tswap('method = "hill-climb"', 'method = "spsa"').replace("games = 3000", "iterations = 10") + "\n[sprt]\nelo0 = 0\nelo1 = 5\n")
+tune_case("[sprt] reversed", TBASE + "\n[sprt]\nelo0 = 5\nelo1 = 0\n")
+tune_case("no [[param]]", TBASE.split("[[param]]")[0])
+tune_case("a parameter twice", TBASE + '\n[[param]]\nname = "own_threes"\nmin = -20\nmax = 40\nstep = 4\n')
+tune_case("pool without opponent", TBASE + '\n[[pool]]\nname = "p"\nalgorithm = "random"\n')
+tune_case("pool named tuned", tswap('method = "hill-climb"', 'method = "hill-climb"\nopponent = "pool"') + '\n[[pool]]\nname = "tuned"\nalgorithm = "random"\n')
+tune_case("tournament spec given to tune", open(os.path.join(HERE, "..", "..", "tournaments", "quickstart.toml")).read(), "joute run")
+for flag in [["--budget", "0"], ["--budget", "-5"], ["--threads", "0"], ["--write-weights", "."],
+             ["--write-weights", "no/such/folder/w.toml"], ["--resume", "--budget", "abc"]]:
+    case(f"tune: {' '.join(flag)}", ["tune", "spec.toml", "--out", "out"] + flag, spec=TBASE)
+case("tune: weights copy exists", ["tune", "spec.toml", "--out", "out", "--write-weights", "spec.toml"], "--force", spec=TBASE)
+
+# ------------------------------------------------------------------ weights files
+WEIGHTED = BASE.replace("depth = 1\n", 'depth = 1\nweights = "w.toml"\n', 1)
+for label, text in [
+    ("empty", ""), ("no game", "[weights]\ncentre = 1\n"), ("other game", 'game = "othello"\n[weights]\nmobility = 1\n'),
+    ("unknown feature", 'game = "connect4"\n[weights]\ncornerz = 1\n'), ("string weight", 'game = "connect4"\n[weights]\ncentre = "x"\n'),
+    ("nan", 'game = "connect4"\n[weights]\ncentre = nan\n'), ("inf", 'game = "connect4"\n[weights]\ncentre = -inf\n'),
+    ("3e307", 'game = "connect4"\n[weights]\ncentre = 3e307\n'), ("1e7", 'game = "connect4"\n[weights]\ncentre = 1e7\n'),
+    ("huge integer", 'game = "connect4"\n[weights]\ncentre = 99999999999999999999\n'),
+    ("not toml", "game = \"connect4\"\n[weights\n"), ("weights not a table", 'game = "connect4"\nweights = 3\n'),
+    ("top-level key", 'game = "connect4"\ndepth = 3\n[weights]\ncentre = 1\n'), ("game a number", "game = 4\n[weights]\n"),
+    ("control char key", 'game = "connect4"\n[weights]\n"cen\\u001btre" = 1\n'), ("boolean", 'game = "connect4"\n[weights]\ncentre = true\n'),
+    ("array", 'game = "connect4"\n[weights]\ncentre = [1]\n'), ("duplicate", 'game = "connect4"\n[weights]\ncentre = 1\ncentre = 2\n'),
+    ("morpion variant", 'game = "morpion-4x4-3"\n[weights]\n'), ("long", 'game = "connect4"\n[weights]\n' + "".join(f"f{i} = 1\n" for i in range(300))),
+]:
+    spec_case(f"weights file: {label}", WEIGHTED, None, weights=text)
+spec_case("weights file: binary", WEIGHTED, None, weights_hex="ff00fe00c328")
+for label, text in [("bad column", "4458\n"), ("column 0", "40\n"), ("full column", "1111111\n"), ("game over", "1212121\n"),
+                    ("duplicate", "4453\n4453\n"), ("letters", "abcd\n"), ("control", "44\u001b53\n"),
+                    ("empty", ""), ("only comments", "# nothing\n"), ("long", "4" * 300 + "\n")]:
+    spec_case(f"openings file: {label}", replace("openings = { plies = 2, count = 2 }", 'openings = { file = "o.txt" }'),
+              None, openings=text)
+spec_case("openings file: binary", replace("openings = { plies = 2, count = 2 }", 'openings = { file = "o.txt" }'), None, openings_hex="fffe3434")
+OTH = 'name = "o"\ngame = "othello"\nseed = 1\nopenings = { file = "o.txt" }\n\n[[engine]]\nname = "a"\nalgorithm = "random"\n\n[[engine]]\nname = "b"\nalgorithm = "random"\n'
+for label, text in [("bad square", "f5 z9\n"), ("illegal move", "a1\n"), ("half a square", "f5d\n"), ("pass not allowed", "pass\n"),
+                    ("repeat", "f5d6\nf5 d6\n"), ("game over", "f5 f6 e6 f4 e3 c5 c4 e7 b4 d6 d3 c6 c3 b5 b3 f7 e8 g6 a4 h6 pass\n")]:
+    spec_case(f"othello openings file: {label}", OTH, None, openings=text)
+
+# ------------------------------------------------------------------ damaged logs and records
+GOOD_LOG = None  # filled by the runner: a real run's files, then damaged
+for label in ["truncated run.json", "run.json edited spec", "run.json not json", "run.json empty",
+              "games.jsonl line not json", "games.jsonl foreign spec", "games.jsonl id beyond",
+              "games.jsonl duplicate id", "games.jsonl bad score", "games.jsonl plies mismatch",
+              "games.jsonl timeouts exceed plies", "games.jsonl wrong engine", "games.jsonl binary",
+              "games.jsonl huge number", "games.jsonl negative id"]:
+    for command in ["report", "resume"]:
+        case(f"log: {label} ({command})",
+             ["report", "run/games.jsonl", "--out", "rep"] if command == "report"
+             else ["run", "spec.toml", "--out", "run", "--resume"], damage=label, spec=BASE)
+
+# ------------------------------------------------------------------ write the corpus
+out = ["# The corpus of hostile inputs run by tests/hostile.rs. Generated by generate.py: edit that.\n"]
+for c in cases:
+    out.append("[[case]]\n")
+    for k, v in c.items():
+        out.append(f"{k} = {json.dumps(v, ensure_ascii=False)}\n")
+    out.append("\n")
+with open(os.path.join(HERE, "cases.toml"), "w") as f:
+    f.write("".join(out))
+print(len(cases), "cases")
