@@ -705,11 +705,13 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         ] {
             if let Some(v) = v {
                 let x = *v.get_ref();
-                if !(x.is_finite() && x > 0.0) {
+                // c_end is a perturbation of the parameter, r_end a learning rate.
+                let most = if k == "c_end" { max - min } else { 1.0 };
+                if !(x.is_finite() && x > 0.0 && x <= most) {
                     return Err(loc.on(
                         v,
                         &key(k),
-                        format!("parameter '{n}': {k} is {x}; it must be a positive number"),
+                        format!("parameter '{n}': {k} is {x}; allowed: above 0, at most {most}"),
                     ));
                 }
                 if method != Method::Spsa {

@@ -256,7 +256,8 @@ for old, new in [
     ('name = "own_threes"', 'name = "corners"'), ('name = "own_threes"', 'name = ""'),
     ("min = -20\nmax = 40", "min = 50\nmax = 40"), ("min = -20", "min = nan"), ("max = 40", "max = 1e308"),
     ("min = -20", "min = -1e9"), ("step = 4", "step = 0"), ("step = 4", "step = -2"), ("step = 4", "step = 1000"),
-    ("step = 4", "step = 4\nc_end = 2"), ("step = 4", "step = 4\nr_end = -1"), ("step = 4", "step = 4\nextra = 1"),
+    ("step = 4", "step = 4\nc_end = 2"), ("step = 4", "step = 4\nr_end = -1"),
+    ("step = 4", "step = 4\nr_end = 1e308"), ("step = 4", "step = 4\nextra = 1"),
     ('method = "hill-climb"', 'method = "hill-climb"\nopponent = "pool"'), ('method = "hill-climb"', 'method = "hill-climb"\nopponent = "mirror"'),
     ('method = "hill-climb"', 'method = "hill-climb"\nweights_out = "x.txt"'), ('method = "hill-climb"', 'method = "hill-climb"\nweights_out = ""'),
     ('method = "hill-climb"', 'method = "hill-climb"\nweights_out = "no/such/folder/w.toml"'),
@@ -271,6 +272,9 @@ tune_case("[spsa] with hill-climb", TBASE + "\n[spsa]\npairs = 2\n")
 tune_case("spsa without iterations", tswap('method = "hill-climb"', 'method = "spsa"'))
 tune_case("spsa pairs = 0", tswap('method = "hill-climb"', 'method = "spsa"').replace("games = 3000", "iterations = 10") + "\n[spsa]\npairs = 0\n")
 tune_case("spsa with [sprt]", tswap('method = "hill-climb"', 'method = "spsa"').replace("games = 3000", "iterations = 10") + "\n[sprt]\nelo0 = 0\nelo1 = 5\n")
+SPSA = tswap('method = "hill-climb"', 'method = "spsa"').replace("games = 3000", "iterations = 10")
+tune_case("spsa c_end above max - min", SPSA.replace("step = 4", "step = 4\nc_end = 61"), "at most 60")
+tune_case("spsa r_end above 1", SPSA.replace("step = 4", "step = 4\nr_end = 1.5"), "at most 1")
 tune_case("[sprt] reversed", TBASE + "\n[sprt]\nelo0 = 5\nelo1 = 0\n")
 tune_case("no [[param]]", TBASE.split("[[param]]")[0])
 tune_case("a parameter twice", TBASE + '\n[[param]]\nname = "own_threes"\nmin = -20\nmax = 40\nstep = 4\n')
