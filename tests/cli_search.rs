@@ -24,31 +24,10 @@ fn refuses(args: &[&str], expected: &[&str]) {
     }
 }
 
-fn weights_file(dir: &tempdir::Dir, name: &str, text: &str) -> String {
+fn weights_file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
-}
-
-mod tempdir {
-    /// A folder under the system's temporary folder, removed when dropped.
-    pub struct Dir(std::path::PathBuf);
-    impl Dir {
-        pub fn new(tag: &str) -> Dir {
-            let path =
-                std::env::temp_dir().join(format!("joute-test-{tag}-{}", std::process::id()));
-            std::fs::create_dir_all(&path).unwrap();
-            Dir(path)
-        }
-        pub fn path(&self) -> &std::path::Path {
-            &self.0
-        }
-    }
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 }
 
 #[test]
@@ -106,7 +85,7 @@ fn bad_engines_are_refused() {
 
 #[test]
 fn bad_weights_files_are_refused_with_file_line_and_key() {
-    let dir = tempdir::Dir::new("weights");
+    let dir = tempfile::tempdir().unwrap();
     let cases = [
         (
             "unknown.toml",
@@ -280,7 +259,7 @@ fn solve_checks_whole_suites() {
     assert!(v["mean_seconds"].as_f64().unwrap() > 0.0);
 
     // FFO #40 alone, as a one-line suite.
-    let dir = tempdir::Dir::new("suite");
+    let dir = tempfile::tempdir().unwrap();
     let ffo = std::fs::read_to_string("tests/data/othello-ffo-40-59.txt").unwrap();
     let line40 = ffo.lines().find(|l| l.starts_with("40\t")).unwrap();
     let suite = weights_file(&dir, "ffo40.txt", &format!("# FFO 40\n{line40}\n"));
@@ -301,7 +280,7 @@ fn solve_checks_whole_suites() {
 
 #[test]
 fn solve_refuses_what_it_cannot_do() {
-    let dir = tempdir::Dir::new("solve");
+    let dir = tempfile::tempdir().unwrap();
     let bad = weights_file(&dir, "bad.txt", "4453 1\n4453 x\n");
     refuses(&["solve", "connect4", "--file", &bad], &["bad.txt:2:"]);
     refuses(

@@ -390,9 +390,8 @@ mod tests {
 
     #[test]
     fn opening_files_give_errors_with_line_and_column() {
-        let dir = std::env::temp_dir().join(format!("joute-openings-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("c4.txt");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c4.txt");
         std::fs::write(&path, "# comment\n4453\n\n4 4, 3\n1 9\n").unwrap();
         let err = read_openings_file(Connect4::start(), &path).unwrap_err();
         assert!(err.contains("c4.txt:5:3:"), "{err}");
@@ -403,7 +402,6 @@ mod tests {
         let list = read_openings_file(Connect4::start(), &path).unwrap();
         assert_eq!(list.len(), 2);
         assert_eq!(list[1].len(), 3);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Reads `text` as an openings file of the game of `start`, each opening as its move names.

@@ -1048,13 +1048,12 @@ mod tests {
     use super::*;
     use crate::stats::sprt::Sprt;
 
-    /// A fresh, empty scratch folder under the system's temporary directory.
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("joute-tune-report-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh, empty scratch folder, removed when dropped (even when a check fails).
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("joute-tune-report-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     fn params(hostile: bool) -> Vec<Param> {
@@ -1257,7 +1256,8 @@ mod tests {
     /// `expected`, each PNG decoding at its size and not blank, each SVG as in memory, no
     /// temporary file left. Returns index.html's text.
     fn check_report(record: &TuneRecord, expected: &[&str], name: &str) -> String {
-        let dir = scratch(name);
+        let scratch = scratch(name);
+        let dir = scratch.path().to_path_buf();
         let written = write_tune_report(record, &dir).unwrap();
         assert_eq!(tune_chart_names(record), expected);
         let mut want: Vec<PathBuf> = expected
@@ -1295,7 +1295,6 @@ mod tests {
         }
         let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
         assert_eq!(html, render_tune(record, &svgs).unwrap());
-        std::fs::remove_dir_all(&dir).unwrap();
         html
     }
 
