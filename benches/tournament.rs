@@ -43,14 +43,14 @@ struct Play<'a> {
 impl FeaturesVisitor for Play<'_> {
     type Output = u64;
     fn visit<G: Features>(self, start: G) -> u64 {
-        let positions = openings::positions(&start, &self.spec.resolved.opening_moves).unwrap();
+        let openings = openings::parse_all(&start, &self.spec.resolved.opening_moves).unwrap();
         let todo: Vec<u64> = (0..self.spec.resolved.schedule().games()).collect();
         let stop = AtomicU64::new(u64::MAX);
         let mut games = 0;
         run_games(
             self.spec,
             start,
-            &positions,
+            &openings,
             &todo,
             self.threads,
             &stop,

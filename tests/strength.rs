@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use joute::arena::{Engine, EngineSpec, play_game};
+use joute::arena::{Engine, EngineSpec, Opening, Referee, play_game};
 use joute::eval::Features;
 use joute::games::{Connect4, Game, Othello, Side, random_position};
 
@@ -33,11 +33,14 @@ fn score<G: Features>(start: G, a: &str, b: &str, plies: usize) -> f64 {
     for opening in openings(start, plies, 2026) {
         for a_first in [true, false] {
             let (first, second) = if a_first { (&a, &b) } else { (&b, &a) };
-            let mut engines = [
-                Engine::new(first, &start, 1).unwrap(),
-                Engine::new(second, &start, 2).unwrap(),
-            ];
-            let record = play_game(opening, &mut engines, |_, _| {});
+            let mut first = Engine::new(first, &start, 1).unwrap();
+            let mut second = Engine::new(second, &start, 2).unwrap();
+            let record = play_game(
+                &Opening::none(opening),
+                [&mut first, &mut second],
+                &mut Referee::default(),
+                |_, _| {},
+            );
             // engines[0] plays the first player, engines[1] the second.
             let a_side = if a_first { Side::First } else { Side::Second };
             points += match record.outcome.winner {

@@ -13,5 +13,8 @@ pub mod workload;
 
 pub use cancel::CancelToken;
 pub use engine::{Engine, EngineError, EngineSpec};
-pub use game::{GameRecord, MoveRecord, play_game};
+pub use game::{
+    GameRecord, MoveRecord, Opening, Player, PlayerError, Referee, Termination, Thought, Turn,
+    play_game,
+};
 pub use spec::{SpecError, TournamentSpec};

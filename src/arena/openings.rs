@@ -270,18 +270,34 @@ pub fn moves_of(opening: &str) -> impl Iterator<Item = &str> {
     opening.split(' ').filter(|m| !m.is_empty())
 }
 
-/// The position after each opening (as a resolved spec stores them).
-pub fn positions<G: Game>(start: &G, openings: &[String]) -> Result<Vec<G>, String> {
+/// The moves of each opening (as a resolved spec stores them), each checked legal.
+pub fn parse_all<G: Game>(start: &G, openings: &[String]) -> Result<Vec<Vec<G::Move>>, String> {
     openings
         .iter()
-        .map(|moves| {
+        .map(|text| {
             let mut pos = *start;
-            for m in moves_of(moves) {
-                pos = pos.play(pos.parse_move(m).map_err(|e| e.to_string())?);
+            let mut moves = Vec::new();
+            for name in moves_of(text) {
+                let mv = pos.parse_move(name).map_err(|e| e.to_string())?;
+                let mut legal = crate::games::MoveList::new();
+                pos.legal_moves(&mut legal);
+                if !legal.contains(&mv) {
+                    return Err(format!("'{name}' is not legal after '{}'", moves.len()));
+                }
+                moves.push(mv);
+                pos = pos.play(mv);
             }
-            Ok(pos)
+            Ok(moves)
         })
         .collect()
+}
+
+/// The position after each opening (as a resolved spec stores them).
+pub fn positions<G: Game>(start: &G, openings: &[String]) -> Result<Vec<G>, String> {
+    Ok(parse_all(start, openings)?
+        .iter()
+        .map(|moves| moves.iter().fold(*start, |pos, &mv| pos.play(mv)))
+        .collect())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::play_game;
+use super::game::{Opening, Referee, play_game};
 use super::log::GameLine;
 use super::schedule::{Schedule, Slot, game_seed};
 use super::spec::TournamentSpec;
@@ -21,11 +21,11 @@ use crate::eval::Features;
 use crate::games::Side;
 use crate::games::hash::combine;
 
-/// Plays game `slot` of `spec` from `opening` (the position after the slot's opening).
+/// Plays game `slot` of `spec` after `opening` (the moves of the slot's opening from `start`).
 pub fn play_slot<G: Features>(
     spec: &TournamentSpec,
     start: &G,
-    opening: G,
+    opening: &[G::Move],
     slot: &Slot,
 ) -> GameLine {
     let resolved = &spec.resolved;
@@ -34,8 +34,17 @@ pub fn play_slot<G: Features>(
         let (engine, weights) = &spec.engines[index];
         Engine::with_weights(engine, start, weights.clone(), combine(seed, side))
     };
-    let mut engines = [build(slot.first, 0), build(slot.second, 1)];
-    let record = play_game(opening, &mut engines, |_, _| {});
+    let [mut first, mut second] = [build(slot.first, 0), build(slot.second, 1)];
+    let opening = Opening {
+        initial: *start,
+        moves: opening,
+    };
+    let record = play_game(
+        &opening,
+        [&mut first, &mut second],
+        &mut Referee::default(),
+        |_, _| {},
+    );
     let score = match record.outcome.winner {
         Some(Side::First) => 1.0,
         Some(Side::Second) => 0.0,
@@ -43,7 +52,7 @@ pub fn play_slot<G: Features>(
     };
     let mut nodes = [0u64; 2];
     let mut timeouts = [0u32; 2];
-    let mut pos = opening;
+    let mut pos = record.start;
     let mut moves = Vec::with_capacity(record.moves.len());
     for m in &record.moves {
         nodes[m.side as usize] += m.nodes;
@@ -69,7 +78,7 @@ pub fn play_slot<G: Features>(
         }
         .into(),
         margin: record.outcome.score,
-        termination: "normal".into(),
+        termination: record.termination.name().into(),
         plies: moves.len(),
         moves,
         nodes,
@@ -91,7 +100,7 @@ pub fn play_slot<G: Features>(
 pub fn run_games<G: Features, E>(
     spec: &TournamentSpec,
     start: G,
-    openings: &[G],
+    openings: &[Vec<G::Move>],
     todo: &[u64],
     threads: usize,
     stop_pair: &AtomicU64,
@@ -124,7 +133,7 @@ pub fn run_games<G: Features, E>(
                     if slot.pair >= stop_pair.load(Ordering::Relaxed) {
                         continue;
                     }
-                    let line = play_slot(spec, start, openings[slot.opening as usize], &slot);
+                    let line = play_slot(spec, start, &openings[slot.opening as usize], &slot);
                     if sender.send(line).is_err() {
                         break;
                     }

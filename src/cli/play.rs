@@ -5,7 +5,7 @@ use std::io::Write;
 use serde_json::json;
 
 use super::{InputError, PlayArgs};
-use joute::arena::{Engine, EngineSpec, play_game};
+use joute::arena::{Engine, EngineSpec, Opening, Referee, play_game};
 use joute::eval::{Features, FeaturesVisitor};
 use joute::games::{Game, Side};
 use joute::search::{WIN, WIN_THRESHOLD};
@@ -25,6 +25,15 @@ fn forced_result<G: Game>(score: i32) -> Option<String> {
     ))
 }
 
+/// A move's score in words: a forced result, `score N`, or `no score` from a player that gave
+/// none.
+fn describe_score<G: Game>(score: Option<i32>) -> String {
+    match score {
+        Some(s) => forced_result::<G>(s).unwrap_or_else(|| format!("score {s}")),
+        None => "no score".into(),
+    }
+}
+
 /// `joute play`, run for the game the user named.
 pub(super) struct PlayCommand {
     pub args: PlayArgs,
@@ -41,12 +50,17 @@ impl FeaturesVisitor for PlayCommand {
             EngineSpec::parse(&args.engine_b).map_err(|e| input(&e))?,
         ];
         let seed = args.seed.unwrap_or(1);
-        let mut engines = [
+        let [mut first, mut second] = [
             Engine::new(&specs[0], &start, seed).map_err(|e| input(&e))?,
             Engine::new(&specs[1], &start, seed.wrapping_add(1)).map_err(|e| input(&e))?,
         ];
         let opening = args.opening.as_deref().unwrap_or("");
-        let from = start.play_sequence(opening).map_err(|e| input(&e))?;
+        let opening_moves = start.parse_sequence(opening).map_err(|e| input(&e))?;
+        let game_opening = Opening {
+            initial: start,
+            moves: &opening_moves,
+        };
+        let from = game_opening.position();
         let names = [specs[0].name.clone(), specs[1].name.clone()];
         let mut out = std::io::stdout().lock();
         if !args.json {
@@ -63,28 +77,34 @@ impl FeaturesVisitor for PlayCommand {
             write!(out, "{}", from.render())?;
         }
         let mut ply = 0;
-        let record = play_game(from, &mut engines, |pos, mv| {
-            ply += 1;
-            if !args.json {
-                let _ = writeln!(
-                    out,
-                    "\n{ply}. {} ({}) plays {}: {}, depth {}, {} nodes, {:.3} s{}",
-                    names[mv.side as usize],
-                    if mv.side == Side::First {
-                        "first"
-                    } else {
-                        "second"
-                    },
-                    from.format_move(mv.mv),
-                    forced_result::<G>(mv.score).unwrap_or_else(|| format!("score {}", mv.score)),
-                    mv.depth,
-                    mv.nodes,
-                    mv.seconds,
-                    if mv.timed_out { " (time limit)" } else { "" }
-                );
-                let _ = write!(out, "{}", pos.render());
-            }
-        });
+        let players: [&mut dyn joute::arena::Player<G>; 2] = [&mut first, &mut second];
+        let record = play_game(
+            &game_opening,
+            players,
+            &mut Referee::default(),
+            |pos, mv| {
+                ply += 1;
+                if !args.json {
+                    let _ = writeln!(
+                        out,
+                        "\n{ply}. {} ({}) plays {}: {}, depth {}, {} nodes, {:.3} s{}",
+                        names[mv.side as usize],
+                        if mv.side == Side::First {
+                            "first"
+                        } else {
+                            "second"
+                        },
+                        from.format_move(mv.mv),
+                        describe_score::<G>(mv.score),
+                        mv.depth,
+                        mv.nodes,
+                        mv.seconds,
+                        if mv.timed_out { " (time limit)" } else { "" }
+                    );
+                    let _ = write!(out, "{}", pos.render());
+                }
+            },
+        );
         let result = match record.outcome.winner {
             Some(Side::First) => format!("{} (first) wins", names[0]),
             Some(Side::Second) => format!("{} (second) wins", names[1]),
@@ -108,7 +128,7 @@ impl FeaturesVisitor for PlayCommand {
                 "score": record.outcome.score,
                 "seconds": record.seconds,
                 "records": record.moves.iter().zip(&moves).map(|(m, text)| json!({
-                    "move": text, "score": m.score, "score_text": forced_result::<G>(m.score).unwrap_or_else(|| m.score.to_string()),
+                    "move": text, "score": m.score, "score_text": m.score.map(|s| forced_result::<G>(s).unwrap_or_else(|| s.to_string())),
                     "depth": m.depth, "nodes": m.nodes,
                     "seconds": m.seconds, "timed_out": m.timed_out,
                 })).collect::<Vec<_>>(),

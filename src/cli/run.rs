@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 
 use super::interrupt;
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
@@ -17,7 +16,8 @@ use joute::arena::schedule::Shard;
 use joute::arena::spec::{MatchOpenings, TournamentSpec, match_spec};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
-use joute::report::{charts, files, html, table};
+use joute::report::run::{SessionTiming, run_timing, summary_json};
+use joute::report::{table, write_run_report};
 use joute::stats::sprt::{EloModel, Sprt};
 use joute::tournament::session::Notice;
 use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};
@@ -312,7 +312,11 @@ pub(super) fn play(
         voice,
         keep,
         Timing {
-            session: Some((outcome.played, outcome.seconds, threads)),
+            session: Some(SessionTiming {
+                played: outcome.played,
+                seconds: outcome.seconds,
+                threads,
+            }),
             run: &outcome.info,
         },
         std::slice::from_ref(&out.join("games.jsonl")),
@@ -404,22 +408,10 @@ fn timing_line(name: &str, outcome: &Outcome, threads: usize) -> String {
     line
 }
 
-/// Games played, seconds spent and the last session's threads, over every session of a run.
-fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
-    (
-        info.sessions.iter().map(|s| s.games_played).sum(),
-        info.sessions
-            .iter()
-            .filter_map(|s| Some(s.finished_unix? - s.started_unix))
-            .sum(),
-        info.sessions.last().map_or(1, |s| s.threads),
-    )
-}
-
-/// Time spent: by this session (games, seconds, threads; none for `joute report`) and by every
-/// session of the run (its record).
+/// Time spent: by this session (none for `joute report`) and by every session of the run (its
+/// record).
 struct Timing<'a> {
-    session: Option<(u64, f64, usize)>,
+    session: Option<SessionTiming>,
     run: &'a RunInfo,
 }
 
@@ -433,74 +425,16 @@ fn finish_with(
     timing: Timing,
     logs: &[PathBuf],
 ) -> anyhow::Result<()> {
-    let ratings = summary.ratings();
-    let rows = table::rating_rows(summary, &ratings);
-    let mut report = None;
-    if keep {
-        files::write_ratings(out, &rows)
-            .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
-            .and_then(|_| files::write_pairs(out, summary))
-            .with_context(|| format!("cannot write the CSV files in {}", out.display()))?;
-        let charts = charts::write_charts(summary, &ratings, out)
-            .with_context(|| format!("cannot write the charts in {}", out.display()))?
-            .svgs;
-        let (games, seconds, threads) = run_timing(timing.run);
-        let html_timing = Some(html::Timing {
-            games,
-            seconds,
-            threads,
-            sessions: timing.run.sessions.clone(),
-        });
-        report = Some(
-            html::write_report(summary, &ratings, &charts, logs, html_timing, out)
-                .with_context(|| format!("cannot write the HTML report in {}", out.display()))?,
-        );
-    }
+    let (rows, page) = if keep {
+        let written = write_run_report(summary, out, timing.run, logs)?;
+        (written.rows, Some(written.page))
+    } else {
+        (table::rating_rows(summary, &summary.ratings()), None)
+    };
     match voice {
         Voice::Json => {
-            let mut object = json!({
-                "name": summary.spec.name,
-                "game": summary.spec.game,
-                "games": summary.games,
-                "ratings": rows,
-            });
-            if summary.spec.engines.len() == 2
-                && let Some(p) = summary.pairings.first()
-            {
-                let e = table::finite_estimate(p);
-                object["head_to_head"] = json!({
-                    "bound": e.bound,
-                    "a": summary.spec.engines[p.a].name,
-                    "b": summary.spec.engines[p.b].name,
-                    "games": p.wdl.games(),
-                    "wins": p.wdl.wins, "draws": p.wdl.draws, "losses": p.wdl.losses,
-                    "points": p.wdl.points(),
-                    "score": e.score, "elo": e.elo, "error": e.error, "nelo": e.nelo, "los": e.los,
-                    "pentanomial": p.pentanomial.0,
-                });
-            }
-            if let Some(test) = &summary.sprt {
-                let decided = summary.decision();
-                object["sprt"] = json!({
-                    "elo0": summary.spec.sprt.map(|s| s.elo0),
-                    "elo1": summary.spec.sprt.map(|s| s.elo1),
-                    "llr": decided.map_or(test.llr(), |d| d.llr),
-                    "decision": decided.map(|d| d.decision),
-                    "pairs": decided.map_or(test.counts().pairs(), |d| d.pairs),
-                });
-            }
-            if let Some((played, seconds, threads)) = timing.session {
-                object["played"] = json!(played);
-                object["seconds"] = json!(seconds);
-                object["threads"] = json!(threads);
-            }
-            object["sessions"] = json!(timing.run.sessions);
-            if keep {
-                object["out"] = json!(out.display().to_string());
-            }
-            if let Some(path) = &report {
-                object["report"] = json!(path.display().to_string());
-            }
+            let written = page.as_deref().map(|p| (out, p));
+            let object = summary_json(summary, &rows, timing.session, timing.run, written);
             say!("{object}")?;
         }
         Voice::Silent => {}
@@ -526,11 +460,9 @@ fn finish_with(
                     summary.after_decision
                 )?;
             }
-            if keep {
+            if let Some(page) = &page {
                 say!("files: {}", out.display())?;
-            }
-            if let Some(path) = &report {
-                say!("report: {}", path.display())?;
+                say!("report: {}", page.display())?;
             }
         }
     }
@@ -658,6 +590,49 @@ impl Observer for Progress {
                     );
                 }
             }
+        }
+    }
+}
+
+/// The progress of a match inside another command (tuning's confirmation and A/A): a
+/// [`Progress`] made when the session says how many games it will play.
+pub(super) struct MatchProgress {
+    voice: Voice,
+    threads: usize,
+    progress: Option<Progress>,
+}
+
+impl MatchProgress {
+    pub(super) fn new(voice: Voice, threads: usize) -> MatchProgress {
+        MatchProgress {
+            voice,
+            threads,
+            progress: None,
+        }
+    }
+
+    pub(super) fn finish(&mut self) {
+        if let Some(p) = self.progress.as_mut() {
+            p.finish();
+        }
+    }
+}
+
+impl Observer for MatchProgress {
+    fn started(&mut self, scheduled: u64, remaining: u64) {
+        self.progress = Some(Progress::new(
+            self.voice,
+            scheduled,
+            scheduled - remaining,
+            remaining,
+            self.threads,
+            false,
+        ));
+    }
+
+    fn game_finished(&mut self, game: &GameLine, summary: &Summary) {
+        if let Some(p) = self.progress.as_mut() {
+            p.game_finished(game, summary);
         }
     }
 }

@@ -176,13 +176,25 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static
     /// separated by spaces or commas; games whose moves can be told apart without a separator
     /// (Othello `f5d6`, Connect 4 `4453`, Morpion `a1b2`) also read them run together.
     fn play_sequence(&self, text: &str) -> Result<Self, GameError> {
+        Ok(self
+            .parse_sequence(text)?
+            .into_iter()
+            .fold(*self, |pos, mv| pos.play(mv)))
+    }
+
+    /// The moves of a sequence in this game's notation from this position, as
+    /// [`Game::play_sequence`] reads them.
+    fn parse_sequence(&self, text: &str) -> Result<Vec<Self::Move>, GameError> {
         let mut pos = *self;
+        let mut moves = Vec::new();
         for token in text.split(|c: char| c.is_whitespace() || c == ',') {
             for (_, mv) in split_run(self, token) {
-                pos = pos.play(pos.parse_move(mv)?);
+                let mv = pos.parse_move(mv)?;
+                moves.push(mv);
+                pos = pos.play(mv);
             }
         }
-        Ok(pos)
+        Ok(moves)
     }
 }
 

@@ -7,14 +7,17 @@
 //! - [`load`]: a summary from one or more logs (shards merge).
 //! - [`charts`]: the charts of a run, PNG and SVG.
 //! - [`html`]: `index.html`, the self-contained report with its game viewer.
+//! - [`run`]: a run folder's report (CSV, charts, page) written together, and its JSON object.
 //! - [`tune`]: the report of a tuning run, its charts and its own `index.html`.
 
 pub mod charts;
 pub mod files;
 pub mod html;
 pub mod load;
+pub mod run;
 pub mod summary;
 pub mod table;
 pub mod tune;
 
+pub use run::write_run_report;
 pub use summary::Summary;

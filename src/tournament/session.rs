@@ -113,6 +113,9 @@ impl Ending {
 
 /// What a session reports while it plays.
 pub trait Observer {
+    /// Play begins: the run holds `scheduled` games, `remaining` of them to play now (an SPRT
+    /// may stop earlier).
+    fn started(&mut self, _scheduled: u64, _remaining: u64) {}
     /// A game finished and was logged; `summary` counts it.
     fn game_finished(&mut self, game: &GameLine, summary: &Summary);
 }
@@ -334,6 +337,7 @@ impl Session {
     ) -> Result<Outcome, SessionError> {
         let log_path = self.out.join("games.jsonl");
         let run_path = self.out.join("run.json");
+        observer.started(self.scheduled(), self.remaining());
         if self.todo.is_empty() {
             // A finished run opened again: nothing to play and no session to record (but an
             // extension that adds no game still records the new spec).
@@ -465,12 +469,12 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
 impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_, F> {
     type Output = Result<(), SessionError>;
     fn visit<G: Features>(self, start: G) -> Self::Output {
-        let positions = openings::positions(&start, &self.spec.resolved.opening_moves)
+        let openings = openings::parse_all(&start, &self.spec.resolved.opening_moves)
             .map_err(|e| SessionError::Failed(format!("the run's openings do not replay: {e}")))?;
         run_games(
             self.spec,
             start,
-            &positions,
+            &openings,
             self.todo,
             self.threads,
             self.stop_pair,

@@ -9,6 +9,8 @@
 //!   engine-testing frameworks use.
 //! - [`hill`]: hill climbing, each neighbour accepted by a pentanomial SPRT.
 //! - [`record`]: what a run records (`history.jsonl`) and what its report is drawn from.
+//! - [`run`]: the resumable tuning loop; [`session`]: a tuning run in its folder, with its
+//!   confirmation and A/A matches and its outputs.
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
@@ -19,6 +21,7 @@ pub mod oracle;
 pub mod params;
 pub mod record;
 pub mod run;
+pub mod session;
 pub mod spec;
 pub mod spsa;
 

@@ -10,7 +10,7 @@
 use super::objective::{PairOracle, Trial};
 use crate::arena::EngineSpec;
 use crate::arena::engine::Engine;
-use crate::arena::game::play_game;
+use crate::arena::game::{Opening, Referee, play_game};
 use crate::arena::openings::OpeningStream;
 use crate::eval::{Features, Weights};
 use crate::games::Side;
@@ -83,7 +83,7 @@ impl<G: Features> EngineOracle<G> {
 /// The score of engine `a` in a game it plays against `b` from `opening`, `a` on the side that
 /// moves first when `a_first`.
 fn score_of<G: Features>(
-    opening: G,
+    opening: &Opening<'_, G>,
     a: (&EngineSpec, &Weights),
     b: (&EngineSpec, &Weights),
     a_first: bool,
@@ -93,12 +93,17 @@ fn score_of<G: Features>(
     let build = |(spec, weights): (&EngineSpec, &Weights), side: u64| {
         Engine::with_weights(spec, start, weights.clone(), combine(seed, side))
     };
-    let mut engines = if a_first {
+    let [mut first, mut second] = if a_first {
         [build(a, 0), build(b, 1)]
     } else {
         [build(b, 0), build(a, 1)]
     };
-    let record = play_game(opening, &mut engines, |_, _| {});
+    let record = play_game(
+        opening,
+        [&mut first, &mut second],
+        &mut Referee::default(),
+        |_, _| {},
+    );
     let first = match record.outcome.winner {
         Some(Side::First) => 1.0,
         Some(Side::Second) => 0.0,
@@ -116,28 +121,31 @@ impl<G: Features> PairOracle for EngineOracle<G> {
         seed: u64,
     ) -> Result<Trial, String> {
         let first = self.openings.given();
-        let mut positions = Vec::with_capacity(pairs as usize);
+        let mut openings = Vec::with_capacity(pairs as usize);
         for _ in 0..pairs {
-            let (_, position) = self.openings.next_opening().map_err(|e| {
+            let (moves, _) = self.openings.next_opening().map_err(|e| {
                 format!(
                     "{e}. Every candidate needs fresh openings and this run has used {first}: raise openings.plies, or lower the budget"
                 )
             })?;
-            positions.push(position);
+            openings.push(moves);
         }
         let cand = self.weights(candidate);
         let opp = self.weights(opponent);
         let (engine, start, pool) = (&self.engine, &self.start, &self.pool);
         let play = |j: usize| -> [f64; 4] {
-            let opening = positions[j];
+            let opening = Opening {
+                initial: *start,
+                moves: &openings[j],
+            };
             let seed = combine(seed, j as u64);
             let c = (engine, &cand);
             match pool.len() {
                 0 => {
                     let o = (engine, &opp);
                     [
-                        score_of(opening, c, o, true, start, combine(seed, 0)),
-                        score_of(opening, c, o, false, start, combine(seed, 1)),
+                        score_of(&opening, c, o, true, start, combine(seed, 0)),
+                        score_of(&opening, c, o, false, start, combine(seed, 1)),
                         0.0,
                         0.0,
                     ]
@@ -147,17 +155,17 @@ impl<G: Features> PairOracle for EngineOracle<G> {
                     let p = (spec, weights);
                     let o = (engine, &opp);
                     [
-                        score_of(opening, c, p, true, start, combine(seed, 0)),
-                        score_of(opening, c, p, false, start, combine(seed, 1)),
-                        score_of(opening, o, p, true, start, combine(seed, 0)),
-                        score_of(opening, o, p, false, start, combine(seed, 1)),
+                        score_of(&opening, c, p, true, start, combine(seed, 0)),
+                        score_of(&opening, c, p, false, start, combine(seed, 1)),
+                        score_of(&opening, o, p, true, start, combine(seed, 0)),
+                        score_of(&opening, o, p, false, start, combine(seed, 1)),
                     ]
                 }
             }
         };
         let scores: Vec<[f64; 4]> = self
             .threads
-            .install(|| (0..positions.len()).into_par_iter().map(play).collect());
+            .install(|| (0..openings.len()).into_par_iter().map(play).collect());
         let mut trial = Trial::default();
         for s in scores {
             if self.pool.is_empty() {

@@ -210,6 +210,9 @@ impl Checkpoint {
 /// Why a run stopped short.
 #[derive(Debug, thiserror::Error)]
 pub enum TuneError {
+    /// The spec, the folder or the options are refused before any game (an input error).
+    #[error("{0}")]
+    Input(String),
     /// Games could not be played (no fresh openings left).
     #[error("{0}")]
     Games(String),

@@ -1,0 +1,165 @@
+//! The report of a tournament run in its folder: the CSV files, the charts and `index.html`
+//! written together, and the run's outcome as one JSON object (`joute run --json`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::summary::Summary;
+use super::table::{self, RatingRow};
+use super::{charts, files, html};
+use crate::arena::log::RunInfo;
+
+/// Why the report could not be written; each names the folder.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// `ratings.csv`, `crosstable.csv` or `pairs.csv`.
+    #[error("cannot write the CSV files in {}: {source}", dir.display())]
+    Csv {
+        /// The folder.
+        dir: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A chart.
+    #[error("cannot write the charts in {}: {source}", dir.display())]
+    Charts {
+        /// The folder.
+        dir: PathBuf,
+        /// The cause.
+        source: charts::ChartError,
+    },
+    /// `index.html`.
+    #[error("cannot write the HTML report in {}: {source}", dir.display())]
+    Html {
+        /// The folder.
+        dir: PathBuf,
+        /// The cause.
+        source: html::HtmlError,
+    },
+}
+
+/// What [`write_run_report`] wrote.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The rating table's rows, best first.
+    pub rows: Vec<RatingRow>,
+    /// `index.html`.
+    pub page: PathBuf,
+}
+
+/// Games played, seconds spent and the last session's threads, over every session of a run.
+pub fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
+    (
+        info.sessions.iter().map(|s| s.games_played).sum(),
+        info.sessions
+            .iter()
+            .filter_map(|s| Some(s.finished_unix? - s.started_unix))
+            .sum(),
+        info.sessions.last().map_or(1, |s| s.threads),
+    )
+}
+
+/// Writes the report of the games in `logs` (summarised in `summary`, timed by the run's record
+/// `run`) into `out`: `ratings.csv`, `crosstable.csv`, `pairs.csv`, the charts and `index.html`.
+pub fn write_run_report(
+    summary: &Summary,
+    out: &Path,
+    run: &RunInfo,
+    logs: &[PathBuf],
+) -> Result<RunReport, ReportError> {
+    let ratings = summary.ratings();
+    let rows = table::rating_rows(summary, &ratings);
+    files::write_ratings(out, &rows)
+        .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
+        .and_then(|_| files::write_pairs(out, summary))
+        .map_err(|source| ReportError::Csv {
+            dir: out.to_path_buf(),
+            source,
+        })?;
+    let svgs = charts::write_charts(summary, &ratings, out)
+        .map_err(|source| ReportError::Charts {
+            dir: out.to_path_buf(),
+            source,
+        })?
+        .svgs;
+    let (games, seconds, threads) = run_timing(run);
+    let timing = html::Timing {
+        games,
+        seconds,
+        threads,
+        sessions: run.sessions.clone(),
+    };
+    let page = html::write_report(summary, &ratings, &svgs, logs, Some(timing), out).map_err(
+        |source| ReportError::Html {
+            dir: out.to_path_buf(),
+            source,
+        },
+    )?;
+    Ok(RunReport { rows, page })
+}
+
+/// What this session did: games played, seconds, threads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SessionTiming {
+    /// Games played.
+    pub played: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// The run's outcome as one JSON object: name, game, games, the rating rows, the head-to-head
+/// figures of a two-engine run, the SPRT's state, this session's timing (`session`: none for a
+/// report of logs), every session of the run, and the folder and page when they were written.
+pub fn summary_json(
+    summary: &Summary,
+    rows: &[RatingRow],
+    session: Option<SessionTiming>,
+    run: &RunInfo,
+    written: Option<(&Path, &Path)>,
+) -> serde_json::Value {
+    let mut object = json!({
+        "name": summary.spec.name,
+        "game": summary.spec.game,
+        "games": summary.games,
+        "ratings": rows,
+    });
+    if summary.spec.engines.len() == 2
+        && let Some(p) = summary.pairings.first()
+    {
+        let e = table::finite_estimate(p);
+        object["head_to_head"] = json!({
+            "bound": e.bound,
+            "a": summary.spec.engines[p.a].name,
+            "b": summary.spec.engines[p.b].name,
+            "games": p.wdl.games(),
+            "wins": p.wdl.wins, "draws": p.wdl.draws, "losses": p.wdl.losses,
+            "points": p.wdl.points(),
+            "score": e.score, "elo": e.elo, "error": e.error, "nelo": e.nelo, "los": e.los,
+            "pentanomial": p.pentanomial.0,
+        });
+    }
+    if let Some(test) = &summary.sprt {
+        let decided = summary.decision();
+        object["sprt"] = json!({
+            "elo0": summary.spec.sprt.map(|s| s.elo0),
+            "elo1": summary.spec.sprt.map(|s| s.elo1),
+            "llr": decided.map_or(test.llr(), |d| d.llr),
+            "decision": decided.map(|d| d.decision),
+            "pairs": decided.map_or(test.counts().pairs(), |d| d.pairs),
+        });
+    }
+    if let Some(s) = session {
+        object["played"] = json!(s.played);
+        object["seconds"] = json!(s.seconds);
+        object["threads"] = json!(s.threads);
+    }
+    object["sessions"] = json!(run.sessions);
+    if let Some((out, page)) = written {
+        object["out"] = json!(out.display().to_string());
+        object["report"] = json!(page.display().to_string());
+    }
+    object
+}

@@ -1,0 +1,583 @@
+//! A tuning run in its folder, as a library: [`TuneSession::open`] starts or resumes it (every
+//! output checked writable before the first game), [`TuneSession::tune`] runs the optimiser,
+//! [`TuneSession::play_match`] plays the confirmation and A/A matches as tournament sessions of
+//! their own (`confirm/`, `aa/`), and [`TuneSession::finish`] writes the tuned weights,
+//! `summary.json` and the report.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::derive_seed;
+use super::record::{HistoryLine, MatchResult, TuneRecord};
+use super::run::{Checkpoint, Plan, TuneError, held_out_openings, read_history, tune};
+use super::spec::{Method, ResolvedTuneSpec};
+use crate::arena::CancelToken;
+use crate::arena::log::write_atomically;
+use crate::arena::openings::Balance;
+use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
+use crate::eval::{Features, FeaturesVisitor, Weights};
+use crate::tournament::{Ending, Observer, Options, Session, SessionError};
+
+/// The tuned weights in the run's folder.
+pub const TUNED_WEIGHTS: &str = "tuned-weights.toml";
+
+/// Seed streams of the two matches (tuning uses others: see `tune::run`).
+const STREAM_CONFIRM: u64 = 103;
+const STREAM_AA: u64 = 104;
+
+/// How a tuning run is opened.
+#[derive(Clone, Debug, Default)]
+pub struct TuneOptions {
+    /// Continue the run the folder holds (refused without it when the folder holds one).
+    pub resume: bool,
+    /// A cap on the games below the spec's budget.
+    pub budget: Option<u64>,
+    /// A copy of the tuned weights outside the folder (overrides the spec's `weights_out`).
+    pub write_weights: Option<PathBuf>,
+    /// The copy may replace an existing file.
+    pub force: bool,
+}
+
+/// The two matches after tuning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchKind {
+    /// Tuned against start, on held-out openings (`confirm/`).
+    Confirm,
+    /// Start against itself, on other held-out openings (`aa/`).
+    Aa,
+}
+
+impl MatchKind {
+    /// The match's folder in the run's.
+    pub fn folder(self) -> &'static str {
+        match self {
+            MatchKind::Confirm => "confirm",
+            MatchKind::Aa => "aa",
+        }
+    }
+}
+
+/// The held-out openings of the two matches (in notation), none of them a position tuning used.
+#[derive(Clone, Debug)]
+pub struct HeldOut {
+    /// The confirmation's.
+    pub confirm: Vec<String>,
+    /// The A/A match's.
+    pub aa: Vec<String>,
+}
+
+/// A match played: the first engine's result and the match's rating table.
+#[derive(Clone, Debug)]
+pub struct PlayedMatch {
+    /// The first engine's result (the tuned weights' in the confirmation).
+    pub result: MatchResult,
+    /// The rating rows, best first.
+    pub rows: Vec<crate::report::table::RatingRow>,
+}
+
+/// What [`TuneSession::finish`] wrote.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// The run's record (the report's data).
+    pub record: TuneRecord,
+    /// `summary.json`'s object.
+    pub summary: serde_json::Value,
+    /// The tuned weights in the run's folder.
+    pub weights: PathBuf,
+    /// The copy the user asked for.
+    pub copy: Option<PathBuf>,
+    /// The report's page.
+    pub report: PathBuf,
+}
+
+/// A tuning run opened in its folder.
+pub struct TuneSession {
+    /// The run's state: spec, plan, optimiser, games and time so far.
+    pub ck: Checkpoint,
+    out: PathBuf,
+    copy: Option<PathBuf>,
+}
+
+impl TuneSession {
+    /// Opens the run of `spec` in `out`: creates the folder or, with `options.resume`, continues
+    /// the run there (its checkpoint must be this spec's). Every output — the folder and the
+    /// weights copy — is checked before the first game: a run must not play for hours and then
+    /// find it cannot write its result.
+    pub fn open(
+        spec: ResolvedTuneSpec,
+        out: &Path,
+        options: &TuneOptions,
+    ) -> Result<TuneSession, TuneError> {
+        let input = TuneError::Input;
+        std::fs::create_dir_all(out).map_err(|e| {
+            input(format!(
+                "{}: cannot create the output folder: {e}",
+                out.display()
+            ))
+        })?;
+        check_writable(out).map_err(|e| {
+            input(format!(
+                "{}: cannot write in the output folder: {e}",
+                out.display()
+            ))
+        })?;
+        let checkpoint_path = out.join("checkpoint.json");
+        let history_path = out.join("history.jsonl");
+        let started =
+            checkpoint_path.exists() || history_path.metadata().is_ok_and(|m| m.len() > 0);
+        if started && !options.resume {
+            return Err(input(format!(
+                "{} already holds a tuning run; add --resume to continue it, or choose another --out",
+                out.display()
+            )));
+        }
+        let copy = options.write_weights.clone().or(spec.weights_out.clone());
+        if let Some(path) = &copy {
+            check_weights_copy(path, options.force)?;
+        }
+        let ck = if checkpoint_path.exists() {
+            let mut ck =
+                Checkpoint::load(&checkpoint_path).map_err(|e| input(format!("--resume: {e}")))?;
+            if ck.spec_hash != spec.hash() {
+                return Err(input(format!(
+                    "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); the spec or a weights file changed since. Choose another --out to start afresh",
+                    out.display(),
+                    ck.spec_hash,
+                    ck.spec.name,
+                    spec.hash()
+                )));
+            }
+            if let Some(b) = options.budget {
+                // A new cap on resume: tuning stops at it (at once when it is already spent),
+                // and the matches take their share of it.
+                ck.plan = Plan::new(&spec, Some(b)).map_err(input)?;
+                if ck.games >= ck.plan.tuning {
+                    ck.tuning_done = true;
+                }
+            }
+            ck
+        } else {
+            let plan = Plan::new(&spec, options.budget).map_err(input)?;
+            Checkpoint::new(spec, plan)
+        };
+        Ok(TuneSession {
+            ck,
+            out: out.to_path_buf(),
+            copy,
+        })
+    }
+
+    /// The run's folder.
+    pub fn out(&self) -> &Path {
+        &self.out
+    }
+
+    /// Tunes on `threads` threads to the end of the plan (or to where a resumed run left off),
+    /// calling `on_step` after every candidate, then draws the held-out openings of the two
+    /// matches. `cancel` stops it between two candidates, the checkpoint saved
+    /// ([`TuneError::Interrupted`]).
+    pub fn tune(
+        &mut self,
+        threads: usize,
+        cancel: &CancelToken,
+        on_step: impl FnMut(&HistoryLine, &Checkpoint),
+    ) -> Result<HeldOut, TuneError> {
+        struct Tune<'a, F> {
+            ck: &'a mut Checkpoint,
+            out: &'a Path,
+            threads: usize,
+            cancel: &'a CancelToken,
+            on_step: F,
+        }
+        impl<F: FnMut(&HistoryLine, &Checkpoint)> FeaturesVisitor for Tune<'_, F> {
+            type Output = Result<HeldOut, TuneError>;
+            fn visit<G: Features>(self, start: G) -> Self::Output {
+                let stream = tune(
+                    start,
+                    self.ck,
+                    self.out,
+                    self.threads,
+                    self.cancel,
+                    self.on_step,
+                )?;
+                let (spec, plan) = (&self.ck.spec, &self.ck.plan);
+                let held = |skip, count| {
+                    held_out_openings(start, spec, &stream, skip, count)
+                        .map_err(|e| TuneError::Games(format!("held-out openings: {e}")))
+                };
+                Ok(HeldOut {
+                    confirm: held(0, plan.confirm / 2)?,
+                    aa: held(plan.confirm / 2, plan.aa / 2)?,
+                })
+            }
+        }
+        let kind = self.ck.spec.game_kind();
+        crate::eval::dispatch(
+            &kind,
+            Tune {
+                ck: &mut self.ck,
+                out: &self.out,
+                threads,
+                cancel,
+                on_step,
+            },
+        )
+    }
+
+    /// The history of the candidates tried so far.
+    pub fn history(&self) -> Result<Vec<HistoryLine>, TuneError> {
+        read_history(&self.out.join("history.jsonl"), self.ck.candidates)
+    }
+
+    /// Plays one of the two matches on `openings` as a tournament run in its folder (resuming
+    /// what is there), telling `observer` of every game, and returns the first engine's result
+    /// (the tuned weights' in the confirmation) and its table. `None` when the plan gives it no
+    /// games.
+    pub fn play_match(
+        &self,
+        kind: MatchKind,
+        openings: Vec<String>,
+        threads: usize,
+        observer: &mut dyn Observer,
+        cancel: &CancelToken,
+    ) -> Result<Option<PlayedMatch>, TuneError> {
+        let spec = &self.ck.spec;
+        let theta = self.ck.state.theta();
+        let tuned = spec.weights_with(theta);
+        let start = spec.start_weights();
+        let (seed, engines) = match kind {
+            MatchKind::Confirm => (
+                derive_seed(spec.seed, STREAM_CONFIRM, 0),
+                [("tuned", &tuned), ("start", &start)],
+            ),
+            MatchKind::Aa if self.ck.plan.aa == 0 => return Ok(None),
+            MatchKind::Aa => (
+                derive_seed(spec.seed, STREAM_AA, 0),
+                [("start-a", &start), ("start-b", &start)],
+            ),
+        };
+        let tournament = match_spec(spec, kind.folder(), seed, engines, openings);
+        let dir = self.out.join(kind.folder());
+        let failed =
+            |e: SessionError| match e {
+                SessionError::Input(text) | SessionError::Failed(text) => TuneError::Games(
+                    format!("the {} match in {}: {text}", kind.folder(), dir.display()),
+                ),
+            };
+        let options = Options {
+            threads,
+            shard: None,
+            extend: true,
+        };
+        let session = Session::open(&tournament, &dir, options).map_err(failed)?;
+        let outcome = session.play(observer, cancel).map_err(failed)?;
+        let written = crate::report::write_run_report(
+            &outcome.summary,
+            &dir,
+            &outcome.info,
+            &[dir.join("games.jsonl")],
+        )
+        .map_err(|e| TuneError::Io {
+            path: dir.clone(),
+            message: format!("cannot write the match's report: {e}"),
+        })?;
+        if outcome.played > 0 {
+            crate::tournament::session::record_peak_memory(&dir).map_err(failed)?;
+        }
+        if outcome.ending == Ending::Interrupted {
+            return Err(TuneError::Interrupted);
+        }
+        let summary = &outcome.summary;
+        let p = summary
+            .pairings
+            .first()
+            .ok_or_else(|| TuneError::Games("the match has no pairing".into()))?;
+        // Pairing A is the first engine (the lower spec index).
+        let mut trial = super::objective::Trial::default();
+        for (i, &n) in p.pentanomial.0.iter().enumerate() {
+            trial.diffs[2 * i] = n;
+        }
+        let (elo, error) = trial.estimate();
+        let result = MatchResult {
+            games: p.wdl.games(),
+            wins: p.wdl.wins,
+            draws: p.wdl.draws,
+            losses: p.wdl.losses,
+            pentanomial: p.pentanomial.0,
+            // -0.0 reads as a loss in a table.
+            elo: if elo == 0.0 { 0.0 } else { elo },
+            error,
+            los: p.estimate().los,
+            report: format!("{}/index.html", kind.folder()),
+        };
+        Ok(Some(PlayedMatch {
+            result,
+            rows: written.rows,
+        }))
+    }
+
+    /// Writes the tuned weights (in the folder, and the copy asked for), `summary.json` and the
+    /// report. `spec_path`: the spec as the user named it (said in the weights file's header);
+    /// `match_seconds`: the time the matches took.
+    pub fn finish(
+        &self,
+        spec_path: &Path,
+        confirmation: MatchResult,
+        aa: Option<MatchResult>,
+        match_seconds: f64,
+    ) -> Result<Finished, TuneError> {
+        let spec = &self.ck.spec;
+        let ck = &self.ck;
+        let history = self.history()?;
+        let theta = ck.state.theta().to_vec();
+        let tuned = spec.weights_with(&theta);
+        let games = ck.games + confirmation.games + aa.as_ref().map_or(0, |m| m.games);
+        let header = weights_header(spec, spec_path, ck, &history, &confirmation, games);
+        let in_folder = self.out.join(TUNED_WEIGHTS);
+        write_weights(spec, &tuned, &header, &in_folder)?;
+        if let Some(path) = &self.copy {
+            write_weights(spec, &tuned, &header, path)?;
+        }
+        let weights_file = self
+            .copy
+            .as_ref()
+            .unwrap_or(&in_folder)
+            .display()
+            .to_string();
+        let record = TuneRecord {
+            name: spec.name.clone(),
+            game: spec.game.clone(),
+            method: spec.method.name().to_string(),
+            engine: spec.engine.describe(),
+            opponent: if spec.pool.is_empty() {
+                "incumbent".into()
+            } else {
+                spec.pool
+                    .iter()
+                    .map(|e| format!("{} ({})", e.name, e.describe()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            seed: spec.seed,
+            params: spec.params.clone(),
+            tuned: theta,
+            sprt: match &spec.hill {
+                Some(h) => match h.acceptance {
+                    super::hill::Acceptance::Sprt(s) => Some(s),
+                    super::hill::Acceptance::Fixed => None,
+                },
+                None => None,
+            },
+            history,
+            confirmation: Some(confirmation),
+            aa,
+            weights_file,
+            games,
+            seconds: ck.seconds + match_seconds,
+        };
+        let summary = summary_json(&record, &self.out);
+        let path = self.out.join("summary.json");
+        let text = serde_json::to_string_pretty(&summary).expect("a JSON value serialises");
+        write_atomically(&path, text.as_bytes()).map_err(|e| TuneError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let written = crate::report::tune::write_tune_report(&record, &self.out).map_err(|e| {
+            TuneError::Io {
+                path: self.out.clone(),
+                message: format!("cannot write the tuning report: {e}"),
+            }
+        })?;
+        let report = written
+            .last()
+            .cloned()
+            .unwrap_or_else(|| self.out.join("index.html"));
+        Ok(Finished {
+            record,
+            summary,
+            weights: in_folder,
+            copy: self.copy.clone(),
+            report,
+        })
+    }
+}
+
+/// The tournament spec of a match: `engines` (name, full weight vector) on `openings`, the
+/// second engine anchored at 0.
+fn match_spec(
+    spec: &ResolvedTuneSpec,
+    folder: &str,
+    seed: u64,
+    engines: [(&str, &Vec<f64>); 2],
+    openings: Vec<String>,
+) -> TournamentSpec {
+    let engine = |name: &str, weights: &[f64]| ResolvedEngine {
+        name: name.to_string(),
+        weights_origin: if name == "tuned" {
+            TUNED_WEIGHTS.to_string()
+        } else {
+            spec.engine.weights_origin.clone()
+        },
+        weights: spec
+            .engine
+            .weights
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(weights.iter().copied())
+            .collect(),
+        ..spec.engine.clone()
+    };
+    let count = openings.len() as u32;
+    TournamentSpec::from_resolved(ResolvedSpec {
+        name: format!("{}-{folder}", spec.name),
+        game: spec.game.clone(),
+        seed,
+        format: "round-robin".into(),
+        challengers: Vec::new(),
+        openings: OpeningSource::Random {
+            plies: spec.confirm.plies,
+            count,
+            balance: Balance {
+                depth: spec.balance.depth,
+                max_imbalance: spec.balance.max_imbalance,
+            },
+            distinct: None,
+        },
+        opening_moves: openings,
+        rounds: 1,
+        engines: vec![
+            engine(engines[0].0, engines[0].1),
+            engine(engines[1].0, engines[1].1),
+        ],
+        anchor: Some(Anchor {
+            engine: engines[1].0.to_string(),
+            elo: 0.0,
+        }),
+        sprt: None,
+    })
+}
+
+/// The comment on top of the tuned weights file.
+fn weights_header(
+    spec: &ResolvedTuneSpec,
+    spec_path: &Path,
+    ck: &Checkpoint,
+    history: &[HistoryLine],
+    confirmation: &MatchResult,
+    games: u64,
+) -> String {
+    let accepted = history.iter().filter(|h| h.accepted).count();
+    format!(
+        "Tuned by joute {}: joute tune {} (spec '{}', hash {}, seed {}).\n\
+         Method {}, engine {} (the start); tuned: {}.\n\
+         {} candidates{}, {} tuning games, {} games in all.\n\
+         Confirmed against the start on {} held-out games: {:+.1} ± {:.1} Elo (95%), LOS {:.2}%.",
+        env!("CARGO_PKG_VERSION"),
+        spec_path.display(),
+        spec.name,
+        ck.spec_hash,
+        spec.seed,
+        spec.method.name(),
+        spec.engine.describe(),
+        spec.params
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        history.len(),
+        if spec.method == Method::HillClimb {
+            format!(" ({accepted} accepted)")
+        } else {
+            String::new()
+        },
+        ck.games,
+        games,
+        confirmation.games,
+        confirmation.elo,
+        confirmation.error,
+        100.0 * confirmation.los
+    )
+}
+
+/// Whether files can be created in `dir` (a temporary file is made and removed).
+fn check_writable(dir: &Path) -> std::io::Result<()> {
+    tempfile::NamedTempFile::new_in(dir).map(drop)
+}
+
+/// The copy of the tuned weights the user asked for: refused before any game when it would
+/// replace a file without `force`, or cannot be written.
+fn check_weights_copy(path: &Path, force: bool) -> Result<(), TuneError> {
+    if path.is_dir() {
+        return Err(TuneError::Input(format!(
+            "{}: a folder, not a weights file; name a .toml file",
+            path.display()
+        )));
+    }
+    if path.exists() && !force {
+        return Err(TuneError::Input(format!(
+            "{} exists: the tuned weights would replace it; add --force to replace it, or name another file (--write-weights PATH); they are always in the run's folder as {TUNED_WEIGHTS}",
+            path.display()
+        )));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    check_writable(parent).map_err(|e| {
+        TuneError::Input(format!(
+            "{}: the tuned weights cannot be written there: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Writes a tuned weights file (temporary file, then rename).
+fn write_weights(
+    spec: &ResolvedTuneSpec,
+    values: &[f64],
+    header: &str,
+    path: &Path,
+) -> Result<(), TuneError> {
+    struct Text<'a> {
+        values: &'a [f64],
+        header: &'a str,
+    }
+    impl FeaturesVisitor for Text<'_> {
+        type Output = String;
+        fn visit<G: Features>(self, start: G) -> String {
+            Weights {
+                game: start.name(),
+                values: self.values.to_vec(),
+                origin: "tuned".into(),
+            }
+            .to_toml(&start, self.header)
+        }
+    }
+    let text = crate::eval::dispatch(&spec.game_kind(), Text { values, header });
+    write_atomically(path, text.as_bytes()).map_err(|e| TuneError::Io {
+        path: path.to_path_buf(),
+        message: format!("cannot write the tuned weights: {e}"),
+    })
+}
+
+/// The run's outcome as JSON (`summary.json`, and `--json`).
+fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
+    let accepted = record.history.iter().filter(|h| h.accepted).count();
+    json!({
+        "name": record.name,
+        "game": record.game,
+        "method": record.method,
+        "candidates": record.history.len(),
+        "accepted": accepted,
+        "games": record.games,
+        "seconds": record.seconds,
+        "weights_file": record.weights_file,
+        "params": record.params.iter().zip(&record.tuned).map(|(p, t)| json!({
+            "name": p.name, "min": p.min, "max": p.max, "start": p.value, "tuned": t,
+        })).collect::<Vec<_>>(),
+        "confirmation": record.confirmation,
+        "aa": record.aa,
+        "out": out.display().to_string(),
+    })
+}
