@@ -357,9 +357,9 @@ mod tests {
                     std::thread::sleep(Duration::from_millis(s[6..].parse().unwrap()));
                     legal.as_slice()[0]
                 }
-                Some(name) if name.ends_with('!') => {
-                    Connect4::start().parse_move(&name[..name.len() - 1]).unwrap()
-                }
+                Some(name) if name.ends_with('!') => Connect4::start()
+                    .parse_move(&name[..name.len() - 1])
+                    .unwrap(),
                 Some(name) => turn.position.parse_move(name).unwrap(),
                 None => legal.as_slice()[0],
             };

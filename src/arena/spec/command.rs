@@ -1,0 +1,263 @@
+//! `joute match`'s spec, made from the command line: two engines, a game count, openings grown
+//! until the board has enough.
+
+use super::*;
+
+/// An error in a command-line argument of `joute match`, named by its flag.
+pub(super) fn command_line_error(key: &str, message: String) -> SpecError {
+    SpecError {
+        file: "(command line)".into(),
+        line: 0,
+        column: 0,
+        key: key.into(),
+        message,
+    }
+}
+
+/// How `joute match` gets its openings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchOpenings {
+    /// Plies of every opening; `None`: the game's default, grown until the board has enough
+    /// distinct openings.
+    pub plies: Option<u32>,
+    /// When the board has fewer distinct openings than pairs: play them in turn (engines with
+    /// random choices then still play different games) instead of refusing.
+    pub repeat: bool,
+}
+
+/// The plies `joute match` starts from when none are given: the fewest that usually give
+/// `count` distinct balanced openings.
+pub(super) fn default_match_plies(kind: &GameKind, count: u64) -> u32 {
+    match kind {
+        GameKind::Othello if count <= 2000 => 6,
+        GameKind::Othello => 8,
+        GameKind::Connect4 if count <= 400 => 4,
+        GameKind::Connect4 => 6,
+        GameKind::Morpion { .. } | GameKind::RandomTree { .. } => 2,
+    }
+}
+
+/// How many plies `joute match` adds at a time, and at most, when the board has too few
+/// distinct openings of the default length.
+pub(super) const PLIES_STEP: u32 = 2;
+pub(super) const PLIES_GROWTH: u32 = 8;
+
+/// A two-engine spec from the command line (`joute match`), with a note for the user when the
+/// openings were lengthened or repeat.
+#[allow(clippy::too_many_arguments)]
+pub fn match_spec(
+    kind: GameKind,
+    engines: [EngineSpec; 2],
+    games: u64,
+    openings: MatchOpenings,
+    seed: u64,
+    sprt: Option<Sprt>,
+) -> Result<(TournamentSpec, Option<String>), SpecError> {
+    let err = command_line_error;
+    if games > MAX_GAMES || games / 2 > MAX_OPENINGS {
+        return Err(err(
+            "--games",
+            format!(
+                "--games is {games}; at most {}",
+                MAX_GAMES.min(2 * MAX_OPENINGS)
+            ),
+        ));
+    }
+    if let Some(plies) = openings.plies
+        && plies > 200
+    {
+        return Err(err(
+            "--openings",
+            format!("--openings is {plies}; allowed: 0..=200 plies"),
+        ));
+    }
+    if let Some(test) = &sprt {
+        check_sprt_bounds(test.elo0, test.elo1).map_err(|m| err("--sprt", m))?;
+    }
+    if games == 0 || !games.is_multiple_of(2) {
+        return Err(err(
+            "--games",
+            format!(
+                "--games is {games}; it must be a positive even number (openings are played twice, colours swapped)"
+            ),
+        ));
+    }
+    struct Build {
+        engines: [EngineSpec; 2],
+        games: u64,
+        openings: MatchOpenings,
+        seed: u64,
+        sprt: Option<Sprt>,
+    }
+    impl FeaturesVisitor for Build {
+        type Output = Result<(ResolvedSpec, Option<String>), SpecError>;
+        fn visit<G: Features>(self, start: G) -> Self::Output {
+            let err = command_line_error;
+            let mut names: Vec<String> = self.engines.iter().map(|e| e.name.clone()).collect();
+            if names[0] == names[1] {
+                names[0].push_str("#1");
+                names[1].push_str("#2");
+            }
+            let mut resolved = Vec::new();
+            for (e, name) in self.engines.iter().zip(&names) {
+                let w = e
+                    .load_weights(&start)
+                    .map_err(|x| err("ENGINE", x.to_string()))?;
+                let c = &e.config;
+                resolved.push(ResolvedEngine {
+                    name: name.clone(),
+                    algorithm: c.algorithm.name().to_string(),
+                    depth: c.limits.depth,
+                    nodes: c.limits.nodes,
+                    time_ms: c.limits.time.map(|t| t.as_secs_f64() * 1000.0),
+                    playouts: c.options.playouts,
+                    ordering: c.options.ordering,
+                    fail_soft: c.options.fail_soft,
+                    tt_mib: c.options.tt_mib,
+                    tolerance: c.options.tolerance,
+                    exploration: c.options.exploration,
+                    tree_mib: c.options.tree_mib,
+                    tie_break: c.options.tie_break,
+                    weights_origin: w.origin.clone(),
+                    weights: start
+                        .features()
+                        .iter()
+                        .map(|f| f.name.clone())
+                        .zip(w.values)
+                        .collect(),
+                });
+            }
+            let kind = GameKind::parse(&start.name()).expect("own name");
+            let balance = Balance::default_for(kind);
+            let count = (self.games / 2) as u32;
+            let (plies, list, distinct, note) =
+                match_openings(start, kind, count, self.openings, self.seed, &balance)?;
+            Ok((
+                ResolvedSpec {
+                    name: format!("match-{}-vs-{}", names[0], names[1]),
+                    game: start.name(),
+                    seed: self.seed,
+                    format: "round-robin".into(),
+                    challengers: Vec::new(),
+                    openings: OpeningSource::Random {
+                        plies,
+                        count,
+                        balance,
+                        distinct,
+                    },
+                    opening_moves: openings::notation(&start, &list),
+                    rounds: 1,
+                    engines: resolved,
+                    anchor: None,
+                    sprt: self.sprt,
+                },
+                note,
+            ))
+        }
+    }
+    let (resolved, note) = crate::eval::dispatch(
+        &kind,
+        Build {
+            engines,
+            games,
+            openings,
+            seed,
+            sprt,
+        },
+    )?;
+    Ok((TournamentSpec::from_resolved(resolved), note))
+}
+
+/// The openings of a match: `count` distinct ones of the given plies, or of the default grown
+/// by [`PLIES_STEP`] up to [`PLIES_GROWTH`] more when the board has too few; with `repeat`,
+/// the distinct ones found, in turn. Returns the plies, the list, the number of distinct
+/// openings when they repeat, and a note saying what was changed.
+#[allow(clippy::type_complexity)]
+pub(super) fn match_openings<G: Features>(
+    start: G,
+    kind: GameKind,
+    count: u32,
+    request: MatchOpenings,
+    seed: u64,
+    balance: &Balance,
+) -> Result<(u32, Vec<Vec<G::Move>>, Option<u32>, Option<String>), SpecError> {
+    let err = command_line_error;
+    let first = request
+        .plies
+        .unwrap_or_else(|| default_match_plies(&kind, count as u64));
+    let last = if request.plies.is_some() {
+        first
+    } else {
+        first + PLIES_GROWTH
+    };
+    let mut best: (u32, Vec<Vec<G::Move>>) = (first, Vec::new());
+    let mut plies = first;
+    loop {
+        let mut stream = openings::OpeningStream::new(start, plies, seed, balance.clone());
+        let mut list = Vec::with_capacity(count as usize);
+        while list.len() < count as usize {
+            match stream.next_opening() {
+                Ok((moves, _)) => list.push(moves),
+                Err(_) => break,
+            }
+        }
+        if list.len() == count as usize {
+            let note = (plies != first).then(|| {
+                format!(
+                    "openings: {plies} plies ({} give only {} distinct openings, {count} needed)",
+                    first,
+                    best.1.len()
+                )
+            });
+            return Ok((plies, list, None, note));
+        }
+        // Keep the longest list found (the first one on a tie: the shortest openings).
+        if plies == first || list.len() > best.1.len() {
+            best = (plies, list);
+        }
+        if plies + PLIES_STEP > last {
+            break;
+        }
+        plies += PLIES_STEP;
+    }
+    let (plies, distinct) = best;
+    if distinct.is_empty() {
+        return Err(err(
+            "--openings",
+            format!(
+                "no playable opening of {plies} plies on {}: choose fewer plies with --openings",
+                start.name()
+            ),
+        ));
+    }
+    if !request.repeat {
+        let tried = if last > first {
+            format!("{first} to {last} plies")
+        } else {
+            format!("{first} plies")
+        };
+        return Err(err(
+            "--openings",
+            format!(
+                "{} has only {} distinct playable openings ({tried}), fewer than the {count} pairs of --games {}: ask for --games {} or fewer, or add --repeat-openings to play them in turn (engines with random choices still play different games)",
+                start.name(),
+                distinct.len(),
+                2 * count as u64,
+                2 * distinct.len()
+            ),
+        ));
+    }
+    let found = distinct.len();
+    let list: Vec<Vec<G::Move>> = distinct
+        .iter()
+        .cycle()
+        .take(count as usize)
+        .cloned()
+        .collect();
+    let note = format!(
+        "openings: {} has only {found} distinct openings of {plies} plies; each is played {} times (--repeat-openings)",
+        start.name(),
+        (count as usize).div_ceil(found)
+    );
+    Ok((plies, list, Some(found as u32), Some(note)))
+}

@@ -1,0 +1,187 @@
+//! Stage 1 of a spec: the TOML structure as written ([`RawSpec`]), every value with its span,
+//! and serde's messages made plain.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Stage 1: the TOML structure.
+
+/// A spec as written: what the TOML deserialiser checks (key names, types).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    pub(super) name: Spanned<String>,
+    pub(super) game: Spanned<String>,
+    pub(super) seed: Spanned<u64>,
+    pub(super) format: Option<Spanned<String>>,
+    pub(super) challengers: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) openings: Spanned<RawOpenings>,
+    pub(super) games: Option<Spanned<i64>>,
+    pub(super) rounds: Option<Spanned<i64>>,
+    pub(super) anchor: Option<Spanned<String>>,
+    pub(super) anchor_elo: Option<Spanned<f64>>,
+    pub(super) sprt: Option<Spanned<RawSprt>>,
+    #[serde(default)]
+    pub(super) engine: Vec<Spanned<RawEngine>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawOpenings {
+    pub(super) plies: Option<Spanned<i64>>,
+    pub(super) count: Option<Spanned<i64>>,
+    pub(super) file: Option<Spanned<String>>,
+    pub(super) balance_depth: Option<Spanned<i64>>,
+    pub(super) max_imbalance: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSprt {
+    pub(super) elo0: Spanned<f64>,
+    pub(super) elo1: Spanned<f64>,
+    pub(super) alpha: Option<Spanned<f64>>,
+    pub(super) beta: Option<Spanned<f64>>,
+    pub(super) model: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEngine {
+    /// Required in a tournament; a tuning spec's tuned engine has none.
+    pub(super) name: Option<Spanned<String>>,
+    pub(super) algorithm: Spanned<String>,
+    pub(super) depth: Option<Spanned<i64>>,
+    pub(super) nodes: Option<Spanned<i64>>,
+    pub(super) time: Option<Spanned<String>>,
+    pub(super) playouts: Option<Spanned<i64>>,
+    pub(super) weights: Option<Spanned<toml::Value>>,
+    pub(super) ordering: Option<Spanned<String>>,
+    pub(super) fail_soft: Option<Spanned<bool>>,
+    pub(super) tt_mib: Option<Spanned<i64>>,
+    pub(super) tolerance: Option<Spanned<i64>>,
+    pub(super) exploration: Option<Spanned<f64>>,
+    pub(super) tree_mib: Option<Spanned<i64>>,
+    pub(super) tie_break: Option<Spanned<bool>>,
+}
+
+impl RawEngine {
+    /// The `name` key, when given.
+    pub(crate) fn name(&self) -> Option<&Spanned<String>> {
+        self.name.as_ref()
+    }
+
+    /// The `weights` key, when given.
+    pub(crate) fn weights_value(&self) -> Option<&Spanned<toml::Value>> {
+        self.weights.as_ref()
+    }
+}
+
+/// The two kinds of spec, told apart by the keys only one of them has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecKind {
+    /// A tournament (`joute run`): `[[engine]]` tables, `format`, `anchor`, ...
+    Tournament,
+    /// A tuning run (`joute tune`): `method`, `[engine]`, `[[param]]`, `[budget]`, ...
+    Tuning,
+}
+
+impl SpecKind {
+    /// Judges a spec's text; `None` when it is not TOML or has none of the telling keys.
+    pub fn of(text: &str) -> Option<SpecKind> {
+        let table: toml::Table = toml::from_str(text).ok()?;
+        const TUNING: [&str; 9] = [
+            "method",
+            "weights_out",
+            "opponent",
+            "pool",
+            "budget",
+            "hill",
+            "spsa",
+            "confirm",
+            "param",
+        ];
+        const TOURNAMENT: [&str; 5] = ["format", "challengers", "rounds", "anchor", "anchor_elo"];
+        let tuning = TUNING.iter().filter(|k| table.contains_key(**k)).count()
+            + usize::from(table.get("engine").is_some_and(toml::Value::is_table));
+        let tournament = TOURNAMENT
+            .iter()
+            .filter(|k| table.contains_key(**k))
+            .count()
+            + usize::from(table.get("engine").is_some_and(toml::Value::is_array));
+        match tuning.cmp(&tournament) {
+            std::cmp::Ordering::Greater => Some(SpecKind::Tuning),
+            std::cmp::Ordering::Less => Some(SpecKind::Tournament),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    /// The error for a spec of this kind given to the other command.
+    pub fn wrong_command(self, file: &str) -> SpecError {
+        let (what, command) = match self {
+            SpecKind::Tournament => ("a tournament spec", "joute run"),
+            SpecKind::Tuning => ("a tuning spec", "joute tune"),
+        };
+        SpecError {
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            key: String::new(),
+            message: format!("this is {what}: run it with `{command} {file}`"),
+        }
+    }
+}
+
+impl RawSpec {
+    /// Reads the TOML structure of a spec; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<RawSpec, SpecError> {
+        toml::from_str(text).map_err(|e| {
+            if SpecKind::of(text) == Some(SpecKind::Tuning) {
+                return SpecKind::Tuning.wrong_command(file);
+            }
+            let loc = Locator {
+                file,
+                text,
+                base: None,
+            };
+            let offset = e.span().map_or(0, |s| s.start);
+            let (key, message) = plain_serde_message(e.message(), text, offset);
+            loc.at(offset, &key, message)
+        })
+    }
+}
+
+/// Rewrites the deserialiser's message in the project's words: the key it is about, and what
+/// is wrong.
+pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (String, String) {
+    let message = message.trim();
+    let ticks = |s: &str| s.replace('`', "'");
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let (key, allowed) = rest.split_once('`').unwrap_or((rest, ""));
+        let allowed = allowed
+            .trim_start_matches(", expected one of ")
+            .trim_start_matches(", expected ")
+            .replace('`', "");
+        return (
+            key.to_string(),
+            format!("unknown key; allowed keys here: {allowed}"),
+        );
+    }
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        let key = rest.trim_end_matches('`');
+        return (
+            key.to_string(),
+            format!("missing key '{key}' (required here)"),
+        );
+    }
+    let key = crate::eval::weights::key_on_line(text, offset);
+    // serde names the Rust type it wanted ("expected struct RawSprt"): say what it is in TOML.
+    let mut message = ticks(message);
+    while let Some(at) = message.find("struct Raw") {
+        let end = message[at + 7..]
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(message.len(), |e| at + 7 + e);
+        message.replace_range(at..end, "a table");
+    }
+    (if key == "(none)" { String::new() } else { key }, message)
+}

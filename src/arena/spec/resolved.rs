@@ -1,0 +1,295 @@
+//! Stage 2's product: the validated run in canonical form ([`ResolvedSpec`], written to
+//! `run.json` and hashed), its engines and its openings.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Stage 2: the validated run.
+
+/// Where the openings come from, as resolved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "lowercase")]
+pub enum OpeningSource {
+    /// `count` random openings of `plies` plies, drawn from the spec's seed and filtered.
+    Random {
+        /// Plies of every opening.
+        plies: u32,
+        /// Openings wanted.
+        count: u32,
+        /// The filter against lopsided openings.
+        balance: Balance,
+        /// Set when the board has fewer distinct openings than wanted and the user allowed
+        /// repeats (`joute match --repeat-openings`): this many distinct ones, played in turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        distinct: Option<u32>,
+    },
+    /// Move sequences read from a file, one per line.
+    File {
+        /// The file as given.
+        path: String,
+        /// Openings used (the first lines of the file).
+        count: u32,
+    },
+}
+
+pub(super) fn default_tree_mib() -> usize {
+    crate::search::DEFAULT_TREE_MIB
+}
+
+pub(super) fn is_default_tree_mib(mib: &usize) -> bool {
+    *mib == crate::search::DEFAULT_TREE_MIB
+}
+
+/// One engine as resolved: everything that decides how it plays.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResolvedEngine {
+    /// Name in tables and logs.
+    pub name: String,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Depth limit.
+    pub depth: Option<u32>,
+    /// Node budget (mcts: playouts).
+    pub nodes: Option<u64>,
+    /// Time per move, milliseconds (results then depend on the machine).
+    pub time_ms: Option<f64>,
+    /// mcts playouts per move.
+    pub playouts: u64,
+    /// alphabeta move order.
+    pub ordering: MoveOrder,
+    /// alphabeta fail-soft.
+    pub fail_soft: bool,
+    /// mtdf/pvs table size, MiB.
+    pub tt_mib: usize,
+    /// bisection tolerance.
+    pub tolerance: i32,
+    /// mcts exploration constant.
+    pub exploration: f64,
+    /// mcts tree memory cap, MiB (left out of `run.json` at its default, so that specs written
+    /// before it existed keep their hash).
+    #[serde(
+        default = "default_tree_mib",
+        skip_serializing_if = "is_default_tree_mib"
+    )]
+    pub tree_mib: usize,
+    /// Random choice among equal best root moves.
+    pub tie_break: bool,
+    /// Where the weights came from (a path, `inline`, or `built-in default`).
+    pub weights_origin: String,
+    /// The weights, feature by feature, in the game's feature order.
+    pub weights: Vec<(String, f64)>,
+}
+
+impl ResolvedEngine {
+    /// The search configuration (the seed is set per game).
+    pub fn config(&self) -> SearchConfig {
+        let algorithm: Algorithm = self
+            .algorithm
+            .parse()
+            .expect("a resolved engine names a known algorithm");
+        SearchConfig {
+            algorithm,
+            limits: Limits {
+                depth: self.depth,
+                nodes: self.nodes,
+                time: self
+                    .time_ms
+                    .map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0)),
+            },
+            options: SearchOptions {
+                ordering: self.ordering,
+                fail_soft: self.fail_soft,
+                tt_mib: self.tt_mib,
+                tolerance: self.tolerance,
+                exploration: self.exploration,
+                playouts: self.playouts,
+                tree_mib: self.tree_mib,
+                tie_break: self.tie_break,
+                seed: 0,
+            },
+        }
+    }
+
+    /// A one-line description: `alphabeta depth 4, weights weights/othello.toml`.
+    pub fn describe(&self) -> String {
+        let mut budget = Vec::new();
+        if let Some(d) = self.depth {
+            budget.push(format!("depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            budget.push(format!("{n} nodes"));
+        }
+        if let Some(t) = self.time_ms {
+            budget.push(format!("{t} ms/move"));
+        }
+        if self.algorithm == "mcts" && self.nodes.is_none() {
+            budget.push(format!("{} playouts", self.playouts));
+        }
+        let mut text = self.algorithm.clone();
+        if !budget.is_empty() {
+            text.push(' ');
+            text.push_str(&budget.join(", "));
+        }
+        if self.algorithm != "random" {
+            text.push_str(&format!(", weights {}", self.weights_origin));
+        }
+        text
+    }
+}
+
+/// The anchor of the rating scale.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Anchor {
+    /// The engine whose rating is fixed.
+    pub engine: String,
+    /// Its rating.
+    pub elo: f64,
+}
+
+/// A spec in canonical form: what `run.json` records and what the spec hash covers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResolvedSpec {
+    /// Run name.
+    pub name: String,
+    /// Game name, canonical spelling.
+    pub game: String,
+    /// The seed.
+    pub seed: u64,
+    /// `round-robin` or `gauntlet`.
+    pub format: String,
+    /// Gauntlet challengers (empty for a round robin).
+    pub challengers: Vec<String>,
+    /// Where the openings came from.
+    pub openings: OpeningSource,
+    /// Every opening, its moves separated by spaces (one string each: runs hold up to a
+    /// million openings).
+    pub opening_moves: Vec<String>,
+    /// Times each pairing plays every opening pair.
+    pub rounds: u32,
+    /// The engines.
+    pub engines: Vec<ResolvedEngine>,
+    /// The anchor, if any.
+    pub anchor: Option<Anchor>,
+    /// The sequential test, for two-engine runs.
+    pub sprt: Option<Sprt>,
+}
+
+impl ResolvedSpec {
+    /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
+    /// platforms and versions as long as the form is.
+    pub fn hash(&self) -> String {
+        hash_json(self)
+    }
+
+    /// Checks what the rest of the code takes for granted of a resolved spec read back from a
+    /// `run.json` (which a person may have edited): the game and algorithms exist, at least two
+    /// engines with unique names, challengers and anchor among them, openings for every round,
+    /// finite weights.
+    pub fn check(&self) -> Result<(), String> {
+        GameKind::parse(&self.game).map_err(|e| e.to_string())?;
+        if self.engines.len() < 2 || self.engines.len() > MAX_ENGINES {
+            return Err(format!(
+                "{} engines; allowed 2..={MAX_ENGINES}",
+                self.engines.len()
+            ));
+        }
+        for (i, e) in self.engines.iter().enumerate() {
+            if self.engines[..i].iter().any(|f| f.name == e.name) {
+                return Err(format!("two engines are called '{}'", e.name));
+            }
+            e.algorithm
+                .parse::<Algorithm>()
+                .map_err(|err| format!("engine '{}': {err}", e.name))?;
+            if e.weights
+                .iter()
+                .any(|(_, w)| crate::eval::weights::check_weight(*w).is_err())
+                || e.tt_mib == 0
+                || e.tt_mib > 1024
+            {
+                return Err(format!(
+                    "engine '{}': invalid weights or table size",
+                    e.name
+                ));
+            }
+        }
+        match self.format.as_str() {
+            "round-robin" if self.challengers.is_empty() => {}
+            "gauntlet"
+                if !self.challengers.is_empty()
+                    && self.challengers.len() < self.engines.len()
+                    && self
+                        .challengers
+                        .iter()
+                        .all(|c| self.engine_index(c).is_some()) => {}
+            _ => {
+                return Err(format!(
+                    "format '{}' with challengers {:?} is not valid",
+                    self.format, self.challengers
+                ));
+            }
+        }
+        if let Some(a) = &self.anchor
+            && self.engine_index(&a.engine).is_none()
+        {
+            return Err(format!("the anchor '{}' is not an engine", a.engine));
+        }
+        let openings = self.opening_moves.len() as u64;
+        if self.rounds == 0
+            || openings == 0
+            || !openings.is_multiple_of(self.rounds as u64)
+            || openings > MAX_OPENINGS
+        {
+            return Err(format!(
+                "{openings} openings cannot make {} round(s)",
+                self.rounds
+            ));
+        }
+        if self.schedule().games() > MAX_GAMES {
+            return Err(format!("more than {MAX_GAMES} games"));
+        }
+        Ok(())
+    }
+
+    /// The game.
+    pub fn game_kind(&self) -> GameKind {
+        GameKind::parse(&self.game).expect("a resolved spec names a known game")
+    }
+
+    /// The schedule of games.
+    pub fn schedule(&self) -> Schedule {
+        let format = if self.format == "gauntlet" {
+            Format::Gauntlet {
+                challengers: self
+                    .challengers
+                    .iter()
+                    .map(|c| self.engine_index(c).expect("challengers are engines"))
+                    .collect(),
+            }
+        } else {
+            Format::RoundRobin
+        };
+        Schedule::new(
+            &format,
+            self.engines.len(),
+            self.opening_moves.len() as u64,
+            self.rounds,
+        )
+    }
+
+    /// The index of the engine called `name`.
+    pub fn engine_index(&self, name: &str) -> Option<usize> {
+        self.engines.iter().position(|e| e.name == name)
+    }
+
+    /// The engine names, in spec order.
+    pub fn engine_names(&self) -> Vec<String> {
+        self.engines.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// The anchor as (engine index, Elo).
+    pub fn anchor_index(&self) -> Option<(usize, f64)> {
+        self.anchor
+            .as_ref()
+            .and_then(|a| Some((self.engine_index(&a.engine)?, a.elo)))
+    }
+}

@@ -1,0 +1,74 @@
+//! The `[sprt]` table: bounds, error rates and model, checked.
+
+use super::*;
+
+/// Validates an `[sprt]` table; `prefix` is its key path in errors.
+pub(crate) fn resolve_sprt(
+    s: &Spanned<RawSprt>,
+    prefix: &str,
+    loc: &Locator<'_>,
+) -> Result<Sprt, SpecError> {
+    let r = s.get_ref();
+    let finite = |v: &Spanned<f64>, key: &str| {
+        if v.get_ref().is_finite() {
+            Ok(*v.get_ref())
+        } else {
+            Err(loc.on(v, key, "must be a finite number"))
+        }
+    };
+    let elo0 = finite(&r.elo0, &format!("{prefix}.elo0"))?;
+    let elo1 = finite(&r.elo1, &format!("{prefix}.elo1"))?;
+    check_sprt_bounds(elo0, elo1).map_err(|m| loc.on(&r.elo1, &format!("{prefix}.elo1"), m))?;
+    if elo0 >= elo1 {
+        return Err(loc.on(
+            &r.elo1,
+            &format!("{prefix}.elo1"),
+            format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"),
+        ));
+    }
+    let rate = |v: &Option<Spanned<f64>>, key: &str| match v {
+        None => Ok(0.05),
+        Some(v) if *v.get_ref() > 0.0 && *v.get_ref() < 0.5 => Ok(*v.get_ref()),
+        Some(v) => Err(loc.on(
+            v,
+            key,
+            format!(
+                "{} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
+                v.get_ref()
+            ),
+        )),
+    };
+    let alpha = rate(&r.alpha, &format!("{prefix}.alpha"))?;
+    let beta = rate(&r.beta, &format!("{prefix}.beta"))?;
+    let model = match r.model.as_ref().map(|m| m.get_ref().as_str()) {
+        None | Some("logistic") => EloModel::Logistic,
+        Some("normalized" | "normalised") => EloModel::Normalized,
+        Some(other) => {
+            return Err(loc.on(
+                r.model.as_ref().expect("given"),
+                &format!("{prefix}.model"),
+                format!("unknown model '{other}'; allowed: logistic, normalized"),
+            ));
+        }
+    };
+    Ok(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        model,
+    })
+}
+
+/// SPRT bounds must be scores strictly inside (0, 1) with room to spare.
+pub(super) fn check_sprt_bounds(elo0: f64, elo1: f64) -> Result<(), String> {
+    if elo0.abs() > 1000.0 || elo1.abs() > 1000.0 {
+        return Err(format!(
+            "SPRT bounds [{elo0}, {elo1}] are out of range; allowed: -1000..=1000 Elo"
+        ));
+    }
+    if elo0 >= elo1 {
+        return Err(format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"));
+    }
+    Ok(())
+}

@@ -1,0 +1,449 @@
+//! Validation and resolution: a [`RawSpec`] checked key by key and turned into a
+//! [`TournamentSpec`] — engines and their budgets, weights, openings, the SPRT.
+
+use super::*;
+
+/// Validates a spec's `name` (a folder name) and `game`.
+pub(crate) fn name_and_game(
+    name: &Spanned<String>,
+    game: &Spanned<String>,
+    loc: &Locator<'_>,
+) -> Result<(String, GameKind), SpecError> {
+    let text = name.get_ref().trim().to_string();
+    if text.is_empty()
+        || text
+            .chars()
+            .any(|c| c == '/' || c == '\\' || c.is_control())
+        || text == "."
+        || text == ".."
+        || text.chars().count() > MAX_NAME_CHARS
+    {
+        return Err(loc.on(
+            name,
+            "name",
+            format!("the name must be non-empty, at most {MAX_NAME_CHARS} characters and usable as a folder name (no '/', '\\' or control characters)"),
+        ));
+    }
+    let kind = GameKind::parse(game.get_ref()).map_err(|e| loc.on(game, "game", e.to_string()))?;
+    Ok((text, kind))
+}
+
+pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError> {
+    let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
+
+    // Engines: names, count, algorithms and budgets (weights need the game: below).
+    if raw.engine.len() < 2 {
+        let at = raw.engine.first().map_or(0, |e| e.span().start);
+        return Err(loc.at(
+            at,
+            "engine",
+            format!(
+                "a tournament needs at least two [[engine]] tables; found {}",
+                raw.engine.len()
+            ),
+        ));
+    }
+    if raw.engine.len() > MAX_ENGINES {
+        return Err(loc.on(
+            &raw.engine[MAX_ENGINES],
+            "engine",
+            format!("at most {MAX_ENGINES} engines"),
+        ));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (i, e) in raw.engine.iter().enumerate() {
+        let engine = e.get_ref();
+        let key = format!("engine[{}].name", i + 1);
+        let Some(name) = &engine.name else {
+            return Err(loc.on(e, &key, "missing key 'name' (required here)"));
+        };
+        let n = name.get_ref().trim();
+        if n.is_empty()
+            || n.chars().any(|c| c.is_control() || c == ',')
+            || n.chars().count() > MAX_NAME_CHARS
+        {
+            return Err(loc.on(
+                name,
+                &key,
+                format!("an engine name must be non-empty, at most {MAX_NAME_CHARS} characters, without commas or control characters"),
+            ));
+        }
+        if let Some(first) = names.iter().position(|m| m == n) {
+            return Err(loc.on(
+                name,
+                &key,
+                format!(
+                    "two engines are called '{n}' (engines {} and {}); names must be unique",
+                    first + 1,
+                    i + 1
+                ),
+            ));
+        }
+        names.push(n.to_string());
+    }
+
+    // Format.
+    let format = match raw.format.as_ref().map(|f| f.get_ref().as_str()) {
+        None | Some("round-robin") => "round-robin",
+        Some("gauntlet") => "gauntlet",
+        Some(other) => {
+            return Err(loc.on(
+                raw.format.as_ref().expect("present"),
+                "format",
+                format!("unknown format '{other}'; allowed: round-robin, gauntlet"),
+            ));
+        }
+    };
+    let mut challengers = Vec::new();
+    match (&raw.challengers, format) {
+        (Some(list), "gauntlet") => {
+            if list.get_ref().is_empty() {
+                return Err(loc.on(
+                    list,
+                    "challengers",
+                    "a gauntlet needs at least one challenger",
+                ));
+            }
+            for c in list.get_ref() {
+                let n = c.get_ref().trim();
+                if !names.iter().any(|m| m == n) {
+                    return Err(loc.on(
+                        c,
+                        "challengers",
+                        format!("'{n}' is not an engine; engines: {}", names.join(", ")),
+                    ));
+                }
+                if challengers.iter().any(|m| m == n) {
+                    return Err(loc.on(c, "challengers", format!("'{n}' is listed twice")));
+                }
+                challengers.push(n.to_string());
+            }
+            if challengers.len() == names.len() {
+                return Err(loc.on(
+                    list,
+                    "challengers",
+                    "every engine is a challenger, so nobody is left to play them; use format = \"round-robin\" or list fewer challengers",
+                ));
+            }
+        }
+        (None, "gauntlet") => {
+            return Err(loc.on(
+                raw.format.as_ref().expect("gauntlet is written"),
+                "challengers",
+                "a gauntlet needs challengers = [\"NAME\", ...]: the engines that play all the others",
+            ));
+        }
+        (Some(list), _) => {
+            return Err(loc.on(
+                list,
+                "challengers",
+                "challengers belong to format = \"gauntlet\"",
+            ));
+        }
+        (None, _) => {}
+    }
+
+    // Rounds and the game count.
+    let rounds = match &raw.rounds {
+        None => 1,
+        Some(r) => {
+            let v = *r.get_ref();
+            if !(1..=10_000).contains(&v) {
+                return Err(loc.on(r, "rounds", format!("rounds is {v}; allowed: 1..=10000")));
+            }
+            v as u32
+        }
+    };
+    let games = match &raw.games {
+        None => None,
+        Some(g) => {
+            let v = *g.get_ref();
+            if v <= 0 || v % 2 != 0 {
+                return Err(loc.on(
+                    g,
+                    "games",
+                    format!(
+                        "games is {v}; it must be a positive even number (games per pairing: every opening is played twice, colours swapped)"
+                    ),
+                ));
+            }
+            if v % (2 * rounds as i64) != 0 {
+                return Err(loc.on(
+                    g,
+                    "games",
+                    format!(
+                        "games is {v}; with rounds = {rounds} it must be a multiple of {}",
+                        2 * rounds
+                    ),
+                ));
+            }
+            Some((g, (v / 2 / rounds as i64) as u64))
+        }
+    };
+
+    // Openings: random or from a file.
+    let raw_openings = raw.openings.get_ref();
+    let count = match &raw_openings.count {
+        None => None,
+        Some(c) => {
+            let v = *c.get_ref();
+            if v <= 0 || v as u64 > MAX_OPENINGS {
+                return Err(loc.on(
+                    c,
+                    "openings.count",
+                    format!("count is {v}; allowed: 1..={MAX_OPENINGS}"),
+                ));
+            }
+            Some(v as u64)
+        }
+    };
+    let count = match (count, games) {
+        (Some(c), Some((g, from_games))) if c != from_games => {
+            return Err(loc.on(
+                g,
+                "games",
+                format!(
+                    "games = {} does not match openings.count = {c} × 2 colours × {rounds} round(s) = {}; give one of them",
+                    g.get_ref(),
+                    c * 2 * rounds as u64
+                ),
+            ));
+        }
+        (Some(c), _) => Some(c),
+        (None, Some((_, from_games))) => Some(from_games),
+        (None, None) => None,
+    };
+    let opening_request = match (&raw_openings.file, &raw_openings.plies) {
+        (Some(_), Some(p)) => {
+            return Err(loc.on(
+                p,
+                "openings.plies",
+                "give either plies (random openings) or file, not both",
+            ));
+        }
+        (Some(f), None) => {
+            for (key, present) in [
+                (
+                    "openings.balance_depth",
+                    raw_openings.balance_depth.as_ref().map(|s| s.span()),
+                ),
+                (
+                    "openings.max_imbalance",
+                    raw_openings.max_imbalance.as_ref().map(|s| s.span()),
+                ),
+            ] {
+                if let Some(span) = present {
+                    return Err(loc.at(
+                        span.start,
+                        key,
+                        "applies to random openings only; an openings file is used as it is",
+                    ));
+                }
+            }
+            OpeningRequest::File {
+                path: f.get_ref().clone(),
+                count,
+                span: f.span().start,
+            }
+        }
+        (None, Some(p)) => {
+            let plies = *p.get_ref();
+            if !(0..=200).contains(&plies) {
+                return Err(loc.on(
+                    p,
+                    "openings.plies",
+                    format!("plies is {plies}; allowed: 0..=200"),
+                ));
+            }
+            let Some(count) = count else {
+                return Err(loc.on(
+                    &raw.openings,
+                    "openings.count",
+                    "say how many openings: openings = { plies = 6, count = 50 }, or games = N at the top level",
+                ));
+            };
+            let mut balance = Balance::default_for(kind);
+            if let Some(d) = &raw_openings.balance_depth {
+                let v = *d.get_ref();
+                if !(0..=8).contains(&v) {
+                    return Err(loc.on(
+                        d,
+                        "openings.balance_depth",
+                        format!("balance_depth is {v}; allowed: 0..=8 (0 turns the check off)"),
+                    ));
+                }
+                balance.depth = v as u32;
+            }
+            if let Some(m) = &raw_openings.max_imbalance {
+                let v = *m.get_ref();
+                if v.is_nan() || v <= 0.0 {
+                    return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {v}; it must be a positive number (in weight units) or inf")));
+                }
+                balance.max_imbalance = v.is_finite().then_some(v);
+            }
+            // The size of the run, before any opening is generated.
+            let schedule_format = if format == "gauntlet" {
+                Format::Gauntlet {
+                    challengers: challengers
+                        .iter()
+                        .map(|c| names.iter().position(|n| n == c).expect("checked above"))
+                        .collect(),
+                }
+            } else {
+                Format::RoundRobin
+            };
+            let pairings = Schedule::new(&schedule_format, names.len(), 0, 1)
+                .pairings
+                .len() as u64;
+            let openings = count * rounds as u64;
+            if openings > MAX_OPENINGS || pairings * openings * 2 > MAX_GAMES {
+                return Err(loc.on(
+                    &raw.openings,
+                    "openings",
+                    format!(
+                        "{openings} openings ({count} × {rounds} round(s)) for {pairings} pairing(s) make {} games; at most {MAX_OPENINGS} openings and {MAX_GAMES} games",
+                        pairings * openings * 2
+                    ),
+                ));
+            }
+            OpeningRequest::Random {
+                plies: plies as u32,
+                count: count as u32,
+                balance,
+                span: raw.openings.span().start,
+            }
+        }
+        (None, None) => {
+            return Err(loc.on(
+                &raw.openings,
+                "openings",
+                "say where the openings come from: { plies = 6, count = 50 } or { file = \"openings.txt\" }",
+            ));
+        }
+    };
+
+    // Anchor.
+    let anchor = match (&raw.anchor, &raw.anchor_elo) {
+        (Some(a), elo) => {
+            let n = a.get_ref().trim();
+            if !names.iter().any(|m| m == n) {
+                return Err(loc.on(
+                    a,
+                    "anchor",
+                    format!("'{n}' is not an engine; engines: {}", names.join(", ")),
+                ));
+            }
+            let elo_value = elo.as_ref().map_or(0.0, |e| *e.get_ref());
+            if !(-MAX_ANCHOR_ELO..=MAX_ANCHOR_ELO).contains(&elo_value) {
+                return Err(loc.on(
+                    elo.as_ref().expect("given"),
+                    "anchor_elo",
+                    format!(
+                        "anchor_elo is {elo_value}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}"
+                    ),
+                ));
+            }
+            Some(Anchor {
+                engine: n.to_string(),
+                elo: elo_value,
+            })
+        }
+        (None, Some(e)) => {
+            return Err(loc.on(e, "anchor_elo", "anchor_elo needs anchor = \"ENGINE\""));
+        }
+        (None, None) => None,
+    };
+
+    // SPRT.
+    let sprt = match &raw.sprt {
+        None => None,
+        Some(s) => {
+            if names.len() != 2 {
+                return Err(loc.on(
+                    s,
+                    "sprt",
+                    format!(
+                        "an SPRT compares exactly two engines; this spec has {}",
+                        names.len()
+                    ),
+                ));
+            }
+            Some(resolve_sprt(s, "sprt", loc)?)
+        }
+    };
+
+    // Engines: algorithm, budget, options (weights below, with the game).
+    let mut engines = Vec::new();
+    for (i, e) in raw.engine.iter().enumerate() {
+        engines.push(engine_budget(
+            e,
+            &format!("engine[{}]", i + 1),
+            &names[i],
+            loc,
+        )?);
+    }
+
+    // What needs the game's type: weights and openings.
+    struct Resolve<'a, 'b> {
+        raw: &'b RawSpec,
+        loc: &'b Locator<'a>,
+        engines: Vec<ResolvedEngine>,
+        request: OpeningRequest,
+        seed: u64,
+        rounds: u32,
+    }
+    impl FeaturesVisitor for Resolve<'_, '_> {
+        type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
+        fn visit<G: Features>(mut self, start: G) -> Self::Output {
+            for (i, e) in self.raw.engine.iter().enumerate() {
+                let key = format!("engine[{}].weights", i + 1);
+                let w = resolve_weights(&start, e.get_ref().weights.as_ref(), &key, self.loc)?;
+                self.engines[i].weights_origin = w.origin.clone();
+                self.engines[i].weights = start
+                    .features()
+                    .iter()
+                    .map(|f| f.name.clone())
+                    .zip(w.values)
+                    .collect();
+            }
+            let (source, moves) =
+                resolve_openings(&start, &self.request, self.seed, self.rounds, self.loc)?;
+            Ok((self.engines, source, moves))
+        }
+    }
+    let seed = *raw.seed.get_ref();
+    let (engines, source, opening_moves) = crate::eval::dispatch(
+        &kind,
+        Resolve {
+            raw: &raw,
+            loc,
+            engines,
+            request: opening_request,
+            seed,
+            rounds,
+        },
+    )?;
+
+    let resolved = ResolvedSpec {
+        name,
+        game: kind.to_string(),
+        seed,
+        format: format.to_string(),
+        challengers,
+        openings: source,
+        opening_moves,
+        rounds,
+        engines,
+        anchor,
+        sprt,
+    };
+    let total = resolved.schedule().games();
+    if total > MAX_GAMES {
+        return Err(loc.on(
+            &raw.openings,
+            "openings",
+            format!("the run would play {total} games; at most {MAX_GAMES}"),
+        ));
+    }
+    Ok(TournamentSpec::from_resolved(resolved))
+}

@@ -1,0 +1,335 @@
+//! The page of a tuning run: the record formatted for the askama template `tune.html`.
+
+use super::*;
+
+/// A confirmation or A/A match, formatted.
+pub(super) struct MatchView {
+    pub(super) elo: String,
+    pub(super) los: String,
+    pub(super) wins: u64,
+    pub(super) draws: u64,
+    pub(super) losses: u64,
+    pub(super) penta: String,
+    pub(super) games: u64,
+    pub(super) verdict: String,
+    /// `good`, `bad` or `warn`: the verdict's colour.
+    pub(super) class: &'static str,
+    /// The link to the match's own report, when it is a relative path.
+    pub(super) report: Option<String>,
+}
+
+/// One row of the final weights table.
+pub(super) struct WeightView {
+    pub(super) name: String,
+    pub(super) min: String,
+    pub(super) max: String,
+    pub(super) start: String,
+    pub(super) tuned: String,
+    pub(super) change: String,
+    /// `at bound (min)`, `at bound (max)` or empty.
+    pub(super) flag: &'static str,
+}
+
+/// One row of the history table.
+pub(super) struct HistoryView {
+    pub(super) k: u64,
+    /// Hill climbing: the parameters moved. SPSA: θ after the iteration, with each change.
+    pub(super) moved: String,
+    pub(super) pairs: u64,
+    pub(super) wins: u64,
+    pub(super) draws: u64,
+    pub(super) losses: u64,
+    pub(super) elo: String,
+    pub(super) llr: String,
+    pub(super) accepted: bool,
+}
+
+/// One inlined chart.
+pub(super) struct ChartView {
+    pub(super) name: String,
+    pub(super) svg: String,
+}
+
+#[derive(Template)]
+#[template(path = "tune.html")]
+pub(super) struct TunePage<'a> {
+    /// SPSA: the history shows θ, not candidates and verdicts.
+    pub(super) spsa: bool,
+    pub(super) name: &'a str,
+    pub(super) game: &'a str,
+    pub(super) method: &'a str,
+    pub(super) engine: &'a str,
+    pub(super) opponent: &'a str,
+    pub(super) seed: u64,
+    pub(super) candidates: usize,
+    pub(super) accepted: Option<String>,
+    pub(super) games: u64,
+    pub(super) time: String,
+    pub(super) weights_file: &'a str,
+    pub(super) confirmation: Option<MatchView>,
+    pub(super) aa: Option<MatchView>,
+    pub(super) weights: Vec<WeightView>,
+    pub(super) charts: Vec<ChartView>,
+    pub(super) history: Vec<HistoryView>,
+    pub(super) history_note: String,
+    pub(super) style: &'static str,
+}
+
+pub(super) const STYLE: &str = concat!(
+    include_str!("../../../templates/report.css"),
+    include_str!("../../../templates/tune.css")
+);
+
+/// A weight or bound: whole numbers as such, others with up to 4 decimals.
+pub(super) fn num(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
+/// A change of weight, signed.
+pub(super) fn signed(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", num(x))
+    } else {
+        num(x)
+    }
+}
+
+/// An Elo estimate and its 95% half-width: `+12.3 ± 4.5`.
+pub(super) fn elo_text(elo: f64, error: f64) -> String {
+    format!("{elo:+.1} ± {error:.1}")
+}
+
+/// Seconds, for a person: `42.0 s`, `12 min 05 s`, `3 h 04 min`, `2 d 03 h 04 min`.
+pub(super) fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "unknown".into();
+    }
+    if seconds < 60.0 {
+        return format!("{seconds:.1} s");
+    }
+    let s = seconds.round() as u64;
+    let (d, h, m) = (s / 86_400, s / 3600 % 24, s / 60 % 60);
+    if s < 3600 {
+        format!("{m} min {:02} s", s % 60)
+    } else if d == 0 {
+        format!("{h} h {m:02} min")
+    } else {
+        format!("{d} d {h:02} h {m:02} min")
+    }
+}
+
+/// A report path worth a link: relative, with no scheme (`javascript:` and the like).
+pub(super) fn relative_link(path: &str) -> Option<String> {
+    let scheme = path
+        .split('/')
+        .next()
+        .is_some_and(|first| first.contains(':'));
+    (!path.is_empty() && !scheme && !path.starts_with("//")).then(|| path.to_string())
+}
+
+/// `m` formatted; `aa` picks the A/A verdict (consistent with 0) over the confirmation's
+/// (above 0).
+pub(super) fn match_view(m: &MatchResult, aa: bool) -> MatchView {
+    let (verdict, class) = if aa {
+        if m.elo.abs() <= m.error {
+            (
+                "consistent with 0: the 95% interval of start against itself contains 0.".into(),
+                "good",
+            )
+        } else {
+            (
+                "warning: start against itself is not consistent with 0 (the 95% interval \
+                 excludes 0); the setup may favour one side, or this is the 1-in-20 chance."
+                    .into(),
+                "warn",
+            )
+        }
+    } else if m.elo - m.error > 0.0 {
+        (
+            "confirmed: the 95% interval is above 0.".to_string(),
+            "good",
+        )
+    } else if m.elo + m.error < 0.0 {
+        (
+            "not confirmed: the 95% interval is below 0, the tuned weights are weaker.".into(),
+            "bad",
+        )
+    } else {
+        ("not confirmed: the 95% interval contains 0.".into(), "warn")
+    };
+    let [ll, ld, even, wd, ww] = m.pentanomial;
+    MatchView {
+        elo: elo_text(m.elo, m.error),
+        los: format!("{:.1}%", 100.0 * m.los),
+        wins: m.wins,
+        draws: m.draws,
+        losses: m.losses,
+        penta: format!("LL {ll}, LD {ld}, WL+DD {even}, WD {wd}, WW {ww}"),
+        games: m.games,
+        verdict,
+        class,
+        report: relative_link(&m.report),
+    }
+}
+
+/// The final weights table; a parameter with no tuned value shows `-`.
+pub(super) fn weight_views(record: &TuneRecord) -> Vec<WeightView> {
+    record
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let tuned = record.tuned.get(i).copied();
+            let near = |bound: f64, t: f64| (t - bound).abs() <= 1e-9 * p.range().abs();
+            let flag = match tuned {
+                Some(t) if near(p.max, t) => "at bound (max)",
+                Some(t) if near(p.min, t) => "at bound (min)",
+                _ => "",
+            };
+            WeightView {
+                name: p.name.clone(),
+                min: num(p.min),
+                max: num(p.max),
+                start: num(p.value),
+                tuned: tuned.map_or("-".into(), num),
+                change: tuned.map_or("-".into(), |t| signed(t - p.value)),
+                flag,
+            }
+        })
+        .collect()
+}
+
+/// The parameters a candidate moved, by name (`all` for SPSA's every-parameter moves).
+/// θ after an SPSA iteration, each parameter with its change: `mobility 4.2 (+0.31), …`.
+pub(super) fn theta_moves(record: &TuneRecord, before: &[f64], after: &[f64]) -> String {
+    record
+        .params
+        .iter()
+        .zip(after.iter().zip(before))
+        .map(|(p, (&now, &was))| format!("{} {now:.2} ({:+.2})", p.name, now - was))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) fn moved_names(record: &TuneRecord, h: &HistoryLine) -> String {
+    if record.params.len() > 1 && h.moved.len() == record.params.len() {
+        return "all".into();
+    }
+    h.moved
+        .iter()
+        .map(|&i| {
+            record
+                .params
+                .get(i)
+                .map_or(format!("#{i}"), |p| p.name.clone())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The page's text (what [`write_tune_report`] writes as `index.html`); `charts` are (name,
+/// svg text) pairs to inline, as [`tune_svg_charts`] gives them (may be empty).
+pub fn render_tune(
+    record: &TuneRecord,
+    charts: &[(String, String)],
+) -> Result<String, TuneReportError> {
+    let candidates = record.history.len();
+    let accepted = (method(record) == Method::Hill).then(|| {
+        let n = record.history.iter().filter(|h| h.accepted).count();
+        let rate = if candidates > 0 {
+            format!(" ({:.1}%)", 100.0 * n as f64 / candidates as f64)
+        } else {
+            String::new()
+        };
+        format!("{n} of {candidates}{rate}")
+    });
+    let spsa = method(record) == Method::Spsa;
+    let start: Vec<f64> = record.params.iter().map(|p| p.value).collect();
+    let history: Vec<HistoryView> = record
+        .history
+        .iter()
+        .enumerate()
+        .rev()
+        .take(HISTORY_ROWS)
+        .map(|(i, h)| HistoryView {
+            k: h.k,
+            moved: if spsa {
+                let before = if i == 0 {
+                    &start
+                } else {
+                    &record.history[i - 1].theta
+                };
+                theta_moves(record, before, &h.theta)
+            } else {
+                moved_names(record, h)
+            },
+            pairs: h.pairs,
+            wins: h.wins,
+            draws: h.draws,
+            losses: h.losses,
+            elo: elo_text(h.elo, h.elo_error),
+            llr: h.llr.map_or(String::new(), |l| format!("{l:.2}")),
+            accepted: h.accepted,
+        })
+        .collect();
+    let history_note = if candidates == 0 {
+        "No candidate has been tested yet.".to_string()
+    } else if spsa {
+        format!(
+            "{}Every iteration plays θ+ = θ + c·Δ against θ− = θ − c·Δ (W/D/L: θ+'s) and moves θ \
+             by that result: nothing is accepted or rejected, and one iteration's score is noise; \
+             the trend of θ is the result.",
+            if candidates > HISTORY_ROWS {
+                format!(
+                    "The last {HISTORY_ROWS} of {candidates} iterations, newest first (all in history.jsonl). "
+                )
+            } else {
+                format!("All {candidates} iterations, newest first (also in history.jsonl). ")
+            }
+        )
+    } else if candidates > HISTORY_ROWS {
+        format!(
+            "The last {HISTORY_ROWS} of {candidates} candidates, newest first; the {} earlier \
+             ones are in history.jsonl. Elo: the candidate against what it played, 95% interval.",
+            candidates - HISTORY_ROWS
+        )
+    } else {
+        format!(
+            "All {candidates} candidates, newest first (also in history.jsonl). Elo: the \
+             candidate against what it played, 95% interval."
+        )
+    };
+    let page = TunePage {
+        spsa,
+        name: &record.name,
+        game: &record.game,
+        method: &record.method,
+        engine: &record.engine,
+        opponent: &record.opponent,
+        seed: record.seed,
+        candidates,
+        accepted,
+        games: record.games,
+        time: duration(record.seconds),
+        weights_file: &record.weights_file,
+        confirmation: record.confirmation.as_ref().map(|m| match_view(m, false)),
+        aa: record.aa.as_ref().map(|m| match_view(m, true)),
+        weights: weight_views(record),
+        charts: charts
+            .iter()
+            .map(|(name, svg)| ChartView {
+                name: name.clone(),
+                svg: svg.clone(),
+            })
+            .collect(),
+        history,
+        history_note,
+        style: STYLE,
+    };
+    Ok(page.render()?)
+}
