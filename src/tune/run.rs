@@ -213,6 +213,9 @@ pub enum TuneError {
     /// The spec, the folder or the options are refused before any game (an input error).
     #[error("{0}")]
     Input(String),
+    /// Something failed after the start, said in full (a match, a file written at the end).
+    #[error("{0}")]
+    Failed(String),
     /// Games could not be played (no fresh openings left).
     #[error("{0}")]
     Games(String),

@@ -259,12 +259,11 @@ impl TuneSession {
         };
         let tournament = match_spec(spec, kind.folder(), seed, engines, openings);
         let dir = self.out.join(kind.folder());
-        let failed =
-            |e: SessionError| match e {
-                SessionError::Input(text) | SessionError::Failed(text) => TuneError::Games(
-                    format!("the {} match in {}: {text}", kind.folder(), dir.display()),
-                ),
-            };
+        // Said as a tournament run says them.
+        let failed = |e: SessionError| match e {
+            SessionError::Input(text) => TuneError::Input(text),
+            SessionError::Failed(text) => TuneError::Failed(text),
+        };
         let options = Options {
             threads,
             shard: None,
@@ -278,10 +277,7 @@ impl TuneSession {
             &outcome.info,
             &[dir.join("games.jsonl")],
         )
-        .map_err(|e| TuneError::Io {
-            path: dir.clone(),
-            message: format!("cannot write the match's report: {e}"),
-        })?;
+        .map_err(|e| TuneError::Failed(e.to_string()))?;
         if outcome.played > 0 {
             crate::tournament::session::record_peak_memory(&dir).map_err(failed)?;
         }
@@ -379,15 +375,13 @@ impl TuneSession {
         let summary = summary_json(&record, &self.out);
         let path = self.out.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).expect("a JSON value serialises");
-        write_atomically(&path, text.as_bytes()).map_err(|e| TuneError::Io {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        write_atomically(&path, text.as_bytes())
+            .map_err(|e| TuneError::Failed(format!("cannot write {}: {e}", path.display())))?;
         let written = crate::report::tune::write_tune_report(&record, &self.out).map_err(|e| {
-            TuneError::Io {
-                path: self.out.clone(),
-                message: format!("cannot write the tuning report: {e}"),
-            }
+            TuneError::Failed(format!(
+                "cannot write the tuning report in {}: {e}",
+                self.out.display()
+            ))
         })?;
         let report = written
             .last()
@@ -555,9 +549,11 @@ fn write_weights(
         }
     }
     let text = crate::eval::dispatch(&spec.game_kind(), Text { values, header });
-    write_atomically(path, text.as_bytes()).map_err(|e| TuneError::Io {
-        path: path.to_path_buf(),
-        message: format!("cannot write the tuned weights: {e}"),
+    write_atomically(path, text.as_bytes()).map_err(|e| {
+        TuneError::Failed(format!(
+            "cannot write the tuned weights to {}: {e}",
+            path.display()
+        ))
     })
 }
 
