@@ -578,3 +578,75 @@ fn a_resume_accepts_a_spec_whose_only_change_is_its_output_path() {
         std::fs::read_to_string(out.join("tuned-weights.toml")).unwrap()
     );
 }
+
+#[test]
+fn ctrl_c_in_the_confirmation_stops_it_and_the_printed_command_finishes_the_run() {
+    let dir = scratch("sigint-confirm");
+    // Tuning ends quickly; the confirmation (depth 4, 2,000 games) is long enough to interrupt.
+    let text = spec_text(&dir, "hill-climb", "games = 12000\niterations = 3", "")
+        .replace("depth = 2", "depth = 4")
+        .replace("games = 200\n", "games = 2000\n");
+    let spec = write(&dir, &text);
+    let out = dir.join("run");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("joute"))
+        .args([
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(["--quiet", "--threads", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = out.join("confirm").join("games.jsonl");
+    let lines =
+        |p: &Path| std::fs::read(p).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let clock = std::time::Instant::now();
+    while lines(&log) < 20 && clock.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("interrupted during the confirm match"))
+        .unwrap_or_else(|| panic!("no resume line in {stdout}"));
+    assert!(line.ends_with("--resume"), "{line}");
+    let logged = lines(&log);
+    assert!((20..2000).contains(&logged), "{logged} games logged");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("confirm/run.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["sessions"][0]["ended"], "interrupted");
+    assert!(
+        !out.join("summary.json").exists(),
+        "no summary before the end"
+    );
+
+    // The printed command finishes the confirmation where it stopped, and the run.
+    let command = line.split("run: ").nth(1).unwrap();
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let resumed = std::process::Command::new(words[0])
+        .args(&words[1..])
+        .output()
+        .unwrap();
+    assert!(resumed.status.success(), "{resumed:?}");
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("confirmed: tuned vs start"));
+    assert_eq!(lines(&log), 2000);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["confirmation"]["games"], 2000);
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("confirm/run.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["sessions"].as_array().unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
