@@ -11,8 +11,9 @@ use serde_json::{Value, json};
 
 use super::{InputError, SolveArgs};
 use joute::games::{Connect4, Game, GameKind, Morpion, Othello, RandomTree, Side};
-use joute::search::solver::connect4::{Connect4Solver, parse_suite_line};
-use joute::search::solver::othello::{OthelloSolver, parse_ffo_line};
+use joute::search::solver::connect4::Connect4Solver;
+use joute::search::solver::othello::OthelloSolver;
+use joute::search::solver::suite::{Checked, SuiteError, check_suite};
 use joute::search::solver::{Solution, Stop, StopReason, Stopped, generic};
 use joute::search::{WIN, WIN_THRESHOLD};
 
@@ -371,112 +372,19 @@ fn named<G: Game>(pos: &G, s: Solution<G::Move>) -> Solution<String> {
     }
 }
 
-/// One line of a suite: where it is, what it says, what joute found.
-struct Checked {
-    line: usize,
-    id: String,
-    expected: i32,
-    got: i32,
-    /// For suites that list best moves: whether joute's best move is among them.
-    move_ok: bool,
-    best: String,
-    nodes: u64,
-    seconds: f64,
-}
-
 fn suite(kind: GameKind, file: &Path, limits: &Limits, as_json: bool) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| input(format!("{}: cannot read the suite: {e}", file.display())))?;
-    let where_ =
-        |line: usize, e: &dyn std::fmt::Display| input(format!("{}:{line}: {e}", file.display()));
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    let mut checked = Vec::with_capacity(lines.len());
-    match kind {
-        GameKind::Connect4 => {
-            let positions: Vec<(usize, Connect4, i32, String)> = lines
-                .iter()
-                .map(|&(n, l)| {
-                    parse_suite_line(l)
-                        .map(|(pos, score)| {
-                            (
-                                n,
-                                pos,
-                                score,
-                                l.split_whitespace().next().unwrap_or("").to_string(),
-                            )
-                        })
-                        .map_err(|e| where_(n, &e))
-                })
-                .collect::<Result<_, _>>()?;
-            let mut solver = connect4_solver(limits);
-            // Short solves one after the other: fault the table's pages in once, here, rather
-            // than in the first solves' timings.
-            solver.pre_touch();
-            for (line, pos, expected, id) in positions {
-                solver.clear();
-                let clock = Instant::now();
-                let got = solver.score(&pos);
-                checked.push(Checked {
-                    line,
-                    id,
-                    expected,
-                    got,
-                    move_ok: true,
-                    best: String::new(),
-                    // The nodes of this position's search alone.
-                    nodes: solver.nodes(),
-                    seconds: clock.elapsed().as_secs_f64(),
-                });
-            }
-        }
-        GameKind::Othello => {
-            let entries: Vec<_> = lines
-                .iter()
-                .map(|&(n, l)| parse_ffo_line(l).map(|e| (n, e)).map_err(|e| where_(n, &e)))
-                .collect::<Result<_, _>>()?;
-            let mut solver = OthelloSolver::with_hash_bits(
-                limits.table_bits(32, OthelloSolver::DEFAULT_HASH_BITS),
-            );
-            for (line, entry) in entries {
-                solver.clear();
-                let clock = Instant::now();
-                let s = solver.solve(&entry.position);
-                let best = s.best_moves.first().copied();
-                checked.push(Checked {
-                    line,
-                    id: entry.id.clone(),
-                    expected: entry.score,
-                    got: s.score,
-                    move_ok: entry.best_moves.is_empty()
-                        || best.is_some_and(|m| entry.best_moves.contains(&m)),
-                    best: best
-                        .map(|m| entry.position.format_move(m))
-                        .unwrap_or_default(),
-                    nodes: s.nodes,
-                    seconds: clock.elapsed().as_secs_f64(),
-                });
-            }
-        }
-        other => {
-            return Err(input(format!(
-                "no test-suite format for {other}; suites exist for othello (FFO endgame format) and connect4 (moves and score per line)"
-            )));
-        }
-    }
+    let checked = check_suite(kind, &text, limits.hash_mib).map_err(|e| match e {
+        SuiteError::Line { .. } => input(format!("{}:{e}", file.display())),
+        SuiteError::NoFormat(_) => input(e),
+    })?;
     report_suite(file, &checked, as_json)
 }
 
 fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Result<()> {
     let n = checked.len().max(1) as f64;
-    let wrong: Vec<&Checked> = checked
-        .iter()
-        .filter(|c| c.got != c.expected || !c.move_ok)
-        .collect();
+    let wrong: Vec<&Checked> = checked.iter().filter(|c| !c.correct()).collect();
     let nodes: u64 = checked.iter().map(|c| c.nodes).sum();
     let seconds: f64 = checked.iter().map(|c| c.seconds).sum();
     if as_json {
