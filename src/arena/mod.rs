@@ -1,11 +1,12 @@
 //! The arena: engine configurations, tournament specs, openings, the schedule, playing one
-//! game, the parallel runner and the games log.
+//! game, the parallel runner, the games log, and outside engines' processes.
 
 pub mod cancel;
 pub mod engine;
 pub mod game;
 pub mod log;
 pub mod openings;
+pub mod process;
 pub mod runner;
 pub mod schedule;
 pub mod spec;

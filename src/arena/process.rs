@@ -1,0 +1,392 @@
+//! An outside engine's process, held at arm's length: started in a process group of its own,
+//! spoken to one line at a time, every read under a time limit, its lines capped in length and
+//! its output read through a bounded queue (a flooding engine waits on its pipe instead of
+//! filling joute's memory), the last lines of its stderr kept for error messages, and the whole
+//! group killed on every way out (quit, error, drop).
+//!
+//! The protocols (GTP, NBoard, Gomocup, joute's line protocol) are built on this.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::game::PlayerError;
+
+/// The longest line an engine may write, in bytes.
+pub const MAX_LINE: usize = 64 * 1024;
+/// Lines of stderr kept for error messages.
+const STDERR_LINES: usize = 5;
+/// Lines read ahead of the protocol: beyond it the engine waits on its pipe.
+const QUEUE: usize = 1024;
+
+/// How to start an outside engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessSpec {
+    /// The program.
+    pub command: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its working folder (joute's when `None`).
+    pub working_dir: Option<PathBuf>,
+}
+
+/// The last lines of an engine's stderr, and whether it has closed.
+#[derive(Default)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    closed: bool,
+}
+
+/// What the reader thread saw.
+enum Event {
+    Line(String),
+    TooLong,
+    End,
+}
+
+/// A running outside engine. Dropping it kills its process group.
+pub struct EngineProcess {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Event>,
+    stderr: Arc<Mutex<StderrTail>>,
+    ended: bool,
+}
+
+impl EngineProcess {
+    /// Starts `spec` in a new process group, its stdin and stdout piped, its stderr kept.
+    pub fn spawn(spec: &ProcessSpec) -> Result<EngineProcess, PlayerError> {
+        let name = spec.command.display().to_string();
+        let mut command = Command::new(&spec.command);
+        command
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(dir) = &spec.working_dir {
+            command.current_dir(dir);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own group: a kill reaches whatever it started too.
+            command.process_group(0);
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| PlayerError::Failed(format!("cannot start {name}: {e}")))?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let (sender, lines) = sync_channel(QUEUE);
+        std::thread::Builder::new()
+            .name("joute-engine-stdout".into())
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                loop {
+                    let event = match read_capped(&mut reader) {
+                        Ok(Some(Some(line))) => Event::Line(line),
+                        Ok(Some(None)) => Event::TooLong,
+                        Ok(None) | Err(_) => Event::End,
+                    };
+                    let end = matches!(event, Event::End);
+                    if sender.send(event).is_err() || end {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| PlayerError::Failed(format!("cannot read {name}: {e}")))?;
+        let stderr = Arc::new(Mutex::new(StderrTail::default()));
+        let tail = stderr.clone();
+        std::thread::Builder::new()
+            .name("joute-engine-stderr".into())
+            .spawn(move || {
+                let mut reader = BufReader::new(stderr_pipe);
+                while let Ok(Some(line)) = read_capped(&mut reader) {
+                    let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                    if tail.lines.len() == STDERR_LINES {
+                        tail.lines.pop_front();
+                    }
+                    let line = line.unwrap_or_else(|| "(a line too long to keep)".into());
+                    tail.lines.push_back(line);
+                }
+                tail.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+            })
+            .map_err(|e| PlayerError::Failed(format!("cannot read {name}: {e}")))?;
+        Ok(EngineProcess {
+            name,
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            ended: false,
+        })
+    }
+
+    /// Writes `line` and a newline, flushed.
+    pub fn send(&mut self, line: &str) -> Result<(), PlayerError> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| PlayerError::Failed(format!("{}: its input is closed", self.name)))?;
+        let written = stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| stdin.write_all(b"\n"))
+            .and_then(|_| stdin.flush());
+        written.map_err(|e| self.failure(&format!("cannot write to it ({e})")))
+    }
+
+    /// The next line it writes (without its line end), waiting at most `timeout`.
+    pub fn read_line(&mut self, timeout: Duration) -> Result<String, PlayerError> {
+        if self.ended {
+            return Err(self.failure("its output is closed"));
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(Event::Line(line)) => Ok(line),
+            Ok(Event::TooLong) => {
+                Err(self.failure(&format!("it wrote a line longer than {MAX_LINE} bytes")))
+            }
+            Ok(Event::End) | Err(RecvTimeoutError::Disconnected) => {
+                self.ended = true;
+                Err(self.failure("its output closed"))
+            }
+            Err(RecvTimeoutError::Timeout) => Err(PlayerError::NoAnswer(timeout)),
+        }
+    }
+
+    /// Reads lines until `wanted` accepts one, all within `timeout`, passing over at most
+    /// `max_skipped` others (comments, empty lines, chatter): an engine that talks forever
+    /// without answering fails instead of holding the game.
+    pub fn read_until(
+        &mut self,
+        timeout: Duration,
+        max_skipped: usize,
+        mut wanted: impl FnMut(&str) -> bool,
+    ) -> Result<String, PlayerError> {
+        let deadline = Instant::now() + timeout;
+        for _ in 0..=max_skipped {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.read_line(left).map_err(|e| match e {
+                PlayerError::NoAnswer(_) => PlayerError::NoAnswer(timeout),
+                other => other,
+            })?;
+            if wanted(&line) {
+                return Ok(line);
+            }
+        }
+        Err(self.failure(&format!(
+            "more than {max_skipped} lines without the answer expected"
+        )))
+    }
+
+    /// Ends the engine: sends `goodbye` (when given), waits up to `grace` for it to exit, then
+    /// kills its process group. Returns its exit status when it exited by itself.
+    pub fn quit(&mut self, goodbye: Option<&str>, grace: Duration) -> Option<i32> {
+        if let Some(line) = goodbye {
+            let _ = self.send(line);
+        }
+        // Closing its input tells a well-behaved engine to stop as well.
+        self.stdin = None;
+        let deadline = Instant::now() + grace;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status.code(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => break None,
+            }
+        };
+        self.kill();
+        status
+    }
+
+    /// The operating system's id of its process (and of its group).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills the whole process group and reaps the engine.
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        {
+            // SAFETY: kill(2) with a negative pid signals the process group the engine leads
+            // (made by `process_group(0)`); it touches no memory.
+            unsafe {
+                libc::kill(-(self.child.id() as i32), libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// A failure of the engine: what happened, its exit status when it has exited, and the last
+    /// lines of its stderr.
+    fn failure(&mut self, what: &str) -> PlayerError {
+        let mut text = format!("{}: {what}", self.name);
+        // Give a dying process a moment, so that its status and last words are known (its
+        // stderr is read by another thread: wait for that to reach the end too, briefly, as a
+        // process it started may hold the pipe open).
+        let mut exited = false;
+        for _ in 0..100 {
+            if !exited && let Ok(Some(status)) = self.child.try_wait() {
+                text.push_str(&format!(" (it exited: {status})"));
+                exited = true;
+            }
+            let closed = self.stderr.lock().unwrap_or_else(|e| e.into_inner()).closed;
+            if exited && closed {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if !tail.lines.is_empty() {
+            let lines: Vec<&str> = tail.lines.iter().map(String::as_str).collect();
+            text.push_str(&format!("; its stderr ended: {}", lines.join(" | ")));
+        }
+        PlayerError::Failed(text)
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes: `Some(Some(line))`, `Some(None)` for a line
+/// too long (its rest passed over), `None` at the end of the stream. Invalid UTF-8 is replaced.
+fn read_capped(reader: &mut impl BufRead) -> std::io::Result<Option<Option<String>>> {
+    let mut buf = Vec::new();
+    let n = reader
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE {
+        // Pass over the rest of the line, a bounded chunk at a time.
+        loop {
+            buf.clear();
+            let n = reader
+                .by_ref()
+                .take(MAX_LINE as u64)
+                .read_until(b'\n', &mut buf)?;
+            if n == 0 || buf.last() == Some(&b'\n') {
+                return Ok(Some(None));
+            }
+        }
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    Ok(Some(Some(String::from_utf8_lossy(&buf).into_owned())))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> EngineProcess {
+        EngineProcess::spawn(&ProcessSpec {
+            command: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            working_dir: None,
+        })
+        .unwrap()
+    }
+
+    /// Whether process `pid` runs (a zombie, dead but not yet reaped by whoever adopted it,
+    /// does not).
+    fn alive(pid: i32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the command name in parentheses.
+            Ok(stat) => stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+            Err(_) => false,
+        }
+    }
+
+    #[test]
+    fn lines_go_in_and_come_out() {
+        let mut p = sh("while read l; do echo \"got $l\"; done");
+        p.send("hello").unwrap();
+        assert_eq!(p.read_line(Duration::from_secs(5)).unwrap(), "got hello");
+        p.send("a b").unwrap();
+        let line = p
+            .read_until(Duration::from_secs(5), 0, |l| l.starts_with("got"))
+            .unwrap();
+        assert_eq!(line, "got a b");
+        assert_eq!(p.quit(None, Duration::from_secs(5)), Some(0));
+    }
+
+    #[test]
+    fn a_silent_engine_times_out_and_its_whole_group_is_killed() {
+        // The shell starts a grandchild and says its pid, then says nothing more.
+        let mut p = sh("sleep 30 & echo $!; wait");
+        let grandchild: i32 = p
+            .read_line(Duration::from_secs(5))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let clock = Instant::now();
+        let err = p.read_line(Duration::from_millis(100)).unwrap_err();
+        assert_eq!(err, PlayerError::NoAnswer(Duration::from_millis(100)));
+        assert!(clock.elapsed() < Duration::from_secs(2));
+        assert!(alive(grandchild));
+        drop(p);
+        // Killed with the group (reaped by init once its parent is gone).
+        let clock = Instant::now();
+        while alive(grandchild) && clock.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!alive(grandchild), "the grandchild outlived the engine");
+    }
+
+    #[test]
+    fn a_crash_is_reported_with_its_status_and_last_words() {
+        let mut p = sh("read l; echo 'segfault near e4' >&2; exit 3");
+        p.send("go").unwrap();
+        let err = p.read_line(Duration::from_secs(5)).unwrap_err().to_string();
+        assert!(err.contains("its output closed"), "{err}");
+        assert!(err.contains("exit status: 3"), "{err}");
+        assert!(err.contains("segfault near e4"), "{err}");
+        // Writing to it now fails cleanly too.
+        assert!(p.send("again").is_err() || p.read_line(Duration::from_millis(10)).is_err());
+    }
+
+    #[test]
+    fn a_flooding_engine_fails_without_eating_memory() {
+        // An endless line with no newline, then endless chatter.
+        let mut p = sh("head -c 200000 /dev/zero | tr '\\0' x; echo; yes chatter");
+        let err = p
+            .read_line(Duration::from_secs(10))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("longer than 65536 bytes"), "{err}");
+        let err = p
+            .read_until(Duration::from_secs(10), 100, |l| l == "= e6")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("more than 100 lines"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let err = EngineProcess::spawn(&ProcessSpec {
+            command: "/no/such/engine".into(),
+            args: Vec::new(),
+            working_dir: None,
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(err.starts_with("cannot start /no/such/engine:"), "{err}");
+    }
+}
