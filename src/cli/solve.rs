@@ -78,13 +78,6 @@ impl Limits {
     fn stop(&self, progress: &Arc<AtomicU64>) -> Stop {
         Stop::new(self.nodes, self.time, Some(progress.clone()))
     }
-
-    /// Table bits for entries of `entry_bytes` in `hash_mib` MiB (or `default`).
-    fn table_bits(&self, entry_bytes: u64, default: u32) -> u32 {
-        self.hash_mib.map_or(default, |mib| {
-            (mib * (1 << 20) / entry_bytes).max(1).ilog2()
-        })
-    }
 }
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<()> {
@@ -137,10 +130,10 @@ fn one(
                         "this Othello position has {empties} empty squares; joute solves positions with at most {OTHELLO_MAX_EMPTIES} (an endgame) unless --time or --nodes limits the search"
                     )));
                 }
-                let mut solver = OthelloSolver::with_hash_bits(
-                    limits.table_bits(32, OthelloSolver::DEFAULT_HASH_BITS),
-                )
-                .all_best_moves(true);
+                let mut solver = limits
+                    .hash_mib
+                    .map_or_else(OthelloSolver::new, OthelloSolver::with_table_mib)
+                    .all_best_moves(true);
                 solver.set_stop(limits.stop(&progress));
                 let s = solver.solve(&pos);
                 (
@@ -283,10 +276,9 @@ fn one(
 
 /// The Connect 4 solver with the table `--hash` asks for (default 64 MiB).
 fn connect4_solver(limits: &Limits) -> Connect4Solver {
-    match limits.hash_mib {
-        Some(mib) => Connect4Solver::with_table_mib(mib),
-        None => Connect4Solver::new(),
-    }
+    limits
+        .hash_mib
+        .map_or_else(Connect4Solver::new, Connect4Solver::with_table_mib)
 }
 
 /// What a solve stopped by a limit reached: the bounds it proved, the best move it had.

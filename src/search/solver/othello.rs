@@ -414,6 +414,12 @@ impl OthelloSolver {
         OthelloSolver::with_hash_bits(Self::DEFAULT_HASH_BITS)
     }
 
+    /// A solver whose table takes at most `mib` MiB (at least one slot pair).
+    pub fn with_table_mib(mib: u64) -> OthelloSolver {
+        // Slots of 32 bytes.
+        OthelloSolver::with_hash_bits((mib * (1 << 20) / 32).max(1).ilog2())
+    }
+
     /// A solver whose table has `2^bits` slots, 32 bytes each (`bits` clamped to 4..=30).
     pub fn with_hash_bits(bits: u32) -> OthelloSolver {
         let size = 1usize << bits.clamp(4, 30);

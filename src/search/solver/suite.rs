@@ -84,10 +84,8 @@ pub fn check_suite(
                         .map_err(|e| at(n, &e))
                 })
                 .collect::<Result<_, _>>()?;
-            let mut solver = match hash_mib {
-                Some(mib) => Connect4Solver::with_table_mib(mib),
-                None => Connect4Solver::new(),
-            };
+            let mut solver =
+                hash_mib.map_or_else(Connect4Solver::new, Connect4Solver::with_table_mib);
             // Short solves one after the other: fault the table's pages in once, here, rather
             // than in the first solves' timings.
             solver.pre_touch();
@@ -113,11 +111,8 @@ pub fn check_suite(
                 .iter()
                 .map(|&(n, l)| parse_ffo_line(l).map(|e| (n, e)).map_err(|e| at(n, &e)))
                 .collect::<Result<_, _>>()?;
-            // Entries of 32 bytes.
-            let bits = hash_mib.map_or(OthelloSolver::DEFAULT_HASH_BITS, |mib| {
-                (mib * (1 << 20) / 32).max(1).ilog2()
-            });
-            let mut solver = OthelloSolver::with_hash_bits(bits);
+            let mut solver =
+                hash_mib.map_or_else(OthelloSolver::new, OthelloSolver::with_table_mib);
             for (line, entry) in entries {
                 solver.clear();
                 let clock = Instant::now();
