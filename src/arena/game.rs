@@ -220,7 +220,7 @@ pub struct GameRecord<G: Game> {
 /// overruns its clock loses the game.
 pub fn play_game<G: Game>(
     opening: &Opening<'_, G>,
-    players: [&mut dyn Player<G>; 2],
+    mut players: [&mut dyn Player<G>; 2],
     referee: &mut Referee<'_, G>,
     mut observer: impl FnMut(&G, &MoveRecord<G::Move>),
 ) -> GameRecord<G> {
@@ -231,17 +231,15 @@ pub fn play_game<G: Game>(
     let mut played: Vec<G::Move> = Vec::new();
     let mut time_left = referee.clock.map(|c| [c.base; 2]);
     let mut legal = MoveList::new();
-    let [first, second] = players;
-    let mut players: [&mut dyn Player<G>; 2] = [first, second];
     let lost = |side: Side| Outcome::win(side.opponent());
-    let mut end = None;
-    for (i, player) in players.iter_mut().enumerate() {
-        if let Err(e) = player.new_game(opening) {
-            let side = if i == 0 { Side::First } else { Side::Second };
-            end = Some((lost(side), Termination::PlayerFailed(side, e.to_string())));
-            break;
-        }
-    }
+    // A player that cannot start the game loses it before the first move.
+    let end = [Side::First, Side::Second]
+        .into_iter()
+        .zip(players.iter_mut())
+        .find_map(|(side, player)| {
+            let e = player.new_game(opening).err()?;
+            Some((lost(side), Termination::PlayerFailed(side, e.to_string())))
+        });
     let (outcome, termination) = loop {
         if let Some(end) = end {
             break end;

@@ -45,11 +45,7 @@ pub fn play_slot<G: Features>(
         &mut Referee::default(),
         |_, _| {},
     );
-    let score = match record.outcome.winner {
-        Some(Side::First) => 1.0,
-        Some(Side::Second) => 0.0,
-        None => 0.5,
-    };
+    let score = record.outcome.first_player_points();
     let mut nodes = [0u64; 2];
     let mut timeouts = [0u32; 2];
     let mut pos = record.start;

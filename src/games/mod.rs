@@ -69,6 +69,15 @@ impl Outcome {
         }
     }
 
+    /// The first player's points: 1 for a win, ½ for a draw, 0 for a loss.
+    pub fn first_player_points(&self) -> f64 {
+        match self.winner {
+            Some(Side::First) => 1.0,
+            Some(Side::Second) => 0.0,
+            None => 0.5,
+        }
+    }
+
     /// A drawn game.
     pub const DRAW: Outcome = Outcome {
         winner: None,
@@ -420,6 +429,13 @@ pub trait GameVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_player_scores_one_half_or_nothing() {
+        assert_eq!(Outcome::win(Side::First).first_player_points(), 1.0);
+        assert_eq!(Outcome::win(Side::Second).first_player_points(), 0.0);
+        assert_eq!(Outcome::DRAW.first_player_points(), 0.5);
+    }
 
     #[test]
     fn game_names_round_trip() {

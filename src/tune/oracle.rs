@@ -13,7 +13,6 @@ use crate::arena::engine::Engine;
 use crate::arena::game::{Opening, Referee, play_game};
 use crate::arena::openings::OpeningStream;
 use crate::eval::{Features, Weights};
-use crate::games::Side;
 use crate::games::hash::combine;
 use rayon::prelude::*;
 
@@ -104,11 +103,7 @@ fn score_of<G: Features>(
         &mut Referee::default(),
         |_, _| {},
     );
-    let first = match record.outcome.winner {
-        Some(Side::First) => 1.0,
-        Some(Side::Second) => 0.0,
-        None => 0.5,
-    };
+    let first = record.outcome.first_player_points();
     if a_first { first } else { 1.0 - first }
 }
 
