@@ -55,6 +55,7 @@ impl FeaturesVisitor for Play<'_> {
             self.threads,
             &stop,
             &CancelToken::new(),
+            None,
             |_| {
                 games += 1;
                 Ok::<(), ()>(())

@@ -206,6 +206,18 @@ impl<G: Features> Engine<G> {
         self.searcher.search(pos, &self.eval)
     }
 
+    /// The engine's choice in `pos` within `budget` of time (or its own limits, when they come
+    /// first): iterative deepening stopped by a game clock.
+    pub fn choose_within(&mut self, pos: &G, budget: Duration) -> SearchResult<G::Move> {
+        let own = self.spec.config.limits.clone();
+        let mut limits = own.clone();
+        limits.time = Some(own.time.map_or(budget, |t| t.min(budget)));
+        self.searcher.set_limits(limits);
+        let result = self.searcher.search(pos, &self.eval);
+        self.searcher.set_limits(own);
+        result
+    }
+
     /// The evaluator.
     pub fn evaluator(&self) -> &LinearEval<G> {
         &self.eval

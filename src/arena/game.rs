@@ -5,19 +5,38 @@
 
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use super::engine::Engine;
 use crate::eval::Features;
 use crate::games::{Game, MoveList, Outcome, Side};
 
-/// Why a player could not give a move: it crashed, broke its protocol, or did not answer.
+/// Why a player could not give a move: it crashed, broke its protocol, did not answer, talked
+/// without answering, or answered something that is no move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlayerError {
-    /// The player failed (a process that exited, a protocol error), said in a line.
+    /// The player failed (a process that exited or could not start, a broken protocol), said
+    /// in a line.
     #[error("{0}")]
     Failed(String),
     /// The player said nothing within this long.
-    #[error("no answer within {0:?}")]
+    #[error("no answer within {}", crate::arena::game::seconds_text(*.0))]
     NoAnswer(Duration),
+    /// The player wrote line after line without the answer expected.
+    #[error("{0}")]
+    Chatter(String),
+    /// The player's answer is no legal move here: the line it wrote.
+    #[error("{0}")]
+    BadAnswer(String),
+}
+
+/// A duration for messages: `2.5 s`, `150 ms`.
+pub fn seconds_text(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", (d.as_secs_f64() * 1000.0).round() / 1000.0)
+    }
 }
 
 /// How a game begins: a position to set up (usually the game's start) and the opening moves
@@ -54,12 +73,33 @@ pub struct Turn<'a, G: Game> {
     pub position: &'a G,
     /// The players' moves since the game began after the opening, both sides', in order.
     pub moves: &'a [G::Move],
-    /// Time left on this player's clock, when the game is played on a clock.
+    /// Time left on this player's clock, when the game is played on a game clock.
     pub time_left: Option<Duration>,
     /// Time left on the opponent's clock.
     pub opponent_time_left: Option<Duration>,
     /// Time added to the clock after each move.
     pub increment: Duration,
+    /// Moves this player has to make before its clock is filled again (`40/60` time controls).
+    pub moves_to_go: Option<u32>,
+    /// The fixed time for this move, when the game is played at a time per move.
+    pub move_time: Option<Duration>,
+    /// The referee's limit for this answer, margin included: a player still thinking then has
+    /// lost on time. `None`: no clock (the player keeps its own limits).
+    pub deadline: Option<Duration>,
+}
+
+impl<G: Game> Turn<'_, G> {
+    /// The time a player on this turn should spend at most, when the game is played on a
+    /// clock: the time per move, or a share of the time left (`moves_to_go`, else a guess of
+    /// 30 moves) plus most of the increment, never more than half the time left.
+    pub fn budget(&self) -> Option<Duration> {
+        if let Some(t) = self.move_time {
+            return Some(t);
+        }
+        let left = self.time_left?;
+        let share = left / self.moves_to_go.unwrap_or(30).max(1) + self.increment * 3 / 4;
+        Some(share.min(left / 2).max(Duration::from_millis(1)))
+    }
 }
 
 /// A player's answer: the move, and what it says of its search (the referee measures time).
@@ -79,7 +119,7 @@ pub struct Thought<M> {
 
 /// Something that plays a game: told when a game begins, asked for a move on each of its turns,
 /// told when the game is over. Built-in engines implement it ([`Engine`]); an outside program
-/// implements it over its protocol.
+/// implements it over its protocol ([`crate::arena::outside::OutsidePlayer`]).
 pub trait Player<G: Game> {
     /// A new game begins from `opening` (its position and the moves that reached it).
     fn new_game(&mut self, opening: &Opening<'_, G>) -> Result<(), PlayerError>;
@@ -96,7 +136,12 @@ impl<G: Features> Player<G> for Engine<G> {
     }
 
     fn think(&mut self, turn: &Turn<'_, G>) -> Result<Thought<G::Move>, PlayerError> {
-        let result = self.choose(turn.position);
+        // On a clock, iterative deepening stops at the turn's share of the time (or at the
+        // engine's own limit, when that comes first).
+        let result = match turn.budget() {
+            Some(budget) => self.choose_within(turn.position, budget),
+            None => self.choose(turn.position),
+        };
         let mv = result.best_move.ok_or_else(|| {
             PlayerError::Failed("the search returned no move in an unfinished game".into())
         })?;
@@ -110,16 +155,125 @@ impl<G: Features> Player<G> for Engine<G> {
     }
 }
 
-/// A game clock: `base` for each side, `increment` added after each move. A move that takes
-/// longer than the time left plus `margin` loses the game.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TimeControl {
-    /// Each side's time for the game.
-    pub base: Duration,
-    /// Added after each move.
-    pub increment: Duration,
-    /// Overrun forgiven (process start-up, scheduling).
-    pub margin: Duration,
+/// How the referee times a game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum TimeControl {
+    /// A game clock: `base` for each side, `increment` added after each move, and — when
+    /// `moves` is set — `base` added again every `moves` moves (`40/60+0.5`).
+    Game {
+        /// Each side's time for the game (or for each period of `moves` moves).
+        #[serde(with = "millis")]
+        base: Duration,
+        /// Added after each move.
+        #[serde(with = "millis")]
+        increment: Duration,
+        /// Moves per period, when the clock is filled again after them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        moves: Option<u32>,
+    },
+    /// A fixed time for every move.
+    Move {
+        /// The time per move.
+        #[serde(with = "millis")]
+        time: Duration,
+    },
+}
+
+/// Durations as whole milliseconds in `run.json`.
+mod millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+impl TimeControl {
+    /// The longest time control joute takes, per game or per move: one day.
+    pub const MAX: Duration = Duration::from_secs(86_400);
+
+    /// Reads a game clock as cutechess and fastchess write it: `[MOVES/]TIME[+INCREMENT]`,
+    /// TIME in seconds (`10`, `0.5`) or minutes and seconds (`1:30`), INCREMENT in seconds:
+    /// `10+0.1`, `40/60`, `1:00+1`.
+    pub fn parse_game(text: &str) -> Result<TimeControl, String> {
+        let bad = |why: &str| {
+            format!(
+                "time control '{text}' {why}; expected [MOVES/]SECONDS[+INCREMENT] such as \"10+0.1\", \"40/60\" or \"1:30+1\""
+            )
+        };
+        let (moves, rest) = match text.trim().split_once('/') {
+            Some((m, rest)) => {
+                let m: u32 = m
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|m| (1..=1000).contains(m))
+                    .ok_or_else(|| bad("has a move count that is not a whole number 1..=1000"))?;
+                (Some(m), rest)
+            }
+            None => (None, text.trim()),
+        };
+        let (base, increment) = match rest.split_once('+') {
+            Some((b, i)) => (b, Some(i)),
+            None => (rest, None),
+        };
+        let seconds = |t: &str| -> Option<f64> {
+            let t = t.trim();
+            let v = match t.split_once(':') {
+                Some((m, s)) => m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?,
+                None => t.parse::<f64>().ok()?,
+            };
+            (v.is_finite() && v >= 0.0 && v <= Self::MAX.as_secs_f64()).then_some(v)
+        };
+        let base = seconds(base).ok_or_else(|| bad("has no time in seconds up to one day"))?;
+        let increment = match increment {
+            Some(i) => seconds(i).ok_or_else(|| bad("has an increment that is not seconds"))?,
+            None => 0.0,
+        };
+        if base < 0.001 {
+            return Err(bad("gives no time (at least 1 ms)"));
+        }
+        Ok(TimeControl::Game {
+            base: Duration::from_secs_f64(base),
+            increment: Duration::from_secs_f64(increment),
+            moves,
+        })
+    }
+
+    /// `10+0.1`, `40/60`, `100ms/move`: how the control reads in tables.
+    pub fn describe(&self) -> String {
+        match *self {
+            TimeControl::Game {
+                base,
+                increment,
+                moves,
+            } => {
+                let mut text = String::new();
+                if let Some(m) = moves {
+                    text.push_str(&format!("{m}/"));
+                }
+                text.push_str(&trim_seconds(base));
+                if !increment.is_zero() {
+                    text.push('+');
+                    text.push_str(&trim_seconds(increment));
+                }
+                text
+            }
+            TimeControl::Move { time } => format!("{} ms/move", time.as_millis()),
+        }
+    }
+}
+
+/// Seconds without trailing zeros: `10`, `0.1`.
+fn trim_seconds(d: Duration) -> String {
+    let text = format!("{:.3}", d.as_secs_f64());
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Ends a game early when its result is clear: asked after every move.
@@ -134,8 +288,10 @@ pub trait Adjudicator<G: Game> {
 
 /// The rules beyond the game's own: a clock and an adjudicator, both optional.
 pub struct Referee<'a, G: Game> {
-    /// The game clock; `None`: players keep their own limits (built-in engines' budgets).
+    /// The clock; `None`: players keep their own limits (built-in engines' budgets).
     pub clock: Option<TimeControl>,
+    /// Overrun forgiven on every move (process start-up, scheduling, pipes).
+    pub margin: Duration,
     /// Asked after every move.
     pub adjudicator: Option<&'a mut dyn Adjudicator<G>>,
 }
@@ -144,6 +300,7 @@ impl<G: Game> Default for Referee<'_, G> {
     fn default() -> Self {
         Referee {
             clock: None,
+            margin: Duration::ZERO,
             adjudicator: None,
         }
     }
@@ -166,6 +323,8 @@ pub struct MoveRecord<M> {
     pub seconds: f64,
     /// The player's own time limit cut its search.
     pub timed_out: bool,
+    /// The time left on the mover's game clock after the move (increment added).
+    pub clock_left: Option<Duration>,
 }
 
 /// How a game ended.
@@ -175,24 +334,73 @@ pub enum Termination {
     Normal,
     /// By the adjudicator, for this reason.
     Adjudicated(String),
-    /// `side` lost on time.
-    TimeForfeit(Side),
-    /// `side` played an illegal move (its text).
+    /// `side` overran its clock (what happened).
+    Timeout(Side, String),
+    /// `side` did not answer within its stall limit, or talked without answering (what
+    /// happened).
+    Stall(Side, String),
+    /// `side` answered with something that is no legal move here (the line it wrote).
     IllegalMove(Side, String),
-    /// `side` could not give a move.
-    PlayerFailed(Side, String),
+    /// `side` crashed, could not start or broke its protocol (what happened).
+    Crash(Side, String),
 }
 
 impl Termination {
-    /// The name of the games log's `termination` field: `normal`, `adjudication`,
-    /// `time forfeit`, `illegal move` or `player failure`.
+    /// Every name the games log's `termination` field takes, in the order tables show them.
+    pub const NAMES: [&'static str; 6] = [
+        "normal",
+        "adjudication",
+        "timeout",
+        "stall",
+        "illegal-move",
+        "crash",
+    ];
+
+    /// The name of the games log's `termination` field: one of [`Termination::NAMES`].
     pub fn name(&self) -> &'static str {
         match self {
             Termination::Normal => "normal",
             Termination::Adjudicated(_) => "adjudication",
-            Termination::TimeForfeit(_) => "time forfeit",
-            Termination::IllegalMove(..) => "illegal move",
-            Termination::PlayerFailed(..) => "player failure",
+            Termination::Timeout(..) => "timeout",
+            Termination::Stall(..) => "stall",
+            Termination::IllegalMove(..) => "illegal-move",
+            Termination::Crash(..) => "crash",
+        }
+    }
+
+    /// What happened, for the log: the adjudicator's reason, the failure, the offending line.
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            Termination::Normal => None,
+            Termination::Adjudicated(d)
+            | Termination::Timeout(_, d)
+            | Termination::Stall(_, d)
+            | Termination::IllegalMove(_, d)
+            | Termination::Crash(_, d) => Some(d),
+        }
+    }
+
+    /// The side that lost by failing, if one did.
+    pub fn failed(&self) -> Option<Side> {
+        match self {
+            Termination::Normal | Termination::Adjudicated(_) => None,
+            Termination::Timeout(s, _)
+            | Termination::Stall(s, _)
+            | Termination::IllegalMove(s, _)
+            | Termination::Crash(s, _) => Some(*s),
+        }
+    }
+
+    /// The termination for `side`'s failure `error` on a turn with the referee's `deadline`.
+    fn of_failure(side: Side, error: PlayerError, deadline: Option<Duration>) -> Termination {
+        match error {
+            PlayerError::Failed(e) => Termination::Crash(side, e),
+            PlayerError::NoAnswer(d) if deadline.is_some() => {
+                Termination::Timeout(side, format!("no move within {}", seconds_text(d)))
+            }
+            e @ PlayerError::NoAnswer(_) => Termination::Stall(side, e.to_string()),
+            PlayerError::Chatter(e) => Termination::Stall(side, e),
+            PlayerError::BadAnswer(line) => Termination::IllegalMove(side, line),
         }
     }
 }
@@ -229,7 +437,16 @@ pub fn play_game<G: Game>(
     let mut pos = start;
     let mut moves: Vec<MoveRecord<G::Move>> = Vec::new();
     let mut played: Vec<G::Move> = Vec::new();
-    let mut time_left = referee.clock.map(|c| [c.base; 2]);
+    let game_clock = match referee.clock {
+        Some(TimeControl::Game {
+            base,
+            increment,
+            moves,
+        }) => Some((base, increment, moves)),
+        _ => None,
+    };
+    let mut time_left = game_clock.map(|(base, ..)| [base; 2]);
+    let mut moves_made = [0u32; 2];
     let mut legal = MoveList::new();
     let lost = |side: Side| Outcome::win(side.opponent());
     // A player that cannot start the game loses it before the first move.
@@ -238,7 +455,7 @@ pub fn play_game<G: Game>(
         .zip(players.iter_mut())
         .find_map(|(side, player)| {
             let e = player.new_game(opening).err()?;
-            Some((lost(side), Termination::PlayerFailed(side, e.to_string())))
+            Some((lost(side), Termination::of_failure(side, e, None)))
         });
     let (outcome, termination) = loop {
         if let Some(end) = end {
@@ -249,25 +466,50 @@ pub fn play_game<G: Game>(
         }
         let side = pos.side_to_move();
         let me = side as usize;
+        let move_time = match referee.clock {
+            Some(TimeControl::Move { time }) => Some(time),
+            _ => None,
+        };
+        let moves_to_go = game_clock
+            .and_then(|(_, _, period)| period)
+            .map(|period| period - moves_made[me] % period);
+        let time_left_now = time_left.map(|t| t[me]);
+        let deadline = move_time.or(time_left_now).map(|t| t + referee.margin);
         let turn = Turn {
             position: &pos,
             moves: &played,
-            time_left: time_left.map(|t| t[me]),
+            time_left: time_left_now,
             opponent_time_left: time_left.map(|t| t[1 - me]),
-            increment: referee.clock.map_or(Duration::ZERO, |c| c.increment),
+            increment: game_clock.map_or(Duration::ZERO, |(_, inc, _)| inc),
+            moves_to_go,
+            move_time,
+            deadline,
         };
         let asked = Instant::now();
         let answer = players[me].think(&turn);
         let took = asked.elapsed();
         let thought = match answer {
             Ok(t) => t,
-            Err(e) => break (lost(side), Termination::PlayerFailed(side, e.to_string())),
+            Err(e) => break (lost(side), Termination::of_failure(side, e, deadline)),
         };
-        if let (Some(c), Some(t)) = (referee.clock, time_left.as_mut()) {
-            if took > t[me] + c.margin {
-                break (lost(side), Termination::TimeForfeit(side));
+        if let Some(limit) = deadline
+            && took > limit
+        {
+            let why = format!(
+                "the move took {} with {} allowed",
+                seconds_text(took),
+                seconds_text(limit)
+            );
+            break (lost(side), Termination::Timeout(side, why));
+        }
+        moves_made[me] += 1;
+        let mut clock_left = None;
+        if let (Some((base, increment, period)), Some(t)) = (game_clock, time_left.as_mut()) {
+            t[me] = t[me].saturating_sub(took) + increment;
+            if period.is_some_and(|p| moves_made[me].is_multiple_of(p)) {
+                t[me] += base;
             }
-            t[me] = t[me].saturating_sub(took) + c.increment;
+            clock_left = Some(t[me]);
         }
         legal.clear();
         pos.legal_moves(&mut legal);
@@ -283,6 +525,7 @@ pub fn play_game<G: Game>(
             nodes: thought.nodes,
             seconds: took.as_secs_f64(),
             timed_out: thought.timed_out,
+            clock_left,
         };
         pos = pos.play(thought.mv);
         played.push(thought.mv);
@@ -427,7 +670,7 @@ mod tests {
         let record = play(&mut a, &mut b, &mut Referee::default());
         assert_eq!(
             record.termination,
-            Termination::PlayerFailed(Side::Second, "crashed".into())
+            Termination::Crash(Side::Second, "crashed".into())
         );
         assert_eq!(record.outcome.winner, Some(Side::First));
         assert_eq!(record.moves.len(), 2);
@@ -435,20 +678,22 @@ mod tests {
 
     #[test]
     fn the_clock_is_kept_by_the_referee_and_an_overrun_loses() {
-        let clock = TimeControl {
+        let clock = TimeControl::Game {
             base: Duration::from_millis(150),
             increment: Duration::from_millis(10),
-            margin: Duration::from_millis(5),
+            moves: None,
         };
         // Three sleeps of 60 ms: 150 - 60 + 10 = 100, 100 - 60 + 10 = 50, then 60 > 50 + 5.
         let mut a = Scripted::new(&[]);
         let mut b = Scripted::new(&["sleep:60", "sleep:60", "sleep:60"]);
         let mut referee = Referee {
             clock: Some(clock),
+            margin: Duration::from_millis(5),
             adjudicator: None,
         };
         let record = play(&mut a, &mut b, &mut referee);
-        assert_eq!(record.termination, Termination::TimeForfeit(Side::Second));
+        assert_eq!(record.termination.name(), "timeout");
+        assert_eq!(record.termination.failed(), Some(Side::Second));
         assert_eq!(record.outcome.winner, Some(Side::First));
         assert_eq!(record.moves.len(), 4, "the overrunning move is not played");
         assert!(record.moves[0].seconds >= 0.06);
@@ -470,8 +715,8 @@ mod tests {
         let mut b = Scripted::new(&[]);
         let mut draw = Draw;
         let mut referee = Referee {
-            clock: None,
             adjudicator: Some(&mut draw),
+            ..Referee::default()
         };
         let record = play(&mut a, &mut b, &mut referee);
         assert_eq!(

@@ -38,8 +38,14 @@ pub struct GameLine {
     pub result: String,
     /// The game's final score from `first`'s point of view (Othello: disc difference).
     pub margin: i32,
-    /// How the game ended: `normal` (by the rules).
+    /// How the game ended: `normal` (by the rules), `adjudication`, or the failure of the
+    /// side that lost: `timeout` (its clock), `stall` (no answer off the clock), `illegal-move`
+    /// (an answer that is no legal move), `crash` (its program ended or broke its protocol).
     pub termination: String,
+    /// What happened, when the game did not end by the rules: the adjudicator's reason, the
+    /// failure, or the line the engine wrote instead of a legal move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
     /// The engines' moves after the opening.
     pub moves: Vec<String>,
     /// Plies the engines played (`moves.len()`).
@@ -52,6 +58,19 @@ pub struct GameLine {
     /// counted them read as none).
     #[serde(default)]
     pub timeouts: [u32; 2],
+    /// Milliseconds each move took, as the referee measured them (games on a clock).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_ms: Vec<u64>,
+    /// Milliseconds left on the mover's clock after each move, increment added (games on a
+    /// game clock).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_ms: Vec<u64>,
+    /// Why the game may not replay move for move from its seed: `clock`, `time limit` (a
+    /// built-in engine's search was cut by its time), `outside program 'NAME'` (it is
+    /// reproducible only if the program is deterministic at a fixed depth or node count).
+    /// Empty: it replays bit for bit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_reproducible: Vec<String>,
     /// The game's seed.
     pub seed: u64,
     /// Hash of the spec the game belongs to.
@@ -96,6 +115,14 @@ impl GameLine {
             || self.second != spec.engines[slot.second].name
         {
             return bad("first or second engine");
+        }
+        if !crate::arena::game::Termination::NAMES.contains(&self.termination.as_str()) {
+            return Err(format!(
+                "game {}: termination '{}' is not one of {}",
+                self.id,
+                self.termination,
+                crate::arena::game::Termination::NAMES.join(", ")
+            ));
         }
         if ![0.0, 0.5, 1.0].contains(&self.score) {
             return Err(format!(
@@ -483,6 +510,10 @@ mod tests {
             nodes: [1, 2],
             timed_out: false,
             timeouts: [0, 0],
+            detail: None,
+            move_ms: Vec::new(),
+            clock_ms: Vec::new(),
+            not_reproducible: Vec::new(),
             seed: 9,
             spec: "x".into(),
             seconds: 0.1,

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod game;
 pub mod log;
 pub mod openings;
+pub mod outside;
 pub mod process;
 pub mod runner;
 pub mod schedule;
@@ -15,7 +16,7 @@ pub mod workload;
 pub use cancel::CancelToken;
 pub use engine::{Engine, EngineError, EngineSpec};
 pub use game::{
-    GameRecord, MoveRecord, Opening, Player, PlayerError, Referee, Termination, Thought, Turn,
-    play_game,
+    GameRecord, MoveRecord, Opening, Player, PlayerError, Referee, Termination, Thought,
+    TimeControl, Turn, play_game,
 };
 pub use spec::{SpecError, TournamentSpec};

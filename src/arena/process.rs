@@ -1,16 +1,17 @@
 //! An outside engine's process, held at arm's length: started in a process group of its own,
-//! spoken to one line at a time, every read under a time limit, its lines capped in length and
-//! its output read through a bounded queue (a flooding engine waits on its pipe instead of
-//! filling joute's memory), the last lines of its stderr kept for error messages, and the whole
-//! group killed on every way out (quit, error, drop).
+//! spoken to one line at a time, every read under a time limit (`poll(2)` on its output, read
+//! by the thread that asks, so an answer costs no hop between threads), its lines capped in
+//! length and read only as they are wanted (a flooding engine waits on its pipe instead of
+//! filling joute's memory), its stderr appended to a log with the last lines kept for error
+//! messages, and the whole group killed on every way out (quit, error, drop; and with joute
+//! itself on Linux, even by SIGKILL).
 //!
 //! The protocols (GTP, NBoard, Gomocup, joute's line protocol) are built on this.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -20,8 +21,6 @@ use super::game::PlayerError;
 pub const MAX_LINE: usize = 64 * 1024;
 /// Lines of stderr kept for error messages.
 const STDERR_LINES: usize = 5;
-/// Lines read ahead of the protocol: beyond it the engine waits on its pipe.
-const QUEUE: usize = 1024;
 
 /// How to start an outside engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +31,8 @@ pub struct ProcessSpec {
     pub args: Vec<String>,
     /// Its working folder (joute's when `None`).
     pub working_dir: Option<PathBuf>,
+    /// A file its stderr is appended to, line by line (kept only in memory when `None`).
+    pub stderr_log: Option<PathBuf>,
 }
 
 /// The last lines of an engine's stderr, and whether it has closed.
@@ -41,11 +42,94 @@ struct StderrTail {
     closed: bool,
 }
 
-/// What the reader thread saw.
-enum Event {
+/// The engine's output as it is read: the bytes read but not yet taken as lines.
+struct Output {
+    pipe: ChildStdout,
+    buffer: Vec<u8>,
+    /// Where to look for the next line end (the bytes before it have none).
+    scanned: usize,
+    /// A line too long is being passed over up to its end.
+    skipping: bool,
+}
+
+/// What one read of the output gave.
+enum Got {
     Line(String),
     TooLong,
     End,
+    Timeout,
+}
+
+impl Output {
+    /// The next line within `deadline`.
+    fn next(&mut self, deadline: Instant) -> std::io::Result<Got> {
+        loop {
+            if let Some(at) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+                let end = self.scanned + at;
+                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+                self.scanned = 0;
+                if std::mem::take(&mut self.skipping) {
+                    return Ok(Got::TooLong);
+                }
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if line.len() > MAX_LINE {
+                    return Ok(Got::TooLong);
+                }
+                return Ok(Got::Line(String::from_utf8_lossy(&line).into_owned()));
+            }
+            self.scanned = self.buffer.len();
+            if self.buffer.len() > MAX_LINE {
+                // No end in sight: drop what was read and pass over the rest of the line.
+                self.buffer.clear();
+                self.scanned = 0;
+                self.skipping = true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !wait_readable(&self.pipe, left)? {
+                return Ok(Got::Timeout);
+            }
+            let mut chunk = [0u8; 8192];
+            match self.pipe.read(&mut chunk) {
+                Ok(0) => return Ok(Got::End),
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Waits until `pipe` has something to read (or its writer closed it): `false` when `wait`
+/// passed first.
+fn wait_readable(pipe: &ChildStdout, wait: Duration) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let mut fd = libc::pollfd {
+        fd: pipe.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let spec = libc::timespec {
+        tv_sec: wait.as_secs() as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    loop {
+        // SAFETY: one valid pollfd for the length given, a valid timespec, no signal mask.
+        let n = unsafe { libc::ppoll(&mut fd, 1, &spec, std::ptr::null()) };
+        match n {
+            0 => return Ok(false),
+            n if n > 0 => return Ok(true),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
 }
 
 /// A running outside engine. Dropping it kills its process group.
@@ -53,7 +137,7 @@ pub struct EngineProcess {
     name: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Event>,
+    output: Output,
     stderr: Arc<Mutex<StderrTail>>,
     ended: bool,
 }
@@ -77,36 +161,64 @@ impl EngineProcess {
             // Its own group: a kill reaches whatever it started too.
             command.process_group(0);
         }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: the closure runs in the child between fork and exec and calls only
+            // prctl(2), which is async-signal-safe; it touches no memory of the parent.
+            unsafe {
+                command.pre_exec(|| {
+                    // Killed with joute, even by SIGKILL, which no exit path of joute's sees.
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         let mut child = command
             .spawn()
             .map_err(|e| PlayerError::Failed(format!("cannot start {name}: {e}")))?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let (sender, lines) = sync_channel(QUEUE);
-        std::thread::Builder::new()
-            .name("joute-engine-stdout".into())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                loop {
-                    let event = match read_capped(&mut reader) {
-                        Ok(Some(Some(line))) => Event::Line(line),
-                        Ok(Some(None)) => Event::TooLong,
-                        Ok(None) | Err(_) => Event::End,
-                    };
-                    let end = matches!(event, Event::End);
-                    if sender.send(event).is_err() || end {
-                        break;
-                    }
-                }
-            })
-            .map_err(|e| PlayerError::Failed(format!("cannot read {name}: {e}")))?;
+        {
+            use std::os::fd::AsRawFd;
+            // Non-blocking: a read takes what is there, and poll(2) does the waiting.
+            // SAFETY: fcntl(2) on the pipe's own descriptor, which stays open with `stdout`.
+            unsafe {
+                let fd = stdout.as_raw_fd();
+                let flags = libc::fcntl(fd, libc::F_GETFL);
+                libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+            }
+        }
         let stderr = Arc::new(Mutex::new(StderrTail::default()));
         let tail = stderr.clone();
+        let mut log = match &spec.stderr_log {
+            Some(path) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| {
+                        PlayerError::Failed(format!(
+                            "cannot write the engine log {}: {e}",
+                            path.display()
+                        ))
+                    })?,
+            ),
+            None => None,
+        };
+        let pid = child.id();
         std::thread::Builder::new()
             .name("joute-engine-stderr".into())
             .spawn(move || {
                 let mut reader = BufReader::new(stderr_pipe);
                 while let Ok(Some(line)) = read_capped(&mut reader) {
+                    if let (Some(file), Some(text)) = (log.as_mut(), line.as_deref()) {
+                        // One write a line (O_APPEND): the lines of several processes of one
+                        // engine interleave whole, each with its process id.
+                        let _ = file.write_all(format!("[{pid}] {text}\n").as_bytes());
+                    }
                     let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
                     if tail.lines.len() == STDERR_LINES {
                         tail.lines.pop_front();
@@ -121,7 +233,12 @@ impl EngineProcess {
             name,
             stdin: child.stdin.take(),
             child,
-            lines,
+            output: Output {
+                pipe: stdout,
+                buffer: Vec::new(),
+                scanned: 0,
+                skipping: false,
+            },
             stderr,
             ended: false,
         })
@@ -145,22 +262,26 @@ impl EngineProcess {
         if self.ended {
             return Err(self.failure("its output is closed"));
         }
-        match self.lines.recv_timeout(timeout) {
-            Ok(Event::Line(line)) => Ok(line),
-            Ok(Event::TooLong) => {
+        match self.output.next(Instant::now() + timeout) {
+            Ok(Got::Line(line)) => Ok(line),
+            Ok(Got::TooLong) => {
                 Err(self.failure(&format!("it wrote a line longer than {MAX_LINE} bytes")))
             }
-            Ok(Event::End) | Err(RecvTimeoutError::Disconnected) => {
+            Ok(Got::End) => {
                 self.ended = true;
                 Err(self.failure("its output closed"))
             }
-            Err(RecvTimeoutError::Timeout) => Err(PlayerError::NoAnswer(timeout)),
+            Err(e) => {
+                self.ended = true;
+                Err(self.failure(&format!("its output cannot be read ({e})")))
+            }
+            Ok(Got::Timeout) => Err(PlayerError::NoAnswer(timeout)),
         }
     }
 
     /// Reads lines until `wanted` accepts one, all within `timeout`, passing over at most
     /// `max_skipped` others (comments, empty lines, chatter): an engine that talks forever
-    /// without answering fails instead of holding the game.
+    /// without answering fails ([`PlayerError::Chatter`]) instead of holding the game.
     pub fn read_until(
         &mut self,
         timeout: Duration,
@@ -178,8 +299,9 @@ impl EngineProcess {
                 return Ok(line);
             }
         }
-        Err(self.failure(&format!(
-            "more than {max_skipped} lines without the answer expected"
+        Err(PlayerError::Chatter(format!(
+            "{}: more than {max_skipped} lines without the answer expected",
+            self.name
         )))
     }
 
@@ -297,6 +419,7 @@ mod tests {
             command: "sh".into(),
             args: vec!["-c".into(), script.into()],
             working_dir: None,
+            stderr_log: None,
         })
         .unwrap()
     }
@@ -383,6 +506,7 @@ mod tests {
             command: "/no/such/engine".into(),
             args: Vec::new(),
             working_dir: None,
+            stderr_log: None,
         })
         .err()
         .unwrap()

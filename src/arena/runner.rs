@@ -4,57 +4,193 @@
 //!
 //! Workers take game ids from a shared counter in ascending order, so the games finished at any
 //! moment are close to a prefix of the run (the running table stays balanced, and a sequential
-//! test decides early). A game depends only on the spec and its id ([`play_slot`]): engines are
-//! built fresh for every game, seeded from the game's seed, so results are bit-identical
-//! whatever the thread count.
+//! test decides early). A game depends only on the spec and its id ([`play_slot`]): built-in
+//! engines are built fresh for every game, seeded from the game's seed, so results are
+//! bit-identical whatever the thread count. Outside programs are the exception: each worker
+//! keeps its own running ([`Seats`]), and what they play is theirs to make reproducible.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::{Opening, Referee, play_game};
+use super::game::{Opening, Player, Referee, play_game};
 use super::log::GameLine;
+use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
-use super::spec::TournamentSpec;
+use super::spec::{Entrant, TournamentSpec};
 use crate::eval::Features;
-use crate::games::Side;
 use crate::games::hash::combine;
+use crate::games::{Game, Side};
 
-/// Plays game `slot` of `spec` after `opening` (the moves of the slot's opening from `start`).
+/// The outside programs one worker keeps running between games, by engine index, and the
+/// folder their stderr goes to (`engines/NAME.log`).
+pub struct Seats<G: Game> {
+    kept: Vec<Option<OutsidePlayer<G>>>,
+    logs: Option<PathBuf>,
+}
+
+impl<G: Game> Seats<G> {
+    /// No program running yet; stderr goes to files in `logs` (kept in memory when `None`).
+    pub fn new(spec: &TournamentSpec, logs: Option<&Path>) -> Seats<G> {
+        Seats {
+            kept: spec.engines.iter().map(|_| None).collect(),
+            logs: logs.map(Path::to_path_buf),
+        }
+    }
+
+    /// The player of outside engine `index`, made on first use (its program starts with its
+    /// first game).
+    fn take(&mut self, spec: &TournamentSpec, index: usize) -> Option<OutsidePlayer<G>> {
+        let Entrant::Outside(outside) = &spec.engines[index] else {
+            return None;
+        };
+        let kept = self.kept[index].take();
+        Some(kept.unwrap_or_else(|| {
+            let log = self
+                .logs
+                .as_ref()
+                .map(|dir| engine_log(dir, &spec.resolved.engines[index].name));
+            OutsidePlayer::new(setup(spec, outside), log)
+        }))
+    }
+}
+
+/// What an outside engine of `spec` is told of the match.
+fn setup(spec: &TournamentSpec, outside: &OutsideSpec) -> Setup {
+    Setup {
+        game: spec.resolved.game_kind(),
+        spec: outside.clone(),
+        clock: spec.resolved.clock.map(|c| c.control),
+    }
+}
+
+/// The file an engine's stderr goes to in the folder `dir`: `NAME.log`, the name made safe
+/// for a file name.
+pub fn engine_log(dir: &Path, name: &str) -> PathBuf {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let safe = if safe.starts_with('.') {
+        format!("_{safe}")
+    } else {
+        safe
+    };
+    dir.join(format!("{safe}.log"))
+}
+
+/// Starts every outside program of `spec` once and speaks its handshake, so that a program
+/// that is missing or does not speak its protocol is an error before the first game, naming
+/// the engine.
+pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Result<(), String> {
+    for (i, entrant) in spec.engines.iter().enumerate() {
+        if let Entrant::Outside(outside) = entrant {
+            let name = &spec.resolved.engines[i].name;
+            let log = logs.map(|dir| engine_log(dir, name));
+            let mut player: OutsidePlayer<G> = OutsidePlayer::new(setup(spec, outside), log);
+            player.start().map_err(|e| {
+                format!(
+                    "engine '{name}' ({}) did not start: {e}",
+                    outside.command_line()
+                )
+            })?;
+            player.quit();
+        }
+    }
+    Ok(())
+}
+
+/// Plays game `slot` of `spec` after `opening` (the moves of the slot's opening from `start`),
+/// with the outside programs `seats` keeps.
 pub fn play_slot<G: Features>(
     spec: &TournamentSpec,
     start: &G,
     opening: &[G::Move],
     slot: &Slot,
+    seats: &mut Seats<G>,
 ) -> GameLine {
     let resolved = &spec.resolved;
     let seed = game_seed(resolved.seed, slot.id);
-    let build = |index: usize, side: u64| {
-        let (engine, weights) = &spec.engines[index];
-        Engine::with_weights(engine, start, weights.clone(), combine(seed, side))
+    let build = |index: usize, side: u64| match &spec.engines[index] {
+        Entrant::BuiltIn(engine, weights) => Some(Engine::with_weights(
+            engine,
+            start,
+            weights.clone(),
+            combine(seed, side),
+        )),
+        Entrant::Outside(_) => None,
     };
-    let [mut first, mut second] = [build(slot.first, 0), build(slot.second, 1)];
+    let mut own = [build(slot.first, 0), build(slot.second, 1)];
+    let mut kept = [seats.take(spec, slot.first), seats.take(spec, slot.second)];
     let opening = Opening {
         initial: *start,
         moves: opening,
     };
-    let record = play_game(
-        &opening,
-        [&mut first, &mut second],
-        &mut Referee::default(),
-        |_, _| {},
-    );
+    let mut referee = Referee {
+        clock: resolved.clock.map(|c| c.control),
+        margin: resolved
+            .clock
+            .map_or(std::time::Duration::ZERO, |c| c.margin()),
+        adjudicator: None,
+    };
+    let record = {
+        let [own_first, own_second] = &mut own;
+        let [kept_first, kept_second] = &mut kept;
+        let first: &mut dyn Player<G> = match kept_first {
+            Some(p) => p,
+            None => own_first.as_mut().expect("a built-in engine"),
+        };
+        let second: &mut dyn Player<G> = match kept_second {
+            Some(p) => p,
+            None => own_second.as_mut().expect("a built-in engine"),
+        };
+        play_game(&opening, [first, second], &mut referee, |_, _| {})
+    };
+    let [kept_first, kept_second] = kept;
+    seats.kept[slot.first] = kept_first;
+    seats.kept[slot.second] = kept_second;
     let score = record.outcome.first_player_points();
     let mut nodes = [0u64; 2];
     let mut timeouts = [0u32; 2];
     let mut pos = record.start;
     let mut moves = Vec::with_capacity(record.moves.len());
+    let clocked = resolved.clock.is_some();
+    let mut move_ms = Vec::new();
+    let mut clock_ms = Vec::new();
     for m in &record.moves {
         nodes[m.side as usize] += m.nodes;
         timeouts[m.side as usize] += u32::from(m.timed_out);
         moves.push(pos.format_move(m.mv));
         pos = pos.play(m.mv);
+        if clocked {
+            move_ms.push((m.seconds * 1000.0).round() as u64);
+        }
+        if let Some(left) = m.clock_left {
+            clock_ms.push(left.as_millis() as u64);
+        }
+    }
+    let mut not_reproducible = Vec::new();
+    if clocked {
+        not_reproducible.push("clock".to_string());
+    }
+    if timeouts != [0, 0] && !clocked {
+        not_reproducible.push("time limit".to_string());
+    }
+    for index in [slot.first, slot.second] {
+        if matches!(spec.engines[index], Entrant::Outside(_)) {
+            not_reproducible.push(format!(
+                "outside program '{}'",
+                resolved.engines[index].name
+            ));
+        }
     }
     GameLine {
         id: slot.id,
@@ -75,11 +211,15 @@ pub fn play_slot<G: Features>(
         .into(),
         margin: record.outcome.score,
         termination: record.termination.name().into(),
+        detail: record.termination.detail().map(str::to_string),
         plies: moves.len(),
         moves,
         nodes,
         timed_out: timeouts != [0, 0],
         timeouts,
+        move_ms,
+        clock_ms,
+        not_reproducible,
         seed,
         spec: spec.hash.clone(),
         seconds: record.seconds,
@@ -91,7 +231,7 @@ pub fn play_slot<G: Features>(
 /// at or beyond `stop_pair` are not started (a consumer lowers it when a sequential test has
 /// decided), and no game starts once `cancel` is raised: the games in flight finish and are
 /// handed over. A consumer error stops scheduling, lets the games in flight finish (they are
-/// dropped) and is returned.
+/// dropped) and is returned. Outside programs' stderr goes to `engine_logs` (when given).
 #[allow(clippy::too_many_arguments)]
 pub fn run_games<G: Features, E>(
     spec: &TournamentSpec,
@@ -101,6 +241,7 @@ pub fn run_games<G: Features, E>(
     threads: usize,
     stop_pair: &AtomicU64,
     cancel: &CancelToken,
+    engine_logs: Option<&Path>,
     mut consume: impl FnMut(GameLine) -> Result<(), E>,
 ) -> Result<(), E> {
     let schedule: Schedule = spec.resolved.schedule();
@@ -119,6 +260,9 @@ pub fn run_games<G: Features, E>(
             let sender = sender.clone();
             let (next, schedule, start) = (&next, &schedule, &start);
             scope.spawn(move |_| {
+                // This worker's outside programs, kept running from game to game (quit when
+                // the worker ends).
+                let mut seats = Seats::new(spec, engine_logs);
                 loop {
                     if cancel.is_cancelled() {
                         break;
@@ -129,7 +273,13 @@ pub fn run_games<G: Features, E>(
                     if slot.pair >= stop_pair.load(Ordering::Relaxed) {
                         continue;
                     }
-                    let line = play_slot(spec, start, &openings[slot.opening as usize], &slot);
+                    let line = play_slot(
+                        spec,
+                        start,
+                        &openings[slot.opening as usize],
+                        &slot,
+                        &mut seats,
+                    );
                     if sender.send(line).is_err() {
                         break;
                     }

@@ -6,6 +6,7 @@ pub(crate) mod output;
 
 mod analyze;
 mod bench;
+mod engine;
 mod interrupt;
 mod perft;
 mod play;
@@ -54,7 +55,7 @@ pub enum Command {
     #[command(after_help = SPEC_REFERENCE)]
     Run(RunArgs),
     /// Play a two-engine match straight from the command line.
-    #[command(after_help = engine_help())]
+    #[command(after_help = match_help())]
     Match(MatchArgs),
     /// Tune evaluation weights from a tuning spec.
     #[command(after_help = SPEC_REFERENCE)]
@@ -74,6 +75,8 @@ pub enum Command {
     Features(FeaturesArgs),
     /// Fixed search benchmark: nodes, time, nodes per second.
     Bench(BenchArgs),
+    /// Outside programs: check that one speaks its protocol.
+    Engine(engine::EngineArgs),
 }
 
 /// Arguments of `joute run`.
@@ -107,10 +110,21 @@ pub struct MatchArgs {
     /// The game.
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// First engine, ALGORITHM[:BUDGET][:WEIGHTS.toml]: pvs:8, mcts:2000, pvs:200ms, random.
+    /// First engine: built-in, ALGORITHM[:BUDGET][:WEIGHTS.toml] (pvs:8, mcts:2000, pvs:200ms,
+    /// random), or an outside program, cmd=PROGRAM,proto=PROTOCOL[,name=N][,arg=A]... (see
+    /// below).
     pub engine_a: String,
-    /// Second engine, ALGORITHM[:BUDGET][:WEIGHTS.toml].
+    /// Second engine, written the same way.
     pub engine_b: String,
+    /// A game clock for both engines, [MOVES/]SECONDS[+INCREMENT]: 10+0.1, 40/60, 1:30+1.
+    #[arg(long, value_name = "TC", allow_hyphen_values = true)]
+    pub tc: Option<String>,
+    /// A fixed time per move for both engines: 100ms, 0.5s.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub st: Option<String>,
+    /// Overrun forgiven on each move before a loss on time (default 0): 50ms.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub timemargin: Option<String>,
     /// Number of games (even: openings are played twice, colours swapped); default 100, or a
     /// cap of 10000 with --sprt.
     #[arg(long)]
@@ -334,6 +348,19 @@ Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.
     )
 }
 
+fn match_help() -> String {
+    format!(
+        "{}
+
+Outside programs: comma-separated KEY=VALUE words (docs/protocols.md)
+  keys       {}
+Examples: cmd=./lEdax-x86-64-v3,proto=gtp,name=edax,args=-gtp -n 1 -l 4 -book-usage off
+          cmd=python3,arg=examples/engines/connect4.py,proto=line",
+        engine_help(),
+        joute::arena::spec::MatchEngine::KEYS
+    )
+}
+
 fn parse_game(text: &str) -> Result<GameKind, String> {
     GameKind::parse(text).map_err(|e| e.to_string())
 }
@@ -379,6 +406,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Analyze(args) => analyze::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Engine(args) => engine::run(&args),
     }
 }
 

@@ -10,10 +10,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::interrupt;
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
-use joute::arena::EngineSpec;
 use joute::arena::log::{GameLine, ReadLock, RunInfo};
 use joute::arena::schedule::Shard;
-use joute::arena::spec::{MatchOpenings, TournamentSpec, match_spec};
+use joute::arena::spec::{MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
 use joute::report::run::{SessionTiming, run_timing, summary_json};
@@ -71,8 +70,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
 
 /// `joute match GAME ENGINE ENGINE`.
 pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
-    let parse = |text: &str| EngineSpec::parse(text).map_err(|e| InputError(e.to_string()));
+    let parse = |text: &str| MatchEngine::parse(text).map_err(|e| InputError(e.to_string()));
     let engines = [parse(&args.engine_a)?, parse(&args.engine_b)?];
+    let clock = clock_of(
+        args.tc.as_deref(),
+        args.st.as_deref(),
+        args.timemargin.as_deref(),
+    )
+    .map_err(|(key, m)| InputError(format!("(command line): --{key}: {m}")))?;
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let games = args
         .games
@@ -88,6 +93,7 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         openings,
         args.seed.unwrap_or(1),
         sprt,
+        clock,
     )
     .map_err(|e| InputError(e.to_string()))?;
     let voice = voice(args.quiet, args.json);
@@ -453,6 +459,9 @@ fn finish_with(
             }
             if let Some(line) = table::time_limits(summary) {
                 say!("{line}")?;
+            }
+            if let Some(block) = table::terminations(summary) {
+                say_text!(block)?;
             }
             if summary.after_decision > 0 {
                 say!(

@@ -1,9 +1,9 @@
-//! The CSV files of a run: `ratings.csv`, `crosstable.csv`, `pairs.csv`, each written to a
-//! temporary file and renamed.
+//! The CSV files of a run: `ratings.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`,
+//! each written to a temporary file and renamed.
 
 use std::path::Path;
 
-use super::summary::Summary;
+use super::summary::{FAILURES, Summary};
 use super::table::RatingRow;
 use crate::arena::log::write_atomically;
 use crate::stats::ratings::Ratings;
@@ -148,4 +148,54 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
         ],
         &rows,
     )
+}
+
+/// `terminations.csv`: one row per engine in spec order, `name,games,timeout,stall,
+/// illegal-move,crash,example` — the games it played, those it lost by each failure, and its
+/// first failure (lowest game id) as `KIND in game ID: DETAIL` (empty when it never failed).
+pub fn write_terminations(dir: &Path, summary: &Summary) -> std::io::Result<()> {
+    let rows: Vec<Vec<String>> = summary
+        .spec
+        .engines
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let failures = &summary.failures[i];
+            let mut row = vec![e.name.clone(), summary.games_of(i).to_string()];
+            row.extend(failures.counts.iter().map(u64::to_string));
+            let first = FAILURES
+                .iter()
+                .zip(&failures.examples)
+                .filter_map(|(kind, x)| Some((kind, x.as_ref()?)))
+                .min_by_key(|(_, x)| x.game);
+            row.push(first.map_or(String::new(), |(kind, x)| {
+                format!("{kind} in game {}: {}", x.game, x.detail)
+            }));
+            row
+        })
+        .collect();
+    let mut header = vec!["name", "games"];
+    header.extend(FAILURES);
+    header.push("example");
+    write_csv(&dir.join("terminations.csv"), &header, &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::test_games::{mixed, summary};
+
+    #[test]
+    fn terminations_csv_has_a_row_per_engine_with_its_first_failure() {
+        let (spec, games) = mixed();
+        let scratch = tempfile::tempdir().unwrap();
+        write_terminations(scratch.path(), &summary(&spec, &games)).unwrap();
+        let text = std::fs::read_to_string(scratch.path().join("terminations.csv")).unwrap();
+        assert_eq!(
+            text,
+            "name,games,timeout,stall,illegal-move,crash,example\n\
+             edax,8,0,0,1,1,illegal-move in game 1: e9 <b>\n\
+             ab-4,8,1,0,1,0,timeout in game 2: no move in 1000 ms\n"
+        );
+    }
 }

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use askama::Template;
 
-use super::summary::Summary;
-use super::table::{finite_estimate, fixed, rating_rows};
+use super::summary::{FAILURES, Summary};
+use super::table::{finite_estimate, fixed, rating_rows, terminations_footer};
 use crate::arena::log::scan_log;
 use crate::arena::spec::OpeningSource;
 use crate::games::GameKind;
@@ -137,6 +137,31 @@ struct PairView {
     v_los: f64,
 }
 
+/// The terminations section: the terminal table's rows, and an example of each engine's
+/// failures.
+struct TerminationsView {
+    /// The count columns: `games`, then the failures.
+    headers: Vec<&'static str>,
+    rows: Vec<TerminationRow>,
+    footer: String,
+    examples: Vec<FailureView>,
+}
+
+/// One engine's row of the terminations table.
+struct TerminationRow {
+    name: String,
+    counts: Vec<u64>,
+}
+
+/// One engine's failure of one kind: how many, and the first of them.
+struct FailureView {
+    engine: String,
+    kind: &'static str,
+    count: u64,
+    game: u64,
+    detail: String,
+}
+
 /// One inlined chart.
 struct ChartView {
     name: String,
@@ -166,6 +191,7 @@ struct Page<'a> {
     sprt: Option<SprtView>,
     time_limits: Option<String>,
     timeouts: Vec<String>,
+    terminations: Option<TerminationsView>,
     game_count: usize,
     style: &'static str,
     script: &'static str,
@@ -237,6 +263,52 @@ fn sprt_view(summary: &Summary) -> Option<SprtView> {
         pairs,
         verdict,
         class,
+    })
+}
+
+/// The terminations section, shown when the terminal prints its table
+/// ([`Summary::shows_terminations`]); engines in spec order.
+fn terminations_view(summary: &Summary) -> Option<TerminationsView> {
+    if !summary.shows_terminations() {
+        return None;
+    }
+    let engines = &summary.spec.engines;
+    let rows = engines
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut counts = vec![summary.games_of(i)];
+            counts.extend(summary.failures[i].counts);
+            TerminationRow {
+                name: e.name.clone(),
+                counts,
+            }
+        })
+        .collect();
+    let examples = engines
+        .iter()
+        .zip(&summary.failures)
+        .flat_map(|(e, f)| {
+            FAILURES
+                .iter()
+                .zip(f.counts.iter().zip(&f.examples))
+                .filter_map(|(&kind, (&count, x))| {
+                    let x = x.as_ref()?;
+                    Some(FailureView {
+                        engine: e.name.clone(),
+                        kind,
+                        count,
+                        game: x.game,
+                        detail: x.detail.clone(),
+                    })
+                })
+        })
+        .collect();
+    Some(TerminationsView {
+        headers: std::iter::once("games").chain(FAILURES).collect(),
+        rows,
+        footer: terminations_footer(summary),
+        examples,
     })
 }
 
@@ -587,6 +659,7 @@ pub fn render(
         sprt,
         time_limits: super::table::time_limits(summary),
         timeouts,
+        terminations: terminations_view(summary),
         game_count,
         style: STYLE,
         script: SCRIPT,
@@ -598,6 +671,49 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::summary::test_games::{game, mixed, spec, summary};
+
+    /// The text of the section with id `id`, if the page has it.
+    fn section<'a>(html: &'a str, id: &str) -> Option<&'a str> {
+        let start = html.find(&format!("<section id=\"{id}\""))?;
+        let rest = &html[start..];
+        Some(&rest[..rest.find("</section>")?])
+    }
+
+    #[test]
+    fn the_terminations_section_shows_counts_and_escaped_examples() {
+        let (spec, games) = mixed();
+        let s = summary(&spec, &games);
+        let html = render(&s, &s.ratings(), &[], &[], None).unwrap();
+        let t = section(&html, "terminations-section").expect("a terminations section");
+        for piece in [
+            "<th>games</th><th>timeout</th><th>stall</th><th>illegal-move</th><th>crash</th>",
+            "<td class=\"name\">edax</td><td data-v=\"8\">8</td><td data-v=\"0\">0</td><td data-v=\"0\">0</td><td data-v=\"1\">1</td><td data-v=\"1\">1</td>",
+            "<td class=\"name\">ab-4</td><td data-v=\"8\">8</td><td data-v=\"1\">1</td>",
+            "normal 2, adjudication 1 of 8 games",
+            "<td>edax</td><td>crash</td><td>1</td><td>6</td><td class=\"detail\"><code>exit status 1</code>",
+            "<td>ab-4</td><td>timeout</td><td>1</td><td>2</td><td class=\"detail\"><code>no move in 1000 ms</code>",
+        ] {
+            assert!(t.contains(piece), "'{piece}' not in {t}");
+        }
+        // The line an engine wrote is escaped, never markup.
+        assert!(!t.contains("e9 <b>"), "{t}");
+        assert!(
+            t.contains("e9 &#60;b&#62;") || t.contains("e9 &lt;b&gt;"),
+            "{t}"
+        );
+        // An engine that never failed has no example row; a drawn failure has none either.
+        assert_eq!(t.matches("<td class=\"detail\">").count(), 4, "{t}");
+    }
+
+    #[test]
+    fn no_terminations_section_when_every_game_ended_by_the_rules() {
+        let spec = spec(&["a", "b"]);
+        let s = summary(&spec, &[game(&spec, 0, "normal", Some("b"), None)]);
+        let html = render(&s, &s.ratings(), &[], &[], None).unwrap();
+        assert!(section(&html, "ratings-section").is_some());
+        assert_eq!(section(&html, "terminations-section"), None);
+    }
 
     #[test]
     fn json_in_a_script_cannot_close_it() {

@@ -5,15 +5,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::summary::Summary;
+use super::summary::{FAILURES, Summary};
 use super::table::{self, RatingRow};
 use super::{charts, files, html};
+use crate::arena::game::Termination;
 use crate::arena::log::RunInfo;
 
 /// Why the report could not be written; each names the folder.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// `ratings.csv`, `crosstable.csv` or `pairs.csv`.
+    /// `ratings.csv`, `crosstable.csv`, `pairs.csv` or `terminations.csv`.
     #[error("cannot write the CSV files in {}: {source}", dir.display())]
     Csv {
         /// The folder.
@@ -61,7 +62,8 @@ pub fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
 }
 
 /// Writes the report of the games in `logs` (summarised in `summary`, timed by the run's record
-/// `run`) into `out`: `ratings.csv`, `crosstable.csv`, `pairs.csv`, the charts and `index.html`.
+/// `run`) into `out`: `ratings.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`, the
+/// charts and `index.html`.
 pub fn write_run_report(
     summary: &Summary,
     out: &Path,
@@ -73,6 +75,7 @@ pub fn write_run_report(
     files::write_ratings(out, &rows)
         .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
         .and_then(|_| files::write_pairs(out, summary))
+        .and_then(|_| files::write_terminations(out, summary))
         .map_err(|source| ReportError::Csv {
             dir: out.to_path_buf(),
             source,
@@ -110,7 +113,21 @@ pub struct SessionTiming {
     pub threads: usize,
 }
 
-/// The run's outcome as one JSON object: name, game, games, the rating rows, the head-to-head
+/// Engine `i`'s games lost by each failure: `{"timeout": 0, "stall": 0, "illegal-move": 1,
+/// "crash": 0}`.
+fn engine_terminations(summary: &Summary, i: usize) -> serde_json::Value {
+    let counts = &summary.failures[i].counts;
+    serde_json::Value::Object(
+        FAILURES
+            .iter()
+            .zip(counts)
+            .map(|(name, &count)| (name.to_string(), json!(count)))
+            .collect(),
+    )
+}
+
+/// The run's outcome as one JSON object: name, game, games, the rating rows (each with the
+/// engine's `terminations`: games lost per failure), the games per termination, the head-to-head
 /// figures of a two-engine run, the SPRT's state, this session's timing (`session`: none for a
 /// report of logs), every session of the run, and the folder and page when they were written.
 pub fn summary_json(
@@ -120,11 +137,27 @@ pub fn summary_json(
     run: &RunInfo,
     written: Option<(&Path, &Path)>,
 ) -> serde_json::Value {
+    let ratings: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let mut row = json!(r);
+            if let Some(i) = summary.spec.engine_index(&r.name) {
+                row["terminations"] = engine_terminations(summary, i);
+            }
+            row
+        })
+        .collect();
+    let terminations: serde_json::Map<String, serde_json::Value> = Termination::NAMES
+        .iter()
+        .zip(summary.terminations)
+        .map(|(name, count)| (name.to_string(), json!(count)))
+        .collect();
     let mut object = json!({
         "name": summary.spec.name,
         "game": summary.spec.game,
         "games": summary.games,
-        "ratings": rows,
+        "ratings": ratings,
+        "terminations": terminations,
     });
     if summary.spec.engines.len() == 2
         && let Some(p) = summary.pairings.first()
@@ -162,4 +195,50 @@ pub fn summary_json(
         object["report"] = json!(page.display().to_string());
     }
     object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::test_games::{mixed, summary};
+
+    #[test]
+    fn the_json_object_counts_terminations_per_engine_and_per_run() {
+        let (spec, games) = mixed();
+        let s = summary(&spec, &games);
+        let run = RunInfo {
+            joute_version: "test".into(),
+            spec_hash: spec.hash.clone(),
+            seed: 1,
+            shard: None,
+            games_scheduled: 8,
+            sessions: Vec::new(),
+            extends: Vec::new(),
+            spec: spec.resolved.clone(),
+        };
+        let rows = table::rating_rows(&s, &s.ratings());
+        let object = summary_json(&s, &rows, None, &run, None);
+        assert_eq!(
+            object["terminations"],
+            json!({"normal": 2, "adjudication": 1, "timeout": 1, "stall": 1,
+                   "illegal-move": 2, "crash": 1})
+        );
+        let of = |name: &str| {
+            object["ratings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == name)
+                .unwrap()["terminations"]
+                .clone()
+        };
+        assert_eq!(
+            of("edax"),
+            json!({"timeout": 0, "stall": 0, "illegal-move": 1, "crash": 1})
+        );
+        assert_eq!(
+            of("ab-4"),
+            json!({"timeout": 1, "stall": 0, "illegal-move": 1, "crash": 0})
+        );
+    }
 }

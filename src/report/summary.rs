@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::arena::game::Termination;
 use crate::arena::log::GameLine;
 use crate::arena::schedule::Schedule;
 use crate::arena::spec::ResolvedSpec;
@@ -48,6 +49,51 @@ impl PairingStats {
     }
 }
 
+/// The ways a game can end by one engine's failure, as the games log names them, in the order
+/// the tables show them: the side that lost the game is the engine that failed.
+pub const FAILURES: [&str; 4] = ["timeout", "stall", "illegal-move", "crash"];
+
+/// The longest example of a failure kept, in characters: enough to see what an engine wrote,
+/// short enough for a table cell.
+pub const DETAIL_CHARS: usize = 120;
+
+/// One engine's failure of one kind: the game it happened in and what happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailureExample {
+    /// The game's id.
+    pub game: u64,
+    /// The log's `detail`, control characters blanked and cut to [`DETAIL_CHARS`] (empty when
+    /// the log has none).
+    pub detail: String,
+}
+
+/// The games one engine lost by failing, per kind of [`FAILURES`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Failures {
+    /// Games lost, per kind, in the order of [`FAILURES`].
+    pub counts: [u64; FAILURES.len()],
+    /// Per kind, the failure of the lowest game id: the same whatever order the games arrive
+    /// in (shards merge in any order), and the first that happened in a run in id order.
+    pub examples: [Option<FailureExample>; FAILURES.len()],
+}
+
+impl Failures {
+    /// Games lost by any failure.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+/// `detail` fit for a table cell: control characters (an engine's stray newline or escape
+/// sequence) become spaces, and it is cut to [`DETAIL_CHARS`] characters with `…`.
+fn short_detail(detail: &str) -> String {
+    let clean: String = detail
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    super::table::cut(clean.trim(), DETAIL_CHARS)
+}
+
 /// Everything the reports of a run need, accumulated game by game.
 #[derive(Clone, Debug)]
 pub struct Summary {
@@ -78,6 +124,10 @@ pub struct Summary {
     /// Moves of each engine that its time limit cut short (results then depend on the
     /// machine).
     pub timeouts: Vec<u64>,
+    /// Games counted per termination, in the order of [`Termination::NAMES`].
+    pub terminations: [u64; Termination::NAMES.len()],
+    /// Per engine, the games it lost by failing (timeout, stall, illegal move, crash).
+    pub failures: Vec<Failures>,
     /// Games of pairs after an SPRT decision, left out.
     pub after_decision: u64,
     /// The SPRT's state, for a run that has one.
@@ -126,6 +176,8 @@ impl Summary {
             game_seconds: 0.0,
             moves: vec![0; n],
             timeouts: vec![0; n],
+            terminations: [0; Termination::NAMES.len()],
+            failures: vec![Failures::default(); n],
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
             pending: HashMap::new(),
@@ -202,6 +254,7 @@ impl Summary {
         self.moves[second] += game.plies as u64 - by_first;
         self.timeouts[first] += u64::from(game.timeouts[0]);
         self.timeouts[second] += u64::from(game.timeouts[1]);
+        self.count_termination(game, first, second);
         match self.pending.remove(&game.pair) {
             None => {
                 self.pending.insert(game.pair, (score_a, p));
@@ -233,6 +286,56 @@ impl Summary {
         Ok(decided)
     }
 
+    /// Counts how `game` ended and, for a failure, charges it to the side that lost (`first`
+    /// scored 0, or `second` when `first` scored 1; a drawn failure is charged to no one).
+    fn count_termination(&mut self, game: &GameLine, first: usize, second: usize) {
+        let name = game.termination.as_str();
+        if let Some(k) = Termination::NAMES.iter().position(|&n| n == name) {
+            self.terminations[k] += 1;
+        }
+        let Some(kind) = FAILURES.iter().position(|&n| n == name) else {
+            return;
+        };
+        let loser = match game.score {
+            0.0 => first,
+            1.0 => second,
+            _ => return,
+        };
+        let failures = &mut self.failures[loser];
+        failures.counts[kind] += 1;
+        let example = &mut failures.examples[kind];
+        if example.as_ref().is_none_or(|e| game.id < e.game) {
+            *example = Some(FailureExample {
+                game: game.id,
+                detail: game.detail.as_deref().map_or(String::new(), short_detail),
+            });
+        }
+    }
+
+    /// Games counted that ended as `name` (one of [`Termination::NAMES`]; 0 for another name).
+    pub fn games_ended(&self, name: &str) -> u64 {
+        Termination::NAMES
+            .iter()
+            .position(|&n| n == name)
+            .map_or(0, |k| self.terminations[k])
+    }
+
+    /// Games counted that engine `i` played.
+    pub fn games_of(&self, i: usize) -> u64 {
+        self.pairings
+            .iter()
+            .filter(|p| p.a == i || p.b == i)
+            .map(|p| p.wdl.games())
+            .sum()
+    }
+
+    /// Whether the reports show the terminations table: some game did not end by the rules,
+    /// or an outside program plays (its clean record is then worth showing too).
+    pub fn shows_terminations(&self) -> bool {
+        self.games_ended("normal") < self.games
+            || self.spec.engines.iter().any(|e| e.outside.is_some())
+    }
+
     /// Every game counted: complete pairs as pairs, unpaired games on their own.
     pub fn all_results(&self) -> Results {
         let mut results = self.results.clone();
@@ -256,5 +359,202 @@ impl Summary {
     /// The SPRT decision, if the run has one and it was reached.
     pub fn decision(&self) -> Option<Decided> {
         self.sprt.as_ref().and_then(|t| t.decided())
+    }
+}
+
+/// Hand-made games for the report tests: a spec and the log lines of its schedule.
+#[cfg(test)]
+pub(crate) mod test_games {
+    use super::Summary;
+    use crate::arena::TournamentSpec;
+    use crate::arena::log::GameLine;
+    use crate::arena::openings::moves_of;
+
+    /// A round robin of `names` (each a depth-1 alpha-beta) on Connect 4, 4 openings, so each
+    /// pairing plays 8 games.
+    pub fn spec(names: &[&str]) -> TournamentSpec {
+        let mut text = String::from(
+            "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 4 }\n",
+        );
+        for name in names {
+            text.push_str(&format!(
+                "\n[[engine]]\nname = \"{name}\"\nalgorithm = \"alphabeta\"\ndepth = 1\n"
+            ));
+        }
+        TournamentSpec::parse(&text, "test").unwrap()
+    }
+
+    /// Game `id` of `spec`'s schedule ending as `termination`, lost by `loser` (an engine
+    /// name; `None`: drawn).
+    pub fn game(
+        spec: &TournamentSpec,
+        id: u64,
+        termination: &str,
+        loser: Option<&str>,
+        detail: Option<&str>,
+    ) -> GameLine {
+        let r = &spec.resolved;
+        let slot = r.schedule().slot(id);
+        let (first, second) = (&r.engines[slot.first].name, &r.engines[slot.second].name);
+        let score = match loser {
+            None => 0.5,
+            Some(l) if l == first => 0.0,
+            Some(l) => {
+                assert_eq!(l, second, "game {id}: {l} does not play in it");
+                1.0
+            }
+        };
+        GameLine {
+            id,
+            pair: slot.pair,
+            round: slot.round,
+            opening_index: slot.opening,
+            opening: moves_of(&r.opening_moves[slot.opening as usize])
+                .map(String::from)
+                .collect(),
+            first: first.clone(),
+            second: second.clone(),
+            score,
+            result: ["0-1", "1/2-1/2", "1-0"][(score * 2.0) as usize].into(),
+            margin: 0,
+            termination: termination.into(),
+            detail: detail.map(String::from),
+            moves: Vec::new(),
+            plies: 0,
+            nodes: [0, 0],
+            timed_out: false,
+            timeouts: [0, 0],
+            move_ms: Vec::new(),
+            clock_ms: Vec::new(),
+            not_reproducible: Vec::new(),
+            seed: 0,
+            spec: spec.hash.clone(),
+            seconds: 0.0,
+        }
+    }
+
+    /// A summary of `games`, fed in the order given.
+    pub fn summary(spec: &TournamentSpec, games: &[GameLine]) -> Summary {
+        let mut summary = Summary::new(&spec.resolved, &spec.hash);
+        for g in games {
+            summary.add(g).unwrap();
+        }
+        summary
+    }
+
+    /// Two engines, `edax` and `ab-4`, 8 games: `edax` loses game 1 by an illegal move and
+    /// game 6 by a crash, `ab-4` game 2 by a timeout and game 3 by an illegal move, game 5 is
+    /// adjudicated, game 7 a drawn stall; the rest end normally (lost by `ab-4`).
+    pub fn mixed() -> (TournamentSpec, Vec<GameLine>) {
+        let spec = spec(&["edax", "ab-4"]);
+        let games = vec![
+            game(&spec, 0, "normal", Some("ab-4"), None),
+            game(&spec, 1, "illegal-move", Some("edax"), Some("e9 <b>")),
+            game(
+                &spec,
+                2,
+                "timeout",
+                Some("ab-4"),
+                Some("no move in 1000 ms"),
+            ),
+            game(&spec, 3, "illegal-move", Some("ab-4"), None),
+            game(&spec, 4, "normal", Some("ab-4"), None),
+            game(&spec, 5, "adjudication", Some("edax"), Some("score")),
+            game(&spec, 6, "crash", Some("edax"), Some("exit status 1")),
+            game(&spec, 7, "stall", None, Some("silent")),
+        ];
+        (spec, games)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_games::{game, mixed, spec, summary};
+    use super::*;
+
+    #[test]
+    fn failures_are_charged_to_the_engine_that_lost() {
+        let (spec, games) = mixed();
+        let s = summary(&spec, &games);
+        let index = |name: &str| spec.resolved.engine_index(name).unwrap();
+        // timeout, stall, illegal-move, crash.
+        assert_eq!(s.failures[index("edax")].counts, [0, 0, 1, 1]);
+        assert_eq!(s.failures[index("ab-4")].counts, [1, 0, 1, 0]);
+        // normal, adjudication, timeout, stall, illegal-move, crash.
+        assert_eq!(s.terminations, [2, 1, 1, 1, 2, 1]);
+        assert_eq!(s.games_ended("stall"), 1);
+        assert_eq!(s.games_ended("no such"), 0);
+        assert_eq!(s.games_of(0) + s.games_of(1), 16);
+        let edax = &s.failures[index("edax")].examples;
+        assert_eq!(
+            edax[2],
+            Some(FailureExample {
+                game: 1,
+                detail: "e9 <b>".into()
+            })
+        );
+        assert_eq!(edax[3].as_ref().map(|x| x.game), Some(6));
+        assert_eq!(edax[0], None);
+        // A failure without a detail keeps its game, with an empty detail.
+        assert_eq!(
+            s.failures[index("ab-4")].examples[2],
+            Some(FailureExample {
+                game: 3,
+                detail: String::new()
+            })
+        );
+        assert!(s.shows_terminations());
+    }
+
+    #[test]
+    fn the_example_is_the_lowest_game_id_whatever_the_order() {
+        let spec = spec(&["a", "b"]);
+        let long = format!("{}\u{1b}[31m\n{}", "x".repeat(100), "y".repeat(100));
+        let games: Vec<GameLine> = (0..4)
+            .map(|id| {
+                let detail = if id == 2 {
+                    long.clone()
+                } else {
+                    format!("game {id}")
+                };
+                game(&spec, id, "crash", Some("a"), Some(&detail))
+            })
+            .collect();
+        let forward = summary(&spec, &games);
+        let mut reversed = games.clone();
+        reversed.reverse();
+        let backward = summary(&spec, &reversed);
+        assert_eq!(forward.failures, backward.failures);
+        assert_eq!(forward.failures[0].counts, [0, 0, 0, 4]);
+        let x = forward.failures[0].examples[3].as_ref().unwrap();
+        assert_eq!((x.game, x.detail.as_str()), (0, "game 0"));
+        // Alone, game 2's detail is cut, its escape and newline blanked.
+        let cut = summary(&spec, &games[2..3]).failures[0].examples[3]
+            .clone()
+            .unwrap()
+            .detail;
+        assert_eq!(cut.chars().count(), DETAIL_CHARS);
+        assert!(
+            cut.ends_with('…') && !cut.chars().any(char::is_control),
+            "{cut}"
+        );
+    }
+
+    #[test]
+    fn failures_name_termination_names_and_the_table_hides_for_clean_runs() {
+        assert_eq!(
+            Termination::NAMES[..2],
+            ["normal", "adjudication"],
+            "the tables list normal and adjudication apart from the failures"
+        );
+        assert_eq!(Termination::NAMES[2..], FAILURES);
+        let spec = spec(&["a", "b"]);
+        let games: Vec<GameLine> = (0..8)
+            .map(|id| game(&spec, id, "normal", None, None))
+            .collect();
+        let s = summary(&spec, &games);
+        assert_eq!(s.terminations, [8, 0, 0, 0, 0, 0]);
+        assert!(s.failures.iter().all(|f| f.total() == 0));
+        assert!(!s.shows_terminations());
     }
 }

@@ -4,7 +4,7 @@
 use std::f64::consts::LN_10;
 use std::fmt::Write;
 
-use super::summary::Summary;
+use super::summary::{FAILURES, Summary};
 use crate::stats::Z95;
 use crate::stats::ratings::Ratings;
 use crate::stats::sprt::Decision;
@@ -91,7 +91,7 @@ pub fn fixed(x: f64, digits: usize) -> String {
 pub const MAX_NAME_COLUMN: usize = 40;
 
 /// `name` in at most `width` characters: cut, with `…`, when longer.
-fn cut(name: &str, width: usize) -> String {
+pub(super) fn cut(name: &str, width: usize) -> String {
     if name.chars().count() <= width {
         name.to_string()
     } else {
@@ -378,6 +378,85 @@ pub fn time_limits(summary: &Summary) -> Option<String> {
     ))
 }
 
+/// How the games that no engine's failure ended went, for the foot of the terminations table:
+/// `normal 78, adjudication 0 of 80 games`, and the failures of drawn games (which are charged
+/// to no engine) when there are any.
+pub fn terminations_footer(summary: &Summary) -> String {
+    let (normal, adjudication) = (
+        summary.games_ended("normal"),
+        summary.games_ended("adjudication"),
+    );
+    let mut text = format!(
+        "normal {normal}, adjudication {adjudication} of {} games",
+        summary.games
+    );
+    let failed: u64 = FAILURES.iter().map(|k| summary.games_ended(k)).sum();
+    let charged: u64 = summary.failures.iter().map(|f| f.total()).sum();
+    if failed > charged {
+        let _ = write!(
+            text,
+            "; {} drawn after a failure, charged to no engine",
+            failed - charged
+        );
+    }
+    text
+}
+
+/// The terminations table, as fastchess counts timeouts, disconnects and illegal moves: per
+/// engine (in spec order) the games it played and those it lost by each failure of
+/// [`FAILURES`], then how the other games ended. `None` when
+/// [`Summary::shows_terminations`] says there is nothing worth showing.
+pub fn terminations(summary: &Summary) -> Option<String> {
+    if !summary.shows_terminations() {
+        return None;
+    }
+    const TITLE: &str = "Terminations";
+    let rows: Vec<(&str, Vec<u64>)> = summary
+        .spec
+        .engines
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut counts = vec![summary.games_of(i)];
+            counts.extend(summary.failures[i].counts);
+            (e.name.as_str(), counts)
+        })
+        .collect();
+    let width = rows
+        .iter()
+        .map(|(name, _)| name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(TITLE.len(), MAX_NAME_COLUMN);
+    let headers: Vec<&str> = std::iter::once("games").chain(FAILURES).collect();
+    // Each column as wide as its header or its widest number, so large counts stay aligned.
+    let widths: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(c, h)| {
+            rows.iter()
+                .map(|(_, counts)| counts[c].to_string().len())
+                .max()
+                .unwrap_or(0)
+                .max(h.len())
+        })
+        .collect();
+    let mut out = format!("{TITLE:<width$}");
+    for (h, w) in headers.iter().zip(&widths) {
+        let _ = write!(out, "  {h:>w$}");
+    }
+    out.push('\n');
+    for (name, counts) in &rows {
+        let _ = write!(out, "{:<width$}", cut(name, width));
+        for (count, w) in counts.iter().zip(&widths) {
+            let _ = write!(out, "  {count:>w$}");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "  ({})", terminations_footer(summary));
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +485,51 @@ mod tests {
         assert!(widest < 120, "{widest}");
         assert!(table.contains(&format!("{}…", "n".repeat(MAX_NAME_COLUMN - 1))));
         assert!(table.contains("ab-1"));
+    }
+
+    #[test]
+    fn the_terminations_table_counts_each_engines_failures() {
+        use crate::report::summary::test_games::{mixed, summary};
+        let (spec, games) = mixed();
+        let table = terminations(&summary(&spec, &games)).unwrap();
+        let expected = "\
+Terminations  games  timeout  stall  illegal-move  crash
+edax              8        0      0             1      1
+ab-4              8        1      0             1      0
+  (normal 2, adjudication 1 of 8 games; 1 drawn after a failure, charged to no engine)
+";
+        assert_eq!(table, expected);
+    }
+
+    #[test]
+    fn the_terminations_table_cuts_names_and_widens_for_large_counts() {
+        use crate::report::summary::test_games::{game, spec, summary};
+        let long = "n".repeat(crate::arena::spec::MAX_NAME_CHARS);
+        let spec = spec(&[&long, "b"]);
+        let games = [game(&spec, 0, "crash", Some("b"), Some("gone"))];
+        let mut s = summary(&spec, &games);
+        s.failures[0].counts[1] = 12_345_678;
+        let table = terminations(&s).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        let cut = format!("{}…", "n".repeat(MAX_NAME_COLUMN - 1));
+        assert!(lines[1].starts_with(&cut), "{table}");
+        assert!(
+            lines[1].ends_with("  12345678             0      0"),
+            "{table}"
+        );
+        assert!(lines[2].ends_with("  1"), "{table}");
+        // Header and rows are equally wide: every count sits under its header.
+        let widths: Vec<usize> = lines[..3].iter().map(|l| l.chars().count()).collect();
+        assert_eq!(widths, [widths[0]; 3], "{table}");
+        assert_eq!(lines[3], "  (normal 0, adjudication 0 of 1 games)");
+    }
+
+    #[test]
+    fn no_terminations_table_when_every_game_ended_by_the_rules() {
+        use crate::report::summary::test_games::{game, spec, summary};
+        let spec = spec(&["a", "b"]);
+        let games = [game(&spec, 0, "normal", Some("a"), None)];
+        assert_eq!(terminations(&summary(&spec, &games)), None);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
 use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
 use crate::arena::openings;
-use crate::arena::runner::run_games;
+use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::Shard;
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
@@ -336,6 +336,7 @@ impl Session {
         cancel: &CancelToken,
     ) -> Result<Outcome, SessionError> {
         let log_path = self.out.join("games.jsonl");
+        let engine_logs = self.out.join("engines");
         let run_path = self.out.join("run.json");
         observer.started(self.scheduled(), self.remaining());
         if self.todo.is_empty() {
@@ -400,6 +401,7 @@ impl Session {
                 threads: options.threads,
                 stop_pair: &stop_pair,
                 cancel,
+                engine_logs: &engine_logs,
                 consume: |game: GameLine| {
                     writer.append(&game).map_err(|e| {
                         SessionError::Failed(format!(
@@ -463,6 +465,8 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     threads: usize,
     stop_pair: &'a AtomicU64,
     cancel: &'a CancelToken,
+    /// Where outside programs' stderr goes (`engines/` in the run folder).
+    engine_logs: &'a Path,
     consume: F,
 }
 
@@ -471,6 +475,12 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
     fn visit<G: Features>(self, start: G) -> Self::Output {
         let openings = openings::parse_all(&start, &self.spec.resolved.opening_moves)
             .map_err(|e| SessionError::Failed(format!("the run's openings do not replay: {e}")))?;
+        if self.spec.has_outside() && !self.todo.is_empty() {
+            std::fs::create_dir_all(self.engine_logs).map_err(|e| {
+                SessionError::Failed(format!("cannot create {}: {e}", self.engine_logs.display()))
+            })?;
+            check_outside::<G>(self.spec, Some(self.engine_logs)).map_err(SessionError::Input)?;
+        }
         run_games(
             self.spec,
             start,
@@ -479,6 +489,7 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
             self.threads,
             self.stop_pair,
             self.cancel,
+            self.spec.has_outside().then_some(self.engine_logs),
             self.consume,
         )
     }

@@ -449,6 +449,7 @@ fn match_spec(
             elo: 0.0,
         }),
         sprt: None,
+        clock: None,
     })
 }
 

@@ -373,7 +373,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             "the tuned engine takes no name: it is 'tuned' against 'start'",
         ));
     }
-    let engine = engine_budget(&raw.engine, "engine", "tuned", loc)?;
+    let engine = engine_budget(&raw.engine, "engine", "tuned", false, loc)?;
     if engine.algorithm == "random" {
         return Err(loc.on(
             &raw.engine,
@@ -428,7 +428,13 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 "a pool engine's name must be non-empty, unique, not 'tuned' or 'start', without commas or control characters",
             ));
         }
-        pool.push(engine_budget(e, &format!("pool[{}]", i + 1), &n_text, loc)?);
+        pool.push(engine_budget(
+            e,
+            &format!("pool[{}]", i + 1),
+            &n_text,
+            false,
+            loc,
+        )?);
         pool_names.push(n_text);
     }
 

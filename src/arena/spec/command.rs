@@ -25,6 +25,148 @@ pub struct MatchOpenings {
     pub repeat: bool,
 }
 
+/// An engine of `joute match`: a built-in engine (`pvs:8`) or an outside program, written as
+/// comma-separated `KEY=VALUE` words: `cmd=./edax,proto=gtp,name=edax,arg=-gtp,arg=-l,arg=4`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MatchEngine {
+    /// A built-in engine.
+    BuiltIn(EngineSpec),
+    /// An outside program called `name`.
+    Outside {
+        /// Its name in tables.
+        name: String,
+        /// How to run it.
+        spec: OutsideSpec,
+    },
+}
+
+impl MatchEngine {
+    /// The keys of an outside engine on the command line.
+    pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, option.NAME";
+
+    /// Reads an engine argument: `ALGORITHM[:BUDGET][:WEIGHTS]` or `cmd=...,proto=...`.
+    pub fn parse(text: &str) -> Result<MatchEngine, SpecError> {
+        if !text.contains('=') {
+            return EngineSpec::parse(text)
+                .map(MatchEngine::BuiltIn)
+                .map_err(|e| command_line_error("ENGINE", e.to_string()));
+        }
+        let bad = |m: String| command_line_error("ENGINE", format!("outside engine '{text}': {m}"));
+        let mut name = None;
+        let mut command = None;
+        let mut protocol = None;
+        let mut args = Vec::new();
+        let mut spec = OutsideSpec {
+            command: PathBuf::new(),
+            args: Vec::new(),
+            working_dir: None,
+            protocol: crate::arena::outside::Protocol::Line,
+            protocol_version: None,
+            options: BTreeMap::new(),
+            depth: None,
+            nodes: None,
+            stall_ms: DEFAULT_STALL.as_millis() as u64,
+            program: None,
+            folder: None,
+        };
+        for word in text.split(',') {
+            let Some((key, value)) = word.split_once('=') else {
+                return Err(bad(format!(
+                    "'{word}' is not KEY=VALUE; keys: {}",
+                    Self::KEYS
+                )));
+            };
+            let number = |max: u64| {
+                value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|v| (1..=max).contains(v))
+                    .ok_or_else(|| bad(format!("{key} is '{value}'; allowed: 1..={max}")))
+            };
+            match key {
+                "name" => name = Some(value.to_string()),
+                "cmd" => command = Some(value.to_string()),
+                "proto" => {
+                    protocol = Some(crate::arena::outside::Protocol::parse(value).map_err(bad)?)
+                }
+                "arg" => args.push(value.to_string()),
+                "args" => args.extend(value.split_whitespace().map(str::to_string)),
+                "dir" => spec.working_dir = Some(PathBuf::from(value)),
+                "depth" => spec.depth = Some(number(MAX_DEPTH as u64)? as u32),
+                "nodes" => spec.nodes = Some(number(MAX_NODES)?),
+                "version" => spec.protocol_version = Some(number(2)? as u32),
+                "stall" => {
+                    let d = parse_time(value)
+                        .unwrap_or_else(|| {
+                            Err(format!("stall '{value}' needs a unit: 30s or 500ms"))
+                        })
+                        .map_err(bad)?;
+                    spec.stall_ms = d.as_millis() as u64;
+                }
+                k if k.starts_with("option.") && k.len() > 7 => {
+                    spec.options.insert(k[7..].to_string(), value.to_string());
+                }
+                other => {
+                    return Err(bad(format!("unknown key '{other}'; keys: {}", Self::KEYS)));
+                }
+            }
+        }
+        let command = command.ok_or_else(|| bad("cmd=PROGRAM is missing".into()))?;
+        spec.protocol = protocol
+            .ok_or_else(|| bad("proto=PROTOCOL is missing (line, gtp, nboard, gomocup)".into()))?;
+        if spec.protocol == crate::arena::outside::Protocol::Nboard {
+            spec.protocol_version.get_or_insert(2);
+        } else if spec.protocol_version.is_some() {
+            return Err(bad(format!(
+                "version belongs to nboard, not {}",
+                spec.protocol
+            )));
+        }
+        if spec.depth.is_some() && !spec.protocol.passes_depth() {
+            return Err(bad(format!(
+                "the {} protocol cannot pass a depth",
+                spec.protocol
+            )));
+        }
+        if spec.nodes.is_some() && !spec.protocol.passes_nodes() {
+            return Err(bad(format!(
+                "the {} protocol cannot pass a node budget",
+                spec.protocol
+            )));
+        }
+        let loc = Locator {
+            file: "(command line)",
+            text: "",
+            base: None,
+        };
+        let program = find_program(&command, &loc).map_err(bad)?;
+        if let Some(dir) = &spec.working_dir
+            && !dir.is_dir()
+        {
+            return Err(bad(format!("no folder at '{}'", dir.display())));
+        }
+        let name = name.unwrap_or_else(|| {
+            Path::new(&command)
+                .file_stem()
+                .map_or_else(|| command.clone(), |s| s.to_string_lossy().into_owned())
+        });
+        check_name(&name).map_err(bad)?;
+        spec.command = PathBuf::from(&command);
+        spec.args = args;
+        spec.program = Some(absolute(&program));
+        spec.folder = spec.working_dir.as_deref().map(absolute);
+        Ok(MatchEngine::Outside { name, spec })
+    }
+
+    /// The engine's name.
+    pub fn name(&self) -> &str {
+        match self {
+            MatchEngine::BuiltIn(e) => &e.name,
+            MatchEngine::Outside { name, .. } => name,
+        }
+    }
+}
+
 /// The plies `joute match` starts from when none are given: the fewest that usually give
 /// `count` distinct balanced openings.
 pub(super) fn default_match_plies(kind: &GameKind, count: u64) -> u32 {
@@ -47,13 +189,21 @@ pub(super) const PLIES_GROWTH: u32 = 8;
 #[allow(clippy::too_many_arguments)]
 pub fn match_spec(
     kind: GameKind,
-    engines: [EngineSpec; 2],
+    engines: [MatchEngine; 2],
     games: u64,
     openings: MatchOpenings,
     seed: u64,
     sprt: Option<Sprt>,
+    clock: Option<ResolvedClock>,
 ) -> Result<(TournamentSpec, Option<String>), SpecError> {
     let err = command_line_error;
+    for e in &engines {
+        if let MatchEngine::Outside { name, spec } = e
+            && let Some(why) = spec.protocol.refuses(&kind)
+        {
+            return Err(err("ENGINE", format!("engine '{name}': {why}")));
+        }
+    }
     if games > MAX_GAMES || games / 2 > MAX_OPENINGS {
         return Err(err(
             "--games",
@@ -83,7 +233,8 @@ pub fn match_spec(
         ));
     }
     struct Build {
-        engines: [EngineSpec; 2],
+        engines: [MatchEngine; 2],
+        clock: Option<ResolvedClock>,
         games: u64,
         openings: MatchOpenings,
         seed: u64,
@@ -93,13 +244,21 @@ pub fn match_spec(
         type Output = Result<(ResolvedSpec, Option<String>), SpecError>;
         fn visit<G: Features>(self, start: G) -> Self::Output {
             let err = command_line_error;
-            let mut names: Vec<String> = self.engines.iter().map(|e| e.name.clone()).collect();
+            let mut names: Vec<String> =
+                self.engines.iter().map(|e| e.name().to_string()).collect();
             if names[0] == names[1] {
                 names[0].push_str("#1");
                 names[1].push_str("#2");
             }
             let mut resolved = Vec::new();
             for (e, name) in self.engines.iter().zip(&names) {
+                let e = match e {
+                    MatchEngine::BuiltIn(e) => e,
+                    MatchEngine::Outside { spec, .. } => {
+                        resolved.push(ResolvedEngine::outside(name, spec.clone()));
+                        continue;
+                    }
+                };
                 let w = e
                     .load_weights(&start)
                     .map_err(|x| err("ENGINE", x.to_string()))?;
@@ -125,6 +284,7 @@ pub fn match_spec(
                         .map(|f| f.name.clone())
                         .zip(w.values)
                         .collect(),
+                    outside: None,
                 });
             }
             let kind = GameKind::parse(&start.name()).expect("own name");
@@ -150,6 +310,7 @@ pub fn match_spec(
                     engines: resolved,
                     anchor: None,
                     sprt: self.sprt,
+                    clock: self.clock,
                 },
                 note,
             ))
@@ -159,6 +320,7 @@ pub fn match_spec(
         &kind,
         Build {
             engines,
+            clock,
             games,
             openings,
             seed,

@@ -3,18 +3,34 @@
 use super::*;
 
 /// Validates an engine's algorithm, budget and options; `prefix` is its key path in errors
-/// (`engine[2]`). The weights are resolved separately ([`resolve_weights`]).
+/// (`engine[2]`). An engine on a clock (`clocked`) needs no budget of its own. The weights are
+/// resolved separately ([`resolve_weights`]).
 pub(crate) fn engine_budget(
     e: &Spanned<RawEngine>,
     prefix: &str,
     name: &str,
+    clocked: bool,
     loc: &Locator<'_>,
 ) -> Result<ResolvedEngine, SpecError> {
     let raw = e.get_ref();
     let key = |k: &str| format!("{prefix}.{k}");
-    let algorithm: Algorithm = raw.algorithm.get_ref().trim().parse().map_err(|err| {
+    if let Some(c) = &raw.command {
+        return Err(loc.on(
+            c,
+            &key("command"),
+            format!("engine '{name}': outside programs play in tournaments (joute run, joute match), not in tuning"),
+        ));
+    }
+    let Some(algorithm_text) = &raw.algorithm else {
+        return Err(loc.on(
+            e,
+            &key("algorithm"),
+            format!("engine '{name}': say what plays: algorithm = \"pvs\" (a built-in engine) or command = \"PROGRAM\" with protocol = \"gtp\" (an outside program)"),
+        ));
+    };
+    let algorithm: Algorithm = algorithm_text.get_ref().trim().parse().map_err(|err| {
         loc.on(
-            &raw.algorithm,
+            algorithm_text,
             &key("algorithm"),
             format!("engine '{name}': {err}"),
         )
@@ -36,6 +52,7 @@ pub(crate) fn engine_budget(
         tie_break: defaults.tie_break,
         weights_origin: String::new(),
         weights: Vec::new(),
+        outside: None,
     };
     if let Some(d) = &raw.depth {
         let v = *d.get_ref();
@@ -102,7 +119,7 @@ pub(crate) fn engine_budget(
         || resolved.nodes.is_some()
         || resolved.time_ms.is_some()
         || raw.playouts.is_some();
-    if !budgeted && algorithm != Algorithm::Random {
+    if !budgeted && !clocked && algorithm != Algorithm::Random {
         return Err(loc.on(
             e,
             &key("depth"),

@@ -56,6 +56,7 @@ use toml::Spanned;
 
 use super::engine::{EngineSpec, parse_time};
 use super::openings::{self, Balance};
+use super::outside::OutsideSpec;
 use super::schedule::{Format, Schedule};
 use crate::eval::weights::line_col;
 use crate::eval::{Features, FeaturesVisitor, Weights};
@@ -69,6 +70,7 @@ use crate::stats::sprt::{EloModel, Sprt};
 mod command;
 mod engines;
 mod opening_source;
+mod outside;
 mod raw;
 mod resolved;
 mod sprt;
@@ -77,6 +79,7 @@ mod validate;
 pub use command::*;
 pub(crate) use engines::*;
 use opening_source::*;
+pub use outside::*;
 pub use raw::*;
 pub use resolved::*;
 pub(crate) use sprt::*;
@@ -177,6 +180,16 @@ pub fn hash_json(value: &impl Serialize) -> String {
     format!("{h:016x}")
 }
 
+/// One engine of a run, ready to build: a built-in engine with its weights, or an outside
+/// program.
+#[derive(Clone, Debug)]
+pub enum Entrant {
+    /// A built-in engine.
+    BuiltIn(EngineSpec, Weights),
+    /// An outside program.
+    Outside(OutsideSpec),
+}
+
 /// A validated spec, ready to run.
 #[derive(Clone, Debug)]
 pub struct TournamentSpec {
@@ -184,8 +197,8 @@ pub struct TournamentSpec {
     pub resolved: ResolvedSpec,
     /// Its hash.
     pub hash: String,
-    /// The engines, ready to build.
-    pub engines: Vec<(EngineSpec, Weights)>,
+    /// The engines, ready to build, in the spec's order.
+    pub engines: Vec<Entrant>,
 }
 
 impl TournamentSpec {
@@ -219,14 +232,23 @@ impl TournamentSpec {
         validate(raw, &loc)
     }
 
-    /// Builds the spec from its canonical form (as `run.json` records it), reloading nothing
-    /// from disk: the weights are in the form.
+    /// Whether an outside program plays in the run.
+    pub fn has_outside(&self) -> bool {
+        self.engines
+            .iter()
+            .any(|e| matches!(e, Entrant::Outside(_)))
+    }
+
+    /// Builds the spec from its canonical form, reloading nothing from disk: the weights are
+    /// in the form (outside programs are found as `resolved` names them, from the current
+    /// folder, unless the form came from a spec file that found them).
     pub fn from_resolved(resolved: ResolvedSpec) -> TournamentSpec {
         let engines = resolved
             .engines
             .iter()
-            .map(|e| {
-                (
+            .map(|e| match &e.outside {
+                Some(o) => Entrant::Outside(o.clone()),
+                None => Entrant::BuiltIn(
                     EngineSpec {
                         name: e.name.clone(),
                         config: e.config(),
@@ -237,7 +259,7 @@ impl TournamentSpec {
                         values: e.weights.iter().map(|(_, v)| *v).collect(),
                         origin: e.weights_origin.clone(),
                     },
-                )
+                ),
             })
             .collect();
         TournamentSpec {

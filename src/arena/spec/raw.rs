@@ -21,6 +21,9 @@ pub struct RawSpec {
     pub(super) anchor: Option<Spanned<String>>,
     pub(super) anchor_elo: Option<Spanned<f64>>,
     pub(super) sprt: Option<Spanned<RawSprt>>,
+    pub(super) tc: Option<Spanned<String>>,
+    pub(super) st: Option<Spanned<String>>,
+    pub(super) timemargin: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) engine: Vec<Spanned<RawEngine>>,
 }
@@ -50,7 +53,15 @@ pub(crate) struct RawSprt {
 pub(crate) struct RawEngine {
     /// Required in a tournament; a tuning spec's tuned engine has none.
     pub(super) name: Option<Spanned<String>>,
-    pub(super) algorithm: Spanned<String>,
+    /// Required for a built-in engine; an outside engine has `command` instead.
+    pub(super) algorithm: Option<Spanned<String>>,
+    pub(super) command: Option<Spanned<String>>,
+    pub(super) args: Option<Spanned<Vec<String>>>,
+    pub(super) protocol: Option<Spanned<String>>,
+    pub(super) protocol_version: Option<Spanned<i64>>,
+    pub(super) working_dir: Option<Spanned<String>>,
+    pub(super) options: Option<Spanned<toml::Table>>,
+    pub(super) stall_timeout: Option<Spanned<String>>,
     pub(super) depth: Option<Spanned<i64>>,
     pub(super) nodes: Option<Spanned<i64>>,
     pub(super) time: Option<Spanned<String>>,
@@ -101,7 +112,16 @@ impl SpecKind {
             "confirm",
             "param",
         ];
-        const TOURNAMENT: [&str; 5] = ["format", "challengers", "rounds", "anchor", "anchor_elo"];
+        const TOURNAMENT: [&str; 8] = [
+            "format",
+            "challengers",
+            "rounds",
+            "anchor",
+            "anchor_elo",
+            "tc",
+            "st",
+            "timemargin",
+        ];
         let tuning = TUNING.iter().filter(|k| table.contains_key(**k)).count()
             + usize::from(table.get("engine").is_some_and(toml::Value::is_table));
         let tournament = TOURNAMENT

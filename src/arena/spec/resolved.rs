@@ -78,10 +78,40 @@ pub struct ResolvedEngine {
     pub weights_origin: String,
     /// The weights, feature by feature, in the game's feature order.
     pub weights: Vec<(String, f64)>,
+    /// An outside program (its `algorithm` is then `outside`, and the search fields keep
+    /// their defaults); left out of `run.json` for built-in engines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<OutsideSpec>,
 }
 
+/// The `algorithm` an outside engine is recorded with.
+pub const OUTSIDE: &str = "outside";
+
 impl ResolvedEngine {
-    /// The search configuration (the seed is set per game).
+    /// An outside engine called `name`.
+    pub fn outside(name: &str, spec: OutsideSpec) -> ResolvedEngine {
+        let defaults = SearchOptions::default();
+        ResolvedEngine {
+            name: name.to_string(),
+            algorithm: OUTSIDE.into(),
+            depth: spec.depth,
+            nodes: spec.nodes,
+            time_ms: None,
+            playouts: defaults.playouts,
+            ordering: defaults.ordering,
+            fail_soft: defaults.fail_soft,
+            tt_mib: defaults.tt_mib,
+            tolerance: defaults.tolerance,
+            exploration: defaults.exploration,
+            tree_mib: defaults.tree_mib,
+            tie_break: defaults.tie_break,
+            weights_origin: String::new(),
+            weights: Vec::new(),
+            outside: Some(spec),
+        }
+    }
+
+    /// The search configuration (the seed is set per game) of a built-in engine.
     pub fn config(&self) -> SearchConfig {
         let algorithm: Algorithm = self
             .algorithm
@@ -110,8 +140,19 @@ impl ResolvedEngine {
         }
     }
 
-    /// A one-line description: `alphabeta depth 4, weights weights/othello.toml`.
+    /// A one-line description: `alphabeta depth 4, weights weights/othello.toml`, or
+    /// `gtp engine: edax -gtp -l 4`.
     pub fn describe(&self) -> String {
+        if let Some(o) = &self.outside {
+            let mut text = o.describe();
+            if let Some(d) = o.depth {
+                text.push_str(&format!(", depth {d}"));
+            }
+            if let Some(n) = o.nodes {
+                text.push_str(&format!(", {n} nodes"));
+            }
+            return text;
+        }
         let mut budget = Vec::new();
         if let Some(d) = self.depth {
             budget.push(format!("depth {d}"));
@@ -172,6 +213,9 @@ pub struct ResolvedSpec {
     pub anchor: Option<Anchor>,
     /// The sequential test, for two-engine runs.
     pub sprt: Option<Sprt>,
+    /// The clock, when games are played on one (left out of `run.json` otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ResolvedClock>,
 }
 
 impl ResolvedSpec {
@@ -197,9 +241,24 @@ impl ResolvedSpec {
             if self.engines[..i].iter().any(|f| f.name == e.name) {
                 return Err(format!("two engines are called '{}'", e.name));
             }
-            e.algorithm
-                .parse::<Algorithm>()
-                .map_err(|err| format!("engine '{}': {err}", e.name))?;
+            if e.outside.is_some() != (e.algorithm == OUTSIDE) {
+                return Err(format!(
+                    "engine '{}': an outside engine is recorded as algorithm '{OUTSIDE}' with its program",
+                    e.name
+                ));
+            }
+            if let Some(o) = &e.outside {
+                if let Some(why) = o
+                    .protocol
+                    .refuses(&GameKind::parse(&self.game).map_err(|e| e.to_string())?)
+                {
+                    return Err(format!("engine '{}': {why}", e.name));
+                }
+            } else {
+                e.algorithm
+                    .parse::<Algorithm>()
+                    .map_err(|err| format!("engine '{}': {err}", e.name))?;
+            }
             if e.weights
                 .iter()
                 .any(|(_, w)| crate::eval::weights::check_weight(*w).is_err())

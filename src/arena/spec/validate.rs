@@ -3,6 +3,19 @@
 
 use super::*;
 
+/// Checks an engine's name: non-empty, short, without commas or control characters.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.chars().any(|c| c.is_control() || c == ',')
+        || name.chars().count() > MAX_NAME_CHARS
+    {
+        return Err(format!(
+            "an engine name must be non-empty, at most {MAX_NAME_CHARS} characters, without commas or control characters"
+        ));
+    }
+    Ok(())
+}
+
 /// Validates a spec's `name` (a folder name) and `game`.
 pub(crate) fn name_and_game(
     name: &Spanned<String>,
@@ -58,16 +71,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
             return Err(loc.on(e, &key, "missing key 'name' (required here)"));
         };
         let n = name.get_ref().trim();
-        if n.is_empty()
-            || n.chars().any(|c| c.is_control() || c == ',')
-            || n.chars().count() > MAX_NAME_CHARS
-        {
-            return Err(loc.on(
-                name,
-                &key,
-                format!("an engine name must be non-empty, at most {MAX_NAME_CHARS} characters, without commas or control characters"),
-            ));
-        }
+        check_name(n).map_err(|m| loc.on(name, &key, m))?;
         if let Some(first) = names.iter().position(|m| m == n) {
             return Err(loc.on(
                 name,
@@ -373,14 +377,16 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
     };
 
     // Engines: algorithm, budget, options (weights below, with the game).
+    let clock = resolve_clock(&raw, loc)?;
     let mut engines = Vec::new();
     for (i, e) in raw.engine.iter().enumerate() {
-        engines.push(engine_budget(
-            e,
-            &format!("engine[{}]", i + 1),
-            &names[i],
-            loc,
-        )?);
+        let prefix = format!("engine[{}]", i + 1);
+        engines.push(if e.get_ref().command.is_some() {
+            outside_engine(e, &prefix, &names[i], &kind, loc)?
+        } else {
+            no_outside_keys(e.get_ref(), &prefix, &names[i], loc)?;
+            engine_budget(e, &prefix, &names[i], clock.is_some(), loc)?
+        });
     }
 
     // What needs the game's type: weights and openings.
@@ -396,6 +402,9 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
         fn visit<G: Features>(mut self, start: G) -> Self::Output {
             for (i, e) in self.raw.engine.iter().enumerate() {
+                if self.engines[i].outside.is_some() {
+                    continue;
+                }
                 let key = format!("engine[{}].weights", i + 1);
                 let w = resolve_weights(&start, e.get_ref().weights.as_ref(), &key, self.loc)?;
                 self.engines[i].weights_origin = w.origin.clone();
@@ -436,6 +445,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         engines,
         anchor,
         sprt,
+        clock,
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {

@@ -1,0 +1,753 @@
+//! The compliance check of an outside program (`joute engine check`), in the spirit of
+//! fastchess's `--compliance`: a scripted conversation through [`OutsidePlayer`] — the code
+//! path of a real match — step by step, each passed or failed with what happened.
+//!
+//! 1. the program starts and answers the handshake;
+//! 2. a new game at the start position, and a legal move there;
+//! 3. a new game after a short random opening, and a legal move;
+//! 4. Othello: the program must pass (it answers `pass`), then it moves after its opponent's
+//!    pass; other games: a position a few moves before the end of a random game;
+//! 5. a whole game from the start against a random mover, every move of the program legal;
+//! 6. the program leaves within 2 s of the protocol's goodbye.
+//!
+//! Every random choice comes from one seed: the same seed gives the same conversation.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{OutsidePlayer, OutsideSpec, Setup};
+use crate::arena::game::{
+    Opening, Player, PlayerError, Referee, Thought, Turn, play_game, seconds_text,
+};
+use crate::arena::process::{EngineProcess, ProcessSpec};
+use crate::games::{Game, GameKind, GameVisitor, MoveList, Outcome, Side};
+
+/// How long a program may take to leave after the goodbye.
+pub const QUIT_LIMIT: Duration = Duration::from_secs(2);
+
+/// What to check: the game, the program (its `stall_ms` is the time each answer may take) and
+/// the seed of the random choices.
+#[derive(Clone, Debug)]
+pub struct CheckConfig {
+    /// The game.
+    pub game: GameKind,
+    /// The program and its protocol.
+    pub spec: OutsideSpec,
+    /// The seed of the openings, the positions and the random mover.
+    pub seed: u64,
+}
+
+/// How a step went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepResult {
+    /// Passed; what the program did (its move), possibly empty.
+    Passed(String),
+    /// Failed: what happened.
+    Failed(String),
+    /// Not run: why.
+    Skipped(String),
+}
+
+/// One step of the check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckStep {
+    /// Its number, from 1.
+    pub number: usize,
+    /// What it checks.
+    pub name: String,
+    /// How it went.
+    pub result: StepResult,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl CheckStep {
+    /// Whether the step passed.
+    pub fn passed(&self) -> bool {
+        matches!(self.result, StepResult::Passed(_))
+    }
+
+    /// Whether the step failed (a skipped step did neither).
+    pub fn failed(&self) -> bool {
+        matches!(self.result, StepResult::Failed(_))
+    }
+}
+
+/// Why a program cannot be checked at all: the protocol cannot play the game, or there is no
+/// such program.
+pub fn refuse(config: &CheckConfig) -> Option<String> {
+    if let Some(why) = config.spec.protocol.refuses(&config.game) {
+        return Some(why);
+    }
+    let spec = &config.spec;
+    let command = spec.program.as_ref().unwrap_or(&spec.command);
+    let folder = spec.folder.as_ref().or(spec.working_dir.as_ref());
+    if find_program(command, folder.map(|f| f.as_path())) {
+        None
+    } else {
+        Some(format!(
+            "no program '{}': not a file{}",
+            config.spec.command.display(),
+            if config.spec.command.components().count() > 1 {
+                ""
+            } else {
+                ", nor found in PATH"
+            }
+        ))
+    }
+}
+
+/// Whether `command` names a file: a path (relative to `dir`, when given), or a bare name found
+/// in `PATH`.
+fn find_program(command: &Path, dir: Option<&Path>) -> bool {
+    if command.components().count() > 1 {
+        let path = match dir {
+            Some(d) if command.is_relative() => d.join(command),
+            _ => command.to_path_buf(),
+        };
+        return path.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(command).is_file()))
+}
+
+/// Runs the check, calling `report` after each step (for progress), and returns every step;
+/// `Err` when the program cannot be checked at all ([`refuse`]).
+pub fn run_check(
+    config: &CheckConfig,
+    report: &mut dyn FnMut(&CheckStep),
+) -> Result<Vec<CheckStep>, String> {
+    if let Some(why) = refuse(config) {
+        return Err(why);
+    }
+    Ok(config.game.dispatch(Check { config, report }))
+}
+
+/// The check, run for the game's type.
+struct Check<'a> {
+    config: &'a CheckConfig,
+    report: &'a mut dyn FnMut(&CheckStep),
+}
+
+impl GameVisitor for Check<'_> {
+    type Output = Vec<CheckStep>;
+
+    fn visit<G: Game>(self, start: G) -> Vec<CheckStep> {
+        Steps::new(self.config, start, self.report).run()
+    }
+}
+
+/// The steps' shared state: the player under test and the steps so far.
+struct Steps<'a, G: Game> {
+    config: &'a CheckConfig,
+    start: G,
+    report: &'a mut dyn FnMut(&CheckStep),
+    player: OutsidePlayer<G>,
+    rng: ChaCha8Rng,
+    steps: Vec<CheckStep>,
+}
+
+impl<'a, G: Game> Steps<'a, G> {
+    fn new(config: &'a CheckConfig, start: G, report: &'a mut dyn FnMut(&CheckStep)) -> Self {
+        Steps {
+            config,
+            start,
+            report,
+            player: OutsidePlayer::new(setup(config), None),
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Records a step that ran from `clock`.
+    fn record(&mut self, name: String, result: StepResult, clock: Instant) {
+        let step = CheckStep {
+            number: self.steps.len() + 1,
+            name,
+            result,
+            seconds: clock.elapsed().as_secs_f64(),
+        };
+        (self.report)(&step);
+        self.steps.push(step);
+    }
+
+    /// Runs `step` as the next step, or skips it when the handshake failed.
+    fn step(
+        &mut self,
+        name: impl Into<String>,
+        skip: bool,
+        step: impl FnOnce(&mut Self) -> Result<String, String>,
+    ) {
+        let name = name.into();
+        let clock = Instant::now();
+        let result = if skip {
+            StepResult::Skipped("the handshake failed".into())
+        } else {
+            match step(self) {
+                Ok(what) => StepResult::Passed(what),
+                Err(why) => StepResult::Failed(why),
+            }
+        };
+        self.record(name, result, clock);
+    }
+
+    fn run(mut self) -> Vec<CheckStep> {
+        let clock = Instant::now();
+        let started = self.player.start().map_err(|e| match e {
+            PlayerError::NoAnswer(_) => {
+                format!("{e} (a program slow to start needs a longer limit)")
+            }
+            e => e.to_string(),
+        });
+        let skip = started.is_err();
+        self.record(
+            "start and handshake".into(),
+            match started {
+                Ok(()) => StepResult::Passed(String::new()),
+                Err(e) => StepResult::Failed(e),
+            },
+            clock,
+        );
+        let start = self.start;
+        self.step("a new game and a move at the start position", skip, |s| {
+            s.ask(&[], &[]).map(|mv| start.format_move(mv))
+        });
+        let opening = self.random_opening(4);
+        let shown = notation(&start, &opening).join(" ");
+        self.step(
+            format!("a new game after the opening {shown} and a move"),
+            skip,
+            |s| {
+                s.ask(&opening, &[])
+                    .map(|mv| s.after(&opening).format_move(mv))
+            },
+        );
+        if self.config.game == GameKind::Othello {
+            let line = self.random_pass();
+            let name = "a position where the program must pass";
+            let name_after = "a move after the opponent's pass";
+            match line {
+                Some(line) => {
+                    let pos = self.after(&line);
+                    let mut legal = MoveList::new();
+                    pos.legal_moves(&mut legal);
+                    let pass = legal[0];
+                    let shown = format!("after {} random moves", line.len());
+                    self.step(format!("{name} ({shown})"), skip, |s| {
+                        s.ask(&line, &[]).map(|mv| pos.format_move(mv))
+                    });
+                    self.step(format!("{name_after} ({shown} and a pass)"), skip, |s| {
+                        s.ask(&line, &[pass])
+                            .map(|mv| pos.play(pass).format_move(mv))
+                    });
+                }
+                None => {
+                    for n in [name, name_after] {
+                        let clock = Instant::now();
+                        let why = "no random game of the seed reached a pass".to_string();
+                        self.record(n.into(), StepResult::Skipped(why), clock);
+                    }
+                }
+            }
+        } else {
+            let line = self.near_the_end(3);
+            self.step(
+                format!(
+                    "a position near the end of a game (after {} random moves) and a move",
+                    line.len()
+                ),
+                skip,
+                |s| s.ask(&line, &[]).map(|mv| s.after(&line).format_move(mv)),
+            );
+        }
+        self.step(
+            "a whole game against a random mover (the program second)",
+            skip,
+            |s| s.whole_game(),
+        );
+        self.player.quit();
+        self.step(
+            format!(
+                "it leaves within {} of the goodbye",
+                seconds_text(QUIT_LIMIT)
+            ),
+            skip,
+            |s| s.leaves(),
+        );
+        self.steps
+    }
+
+    /// The position after `moves` from the start.
+    fn after(&self, moves: &[G::Move]) -> G {
+        moves.iter().fold(self.start, |pos, &mv| pos.play(mv))
+    }
+
+    /// A new game after `opening`, the players' `moves` since, and the program's move then:
+    /// a legal move, or what went wrong.
+    fn ask(&mut self, opening: &[G::Move], moves: &[G::Move]) -> Result<G::Move, String> {
+        let opening = Opening {
+            initial: self.start,
+            moves: opening,
+        };
+        self.player
+            .new_game(&opening)
+            .map_err(|e| format!("at the new game: {}", describe(&e)))?;
+        let pos = moves
+            .iter()
+            .fold(opening.position(), |pos, &mv| pos.play(mv));
+        let turn = quiet_turn(&pos, moves);
+        let thought = self.player.think(&turn).map_err(|e| {
+            let mut text = describe(&e);
+            if let PlayerError::BadAnswer(_) = e {
+                text.push_str(&format!(
+                    ", no legal move here (legal: {})",
+                    legal_list(&pos)
+                ));
+            }
+            text
+        })?;
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        if !legal.contains(&thought.mv) {
+            return Err(format!(
+                "it played {}, no legal move here (legal: {})",
+                pos.format_move(thought.mv),
+                legal_list(&pos)
+            ));
+        }
+        Ok(thought.mv)
+    }
+
+    /// A random opening of `plies` moves (fewer when every try ends the game first) that leaves
+    /// a game to play.
+    fn random_opening(&mut self, plies: usize) -> Vec<G::Move> {
+        for plies in (0..=plies).rev() {
+            for _ in 0..100 {
+                let line = random_line(self.start, plies, &mut self.rng);
+                if line.len() == plies && self.after(&line).outcome().is_none() {
+                    return line;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The moves of a random game up to a position where the side to move must pass, if one
+    /// of a thousand random games reaches one.
+    fn random_pass(&mut self) -> Option<Vec<G::Move>> {
+        for _ in 0..1000 {
+            let mut pos = self.start;
+            let mut line = Vec::new();
+            let mut legal = MoveList::new();
+            loop {
+                legal.clear();
+                pos.legal_moves(&mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                if legal.len() == 1 && pos.format_move(legal[0]) == "pass" {
+                    return Some(line);
+                }
+                let mv = legal[self.rng.random_range(0..legal.len())];
+                line.push(mv);
+                pos = pos.play(mv);
+            }
+        }
+        None
+    }
+
+    /// The moves of a random game but its last `plies`.
+    fn near_the_end(&mut self, plies: usize) -> Vec<G::Move> {
+        let mut line = random_line(self.start, usize::MAX, &mut self.rng);
+        line.truncate(line.len().saturating_sub(plies));
+        line
+    }
+
+    /// A whole game from the start, the program second against a random mover.
+    fn whole_game(&mut self) -> Result<String, String> {
+        let mut random = RandomMover {
+            rng: ChaCha8Rng::seed_from_u64(self.rng.random()),
+        };
+        let record = play_game(
+            &Opening::none(self.start),
+            [&mut random, &mut self.player],
+            &mut Referee::default(),
+            |_, _| {},
+        );
+        let plies = record.moves.len();
+        if let Some(side) = record.termination.failed() {
+            let who = if side == Side::Second {
+                "it"
+            } else {
+                "the random mover"
+            };
+            return Err(format!(
+                "{who} lost by {} after {}: {}",
+                record.termination.name(),
+                moves_text(plies),
+                record.termination.detail().unwrap_or("")
+            ));
+        }
+        Ok(format!(
+            "{}, {}",
+            moves_text(plies),
+            match record.outcome.winner {
+                Some(Side::Second) => "it won",
+                Some(Side::First) => "it lost",
+                None => "a draw",
+            }
+        ))
+    }
+
+    /// A fresh start of the program, its handshake, then the goodbye: it must leave by itself
+    /// within [`QUIT_LIMIT`].
+    fn leaves(&mut self) -> Result<String, String> {
+        let setup = setup(self.config);
+        let mut io = EngineProcess::spawn(&process_spec(&setup.spec)).map_err(|e| e.to_string())?;
+        let mut dialect = super::dialect::<G>(setup.spec.protocol);
+        dialect
+            .handshake(&mut io, &setup)
+            .map_err(|e| format!("at the handshake: {}", describe(&e)))?;
+        let goodbye = dialect.goodbye();
+        let clock = Instant::now();
+        match io.quit(Some(goodbye), QUIT_LIMIT) {
+            Some(0) => Ok(format!("it left in {}", seconds_text(clock.elapsed()))),
+            Some(code) => Ok(format!(
+                "it left in {} with exit status {code}",
+                seconds_text(clock.elapsed())
+            )),
+            None => Err(format!(
+                "it was still running {} after '{goodbye}' (killed)",
+                seconds_text(QUIT_LIMIT)
+            )),
+        }
+    }
+}
+
+/// The match setup of the check: no clock, the program's stall limit bounding each answer.
+fn setup(config: &CheckConfig) -> Setup {
+    Setup {
+        game: config.game,
+        spec: config.spec.clone(),
+        clock: None,
+    }
+}
+
+/// How to start the program of `spec`.
+fn process_spec(spec: &OutsideSpec) -> ProcessSpec {
+    ProcessSpec {
+        command: spec.program.clone().unwrap_or_else(|| spec.command.clone()),
+        args: spec.args.clone(),
+        working_dir: spec.folder.clone().or_else(|| spec.working_dir.clone()),
+        stderr_log: None,
+    }
+}
+
+/// `1 move`, `12 moves`.
+fn moves_text(n: usize) -> String {
+    format!("{n} move{}", if n == 1 { "" } else { "s" })
+}
+
+/// A turn off the clock.
+fn quiet_turn<'a, G: Game>(position: &'a G, moves: &'a [G::Move]) -> Turn<'a, G> {
+    Turn {
+        position,
+        moves,
+        time_left: None,
+        opponent_time_left: None,
+        increment: Duration::ZERO,
+        moves_to_go: None,
+        move_time: None,
+        deadline: None,
+    }
+}
+
+/// A failure in words.
+fn describe(e: &PlayerError) -> String {
+    match e {
+        PlayerError::BadAnswer(line) => format!("it answered '{}'", super::quote(line)),
+        e => e.to_string(),
+    }
+}
+
+/// The legal moves of `pos`, in its notation.
+fn legal_list<G: Game>(pos: &G) -> String {
+    let mut legal = MoveList::new();
+    pos.legal_moves(&mut legal);
+    let names: Vec<String> = legal.iter().map(|&m| pos.format_move(m)).collect();
+    names.join(" ")
+}
+
+/// `moves` from `start` in the game's notation.
+fn notation<G: Game>(start: &G, moves: &[G::Move]) -> Vec<String> {
+    let mut pos = *start;
+    moves
+        .iter()
+        .map(|&mv| {
+            let text = pos.format_move(mv);
+            pos = pos.play(mv);
+            text
+        })
+        .collect()
+}
+
+/// Up to `plies` random moves from `start` (fewer when the game ends first).
+fn random_line<G: Game>(start: G, plies: usize, rng: &mut ChaCha8Rng) -> Vec<G::Move> {
+    let mut pos = start;
+    let mut line = Vec::new();
+    let mut legal = MoveList::new();
+    while line.len() < plies {
+        legal.clear();
+        pos.legal_moves(&mut legal);
+        if legal.is_empty() {
+            break;
+        }
+        let mv = legal[rng.random_range(0..legal.len())];
+        line.push(mv);
+        pos = pos.play(mv);
+    }
+    line
+}
+
+/// A player that answers a uniformly random legal move.
+struct RandomMover {
+    rng: ChaCha8Rng,
+}
+
+impl<G: Game> Player<G> for RandomMover {
+    fn new_game(&mut self, _: &Opening<'_, G>) -> Result<(), PlayerError> {
+        Ok(())
+    }
+
+    fn think(&mut self, turn: &Turn<'_, G>) -> Result<Thought<G::Move>, PlayerError> {
+        let mut legal = MoveList::new();
+        turn.position.legal_moves(&mut legal);
+        if legal.is_empty() {
+            return Err(PlayerError::Failed("no legal move".into()));
+        }
+        Ok(super::bare(legal[self.rng.random_range(0..legal.len())]))
+    }
+
+    fn game_over(&mut self, _: &Outcome) {}
+}
+
+/// Helpers for the outside dialects' tests: the fake engine of `tests/engines/fake.py`, and
+/// games between outside players.
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) mod testing {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use super::super::{OutsidePlayer, OutsideSpec, Protocol, Setup};
+    use crate::arena::game::{GameRecord, Opening, Referee, TimeControl, play_game};
+    use crate::games::{Game, GameKind};
+
+    /// The fake engine speaking `protocol` for `game`, with more of its flags.
+    pub fn fake(protocol: Protocol, game: &str, flags: &[&str]) -> OutsideSpec {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/fake.py");
+        let mut args = vec![
+            script.to_string(),
+            "--protocol".into(),
+            protocol.name().into(),
+            "--game".into(),
+            game.into(),
+        ];
+        args.extend(flags.iter().map(|f| f.to_string()));
+        OutsideSpec {
+            command: "python3".into(),
+            args,
+            working_dir: None,
+            protocol,
+            protocol_version: None,
+            options: BTreeMap::new(),
+            depth: None,
+            nodes: None,
+            stall_ms: 20_000,
+            program: None,
+            folder: None,
+        }
+    }
+
+    /// A game between the programs of `specs` (the first player first) after `opening` (in the
+    /// game's notation) from `start`, on `clock` with a margin of 300 ms.
+    pub fn play<G: Game>(
+        start: G,
+        opening: &str,
+        specs: [OutsideSpec; 2],
+        clock: Option<TimeControl>,
+    ) -> GameRecord<G> {
+        let game = GameKind::parse(&start.name()).unwrap();
+        let [a, b] = specs.map(|spec| OutsidePlayer::<G>::new(Setup { game, spec, clock }, None));
+        let (mut a, mut b) = (a, b);
+        let moves = start.parse_sequence(opening).unwrap();
+        let mut referee = Referee {
+            clock,
+            margin: Duration::from_millis(300),
+            adjudicator: None,
+        };
+        play_game(
+            &Opening {
+                initial: start,
+                moves: &moves,
+            },
+            [&mut a, &mut b],
+            &mut referee,
+            |_, _| {},
+        )
+    }
+
+    /// A file under the temporary folder for a fake's `--log`, removed with the value.
+    pub fn log_file() -> tempfile::NamedTempFile {
+        tempfile::NamedTempFile::new().unwrap()
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::testing::fake;
+    use super::*;
+    use crate::arena::outside::Protocol;
+
+    fn check(game: &str, spec: OutsideSpec) -> Vec<CheckStep> {
+        let config = CheckConfig {
+            game: GameKind::parse(game).unwrap(),
+            spec,
+            seed: 7,
+        };
+        let mut reported = 0;
+        let steps = run_check(&config, &mut |_| reported += 1).unwrap();
+        assert_eq!(reported, steps.len());
+        steps
+    }
+
+    fn summary(steps: &[CheckStep]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| match &s.result {
+                StepResult::Passed(_) => format!("{} ok", s.number),
+                StepResult::Failed(why) => format!("{} FAIL {why}", s.number),
+                StepResult::Skipped(_) => format!("{} skip", s.number),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compliant_programs_pass_every_step() {
+        for (protocol, game) in [
+            (Protocol::Gtp, "othello"),
+            (Protocol::Nboard, "othello"),
+            (Protocol::Gomocup, "morpion-7x7-5"),
+            (Protocol::Line, "connect4"),
+        ] {
+            let steps = check(game, fake(protocol, game, &[]));
+            let expected = if game == "othello" { 7 } else { 6 };
+            assert_eq!(steps.len(), expected, "{protocol}");
+            assert!(
+                steps.iter().all(CheckStep::passed),
+                "{protocol}: {:?}",
+                summary(&steps)
+            );
+        }
+    }
+
+    #[test]
+    fn the_othello_steps_include_both_passes() {
+        let steps = check("othello", fake(Protocol::Gtp, "othello", &[]));
+        assert!(
+            steps[3]
+                .name
+                .starts_with("a position where the program must pass")
+        );
+        assert_eq!(steps[3].result, StepResult::Passed("pass".into()));
+        assert!(
+            steps[4]
+                .name
+                .starts_with("a move after the opponent's pass")
+        );
+    }
+
+    #[test]
+    fn an_illegal_move_fails_its_steps() {
+        let steps = check(
+            "othello",
+            fake(Protocol::Nboard, "othello", &["--illegal-at", "1"]),
+        );
+        let lines = summary(&steps);
+        assert_eq!(lines[0], "1 ok");
+        assert!(
+            lines[1].starts_with("2 FAIL it answered '=== ") && lines[1].contains("legal: "),
+            "{lines:?}"
+        );
+        assert!(
+            lines[5].starts_with("6 FAIL it lost by illegal-move"),
+            "{lines:?}"
+        );
+        assert_eq!(lines[6], "7 ok");
+    }
+
+    #[test]
+    fn a_failed_handshake_skips_the_rest() {
+        let mut spec = fake(Protocol::Gomocup, "morpion-9x9-5", &["--bad-handshake"]);
+        spec.stall_ms = 2000;
+        let steps = check("morpion-9x9-5", spec);
+        let lines = summary(&steps);
+        assert!(
+            lines[0].contains("it answered 'ERROR no' to 'START 9'"),
+            "{lines:?}"
+        );
+        assert!(lines[1..].iter().all(|l| l.ends_with("skip")), "{lines:?}");
+        let steps = check(
+            "connect4",
+            fake(Protocol::Line, "connect4", &["--exit-at-start"]),
+        );
+        let lines = summary(&steps);
+        assert!(lines[0].contains("refusing to start"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_program_that_does_not_leave_fails_the_last_step() {
+        // Answers the handshake, then ignores everything, its input's end included.
+        let script = "while :; do if read l; then case \"$l\" in joute*) echo ok;; esac; \
+                      else sleep 5; fi; done";
+        let mut spec = fake(Protocol::Line, "connect4", &[]);
+        spec.command = "sh".into();
+        spec.args = vec!["-c".into(), script.into()];
+        spec.stall_ms = 200;
+        let steps = check("connect4", spec);
+        let lines = summary(&steps);
+        assert_eq!(lines[0], "1 ok");
+        assert!(
+            lines[1].starts_with("2 FAIL no answer within 200 ms"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[5].starts_with("6 FAIL it was still running 2 s after 'quit'"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_checked_is_refused() {
+        let config = |game: &str, spec| CheckConfig {
+            game: GameKind::parse(game).unwrap(),
+            spec,
+            seed: 1,
+        };
+        let why = refuse(&config("connect4", fake(Protocol::Gtp, "othello", &[]))).unwrap();
+        assert!(why.contains("plays othello"), "{why}");
+        let mut spec = fake(Protocol::Line, "connect4", &[]);
+        spec.command = "/no/such/program".into();
+        let why = refuse(&config("connect4", spec.clone())).unwrap();
+        assert_eq!(why, "no program '/no/such/program': not a file");
+        spec.command = "no-such-program-anywhere".into();
+        let why = refuse(&config("connect4", spec)).unwrap();
+        assert!(why.ends_with("nor found in PATH"), "{why}");
+        assert_eq!(
+            refuse(&config("connect4", fake(Protocol::Line, "connect4", &[]))),
+            None
+        );
+    }
+}

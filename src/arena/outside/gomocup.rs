@@ -1,0 +1,413 @@
+//! The Gomocup (piskvork) protocol, for five in a row on a square board (`morpion-NxN-5`).
+//!
+//! ```text
+//! → START 15
+//! ← OK
+//! → INFO timeout_turn 1000       (from the clock; no answer)
+//! → INFO timeout_match 0
+//! → INFO max_memory 0
+//! → INFO game_type 1
+//! → INFO rule 0
+//! → INFO NAME VALUE              (each of the user's options)
+//! → BEGIN                        (the program opens the game on an empty board)
+//! ← 7,7
+//! → TURN 8,7                     (the opponent's move; the program answers its own)
+//! ← 8,8
+//! → BOARD                        (a game it does not hold: every stone in the order played,
+//! → 7,7,1                         1 its own, 2 its opponent's)
+//! → 8,7,2
+//! → DONE
+//! ← 9,9
+//! → END
+//! ```
+//!
+//! A move is `X,Y`: X the column from 0, Y the row from 0 at the top, so joute's cell `a1` is
+//! `0,0` and `c2` is `2,1`. Lines starting with `MESSAGE`, `DEBUG` or `UNKNOWN` (a program's
+//! answer to an `INFO` it does not know) are passed over; `ERROR ...` in answer to a move
+//! request fails the program.
+//!
+//! The limits: a time per move is `timeout_turn` = that time and `timeout_match` = 0 (no limit
+//! for the match); a game clock is `timeout_match` = `timeout_turn` = its base time, with the
+//! real time left (`INFO time_left MS`) before every move. Without a clock only `timeout_match
+//! 0` is said: the program keeps its own limit per move (the user may set one with an option,
+//! `timeout_turn = "1000"`). `rule 0` is freestyle — five or more in a row win — as joute's
+//! morpion counts them.
+//!
+//! Every game starts with `START N` rather than `RESTART`: START is one of the mandatory
+//! commands, so every program answers it, and it clears the board as RESTART does (RESTART is
+//! optional: a program may answer `UNKNOWN`, and the manager must then start it again).
+
+use std::time::{Duration, Instant};
+
+use super::{Dialect, History, MAX_CHATTER, Setup, quote, read_move};
+use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
+use crate::arena::process::EngineProcess;
+use crate::games::{Game, GameKind};
+
+/// The Gomocup conversation: what the program has been told of the game.
+#[derive(Default)]
+pub(crate) struct Gomocup {
+    /// The stones on the program's board since its last `START`, its own included, in the
+    /// game's notation, in the order played.
+    told: Vec<String>,
+    /// The handshake's `START` has cleared the board and no game has used it yet.
+    fresh: bool,
+}
+
+/// Whether a line the program wrote is no answer: a message, a debug line, an `UNKNOWN` (to an
+/// `INFO` it does not know), an empty line.
+fn is_aside(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("");
+    first.is_empty()
+        || ["MESSAGE", "DEBUG", "UNKNOWN"]
+            .iter()
+            .any(|w| first.eq_ignore_ascii_case(w))
+}
+
+/// Reads the program's next answer by `deadline`; `wait` names the limit in a timeout.
+fn answer(
+    io: &mut EngineProcess,
+    deadline: Instant,
+    wait: Duration,
+) -> Result<String, PlayerError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    io.read_until(left, MAX_CHATTER, |l| !is_aside(l))
+        .map_err(|e| match e {
+            PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
+            e => e,
+        })
+}
+
+/// The board's side, for a square five-in-a-row game.
+fn board_size(game: &GameKind) -> Result<u8, PlayerError> {
+    match *game {
+        GameKind::Morpion { rows, cols, k: 5 } if rows == cols => Ok(rows),
+        _ => Err(PlayerError::Failed(format!(
+            "the gomocup protocol plays five in a row on a square board, not {game}"
+        ))),
+    }
+}
+
+/// A cell name (`c2`) as Gomocup's `X,Y` (`2,1`).
+fn to_xy(name: &str) -> Option<(u32, u32)> {
+    let mut chars = name.chars();
+    let letter = chars.next()?.to_ascii_lowercase();
+    let x = (letter as u32)
+        .checked_sub('a' as u32)
+        .filter(|&x| x < 26)?;
+    let y = chars.as_str().parse::<u32>().ok()?.checked_sub(1)?;
+    Some((x, y))
+}
+
+/// Gomocup's `X,Y` as a cell name, when the column has a letter.
+fn from_xy(x: u32, y: u32) -> Option<String> {
+    let letter = char::from_u32('a' as u32 + x).filter(|_| x < 26)?;
+    Some(format!("{letter}{}", y.checked_add(1)?))
+}
+
+/// Reads `X,Y` (spaces allowed around the numbers) as a cell name.
+fn read_xy(line: &str) -> Option<String> {
+    let (x, y) = line.trim().split_once(',')?;
+    from_xy(x.trim().parse().ok()?, y.trim().parse().ok()?)
+}
+
+/// `X,Y` of a move in the game's notation.
+fn xy(name: &str) -> Result<String, PlayerError> {
+    let (x, y) =
+        to_xy(name).ok_or_else(|| PlayerError::Failed(format!("the move '{name}' is no cell")))?;
+    Ok(format!("{x},{y}"))
+}
+
+/// The `INFO` lines for `setup`: the limits, the rules, then the user's options.
+fn infos(setup: &Setup) -> Vec<String> {
+    let mut lines = Vec::new();
+    match setup.clock {
+        Some(TimeControl::Move { time }) => {
+            lines.push(format!("INFO timeout_turn {}", time.as_millis()));
+            lines.push("INFO timeout_match 0".to_string());
+        }
+        Some(TimeControl::Game { base, .. }) => {
+            lines.push(format!("INFO timeout_turn {}", base.as_millis()));
+            lines.push(format!("INFO timeout_match {}", base.as_millis()));
+        }
+        None => lines.push("INFO timeout_match 0".to_string()),
+    }
+    lines.push("INFO max_memory 0".to_string());
+    lines.push("INFO game_type 1".to_string());
+    lines.push("INFO rule 0".to_string());
+    for (name, value) in &setup.spec.options {
+        lines.push(format!("INFO {name} {value}"));
+    }
+    lines
+}
+
+impl Gomocup {
+    /// `START N` (answered `OK`), then the `INFO` lines: an empty board and the limits.
+    fn start(
+        &mut self,
+        io: &mut EngineProcess,
+        setup: &Setup,
+        deadline: Instant,
+        wait: Duration,
+    ) -> Result<(), PlayerError> {
+        let start = format!("START {}", board_size(&setup.game)?);
+        io.send(&start)?;
+        let reply = answer(io, deadline, wait)?;
+        if !reply
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("OK"))
+        {
+            return Err(PlayerError::Failed(format!(
+                "it answered '{}' to '{start}', not 'OK'",
+                quote(&reply)
+            )));
+        }
+        for line in infos(setup) {
+            io.send(&line)?;
+        }
+        self.told.clear();
+        Ok(())
+    }
+}
+
+impl<G: Game> Dialect<G> for Gomocup {
+    fn handshake(&mut self, io: &mut EngineProcess, setup: &Setup) -> Result<(), PlayerError> {
+        let wait = setup.spec.stall();
+        self.start(io, setup, Instant::now() + wait, wait)?;
+        self.fresh = true;
+        Ok(())
+    }
+
+    fn new_game(
+        &mut self,
+        io: &mut EngineProcess,
+        setup: &Setup,
+        _: &History<'_, G>,
+    ) -> Result<(), PlayerError> {
+        // The opening's stones go with the first request (BOARD).
+        if !std::mem::take(&mut self.fresh) {
+            let wait = setup.spec.stall();
+            self.start(io, setup, Instant::now() + wait, wait)?;
+        }
+        Ok(())
+    }
+
+    fn think(
+        &mut self,
+        io: &mut EngineProcess,
+        setup: &Setup,
+        history: &History<'_, G>,
+        turn: &Turn<'_, G>,
+        wait: Duration,
+    ) -> Result<Thought<G::Move>, PlayerError> {
+        let deadline = Instant::now() + wait;
+        self.fresh = false;
+        let me = turn.position.side_to_move();
+        let stones = history.notated();
+        let names: Vec<String> = stones.iter().map(|(_, mv)| mv.clone()).collect();
+        let mut request = Vec::new();
+        if names.len() == self.told.len() + 1 && names.starts_with(&self.told) {
+            request.push(format!("TURN {}", xy(&names[names.len() - 1])?));
+        } else if names.is_empty() && self.told.is_empty() {
+            request.push("BEGIN".to_string());
+        } else {
+            if !self.told.is_empty() {
+                // Not the game the program holds: a new board first.
+                self.start(io, setup, deadline, wait)?;
+            }
+            request.push("BOARD".to_string());
+            for (pos, name) in &stones {
+                let whose = if pos.side_to_move() == me { 1 } else { 2 };
+                request.push(format!("{},{whose}", xy(name)?));
+            }
+            request.push("DONE".to_string());
+        }
+        if let (Some(TimeControl::Game { .. }), Some(t)) = (setup.clock, turn.time_left) {
+            io.send(&format!("INFO time_left {}", t.as_millis()))?;
+        }
+        for line in &request {
+            io.send(line)?;
+        }
+        let line = answer(io, deadline, wait)?;
+        if line
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("ERROR"))
+        {
+            return Err(PlayerError::Failed(format!(
+                "it answered '{}' to {}",
+                quote(&line),
+                request[0]
+            )));
+        }
+        let name = read_xy(&line).ok_or_else(|| PlayerError::BadAnswer(line.clone()))?;
+        let mv = read_move(turn.position, &name, &line)?;
+        self.told = names;
+        self.told.push(turn.position.format_move(mv));
+        Ok(super::bare(mv))
+    }
+
+    fn goodbye(&self) -> &'static str {
+        "END"
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn cells_are_columns_then_rows_from_zero() {
+        assert_eq!(to_xy("a1"), Some((0, 0)));
+        assert_eq!(to_xy("c2"), Some((2, 1)));
+        assert_eq!(to_xy("o15"), Some((14, 14)));
+        assert_eq!(read_xy("2,1").as_deref(), Some("c2"));
+        assert_eq!(read_xy(" 14 , 14 ").as_deref(), Some("o15"));
+        assert_eq!(read_xy("2;1"), None);
+        assert_eq!(read_xy("-1,0"), None);
+        assert_eq!(read_xy("1,2,3"), None);
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::Protocol;
+    use super::super::check::testing::{fake, log_file, play};
+    use crate::arena::game::{Termination, TimeControl};
+    use crate::games::{Game, Morpion, Side};
+
+    fn gomocup(flags: &[&str]) -> super::super::OutsideSpec {
+        fake(Protocol::Gomocup, "morpion-9x9-5", flags)
+    }
+
+    fn board() -> Morpion {
+        Morpion::start(9, 9, 5)
+    }
+
+    #[test]
+    fn two_programs_play_games_with_and_without_an_opening() {
+        let log = log_file();
+        let path = log.path().to_str().unwrap();
+        let clock = TimeControl::Game {
+            base: Duration::from_secs(20),
+            increment: Duration::from_millis(50),
+            moves: None,
+        };
+        let mut first = gomocup(&["--seed", "7", "--log", path, "--chatter", "2"]);
+        first.options.insert("max_memory".into(), "1000000".into());
+        let record = play(
+            board(),
+            "",
+            [first.clone(), gomocup(&["--seed", "8"])],
+            Some(clock),
+        );
+        assert_eq!(record.termination, Termination::Normal);
+        assert!(record.last.outcome().is_some());
+        let said = std::fs::read_to_string(log.path()).unwrap();
+        let lines: Vec<&str> = said.lines().collect();
+        assert_eq!(
+            lines[..8],
+            [
+                "START 9",
+                "INFO timeout_turn 20000",
+                "INFO timeout_match 20000",
+                "INFO max_memory 0",
+                "INFO game_type 1",
+                "INFO rule 0",
+                "INFO max_memory 1000000",
+                "INFO time_left 20000",
+            ]
+        );
+        assert_eq!(lines[8], "BEGIN");
+        assert!(lines[9].starts_with("INFO time_left "), "{}", lines[9]);
+        assert!(lines[10].starts_with("TURN "), "{}", lines[10]);
+        assert_eq!(lines.last(), Some(&"END"));
+
+        // The second player after an opening: the stones, in order, own ones 1.
+        std::fs::write(log.path(), "").unwrap();
+        let record = play(
+            board(),
+            "a1 c2 e5",
+            [gomocup(&["--seed", "9"]), first],
+            Some(TimeControl::Move {
+                time: Duration::from_millis(1500),
+            }),
+        );
+        assert_eq!(record.termination, Termination::Normal);
+        let said = std::fs::read_to_string(log.path()).unwrap();
+        let lines: Vec<&str> = said.lines().collect();
+        assert_eq!(
+            lines[..3],
+            ["START 9", "INFO timeout_turn 1500", "INFO timeout_match 0"]
+        );
+        let board_at = lines.iter().position(|l| *l == "BOARD").unwrap();
+        assert_eq!(
+            lines[board_at..board_at + 5],
+            ["BOARD", "0,0,2", "2,1,1", "4,4,2", "DONE"]
+        );
+        assert!(lines[board_at + 5].starts_with("TURN "));
+        assert!(!said.contains("time_left"));
+    }
+
+    #[test]
+    fn garbage_a_crash_and_a_hang_lose() {
+        let record = play(
+            board(),
+            "",
+            [gomocup(&[]), gomocup(&["--garbage-at", "2"])],
+            None,
+        );
+        assert_eq!(
+            record.termination,
+            Termination::IllegalMove(Side::Second, "banana".into())
+        );
+        let record = play(
+            board(),
+            "",
+            [gomocup(&["--illegal-at", "2"]), gomocup(&[])],
+            None,
+        );
+        match &record.termination {
+            Termination::IllegalMove(Side::First, line) => assert!(line.contains(','), "{line}"),
+            other => panic!("{other:?}"),
+        }
+        let record = play(
+            board(),
+            "",
+            [gomocup(&["--crash-at", "1"]), gomocup(&[])],
+            None,
+        );
+        assert_eq!(record.termination.name(), "crash");
+        assert_eq!(record.termination.failed(), Some(Side::First));
+        let clock = TimeControl::Move {
+            time: Duration::from_millis(200),
+        };
+        let record = play(
+            board(),
+            "",
+            [gomocup(&[]), gomocup(&["--hang-at", "2"])],
+            Some(clock),
+        );
+        assert_eq!(record.termination.name(), "timeout");
+        assert_eq!(record.termination.failed(), Some(Side::Second));
+    }
+
+    #[test]
+    fn an_error_to_start_fails_the_start() {
+        let record = play(
+            board(),
+            "",
+            [gomocup(&[]), gomocup(&["--bad-handshake"])],
+            None,
+        );
+        match &record.termination {
+            Termination::Crash(Side::Second, why) => {
+                assert!(why.contains("it answered 'ERROR no' to 'START 9'"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! Outside engines: third-party programs that play over the protocols their authors already
+//! speak — GTP (Othello dialect), NBoard, Gomocup (piskvork) and joute's own line protocol
+//! (`docs/protocols.md`).
+//!
+//! An [`OutsidePlayer`] is a [`Player`] like a built-in engine. It starts its program
+//! ([`EngineProcess`]: a process group of its own, every read under a time limit) at the first
+//! game, speaks the protocol's handshake, tells the program each new game and asks it for a
+//! move on each turn. After any failure — a crash, a hang, garbage — the program is killed and
+//! started again for the next game, so one bad game costs one game.
+//!
+//! A protocol is a [`Dialect`]: what to say at the start, at a new game and on a turn, and how
+//! to read the answer. The dialects know only text: moves go out and come in through the game's
+//! own notation ([`Game::format_move`], [`Game::parse_move`]), translated where a protocol
+//! writes them otherwise (Gomocup's `x,y`, NBoard's capitals).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::game::{Opening, Player, PlayerError, Thought, TimeControl, Turn};
+use super::process::{EngineProcess, ProcessSpec};
+use crate::games::{Game, GameKind, Outcome};
+
+pub mod check;
+mod gomocup;
+mod gtp;
+mod line;
+mod nboard;
+
+/// Lines an engine may write before the answer expected (comments, status, chatter).
+pub const MAX_CHATTER: usize = 1000;
+/// How long a program may take to leave after `quit` before its group is killed.
+const QUIT_GRACE: Duration = Duration::from_millis(300);
+
+/// The protocols joute speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// The Go Text Protocol's Othello dialect, as Edax (`-gtp`) speaks it.
+    Gtp,
+    /// NBoard's engine protocol, as Edax (`-nboard`, version 1) and NTest (version 2) speak it.
+    Nboard,
+    /// The Gomocup (piskvork) protocol, for five in a row on square boards.
+    Gomocup,
+    /// joute's own line protocol: one line in, one line out (`docs/protocols.md`).
+    Line,
+}
+
+impl Protocol {
+    /// Every protocol, in the order messages list them.
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Line,
+        Protocol::Gtp,
+        Protocol::Nboard,
+        Protocol::Gomocup,
+    ];
+
+    /// The name specs write.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Gtp => "gtp",
+            Protocol::Nboard => "nboard",
+            Protocol::Gomocup => "gomocup",
+            Protocol::Line => "line",
+        }
+    }
+
+    /// Reads a protocol name.
+    pub fn parse(text: &str) -> Result<Protocol, String> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.name() == text.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown protocol '{text}'; joute speaks {}",
+                    names.join(", ")
+                )
+            })
+    }
+
+    /// Why this protocol cannot play `game`, if it cannot: GTP and NBoard are Othello's,
+    /// Gomocup is five in a row's on a square board; the line protocol plays every game.
+    pub fn refuses(self, game: &GameKind) -> Option<String> {
+        match (self, game) {
+            (Protocol::Line, _) => None,
+            (Protocol::Gtp | Protocol::Nboard, GameKind::Othello) => None,
+            (Protocol::Gtp | Protocol::Nboard, _) => Some(format!(
+                "the {} protocol plays othello, not {}; use protocol = \"line\"",
+                self.name(),
+                game
+            )),
+            (Protocol::Gomocup, GameKind::Morpion { rows, cols, k })
+                if rows == cols && *k == 5 && *rows >= 5 =>
+            {
+                None
+            }
+            (Protocol::Gomocup, _) => Some(format!(
+                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, N 5..=15), not {}; use protocol = \"line\"",
+                game
+            )),
+        }
+    }
+
+    /// Whether the protocol can pass a search depth to the program.
+    pub fn passes_depth(self) -> bool {
+        matches!(self, Protocol::Nboard | Protocol::Line)
+    }
+
+    /// Whether the protocol can pass a node budget to the program.
+    pub fn passes_nodes(self) -> bool {
+        matches!(self, Protocol::Line)
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to run an outside engine, as a spec resolves it. The command and folder are recorded
+/// as written (`run.json` and the spec's hash do not depend on where the run is started); the
+/// program and folder found for them travel beside, unrecorded.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OutsideSpec {
+    /// The program, as it is started (a path, or a name looked up in `PATH`).
+    pub command: PathBuf,
+    /// Its arguments, as written.
+    pub args: Vec<String>,
+    /// The folder it runs in (`None`: joute's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<PathBuf>,
+    /// The protocol it speaks.
+    pub protocol: Protocol,
+    /// NBoard's protocol version (1 for Edax, 2 for NTest); `None` for other protocols.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<u32>,
+    /// The user's settings for the program, passed the protocol's way (GTP: a command each;
+    /// NBoard: `set NAME VALUE`; Gomocup: `INFO NAME VALUE`; line: `NAME=VALUE` on the
+    /// handshake).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, String>,
+    /// A search depth passed to the program (NBoard, line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// A node budget passed to the program (line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// How long the program may be silent when no clock is running (start-up, a new game, a
+    /// move of a game without a clock) before it has stalled, in milliseconds.
+    pub stall_ms: u64,
+    /// The program found for `command` (`None`: `command` as it is).
+    #[serde(skip)]
+    pub program: Option<PathBuf>,
+    /// The folder found for `working_dir` (`None`: `working_dir`, or joute's).
+    #[serde(skip)]
+    pub folder: Option<PathBuf>,
+}
+
+impl PartialEq for OutsideSpec {
+    /// Equal when recorded alike: where the program was found does not count.
+    fn eq(&self, other: &Self) -> bool {
+        self.command == other.command
+            && self.args == other.args
+            && self.working_dir == other.working_dir
+            && self.protocol == other.protocol
+            && self.protocol_version == other.protocol_version
+            && self.options == other.options
+            && self.depth == other.depth
+            && self.nodes == other.nodes
+            && self.stall_ms == other.stall_ms
+    }
+}
+
+impl OutsideSpec {
+    /// The stall limit.
+    pub fn stall(&self) -> Duration {
+        Duration::from_millis(self.stall_ms)
+    }
+
+    /// The command line as a person would type it, for messages.
+    pub fn command_line(&self) -> String {
+        let mut text = self.command.display().to_string();
+        for a in &self.args {
+            text.push(' ');
+            text.push_str(a);
+        }
+        text
+    }
+
+    /// A one-line description: `gtp: edax -gtp -l 4`.
+    pub fn describe(&self) -> String {
+        format!("{} engine: {}", self.protocol, self.command_line())
+    }
+}
+
+/// What a dialect knows of the match: the game and the limits it may pass on.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The game.
+    pub game: GameKind,
+    /// The engine's configuration.
+    pub spec: OutsideSpec,
+    /// The clock the referee keeps, if any.
+    pub clock: Option<TimeControl>,
+}
+
+/// The whole game so far: the position the game began at and every move since, the opening's
+/// included (some protocols are told the moves from the start, others only the new ones).
+pub struct History<'a, G: Game> {
+    /// The position the game began at (before the opening).
+    pub initial: &'a G,
+    /// Every move since, opening and players' moves alike.
+    pub moves: &'a [G::Move],
+}
+
+impl<G: Game> History<'_, G> {
+    /// Each move in the game's notation, with the position it was played in.
+    pub fn notated(&self) -> Vec<(G, String)> {
+        let mut pos = *self.initial;
+        self.moves
+            .iter()
+            .map(|&mv| {
+                let before = pos;
+                pos = pos.play(mv);
+                (before, before.format_move(mv))
+            })
+            .collect()
+    }
+}
+
+/// One protocol, spoken to one program: the conversation's steps.
+pub(crate) trait Dialect<G: Game> {
+    /// The conversation's opening, right after the program started: the handshake, the
+    /// options, the limits. A program that does not answer as the protocol says fails here.
+    fn handshake(&mut self, io: &mut EngineProcess, setup: &Setup) -> Result<(), PlayerError>;
+
+    /// A new game begins at `history` (the initial position and the opening's moves).
+    fn new_game(
+        &mut self,
+        io: &mut EngineProcess,
+        setup: &Setup,
+        history: &History<'_, G>,
+    ) -> Result<(), PlayerError>;
+
+    /// The program's move on `turn`, the game so far being `history`; `wait` is how long its
+    /// answer may take.
+    fn think(
+        &mut self,
+        io: &mut EngineProcess,
+        setup: &Setup,
+        history: &History<'_, G>,
+        turn: &Turn<'_, G>,
+        wait: Duration,
+    ) -> Result<Thought<G::Move>, PlayerError>;
+
+    /// The line that asks the program to leave.
+    fn goodbye(&self) -> &'static str;
+}
+
+/// The dialect of `protocol`.
+fn dialect<G: Game>(protocol: Protocol) -> Box<dyn Dialect<G>> {
+    match protocol {
+        Protocol::Gtp => Box::new(gtp::Gtp::default()),
+        Protocol::Nboard => Box::new(nboard::Nboard::default()),
+        Protocol::Gomocup => Box::new(gomocup::Gomocup::default()),
+        Protocol::Line => Box::new(line::Line),
+    }
+}
+
+/// Reads a move the program wrote, in the game's notation, in `pos`: a line that is no legal
+/// move there is the program's bad answer, kept whole for the log.
+pub(crate) fn read_move<G: Game>(pos: &G, text: &str, line: &str) -> Result<G::Move, PlayerError> {
+    pos.parse_move(text.trim())
+        .map_err(|_| PlayerError::BadAnswer(line.to_string()))
+}
+
+/// An outside program playing as a [`Player`].
+pub struct OutsidePlayer<G: Game> {
+    setup: Setup,
+    process: ProcessSpec,
+    dialect: Box<dyn Dialect<G>>,
+    io: Option<EngineProcess>,
+    /// Where the game began, and every move since.
+    initial: Option<G>,
+    moves: Vec<G::Move>,
+    /// Moves of the opening, at the head of `moves`.
+    opening_len: usize,
+    /// Times the program was started.
+    starts: u32,
+}
+
+impl<G: Game> OutsidePlayer<G> {
+    /// A player for the engine `setup.spec`; `stderr_log` receives the program's stderr. The
+    /// program starts at the first game (or at [`OutsidePlayer::start`]).
+    pub fn new(setup: Setup, stderr_log: Option<PathBuf>) -> OutsidePlayer<G> {
+        let spec = &setup.spec;
+        let process = ProcessSpec {
+            command: spec.program.clone().unwrap_or_else(|| spec.command.clone()),
+            args: spec.args.clone(),
+            working_dir: spec.folder.clone().or_else(|| spec.working_dir.clone()),
+            stderr_log,
+        };
+        OutsidePlayer {
+            dialect: dialect(setup.spec.protocol),
+            setup,
+            process,
+            io: None,
+            initial: None,
+            moves: Vec::new(),
+            opening_len: 0,
+            starts: 0,
+        }
+    }
+
+    /// Starts the program, when it is not running, and speaks the handshake.
+    pub fn start(&mut self) -> Result<(), PlayerError> {
+        if self.io.is_some() {
+            return Ok(());
+        }
+        let mut io = EngineProcess::spawn(&self.process)?;
+        self.starts += 1;
+        self.dialect = dialect(self.setup.spec.protocol);
+        self.dialect.handshake(&mut io, &self.setup)?;
+        self.io = Some(io);
+        Ok(())
+    }
+
+    /// Times the program was started (a restart after each failed game).
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    /// Asks the program to leave, and kills its process group after a short grace.
+    pub fn quit(&mut self) {
+        if let Some(mut io) = self.io.take() {
+            io.quit(Some(self.dialect.goodbye()), QUIT_GRACE);
+        }
+    }
+
+    /// Runs `step` on the running program; a failure kills it (it starts again at the next
+    /// game).
+    fn with_io<T>(
+        &mut self,
+        step: impl FnOnce(&mut dyn Dialect<G>, &mut EngineProcess, &Setup) -> Result<T, PlayerError>,
+    ) -> Result<T, PlayerError> {
+        let io = self
+            .io
+            .as_mut()
+            .ok_or_else(|| PlayerError::Failed("the program is not running".into()))?;
+        let result = step(self.dialect.as_mut(), io, &self.setup);
+        if result.is_err() {
+            // Its state is unknown now (still thinking, half an answer written): start afresh.
+            self.io = None;
+        }
+        result
+    }
+}
+
+impl<G: Game> Player<G> for OutsidePlayer<G> {
+    fn new_game(&mut self, opening: &Opening<'_, G>) -> Result<(), PlayerError> {
+        self.initial = Some(opening.initial);
+        self.moves.clear();
+        self.moves.extend_from_slice(opening.moves);
+        self.opening_len = opening.moves.len();
+        if let Err(e) = self.start() {
+            self.io = None;
+            return Err(e);
+        }
+        let initial = opening.initial;
+        let moves = std::mem::take(&mut self.moves);
+        let result = self.with_io(|dialect, io, setup| {
+            let history = History {
+                initial: &initial,
+                moves: &moves,
+            };
+            dialect.new_game(io, setup, &history)
+        });
+        self.moves = moves;
+        result
+    }
+
+    fn think(&mut self, turn: &Turn<'_, G>) -> Result<Thought<G::Move>, PlayerError> {
+        let initial = self
+            .initial
+            .ok_or_else(|| PlayerError::Failed("asked for a move before a game".into()))?;
+        self.moves.truncate(self.opening_len);
+        self.moves.extend_from_slice(turn.moves);
+        let wait = turn.deadline.unwrap_or_else(|| self.setup.spec.stall());
+        let moves = std::mem::take(&mut self.moves);
+        let result = self.with_io(|dialect, io, setup| {
+            let history = History {
+                initial: &initial,
+                moves: &moves,
+            };
+            dialect.think(io, setup, &history, turn, wait)
+        });
+        self.moves = moves;
+        result
+    }
+
+    fn game_over(&mut self, _outcome: &Outcome) {}
+}
+
+impl<G: Game> Drop for OutsidePlayer<G> {
+    fn drop(&mut self) {
+        self.quit();
+    }
+}
+
+/// Builds a move's [`Thought`] when the program says nothing of its search.
+pub(crate) fn bare<M>(mv: M) -> Thought<M> {
+    Thought {
+        mv,
+        score: None,
+        depth: 0,
+        nodes: 0,
+        timed_out: false,
+    }
+}
+
+/// A program's line for a message: control characters escaped, cut to 200 characters.
+pub(crate) fn quote(line: &str) -> String {
+    let mut text: String = line
+        .chars()
+        .take(200)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if line.chars().count() > 200 {
+        text.push('…');
+    }
+    text
+}

@@ -1,0 +1,325 @@
+//! The NBoard protocol, as Edax (`edax -nboard`, version 1) and NTest (version 2) speak it.
+//!
+//! ```text
+//! → nboard 2                     (the spec's protocol_version; 2 unless it says otherwise)
+//! → set depth 6                  (when the spec gives a depth)
+//! → set NAME VALUE               (each of the user's options)
+//! → ping 1
+//! ← set myname Edax6             (lines before the pong are passed over)
+//! ← pong 1
+//! → set game (;GM[Othello]PC[joute]...BO[8 ---...--- *]B[F5]W[D6];)
+//! → ping 2
+//! ← pong 2
+//! → move C3                      (each move the program has not been told; a pass is PA)
+//! → go
+//! ← status Edax is thinking      (passed over, as `nodestats` and any other line)
+//! ← === D3/-1.00/0.2             (NBoard's form; Edax writes `=== d3 -1.00 0.2`)
+//! → quit
+//! ```
+//!
+//! The program does not play the move it answers to `go` (the GUI may not play it): it is told
+//! the move with the others, `move D3`, before its next `go`. The evaluation after the move is
+//! in discs from the mover's point of view; its rounding is the thought's score.
+//!
+//! NBoard has no clock command: a game on a clock relies on the referee's deadline alone (the
+//! program keeps its own limits: a depth, its options or its arguments). NTest answers `go`
+//! only once it has been given a depth (`set depth`, the spec's `depth`).
+
+use std::any::Any;
+use std::time::{Duration, Instant};
+
+use super::{Dialect, History, MAX_CHATTER, Setup, read_move};
+use crate::arena::game::{PlayerError, Thought, Turn};
+use crate::arena::process::EngineProcess;
+use crate::games::{Game, Othello, Side};
+
+/// The NBoard conversation: what the program has been told of the game.
+#[derive(Default)]
+pub(crate) struct Nboard {
+    /// The moves of the game the program holds, in the game's notation.
+    told: Vec<String>,
+    /// The last `ping` number sent.
+    pings: u32,
+}
+
+/// A move in NBoard's notation: capitals, a pass `PA`.
+fn nboard_move(notation: &str) -> String {
+    if notation.eq_ignore_ascii_case("pass") {
+        "PA".to_string()
+    } else {
+        notation.to_ascii_uppercase()
+    }
+}
+
+/// A move the program wrote, in the game's notation (`PA`, `ps` and `pass` are the pass).
+fn from_nboard(word: &str) -> String {
+    if ["pa", "ps", "pass"]
+        .iter()
+        .any(|p| word.eq_ignore_ascii_case(p))
+    {
+        "pass".to_string()
+    } else {
+        word.to_ascii_lowercase()
+    }
+}
+
+/// The game so far in GGF, as `set game` takes it: the position the game began at (the 64
+/// squares from a1 row by row, `-` empty, `*` black, `O` white, then the side to move) and every
+/// move since.
+fn ggf<G: Game>(history: &History<'_, G>) -> Result<String, PlayerError> {
+    let initial = (history.initial as &dyn Any)
+        .downcast_ref::<Othello>()
+        .ok_or_else(|| PlayerError::Failed("the nboard protocol plays othello only".into()))?;
+    // `X`, `O`, `-` for the 64 squares, a space, the side to move.
+    let board: String = initial
+        .to_board_string()
+        .chars()
+        .map(|c| match c {
+            'X' => '*',
+            c => c,
+        })
+        .collect();
+    let mut text =
+        format!("(;GM[Othello]PC[joute]PB[black]PW[white]RE[?]TI[0:00//0:00]TY[8]BO[8 {board}]");
+    for (pos, mv) in history.notated() {
+        let who = if pos.side_to_move() == Side::First {
+            'B'
+        } else {
+            'W'
+        };
+        text.push_str(&format!("{who}[{}]", nboard_move(&mv)));
+    }
+    text.push_str(";)");
+    Ok(text)
+}
+
+impl Nboard {
+    /// `ping N`, then waits for `pong N` within `wait`, passing over other lines: the program
+    /// has then read everything before the ping.
+    fn sync(&mut self, io: &mut EngineProcess, wait: Duration) -> Result<(), PlayerError> {
+        self.pings += 1;
+        let pong = format!("pong {}", self.pings);
+        io.send(&format!("ping {}", self.pings))?;
+        io.read_until(wait, MAX_CHATTER, |l| l.trim() == pong)?;
+        Ok(())
+    }
+
+    /// Sets the program's game to `history`.
+    fn set_game<G: Game>(
+        &mut self,
+        io: &mut EngineProcess,
+        history: &History<'_, G>,
+    ) -> Result<(), PlayerError> {
+        io.send(&format!("set game {}", ggf(history)?))?;
+        self.told = history.notated().into_iter().map(|(_, mv)| mv).collect();
+        Ok(())
+    }
+}
+
+/// Reads the answer to `go`: the first word after `===` (its parts split on `/` or spaces: the
+/// move, then the evaluation).
+fn read_go<G: Game>(pos: &G, line: &str) -> Result<Thought<G::Move>, PlayerError> {
+    let rest = line.trim_start().trim_start_matches("===");
+    let mut parts = rest
+        .split(|c: char| c == '/' || c.is_whitespace())
+        .filter(|p| !p.is_empty());
+    let word = parts.next().unwrap_or("");
+    let mv = read_move(pos, &from_nboard(word), line)?;
+    let mut thought = super::bare(mv);
+    thought.score = parts
+        .next()
+        .and_then(|e| e.parse::<f64>().ok())
+        .filter(|e| e.is_finite() && e.abs() < 1e6)
+        .map(|e| e.round() as i32);
+    Ok(thought)
+}
+
+impl<G: Game> Dialect<G> for Nboard {
+    fn handshake(&mut self, io: &mut EngineProcess, setup: &Setup) -> Result<(), PlayerError> {
+        let version = setup.spec.protocol_version.unwrap_or(2);
+        io.send(&format!("nboard {version}"))?;
+        if let Some(depth) = setup.spec.depth {
+            io.send(&format!("set depth {depth}"))?;
+        }
+        for (name, value) in &setup.spec.options {
+            io.send(&format!("set {name} {value}"))?;
+        }
+        self.sync(io, setup.spec.stall())
+    }
+
+    fn new_game(
+        &mut self,
+        io: &mut EngineProcess,
+        setup: &Setup,
+        history: &History<'_, G>,
+    ) -> Result<(), PlayerError> {
+        self.set_game(io, history)?;
+        self.sync(io, setup.spec.stall())
+    }
+
+    fn think(
+        &mut self,
+        io: &mut EngineProcess,
+        _: &Setup,
+        history: &History<'_, G>,
+        turn: &Turn<'_, G>,
+        wait: Duration,
+    ) -> Result<Thought<G::Move>, PlayerError> {
+        let deadline = Instant::now() + wait;
+        let moves: Vec<String> = history.notated().into_iter().map(|(_, mv)| mv).collect();
+        if moves.starts_with(&self.told) {
+            for mv in &moves[self.told.len()..] {
+                io.send(&format!("move {}", nboard_move(mv)))?;
+            }
+            self.told = moves;
+        } else {
+            // Not the game the program holds (the history only grows within a game): afresh.
+            self.set_game(io, history)?;
+        }
+        io.send("go")?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = io
+            .read_until(left, MAX_CHATTER, |l| l.trim_start().starts_with("==="))
+            .map_err(|e| match e {
+                PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
+                e => e,
+            })?;
+        // The program has not played its move: it is told with the next ones.
+        read_go(turn.position, &line)
+    }
+
+    fn goodbye(&self) -> &'static str {
+        "quit"
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::check::testing::{fake, log_file, play};
+    use super::super::{History, Protocol};
+    use super::*;
+    use crate::arena::game::{Termination, TimeControl};
+
+    fn nboard(flags: &[&str]) -> super::super::OutsideSpec {
+        fake(Protocol::Nboard, "othello", flags)
+    }
+
+    #[test]
+    fn the_game_is_written_in_ggf() {
+        let start = Othello::start();
+        let moves = start.parse_sequence("f5 d6").unwrap();
+        let history = History {
+            initial: &start,
+            moves: &moves,
+        };
+        assert_eq!(
+            ggf(&history).unwrap(),
+            "(;GM[Othello]PC[joute]PB[black]PW[white]RE[?]TI[0:00//0:00]TY[8]\
+             BO[8 ---------------------------O*------*O--------------------------- *]\
+             B[F5]W[D6];)"
+        );
+        assert_eq!(nboard_move("pass"), "PA");
+        assert_eq!(from_nboard("PA"), "pass");
+        let pos = start.play_sequence("f5").unwrap();
+        let t = read_go(&pos, "=== D6/-1.60/0.2").unwrap();
+        assert_eq!((pos.format_move(t.mv), t.score), ("d6".into(), Some(-2)));
+        let t = read_go(&pos, "=== f6 0.00 0.0").unwrap();
+        assert_eq!((pos.format_move(t.mv), t.score), ("f6".into(), Some(0)));
+        let t = read_go(&pos, "=== f4").unwrap();
+        assert_eq!(t.score, None);
+        assert_eq!(
+            read_go(&pos, "=== a1/0").unwrap_err(),
+            PlayerError::BadAnswer("=== a1/0".into())
+        );
+    }
+
+    #[test]
+    fn two_programs_play_a_whole_game() {
+        let log = log_file();
+        let path = log.path().to_str().unwrap();
+        let mut first = nboard(&["--seed", "5", "--log", path, "--chatter", "3"]);
+        first.depth = Some(4);
+        first.protocol_version = Some(1);
+        first.options.insert("contempt".into(), "0".into());
+        let record = play(
+            Othello::start(),
+            "f5",
+            [first, nboard(&["--seed", "6"])],
+            Some(TimeControl::Game {
+                base: Duration::from_secs(30),
+                increment: Duration::ZERO,
+                moves: None,
+            }),
+        );
+        assert_eq!(record.termination, Termination::Normal);
+        assert!(record.last.outcome().is_some());
+        assert!(record.moves.iter().all(|m| m.score.is_some()));
+        let said = std::fs::read_to_string(log.path()).unwrap();
+        let lines: Vec<&str> = said.lines().collect();
+        assert_eq!(
+            lines[..4],
+            ["nboard 1", "set depth 4", "set contempt 0", "ping 1"]
+        );
+        assert!(
+            lines[4].starts_with("set game (;GM[Othello]"),
+            "{}",
+            lines[4]
+        );
+        assert!(lines[4].ends_with("B[F5];)"), "{}", lines[4]);
+        assert_eq!(lines[5], "ping 2");
+        // White moved after the opening: black is told its move, then asked.
+        assert!(lines[6].starts_with("move "), "{}", lines[6]);
+        assert_eq!(lines[7], "go");
+        // Its own move is told back to it with the opponent's.
+        assert!(lines[8].starts_with("move ") && lines[9].starts_with("move "));
+        assert_eq!(lines.last(), Some(&"quit"));
+    }
+
+    #[test]
+    fn garbage_a_crash_and_a_hang_lose() {
+        let record = play(
+            Othello::start(),
+            "",
+            [nboard(&["--garbage-at", "1"]), nboard(&[])],
+            None,
+        );
+        assert_eq!(
+            record.termination,
+            Termination::IllegalMove(Side::First, "=== banana".into())
+        );
+        let record = play(
+            Othello::start(),
+            "",
+            [nboard(&[]), nboard(&["--crash-at", "3"])],
+            None,
+        );
+        match &record.termination {
+            Termination::Crash(Side::Second, why) => {
+                assert!(why.contains("exit status: 3"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let clock = TimeControl::Move {
+            time: Duration::from_millis(200),
+        };
+        let record = play(
+            Othello::start(),
+            "",
+            [nboard(&[]), nboard(&["--hang-at", "1"])],
+            Some(clock),
+        );
+        assert_eq!(record.termination.name(), "timeout");
+        assert_eq!(record.termination.failed(), Some(Side::Second));
+    }
+
+    #[test]
+    fn no_pong_is_a_stall_at_the_start() {
+        let mut spec = nboard(&["--bad-handshake"]);
+        spec.stall_ms = 300;
+        let record = play(Othello::start(), "", [spec, nboard(&[])], None);
+        assert_eq!(record.termination.name(), "stall");
+        assert_eq!(record.termination.failed(), Some(Side::First));
+    }
+}

@@ -1,0 +1,446 @@
+//! Outside engines' tables (`command`, `args`, `protocol`, ...) and the spec's clock (`tc`,
+//! `st`, `timemargin`), checked and resolved.
+
+use std::time::Duration;
+
+use super::*;
+use crate::arena::game::TimeControl;
+use crate::arena::outside::{OutsideSpec, Protocol};
+
+/// How long an outside program may be silent off the clock, unless the spec says otherwise.
+pub const DEFAULT_STALL: Duration = Duration::from_secs(60);
+
+/// The keys only built-in engines take, with what each is for.
+const BUILT_IN_KEYS: [&str; 11] = [
+    "algorithm",
+    "time",
+    "playouts",
+    "weights",
+    "ordering",
+    "fail_soft",
+    "tt_mib",
+    "tolerance",
+    "exploration",
+    "tree_mib",
+    "tie_break",
+];
+
+/// The spec's clock as resolved: the time control and the margin forgiven on each move.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResolvedClock {
+    /// The time control.
+    pub control: TimeControl,
+    /// Overrun forgiven on each move, milliseconds.
+    pub margin_ms: u64,
+}
+
+impl ResolvedClock {
+    /// The margin.
+    pub fn margin(&self) -> Duration {
+        Duration::from_millis(self.margin_ms)
+    }
+}
+
+/// A duration with a unit (`"200ms"`, `"1.5s"`), or zero.
+fn duration_or_zero(text: &str) -> Option<Result<Duration, String>> {
+    match text.trim() {
+        "0" | "0s" | "0ms" => Some(Ok(Duration::ZERO)),
+        t => parse_time(t),
+    }
+}
+
+/// Resolves `tc`, `st` and `timemargin`.
+pub(super) fn resolve_clock(
+    raw: &RawSpec,
+    loc: &Locator<'_>,
+) -> Result<Option<ResolvedClock>, SpecError> {
+    fn text(v: &Option<Spanned<String>>) -> Option<&str> {
+        v.as_ref().map(|v| v.get_ref().as_str())
+    }
+    clock_of(text(&raw.tc), text(&raw.st), text(&raw.timemargin)).map_err(|(key, m)| {
+        let at = match key {
+            "tc" => raw.tc.as_ref(),
+            "st" => raw.st.as_ref(),
+            _ => raw.timemargin.as_ref(),
+        };
+        loc.at(at.map_or(0, |v| v.span().start), key, m)
+    })
+}
+
+/// The clock of a game clock `tc`, a time per move `st` and a `timemargin`, each as written;
+/// an error names the key at fault.
+pub fn clock_of(
+    tc: Option<&str>,
+    st: Option<&str>,
+    timemargin: Option<&str>,
+) -> Result<Option<ResolvedClock>, (&'static str, String)> {
+    let control = match (tc, st) {
+        (Some(_), Some(_)) => {
+            return Err((
+                "st",
+                "give either tc (a game clock) or st (a time per move), not both".into(),
+            ));
+        }
+        (Some(tc), None) => TimeControl::parse_game(tc).map_err(|m| ("tc", m))?,
+        (None, Some(st)) => match parse_time(st.trim()) {
+            Some(Ok(time)) => TimeControl::Move { time },
+            Some(Err(m)) => return Err(("st", m)),
+            None => {
+                return Err((
+                    "st",
+                    format!("time per move '{st}' needs a unit: \"100ms\" or \"0.5s\""),
+                ));
+            }
+        },
+        (None, None) if timemargin.is_some() => {
+            return Err((
+                "timemargin",
+                "timemargin goes with a clock: tc = \"10+0.1\" or st = \"100ms\"".into(),
+            ));
+        }
+        (None, None) => return Ok(None),
+    };
+    let margin = match timemargin {
+        None => Duration::ZERO,
+        Some(m) => match duration_or_zero(m) {
+            Some(Ok(d)) => d,
+            _ => {
+                return Err((
+                    "timemargin",
+                    format!(
+                        "timemargin '{m}' is not a time such as \"50ms\" or \"0.1s\" (0 to one day)"
+                    ),
+                ));
+            }
+        },
+    };
+    Ok(Some(ResolvedClock {
+        control,
+        margin_ms: margin.as_millis() as u64,
+    }))
+}
+
+/// Refuses the keys of outside engines in a built-in engine's table.
+pub(crate) fn no_outside_keys(
+    raw: &RawEngine,
+    prefix: &str,
+    name: &str,
+    loc: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let given: [(&str, Option<usize>); 6] = [
+        ("args", raw.args.as_ref().map(|v| v.span().start)),
+        ("protocol", raw.protocol.as_ref().map(|v| v.span().start)),
+        (
+            "protocol_version",
+            raw.protocol_version.as_ref().map(|v| v.span().start),
+        ),
+        (
+            "working_dir",
+            raw.working_dir.as_ref().map(|v| v.span().start),
+        ),
+        ("options", raw.options.as_ref().map(|v| v.span().start)),
+        (
+            "stall_timeout",
+            raw.stall_timeout.as_ref().map(|v| v.span().start),
+        ),
+    ];
+    if let Some((k, Some(at))) = given.into_iter().find(|(_, at)| at.is_some()) {
+        return Err(loc.at(
+            at,
+            &format!("{prefix}.{k}"),
+            format!("engine '{name}': {k} belongs to outside programs (command = \"PROGRAM\"), not to built-in engines"),
+        ));
+    }
+    Ok(())
+}
+
+/// Finds the program `written`: a path (with a `/`) relative to the spec's folder, or a name
+/// looked up in `PATH`. It must be an executable file.
+pub(crate) fn find_program(written: &str, loc: &Locator<'_>) -> Result<PathBuf, String> {
+    let executable = |p: &Path| -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            p.is_file()
+        }
+    };
+    if written.contains('/') || written.contains('\\') {
+        let path = loc.path(written);
+        if executable(&path) {
+            return Ok(path);
+        }
+        return Err(if path.exists() {
+            format!("'{written}' ({}) is not an executable file", path.display())
+        } else {
+            format!("no program at '{written}' ({})", path.display())
+        });
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path_var)
+        .map(|dir| dir.join(written))
+        .find(|p| executable(p))
+        .ok_or_else(|| {
+            format!("program '{written}' is not in PATH; give its path (\"./{written}\" is relative to the spec's folder)")
+        })
+}
+
+/// Validates an outside engine's table; `prefix` is its key path in errors (`engine[2]`).
+pub(crate) fn outside_engine(
+    e: &Spanned<RawEngine>,
+    prefix: &str,
+    name: &str,
+    game: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<ResolvedEngine, SpecError> {
+    let raw = e.get_ref();
+    let key = |k: &str| format!("{prefix}.{k}");
+    let command = raw
+        .command
+        .as_ref()
+        .expect("an outside engine has a command");
+    let built_in: [(usize, Option<usize>); 11] = [
+        (0, raw.algorithm.as_ref().map(|v| v.span().start)),
+        (1, raw.time.as_ref().map(|v| v.span().start)),
+        (2, raw.playouts.as_ref().map(|v| v.span().start)),
+        (3, raw.weights.as_ref().map(|v| v.span().start)),
+        (4, raw.ordering.as_ref().map(|v| v.span().start)),
+        (5, raw.fail_soft.as_ref().map(|v| v.span().start)),
+        (6, raw.tt_mib.as_ref().map(|v| v.span().start)),
+        (7, raw.tolerance.as_ref().map(|v| v.span().start)),
+        (8, raw.exploration.as_ref().map(|v| v.span().start)),
+        (9, raw.tree_mib.as_ref().map(|v| v.span().start)),
+        (10, raw.tie_break.as_ref().map(|v| v.span().start)),
+    ];
+    if let Some((i, Some(at))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
+        let k = BUILT_IN_KEYS[i];
+        let hint = if k == "time" {
+            ": an outside program's time comes from the clock, tc = \"10+0.1\" or st = \"100ms\" at the top of the spec"
+        } else {
+            ", not to an outside program (command = ...); its own settings go in args or options"
+        };
+        return Err(loc.at(
+            at,
+            &key(k),
+            format!("engine '{name}': {k} belongs to built-in engines{hint}"),
+        ));
+    }
+    let written = command.get_ref().trim();
+    if written.is_empty() {
+        return Err(loc.on(
+            command,
+            &key("command"),
+            format!("engine '{name}': the command is empty"),
+        ));
+    }
+    let program = find_program(written, loc)
+        .map_err(|m| loc.on(command, &key("command"), format!("engine '{name}': {m}")))?;
+    let Some(protocol_text) = &raw.protocol else {
+        return Err(loc.on(
+            e,
+            &key("protocol"),
+            format!("engine '{name}': an outside program needs protocol = \"line\", \"gtp\", \"nboard\" or \"gomocup\""),
+        ));
+    };
+    let protocol = Protocol::parse(protocol_text.get_ref()).map_err(|m| {
+        loc.on(
+            protocol_text,
+            &key("protocol"),
+            format!("engine '{name}': {m}"),
+        )
+    })?;
+    if let Some(why) = protocol.refuses(game) {
+        return Err(loc.on(
+            protocol_text,
+            &key("protocol"),
+            format!("engine '{name}': {why}"),
+        ));
+    }
+    let protocol_version = match &raw.protocol_version {
+        None if protocol == Protocol::Nboard => Some(2),
+        None => None,
+        Some(v) if protocol == Protocol::Nboard && matches!(*v.get_ref(), 1 | 2) => {
+            Some(*v.get_ref() as u32)
+        }
+        Some(v) if protocol == Protocol::Nboard => {
+            return Err(loc.on(
+                v,
+                &key("protocol_version"),
+                format!(
+                    "engine '{name}': NBoard's protocol_version is 1 (Edax) or 2 (NTest), not {}",
+                    v.get_ref()
+                ),
+            ));
+        }
+        Some(v) => {
+            return Err(loc.on(
+                v,
+                &key("protocol_version"),
+                format!("engine '{name}': protocol_version belongs to nboard, not {protocol}"),
+            ));
+        }
+    };
+    let depth = match &raw.depth {
+        None => None,
+        Some(d) if !protocol.passes_depth() => {
+            return Err(loc.on(d, &key("depth"), format!("engine '{name}': the {protocol} protocol cannot pass a depth; give the program its own option in args (Edax: \"-l\", \"8\")")));
+        }
+        Some(d) => {
+            let v = *d.get_ref();
+            if !(1..=MAX_DEPTH as i64).contains(&v) {
+                return Err(loc.on(
+                    d,
+                    &key("depth"),
+                    format!("engine '{name}': depth {v} is out of range; allowed: 1..={MAX_DEPTH}"),
+                ));
+            }
+            Some(v as u32)
+        }
+    };
+    let nodes = match &raw.nodes {
+        None => None,
+        Some(n) if !protocol.passes_nodes() => {
+            return Err(loc.on(
+                n,
+                &key("nodes"),
+                format!("engine '{name}': the {protocol} protocol cannot pass a node budget"),
+            ));
+        }
+        Some(n) => {
+            let v = *n.get_ref();
+            if !(1..=MAX_NODES as i64).contains(&v) {
+                return Err(loc.on(
+                    n,
+                    &key("nodes"),
+                    format!("engine '{name}': nodes is {v}; allowed: 1..={MAX_NODES}"),
+                ));
+            }
+            Some(v as u64)
+        }
+    };
+    let args = raw
+        .args
+        .as_ref()
+        .map_or_else(Vec::new, |a| a.get_ref().clone());
+    if let Some(a) = &raw.args
+        && args.iter().any(|x| x.contains('\0'))
+    {
+        return Err(loc.on(
+            a,
+            &key("args"),
+            format!("engine '{name}': an argument holds a NUL character"),
+        ));
+    }
+    let working_dir = match &raw.working_dir {
+        None => None,
+        Some(w) => {
+            let dir = loc.path(w.get_ref());
+            if !dir.is_dir() {
+                return Err(loc.on(
+                    w,
+                    &key("working_dir"),
+                    format!(
+                        "engine '{name}': no folder at '{}' ({})",
+                        w.get_ref(),
+                        dir.display()
+                    ),
+                ));
+            }
+            Some(PathBuf::from(w.get_ref()))
+        }
+    };
+    let mut options = BTreeMap::new();
+    if let Some(table) = &raw.options {
+        for (k, v) in table.get_ref() {
+            let at = |m: String| {
+                loc.on(
+                    table,
+                    &format!("{prefix}.options.{k}"),
+                    format!("engine '{name}': {m}"),
+                )
+            };
+            let value = match v {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(x) => x.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(at(format!(
+                        "an option is a string, number or boolean, not a {}",
+                        other.type_str()
+                    )));
+                }
+            };
+            if k.is_empty()
+                || !k
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+            {
+                return Err(at(format!(
+                    "option name '{k}' may hold letters, digits, '_', '-' and '.' only"
+                )));
+            }
+            if value.chars().any(char::is_control)
+                || (protocol == Protocol::Line && value.chars().any(char::is_whitespace))
+            {
+                return Err(at(format!(
+                    "option '{k}' has a value with {}",
+                    if protocol == Protocol::Line {
+                        "white space or a control character (the line protocol sends NAME=VALUE words)"
+                    } else {
+                        "a control character"
+                    }
+                )));
+            }
+            options.insert(k.clone(), value);
+        }
+    }
+    let stall =
+        match &raw.stall_timeout {
+            None => DEFAULT_STALL,
+            Some(t) => match parse_time(t.get_ref().trim()) {
+                Some(Ok(d)) => d,
+                Some(Err(m)) => {
+                    return Err(loc.on(t, &key("stall_timeout"), format!("engine '{name}': {m}")));
+                }
+                None => return Err(loc.on(
+                    t,
+                    &key("stall_timeout"),
+                    format!(
+                        "engine '{name}': stall_timeout '{}' needs a unit: \"30s\" or \"500ms\"",
+                        t.get_ref()
+                    ),
+                )),
+            },
+        };
+    let folder = match &working_dir {
+        Some(w) => loc.path(&w.display().to_string()),
+        None => loc
+            .base
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    let spec = OutsideSpec {
+        command: PathBuf::from(written),
+        args,
+        working_dir,
+        protocol,
+        protocol_version,
+        options,
+        depth,
+        nodes,
+        stall_ms: stall.as_millis() as u64,
+        program: Some(absolute(&program)),
+        folder: Some(absolute(&folder)),
+    };
+    Ok(ResolvedEngine::outside(name, spec))
+}
+
+/// `path` made absolute against the current folder (the runner's workers do not change it,
+/// but the programs run in folders of their own).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
