@@ -137,6 +137,8 @@ pub struct EngineProcess {
     name: String,
     child: Child,
     stdin: Option<ChildStdin>,
+    /// The line being written, reused.
+    out: Vec<u8>,
     output: Output,
     stderr: Arc<Mutex<StderrTail>>,
     ended: bool,
@@ -232,6 +234,7 @@ impl EngineProcess {
         Ok(EngineProcess {
             name,
             stdin: child.stdin.take(),
+            out: Vec::new(),
             child,
             output: Output {
                 pipe: stdout,
@@ -250,10 +253,11 @@ impl EngineProcess {
             .stdin
             .as_mut()
             .ok_or_else(|| PlayerError::Failed(format!("{}: its input is closed", self.name)))?;
-        let written = stdin
-            .write_all(line.as_bytes())
-            .and_then(|_| stdin.write_all(b"\n"))
-            .and_then(|_| stdin.flush());
+        // One write for the line and its end: the program wakes once, with the whole line.
+        self.out.clear();
+        self.out.extend_from_slice(line.as_bytes());
+        self.out.push(b'\n');
+        let written = stdin.write_all(&self.out).and_then(|_| stdin.flush());
         written.map_err(|e| self.failure(&format!("cannot write to it ({e})")))
     }
 

@@ -11,6 +11,7 @@ use clap::{Args, Subcommand};
 use super::{GAME_HELP, InputError, parse_game};
 use joute::arena::outside::check::{CheckConfig, CheckStep, StepResult, refuse, run_check};
 use joute::arena::outside::{OutsideSpec, Protocol};
+use joute::arena::spec::check_option;
 use joute::games::GameKind;
 
 /// Arguments of `joute engine`.
@@ -104,6 +105,9 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
         return Err(input(format!(
             "the {protocol} protocol cannot pass a search depth; give it in the program's arguments or as an --option"
         )));
+    }
+    for (name, value) in &args.options {
+        check_option(protocol, name, value).map_err(|m| input(format!("--option: {m}")))?;
     }
     let (command, program_args) = args
         .command

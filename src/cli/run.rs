@@ -128,6 +128,14 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
 /// `joute report LOG...`.
 pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
     for log in &args.logs {
+        if log.is_dir() {
+            return Err(InputError(format!(
+                "{} is a folder; give the games log in it: {}",
+                log.display(),
+                log.join("games.jsonl").display()
+            ))
+            .into());
+        }
         if !log.is_file() {
             return Err(InputError(format!("{}: no such games log", log.display())).into());
         }
@@ -264,6 +272,26 @@ pub(super) fn play(
                 env!("CARGO_PKG_VERSION")
             ),
             _ => {}
+        }
+    }
+    if talk && session.remaining() > 0 {
+        if let Some(clock) = spec.resolved.clock {
+            note!(
+                "clock: {} for every engine, margin {} ms (games on a clock do not replay bit for bit)",
+                clock.control.describe(),
+                clock.margin_ms
+            );
+        }
+        for e in &spec.resolved.engines {
+            if let Some(o) = &e.outside {
+                let log = joute::arena::runner::engine_log(&out.join("engines"), &e.name);
+                let kept = if keep {
+                    format!(" (stderr in {})", log.display())
+                } else {
+                    String::new()
+                };
+                note!("{}: {}{kept}", e.name, o.describe());
+            }
         }
     }
     let scheduled = session.scheduled();

@@ -177,6 +177,7 @@ struct Page<'a> {
     format: &'a str,
     rounds: u32,
     openings: String,
+    clock: Option<String>,
     hash: &'a str,
     games: u64,
     engines: Vec<EngineView>,
@@ -439,7 +440,10 @@ pub fn render(
             }
             EngineView {
                 name: e.name.clone(),
-                algorithm: e.algorithm.clone(),
+                algorithm: match &e.outside {
+                    Some(o) => format!("{} program", o.protocol),
+                    None => e.algorithm.clone(),
+                },
                 depth: e.depth.map_or(String::new(), |d| d.to_string()),
                 budget: budget.join(", "),
                 weights: if e.algorithm == "random" {
@@ -639,6 +643,13 @@ pub fn render(
         format: &spec.format,
         rounds: spec.rounds,
         openings: openings_text(&spec.openings),
+        clock: spec.clock.map(|c| {
+            format!(
+                "{}, margin {} ms (games on a clock do not replay bit for bit)",
+                c.control.describe(),
+                c.margin_ms
+            )
+        }),
         hash: &summary.hash,
         games: summary.games,
         engines,

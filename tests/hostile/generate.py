@@ -204,6 +204,98 @@ for v in ["{ elo0 = 10, elo1 = 0 }", "{ elo0 = 0, elo1 = 5000 }", "{ elo0 = 0 }"
 spec_case("sprt with three engines", top("sprt", "{ elo0 = 0, elo1 = 5 }") + '\n[[engine]]\nname = "c"\nalgorithm = "random"\n', "sprt")
 spec_case("tuning spec given to run", open(os.path.join(HERE, "..", "..", "tournaments", "tune-connect4.toml")).read(), "joute tune")
 
+# ------------------------------------------------------------------ outside engines
+# An outside program that is never started: each case is refused while the spec is read. (A
+# program refused at the start of the run writes the run folder: tests/outside.rs has those.)
+OUT_BASE = """name = "t"
+game = "connect4"
+seed = 1
+openings = { plies = 2, count = 2 }
+
+[[engine]]
+name = "a"
+command = "sh"
+args = ["-c", "exit 0"]
+protocol = "line"
+
+[[engine]]
+name = "b"
+algorithm = "alphabeta"
+depth = 1
+"""
+
+
+def outside_case(label, old, new, where, key, base=OUT_BASE):
+    """A spec of `base` with `old` replaced by `new`; the error must name the place where
+    `where` begins in the new text, first looked for in `new` (file:line:column), and the key."""
+    assert old in base, old
+    text = base.replace(old, new, 1)
+    inserted = base.index(old)
+    at = text.find(where, inserted, inserted + len(new))
+    if at < 0:
+        at = text.index(where)
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    spec_case(f"outside: {label}", text, f"spec.toml:{line}:{column}: key '{key}'")
+
+
+OUT_OTHELLO = OUT_BASE.replace('game = "connect4"', 'game = "othello"', 1)
+for label, old, new, where, key, base in [
+    ("missing program", 'command = "sh"', 'command = "./no-such-engine"', '"./no-such-engine"', "engine[1].command", OUT_BASE),
+    ("program not in PATH", 'command = "sh"', 'command = "no-such-engine-joute"', '"no-such-engine-joute"', "engine[1].command", OUT_BASE),
+    ("program not executable", 'command = "sh"', 'command = "./spec.toml"', '"./spec.toml"', "engine[1].command", OUT_BASE),
+    ("empty command", 'command = "sh"', 'command = ""', '""', "engine[1].command", OUT_BASE),
+    ("command a folder", 'command = "sh"', 'command = "./"', '"./"', "engine[1].command", OUT_BASE),
+    ("unknown protocol", 'protocol = "line"', 'protocol = "uci"', '"uci"', "engine[1].protocol", OUT_BASE),
+    ("no protocol", 'protocol = "line"\n', "", "[[engine]]", "engine[1].protocol", OUT_BASE),
+    ("gtp on connect4", 'protocol = "line"', 'protocol = "gtp"', '"gtp"', "engine[1].protocol", OUT_BASE),
+    ("nboard on connect4", 'protocol = "line"', 'protocol = "nboard"', '"nboard"', "engine[1].protocol", OUT_BASE),
+    ("gomocup on othello", 'protocol = "line"', 'protocol = "gomocup"', '"gomocup"', "engine[1].protocol", OUT_OTHELLO),
+    ("option an array", 'protocol = "line"', 'protocol = "line"\noptions = { hash = [1, 2] }', "{ hash", "engine[1].options.hash", OUT_BASE),
+    ("option a table", 'protocol = "line"', 'protocol = "line"\noptions = { hash = { mib = 1 } }', "{ hash", "engine[1].options.hash", OUT_BASE),
+    ("option with a space (line)", 'protocol = "line"', 'protocol = "line"\noptions = { book = "a b" }', "{ book", "engine[1].options.book", OUT_BASE),
+    ("option with a line end", 'protocol = "line"', 'protocol = "gtp"\noptions = { book = "a\\nquit" }', "{ book", "engine[1].options.book", OUT_OTHELLO),
+    ("option name with a space", 'protocol = "line"', 'protocol = "line"\noptions = { "a b" = 1 }', '{ "a b"', "engine[1].options.a b", OUT_BASE),
+    ("options not a table", 'protocol = "line"', 'protocol = "line"\noptions = 3', "3", "options", OUT_BASE),
+    ("tc ten", "seed = 1", 'seed = 1\ntc = "ten"', '"ten"', "tc", OUT_BASE),
+    ("tc -1", "seed = 1", 'seed = 1\ntc = "-1"', '"-1"', "tc", OUT_BASE),
+    ("tc 5/", "seed = 1", 'seed = 1\ntc = "5/"', '"5/"', "tc", OUT_BASE),
+    ("tc 0", "seed = 1", 'seed = 1\ntc = "0"', '"0"', "tc", OUT_BASE),
+    ("tc 0/10", "seed = 1", 'seed = 1\ntc = "0/10"', '"0/10"', "tc", OUT_BASE),
+    ("tc a number", "seed = 1", "seed = 1\ntc = 10", "10", "tc", OUT_BASE),
+    ("st without unit", "seed = 1", 'seed = 1\nst = "100"', '"100"', "st", OUT_BASE),
+    ("st zero", "seed = 1", 'seed = 1\nst = "0ms"', '"0ms"', "st", OUT_BASE),
+    ("tc and st", "seed = 1", 'seed = 1\ntc = "10+0.1"\nst = "100ms"', '"100ms"', "st", OUT_BASE),
+    ("timemargin without a clock", "seed = 1", 'seed = 1\ntimemargin = "50ms"', '"50ms"', "timemargin", OUT_BASE),
+    ("timemargin not a time", "seed = 1", 'seed = 1\nst = "100ms"\ntimemargin = "soon"', '"soon"', "timemargin", OUT_BASE),
+    ("depth for gtp", 'protocol = "line"', 'protocol = "gtp"\ndepth = 3', "3", "engine[1].depth", OUT_OTHELLO),
+    ("nodes for gtp", 'protocol = "line"', 'protocol = "gtp"\nnodes = 1000', "1000", "engine[1].nodes", OUT_OTHELLO),
+    ("depth 0", 'protocol = "line"', 'protocol = "line"\ndepth = 0', "0", "engine[1].depth", OUT_BASE),
+    ("protocol_version for line", 'protocol = "line"', 'protocol = "line"\nprotocol_version = 1', "1", "engine[1].protocol_version", OUT_BASE),
+    ("nboard protocol_version 3", 'protocol = "line"', 'protocol = "nboard"\nprotocol_version = 3', "3", "engine[1].protocol_version", OUT_OTHELLO),
+    ("time on an outside engine", 'protocol = "line"', 'protocol = "line"\ntime = "1s"', '"1s"', "engine[1].time", OUT_BASE),
+    ("algorithm with command", 'protocol = "line"', 'protocol = "line"\nalgorithm = "alphabeta"', '"alphabeta"', "engine[1].algorithm", OUT_BASE),
+    ("protocol on a built-in engine", "depth = 1", 'depth = 1\nprotocol = "line"', '"line"', "engine[2].protocol", OUT_BASE),
+    ("args on a built-in engine", "depth = 1", 'depth = 1\nargs = ["-x"]', '["-x"]', "engine[2].args", OUT_BASE),
+    ("stall_timeout without unit", 'protocol = "line"', 'protocol = "line"\nstall_timeout = "5"', '"5"', "engine[1].stall_timeout", OUT_BASE),
+    ("stall_timeout zero", 'protocol = "line"', 'protocol = "line"\nstall_timeout = "0s"', '"0s"', "engine[1].stall_timeout", OUT_BASE),
+    ("working_dir missing", 'protocol = "line"', 'protocol = "line"\nworking_dir = "no/such/folder"', '"no/such/folder"', "engine[1].working_dir", OUT_BASE),
+    ("args not strings", 'args = ["-c", "exit 0"]', "args = [1, 2]", "1, 2]", "args", OUT_BASE),
+]:
+    outside_case(label, old, new, where, key, base)
+for engine, expect in [("proto=line,name=x", "cmd=PROGRAM is missing"), ("cmd=sh,proto=uci", "unknown protocol 'uci'"),
+                       ("cmd=sh", "proto=PROTOCOL is missing"), ("cmd=sh,proto=line,colour=red", "unknown key 'colour'"),
+                       ("cmd=sh,proto=line,depth=0", "depth is '0'"), ("cmd=sh,proto=gtp,depth=3", "cannot pass a depth"),
+                       ("cmd=sh,proto=line,stall=5", "needs a unit"), ("cmd=sh,proto=line,option.book=a b", "white space"),
+                       ("cmd=sh,proto=line,option.a b=1", "option name 'a b'"), ("cmd=./no-such-engine,proto=line", "no program"),
+                       ("cmd=sh,proto=line,dir=no/such/folder", "no folder"), ("cmd=sh,proto=line,name=", "engine name"),
+                       ("cmd=sh,proto=gtp", "plays othello, not connect4"), ("cmd=sh,proto=line,version=1", "version belongs to nboard"),
+                       ("cmd=sh,proto=line,nonsense", "is not KEY=VALUE")]:
+    case(f"match: outside engine {engine!r}", ["match", "connect4", engine, "random"], expect)
+for flag, value in [("--tc", "ten"), ("--tc", "-1"), ("--st", "100"), ("--timemargin", "50ms")]:
+    case(f"match: {flag} {value}", ["match", "connect4", "random", "random", flag, value])
+case("match: --tc and --st", ["match", "connect4", "random", "random", "--tc", "10", "--st", "100ms"])
+
 # ------------------------------------------------------------------ tuning specs
 TBASE = """name = "t"
 game = "connect4"

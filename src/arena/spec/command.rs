@@ -122,6 +122,9 @@ impl MatchEngine {
                 spec.protocol
             )));
         }
+        for (key, value) in &spec.options {
+            check_option(spec.protocol, key, value).map_err(bad)?;
+        }
         if spec.depth.is_some() && !spec.protocol.passes_depth() {
             return Err(bad(format!(
                 "the {} protocol cannot pass a depth",

@@ -21,6 +21,7 @@ pub(crate) fn engine_budget(
             format!("engine '{name}': outside programs play in tournaments (joute run, joute match), not in tuning"),
         ));
     }
+    no_outside_keys(raw, prefix, name, loc)?;
     let Some(algorithm_text) = &raw.algorithm else {
         return Err(loc.on(
             e,

@@ -189,6 +189,35 @@ pub(crate) fn find_program(written: &str, loc: &Locator<'_>) -> Result<PathBuf, 
         })
 }
 
+/// Why the option `name` = `value` cannot be passed to a program speaking `protocol`, if it
+/// cannot: a name of letters, digits, `_`, `-` and `.`; a value without control characters
+/// (a line end would start a line of the protocol), nor white space for the line protocol
+/// (its handshake sends `NAME=VALUE` words).
+pub fn check_option(protocol: Protocol, name: &str, value: &str) -> Result<(), String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    {
+        return Err(format!(
+            "option name '{name}' may hold letters, digits, '_', '-' and '.' only"
+        ));
+    }
+    if value.chars().any(char::is_control)
+        || (protocol == Protocol::Line && value.chars().any(char::is_whitespace))
+    {
+        return Err(format!(
+            "option '{name}' has a value with {}",
+            if protocol == Protocol::Line {
+                "white space or a control character (the line protocol sends NAME=VALUE words)"
+            } else {
+                "a control character"
+            }
+        ));
+    }
+    Ok(())
+}
+
 /// Validates an outside engine's table; `prefix` is its key path in errors (`engine[2]`).
 pub(crate) fn outside_engine(
     e: &Spanned<RawEngine>,
@@ -369,33 +398,18 @@ pub(crate) fn outside_engine(
                 toml::Value::Float(x) => x.to_string(),
                 toml::Value::Boolean(b) => b.to_string(),
                 other => {
+                    let kind = other.type_str();
+                    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
                     return Err(at(format!(
-                        "an option is a string, number or boolean, not a {}",
-                        other.type_str()
+                        "an option is a string, number or boolean, not {article} {kind}"
                     )));
                 }
             };
-            if k.is_empty()
-                || !k
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-            {
-                return Err(at(format!(
-                    "option name '{k}' may hold letters, digits, '_', '-' and '.' only"
-                )));
-            }
-            if value.chars().any(char::is_control)
-                || (protocol == Protocol::Line && value.chars().any(char::is_whitespace))
-            {
-                return Err(at(format!(
-                    "option '{k}' has a value with {}",
-                    if protocol == Protocol::Line {
-                        "white space or a control character (the line protocol sends NAME=VALUE words)"
-                    } else {
-                        "a control character"
-                    }
-                )));
-            }
+            check_option(protocol, k, &value).map_err(at)?;
             options.insert(k.clone(), value);
         }
     }
@@ -442,5 +456,12 @@ pub(crate) fn outside_engine(
 /// `path` made absolute against the current folder (the runner's workers do not change it,
 /// but the programs run in folders of their own).
 pub(crate) fn absolute(path: &Path) -> PathBuf {
+    // A spec named without a folder (`joute run spec.toml`) has the empty path for its folder,
+    // which no process can start in: it is the current folder.
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

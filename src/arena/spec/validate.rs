@@ -384,7 +384,6 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         engines.push(if e.get_ref().command.is_some() {
             outside_engine(e, &prefix, &names[i], &kind, loc)?
         } else {
-            no_outside_keys(e.get_ref(), &prefix, &names[i], loc)?;
             engine_budget(e, &prefix, &names[i], clock.is_some(), loc)?
         });
     }

@@ -1,0 +1,1424 @@
+//! Outside engines end to end, through `joute run SPEC --out DIR` (and `joute match`, `joute
+//! report`, `joute engine check`): the fake engine of `tests/engines/fake.py` plays each
+//! protocol against a built-in engine, misbehaves in every way it can (each failure loses its
+//! game with the right termination and the run goes on), is refused at spec time and at run
+//! start with one clear line, leaves no process behind however joute ends, and resumes; the
+//! Python example engine plays a tournament and passes `joute engine check`.
+//!
+//! Linux only: the engines are `python3` scripts, and the orphan checks read `/proc`.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("joute")
+}
+
+fn manifest(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// The fake engine, by absolute path.
+fn fake() -> String {
+    manifest("tests/engines/fake.py")
+}
+
+/// `text` as a TOML string (a JSON string is one).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+/// A spec of `game` with random openings of 2 plies (the fake's first move is then its
+/// move 2: it counts the opening's moves), `count` of them, the lines `top` at the top, the fake
+/// named `fake` speaking `protocol` with `flags` and the lines `engine` in its table, and
+/// `alphabeta` at depth 2 named `ab`.
+fn spec(game: &str, count: u32, top: &str, protocol: &str, flags: &[&str], engine: &str) -> String {
+    let mut args = vec![fake(), "--protocol".into(), protocol.into()];
+    args.extend(["--game".to_string(), game.to_string()]);
+    args.extend(flags.iter().map(|f| f.to_string()));
+    let args: Vec<String> = args.iter().map(|a| quoted(a)).collect();
+    format!(
+        "name = \"t\"\ngame = \"{game}\"\nseed = 1\nopenings = {{ plies = 2, count = {count} }}\n{top}\n\n\
+         [[engine]]\nname = \"fake\"\ncommand = \"python3\"\nargs = [{}]\nprotocol = \"{protocol}\"\n{engine}\n\n\
+         [[engine]]\nname = \"ab\"\nalgorithm = \"alphabeta\"\ndepth = 2\n",
+        args.join(", ")
+    )
+}
+
+/// Runs `joute ARGS` in `dir`.
+fn joute_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Writes `text` as `dir/spec.toml` and runs `joute run spec.toml --out out EXTRA` in `dir`
+/// (the spec named without a folder: its programs run in `dir`).
+fn run(dir: &Path, text: &str, extra: &[&str]) -> Output {
+    std::fs::write(dir.join("spec.toml"), text).unwrap();
+    let mut args = vec!["run", "spec.toml", "--out", "out"];
+    args.extend_from_slice(extra);
+    joute_in(dir, &args)
+}
+
+/// As [`run`], expecting success; returns stdout and stderr.
+fn run_ok(dir: &Path, text: &str, extra: &[&str]) -> (String, String) {
+    let out = run(dir, text, extra);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{:?}\n{stdout}\n{stderr}", out.status);
+    (stdout, stderr)
+}
+
+/// The games of the log in `out`, by id.
+fn games(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let mut all: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    all.sort_by_key(|g| g["id"].as_u64().unwrap());
+    all
+}
+
+fn spec_hash(out: &Path) -> String {
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    record["spec_hash"].as_str().unwrap().to_string()
+}
+
+fn termination(game: &Value) -> &str {
+    game["termination"].as_str().unwrap()
+}
+
+fn detail(game: &Value) -> &str {
+    game["detail"].as_str().unwrap_or("")
+}
+
+/// Whether the fake lost `game`.
+fn fake_lost(game: &Value) -> bool {
+    let expected = if game["first"] == "fake" {
+        "0-1"
+    } else {
+        "1-0"
+    };
+    game["result"] == expected
+}
+
+/// The row of `engine` in the terminal's Terminations table: games, timeout, stall,
+/// illegal-move, crash.
+fn termination_row(stdout: &str, engine: &str) -> [u64; 5] {
+    let table = &stdout[stdout
+        .find("Terminations  games  timeout  stall  illegal-move  crash")
+        .unwrap_or_else(|| panic!("no Terminations table in {stdout}"))..];
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(engine))
+        .unwrap_or_else(|| panic!("no row for {engine} in {table}"));
+    let numbers: Vec<u64> = row
+        .split_whitespace()
+        .skip(1)
+        .map(|n| n.parse().unwrap())
+        .collect();
+    numbers.try_into().unwrap()
+}
+
+/// The stderr lines of `out/engines/NAME.log`, each `(pid, text)`.
+fn engine_log(out: &Path, name: &str) -> Vec<(u32, String)> {
+    let path = out.join("engines").join(format!("{name}.log"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|l| {
+            let (pid, rest) = l
+                .strip_prefix('[')
+                .and_then(|l| l.split_once("] "))
+                .unwrap_or_else(|| panic!("not [PID] TEXT: {l}"));
+            (pid.parse().unwrap(), rest.to_string())
+        })
+        .collect()
+}
+
+/// A marker no other process carries: passed to the fake as `--name`, it shows in
+/// `/proc/PID/cmdline`.
+fn marker(test: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("MARKER-{test}-{}-{nanos}", std::process::id())
+}
+
+/// Whether process `pid` runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
+    })
+}
+
+/// The running processes whose command line holds `marker`.
+fn running_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let holds = cmdline
+            .windows(marker.len())
+            .any(|w| w == marker.as_bytes());
+        if holds && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to 2 s for every process carrying `marker` to be gone.
+fn assert_all_gone(marker: &str, when: &str) {
+    let clock = Instant::now();
+    loop {
+        let left = running_with(marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            clock.elapsed() < Duration::from_secs(2),
+            "{when}: engine processes {left:?} still run 2 s later"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let clock = Instant::now();
+    while !done() {
+        assert!(clock.elapsed() < limit, "waited {limit:?} for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn log_lines(log: &Path) -> usize {
+    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+// ---------------------------------------------------------------- 1. normal play
+
+/// The fake speaking `protocol` plays `game` against alphabeta: every game ends normally, its
+/// stderr goes to `engines/fake.log`, the log says the games are not reproducible, the
+/// terminal names the program and shows a Terminations table without failures.
+fn plays_normally(protocol: &str, game: &str) {
+    let dir = common::scratch("outside", protocol);
+    let text = spec(
+        game,
+        3,
+        "",
+        protocol,
+        &["--stderr-lines", "2"],
+        "stall_timeout = \"10s\"",
+    );
+    let (stdout, stderr) = run_ok(&dir, &text, &[]);
+    let out = dir.join("out");
+    let all = games(&out);
+    assert_eq!(all.len(), 6);
+    for g in &all {
+        assert_eq!(termination(g), "normal", "{g}");
+        assert!(g.get("detail").is_none(), "{g}");
+        let reasons: Vec<&str> = g["not_reproducible"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert_eq!(reasons, ["outside program 'fake'"], "{g}");
+        assert_eq!(g["spec"].as_str().unwrap(), spec_hash(&out));
+    }
+    // Every process of the fake (the handshake check's, then the workers') wrote its two lines.
+    let log = engine_log(&out, "fake");
+    let pids: BTreeSet<u32> = log.iter().map(|(pid, _)| *pid).collect();
+    assert!(!pids.is_empty());
+    for pid in &pids {
+        let lines: Vec<&str> = log
+            .iter()
+            .filter(|(p, _)| p == pid)
+            .map(|(_, l)| l.as_str())
+            .collect();
+        assert_eq!(
+            lines,
+            ["fake stderr line 1", "fake stderr line 2"],
+            "{log:?}"
+        );
+    }
+    assert_eq!(
+        termination_row(&stdout, "fake"),
+        [6, 0, 0, 0, 0],
+        "{stdout}"
+    );
+    assert_eq!(termination_row(&stdout, "ab"), [6, 0, 0, 0, 0], "{stdout}");
+    assert!(
+        stdout.contains("(normal 6, adjudication 0 of 6 games)"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("fake: {protocol} engine: python3 {}", fake()))
+            && stderr.contains("(stderr in out/engines/fake.log)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_line_protocol_plays_connect4() {
+    plays_normally("line", "connect4");
+}
+
+#[test]
+fn gtp_plays_othello() {
+    plays_normally("gtp", "othello");
+}
+
+#[test]
+fn nboard_plays_othello() {
+    plays_normally("nboard", "othello");
+}
+
+#[test]
+fn gomocup_plays_morpion_9x9_5() {
+    plays_normally("gomocup", "morpion-9x9-5");
+}
+
+#[test]
+fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
+    let dir = common::scratch("outside", "hash");
+    let text = spec("connect4", 2, "", "line", &[], "stall_timeout = \"10s\"");
+    // From the spec's folder, the spec named without a folder (its program runs there: an
+    // empty folder name once made every start fail) ...
+    run_ok(&dir, &text, &["--quiet"]);
+    // ... and from elsewhere, by absolute path.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let spec_path = dir.join("spec.toml");
+    let second = dir.join("second");
+    let out = joute_in(
+        &elsewhere,
+        &[
+            "run",
+            spec_path.to_str().unwrap(),
+            "--out",
+            second.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let hash = spec_hash(&dir.join("out"));
+    assert_eq!(spec_hash(&second), hash);
+    for g in games(&dir.join("out")).iter().chain(&games(&second)) {
+        assert_eq!(g["spec"].as_str().unwrap(), hash);
+        assert_eq!(termination(g), "normal");
+    }
+}
+
+#[test]
+fn joute_match_takes_an_outside_engine_on_the_command_line() {
+    let dir = common::scratch("outside", "match");
+    let engine = format!(
+        "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--stderr-lines,arg=1",
+        fake()
+    );
+    let out = joute_in(
+        &dir,
+        &[
+            "match",
+            "connect4",
+            &engine,
+            "alphabeta:2",
+            "--games",
+            "4",
+            "--out",
+            "m",
+            "--threads",
+            "1",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let all = games(&dir.join("m"));
+    assert_eq!(all.len(), 4);
+    assert!(all.iter().all(|g| termination(g) == "normal"));
+    assert_eq!(termination_row(&stdout, "fake"), [4, 0, 0, 0, 0]);
+    assert!(
+        engine_log(&dir.join("m"), "fake")
+            .iter()
+            .any(|(_, l)| l == "fake stderr line 1")
+    );
+
+    // A failure through `joute match`: a hang on a time per move loses on time.
+    let engine = format!(
+        "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--hang-at,arg=2",
+        fake()
+    );
+    let out = joute_in(
+        &dir,
+        &[
+            "match",
+            "connect4",
+            &engine,
+            "alphabeta:2",
+            "--games",
+            "2",
+            "--openings",
+            "2",
+            "--st",
+            "300ms",
+            "--out",
+            "h",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let all = games(&dir.join("h"));
+    assert_eq!(all.len(), 2);
+    for g in &all {
+        assert_eq!(termination(g), "timeout", "{g}");
+        assert_eq!(detail(g), "no move within 300 ms", "{g}");
+        assert!(fake_lost(g), "{g}");
+    }
+}
+
+// ---------------------------------------------------------------- 2. failures
+
+/// Runs the fake with `flags` against alphabeta (`count` openings), expecting every game lost
+/// by the fake with `expected` termination; returns the games and stdout.
+fn every_game_fails(
+    protocol: &str,
+    game: &str,
+    top: &str,
+    flags: &[&str],
+    engine: &str,
+    expected: &str,
+) -> (Vec<Value>, String) {
+    let dir = common::scratch("outside", expected);
+    let count = 2;
+    let text = spec(game, count, top, protocol, flags, engine);
+    let (stdout, _) = run_ok(&dir, &text, &[]);
+    let all = games(&dir.join("out"));
+    assert_eq!(
+        all.len(),
+        2 * count as usize,
+        "the run went on after failures"
+    );
+    for g in &all {
+        assert_eq!(termination(g), expected, "{g}");
+        assert!(fake_lost(g), "{g}");
+    }
+    let n = all.len() as u64;
+    let mut row = [n, 0, 0, 0, 0];
+    let column = ["timeout", "stall", "illegal-move", "crash"]
+        .iter()
+        .position(|&t| t == expected)
+        .unwrap();
+    row[1 + column] = n;
+    assert_eq!(termination_row(&stdout, "fake"), row, "{stdout}");
+    assert_eq!(termination_row(&stdout, "ab"), [n, 0, 0, 0, 0], "{stdout}");
+    assert!(
+        stdout.contains(&format!("(normal 0, adjudication 0 of {n} games)")),
+        "{stdout}"
+    );
+    (all, stdout)
+}
+
+#[test]
+fn a_crash_loses_the_game_with_its_exit_status_and_last_words() {
+    let (all, _) = every_game_fails(
+        "line",
+        "connect4",
+        "",
+        &["--crash-at", "2"],
+        "stall_timeout = \"10s\"",
+        "crash",
+    );
+    for g in &all {
+        let d = detail(g);
+        assert!(d.contains("its output closed"), "{d}");
+        assert!(d.contains("exit status: 3"), "{d}");
+        assert!(d.contains("fake: crashing at move 2"), "{d}");
+    }
+}
+
+#[test]
+fn a_hang_on_a_time_per_move_loses_on_time() {
+    let (all, _) = every_game_fails(
+        "line",
+        "connect4",
+        "st = \"300ms\"",
+        &["--hang-at", "2"],
+        "stall_timeout = \"10s\"",
+        "timeout",
+    );
+    for g in &all {
+        assert_eq!(detail(g), "no move within 300 ms", "{g}");
+    }
+}
+
+#[test]
+fn a_hang_without_a_clock_stalls() {
+    let clock = Instant::now();
+    let (all, _) = every_game_fails(
+        "line",
+        "connect4",
+        "",
+        &["--hang-at", "2"],
+        "stall_timeout = \"500ms\"",
+        "stall",
+    );
+    for g in &all {
+        assert_eq!(detail(g), "no answer within 500 ms", "{g}");
+    }
+    assert!(clock.elapsed() < Duration::from_secs(20));
+}
+
+/// The squares of Othello occupied after `game`'s opening and moves: the four of the start
+/// and every square played (a flipped disc was on the board already).
+fn occupied(game: &Value) -> BTreeSet<String> {
+    let mut squares: BTreeSet<String> = ["d4", "e4", "d5", "e5"].map(String::from).into();
+    for list in ["opening", "moves"] {
+        for m in game[list].as_array().unwrap() {
+            squares.insert(m.as_str().unwrap().to_lowercase());
+        }
+    }
+    squares
+}
+
+#[test]
+fn an_illegal_move_loses_and_is_kept_in_the_log() {
+    // The line protocol: the move itself; GTP: the answer line, `= e3`.
+    for (protocol, prefix) in [("line", ""), ("gtp", "= ")] {
+        let (all, _) = every_game_fails(
+            protocol,
+            "othello",
+            "",
+            &["--illegal-at", "2"],
+            "stall_timeout = \"10s\"",
+            "illegal-move",
+        );
+        for g in &all {
+            let d = detail(g);
+            let square = d.strip_prefix(prefix).unwrap_or_else(|| panic!("{g}"));
+            // The fake's illegal move is an occupied square.
+            assert!(occupied(g).contains(square), "{protocol}: {d} in {g}");
+        }
+    }
+}
+
+#[test]
+fn garbage_is_an_illegal_move_with_the_line_kept() {
+    let (all, _) = every_game_fails(
+        "line",
+        "connect4",
+        "",
+        &["--garbage-at", "2"],
+        "stall_timeout = \"10s\"",
+        "illegal-move",
+    );
+    for g in &all {
+        assert_eq!(detail(g), "banana split", "{g}");
+    }
+}
+
+#[test]
+fn a_flood_loses_without_holding_the_run() {
+    // The line protocol takes the first line that is no comment as the answer: a flood's first
+    // line is no move.
+    let (all, _) = every_game_fails(
+        "line",
+        "connect4",
+        "",
+        &["--flood-at", "2"],
+        "stall_timeout = \"10s\"",
+        "illegal-move",
+    );
+    for g in &all {
+        assert!(detail(g).starts_with("flood flood flood"), "{g}");
+    }
+    // GTP waits for a `=` answer: a flood of other lines is chatter, cut after 1000 lines.
+    let (all, _) = every_game_fails(
+        "gtp",
+        "othello",
+        "",
+        &["--flood-at", "2"],
+        "stall_timeout = \"10s\"",
+        "stall",
+    );
+    for g in &all {
+        assert!(
+            detail(g).ends_with("more than 1000 lines without the answer expected"),
+            "{g}"
+        );
+    }
+}
+
+#[test]
+fn chatter_is_passed_over() {
+    for (protocol, game) in [("line", "connect4"), ("gomocup", "morpion-9x9-5")] {
+        let dir = common::scratch("outside", "chatter");
+        let text = spec(
+            game,
+            2,
+            "",
+            protocol,
+            &["--chatter", "5", "--log", "received.txt"],
+            "stall_timeout = \"10s\"",
+        );
+        let (stdout, _) = run_ok(&dir, &text, &[]);
+        let all = games(&dir.join("out"));
+        assert_eq!(all.len(), 4);
+        assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
+        // The fake did play (it was asked for moves), with chatter before each answer.
+        assert!(all.iter().any(|g| g["moves"].as_array().unwrap().len() > 2));
+        assert_eq!(termination_row(&stdout, "fake"), [4, 0, 0, 0, 0]);
+        // It ran in the spec's folder (its --log is relative).
+        assert!(dir.join("received.txt").is_file());
+    }
+}
+
+/// The fake misbehaves (`flags`) once across all its processes, on one thread: the first game
+/// fails with `expected`, the program is started again, the next games are normal.
+fn misbehaves_once(
+    flags: &[&str],
+    engine: &str,
+    expected: &str,
+) -> (Vec<Value>, Vec<(u32, String)>) {
+    let dir = common::scratch("outside", "once");
+    let once = dir.join("once");
+    let mut all_flags = vec!["--once", once.to_str().unwrap(), "--stderr-lines", "1"];
+    all_flags.extend_from_slice(flags);
+    let text = spec("connect4", 3, "", "line", &all_flags, engine);
+    let (stdout, _) = run_ok(&dir, &text, &["--threads", "1"]);
+    let all = games(&dir.join("out"));
+    assert_eq!(all.len(), 6);
+    assert_eq!(termination(&all[0]), expected, "{}", all[0]);
+    assert!(fake_lost(&all[0]));
+    for g in &all[1..] {
+        assert_eq!(termination(g), "normal", "the game after the failure: {g}");
+    }
+    let mut row = [6, 0, 0, 0, 0];
+    let column = ["timeout", "stall", "illegal-move", "crash"]
+        .iter()
+        .position(|&t| t == expected)
+        .unwrap();
+    row[1 + column] = 1;
+    assert_eq!(termination_row(&stdout, "fake"), row, "{stdout}");
+    // Three processes: the handshake check's, the one that misbehaved, and its replacement.
+    let log = engine_log(&dir.join("out"), "fake");
+    let starts: Vec<u32> = log
+        .iter()
+        .filter(|(_, l)| l == "fake stderr line 1")
+        .map(|(pid, _)| *pid)
+        .collect();
+    assert_eq!(starts.len(), 3, "{log:?}");
+    let misbehaved: u32 = std::fs::read_to_string(once.join("misbehaved"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // (The check's line and the first worker's may reach the log in either order.)
+    assert!(starts[..2].contains(&misbehaved), "{log:?}");
+    assert_ne!(starts[2], misbehaved, "{log:?}");
+    assert!(!alive(misbehaved), "the program that failed still runs");
+    (all, log)
+}
+
+#[test]
+fn after_a_crash_the_program_is_started_again_and_the_next_games_are_normal() {
+    let (_, log) = misbehaves_once(&["--crash-at", "2"], "stall_timeout = \"10s\"", "crash");
+    let crash = log
+        .iter()
+        .position(|(_, l)| l == "fake: crashing at move 2")
+        .expect("the crash in the log");
+    let restart = log
+        .iter()
+        .rposition(|(_, l)| l == "fake stderr line 1")
+        .unwrap();
+    assert!(restart > crash, "{log:?}");
+    assert_ne!(log[restart].0, log[crash].0);
+}
+
+#[test]
+fn after_a_hang_the_program_is_killed_and_started_again() {
+    misbehaves_once(&["--hang-at", "2"], "stall_timeout = \"1s\"", "stall");
+}
+
+#[test]
+fn after_garbage_the_program_is_started_again() {
+    let (all, _) = misbehaves_once(
+        &["--garbage-at", "2"],
+        "stall_timeout = \"10s\"",
+        "illegal-move",
+    );
+    assert_eq!(detail(&all[0]), "banana split");
+}
+
+#[test]
+fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
+    let dir = common::scratch("outside", "slow");
+    let text = spec(
+        "connect4",
+        2,
+        "",
+        "line",
+        &["--slow-start", "300"],
+        "stall_timeout = \"2s\"",
+    );
+    run_ok(&dir, &text, &["--quiet"]);
+    let all = games(&dir.join("out"));
+    assert_eq!(all.len(), 4);
+    assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
+
+    let dir = common::scratch("outside", "slow2");
+    let text = spec(
+        "connect4",
+        2,
+        "",
+        "line",
+        &["--slow-start", "1500"],
+        "stall_timeout = \"200ms\"",
+    );
+    let out = run(&dir, &text, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: engine 'fake' (python3 ")
+            && stderr.contains("did not start: no answer within 200 ms"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_slow_engine_on_a_game_clock_loses_on_time_and_the_clocks_are_logged() {
+    let dir = common::scratch("outside", "clock");
+    let text = spec(
+        "connect4",
+        6,
+        "tc = \"0.2+0\"",
+        "line",
+        &["--sleep-ms", "50"],
+        "stall_timeout = \"5s\"",
+    );
+    let (stdout, stderr) = run_ok(&dir, &text, &[]);
+    assert!(
+        stderr.contains("clock: 0.2 for every engine, margin 0 ms"),
+        "{stderr}"
+    );
+    let all = games(&dir.join("out"));
+    assert_eq!(all.len(), 12);
+    let timeouts: Vec<&Value> = all.iter().filter(|g| termination(g) == "timeout").collect();
+    assert!(!timeouts.is_empty(), "no loss on time in {all:?}");
+    for g in &all {
+        assert!(["normal", "timeout"].contains(&termination(g)), "{g}");
+        assert!(
+            g["not_reproducible"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("clock")),
+            "{g}"
+        );
+        // A time and a clock reading for every move played.
+        let plies = g["moves"].as_array().unwrap().len();
+        let move_ms = g["move_ms"].as_array().unwrap();
+        let clock_ms = g["clock_ms"].as_array().unwrap();
+        assert_eq!(move_ms.len(), plies, "{g}");
+        assert_eq!(clock_ms.len(), plies, "{g}");
+        // The fake's moves: at least its 50 ms each, its clock running down from 200 ms.
+        let fake_moves_first = g["first"] == "fake";
+        let mut last = 200;
+        for (i, (took, left)) in move_ms.iter().zip(clock_ms).enumerate() {
+            if (i % 2 == 0) == fake_moves_first {
+                let (took, left) = (took.as_u64().unwrap(), left.as_u64().unwrap());
+                assert!(took >= 50, "{g}");
+                assert!(left < last, "{g}");
+                last = left;
+            }
+        }
+    }
+    for g in &timeouts {
+        assert!(fake_lost(g), "{g}");
+        let d = detail(g);
+        assert!(
+            d.starts_with("no move within ") || d.starts_with("the move took "),
+            "{g}"
+        );
+    }
+    let row = termination_row(&stdout, "fake");
+    assert_eq!(row, [12, timeouts.len() as u64, 0, 0, 0], "{stdout}");
+}
+
+// ---------------------------------------------------------------- 3. bad input
+
+/// A spec with an outside engine that is never started (every case is refused first).
+const BAD_BASE: &str = r#"name = "t"
+game = "connect4"
+seed = 1
+openings = { plies = 2, count = 2 }
+
+[[engine]]
+name = "a"
+command = "sh"
+args = ["-c", "exit 0"]
+protocol = "line"
+
+[[engine]]
+name = "b"
+algorithm = "alphabeta"
+depth = 1
+"#;
+
+/// Runs `args` in `dir`, expects exit 2 and one stderr line holding every piece of
+/// `expected`, and nothing written but what was there.
+fn refused_in(dir: &Path, args: &[&str], expected: &[&str]) {
+    let listing = || {
+        let mut all: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        all.sort();
+        all
+    };
+    let before = listing();
+    let out = joute_in(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    for piece in expected {
+        assert!(
+            stderr.contains(piece),
+            "{args:?}: '{piece}' not in {stderr}"
+        );
+    }
+    assert!(out.stdout.is_empty());
+    assert_eq!(before, listing(), "{args:?} wrote files");
+}
+
+#[test]
+fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
+    let dir = common::scratch("outside", "bad");
+    let othello = BAD_BASE.replace("connect4", "othello");
+    // (spec, old, new, place and key, what the message says)
+    let cases: Vec<(&str, &str, &str, &str, &str)> = vec![
+        (
+            BAD_BASE,
+            "command = \"sh\"",
+            "command = \"./no-such-engine\"",
+            "spec.toml:8:11: key 'engine[1].command'",
+            "no program at './no-such-engine'",
+        ),
+        (
+            BAD_BASE,
+            "command = \"sh\"",
+            "command = \"no-such-engine-joute\"",
+            "spec.toml:8:11: key 'engine[1].command'",
+            "program 'no-such-engine-joute' is not in PATH",
+        ),
+        (
+            BAD_BASE,
+            "command = \"sh\"",
+            "command = \"./spec.toml\"",
+            "spec.toml:8:11: key 'engine[1].command'",
+            "is not an executable file",
+        ),
+        (
+            BAD_BASE,
+            "command = \"sh\"",
+            "command = \"\"",
+            "spec.toml:8:11: key 'engine[1].command'",
+            "the command is empty",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"uci\"",
+            "spec.toml:10:12: key 'engine[1].protocol'",
+            "unknown protocol 'uci'; joute speaks line, gtp, nboard, gomocup",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "",
+            "spec.toml:6:1: key 'engine[1].protocol'",
+            "an outside program needs protocol =",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"gtp\"",
+            "spec.toml:10:12: key 'engine[1].protocol'",
+            "the gtp protocol plays othello, not connect4",
+        ),
+        (
+            &othello,
+            "protocol = \"line\"",
+            "protocol = \"gomocup\"",
+            "spec.toml:10:12: key 'engine[1].protocol'",
+            "the gomocup protocol plays five in a row",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\noptions = { hash = [1, 2] }",
+            "spec.toml:11:11: key 'engine[1].options.hash'",
+            "an option is a string, number or boolean, not an array",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\noptions = { hash = { mib = 1 } }",
+            "spec.toml:11:11: key 'engine[1].options.hash'",
+            "not a table",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\noptions = { book = \"a b\" }",
+            "spec.toml:11:11: key 'engine[1].options.book'",
+            "white space",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\noptions = { \"a b\" = 1 }",
+            "spec.toml:11:11: key 'engine[1].options.a b'",
+            "option name 'a b' may hold",
+        ),
+        (
+            BAD_BASE,
+            "seed = 1",
+            "seed = 1\ntc = \"ten\"",
+            "spec.toml:4:6: key 'tc'",
+            "time control 'ten'",
+        ),
+        (
+            BAD_BASE,
+            "seed = 1",
+            "seed = 1\ntc = \"-1\"",
+            "spec.toml:4:6: key 'tc'",
+            "time control '-1'",
+        ),
+        (
+            BAD_BASE,
+            "seed = 1",
+            "seed = 1\ntc = \"5/\"",
+            "spec.toml:4:6: key 'tc'",
+            "time control '5/'",
+        ),
+        (
+            BAD_BASE,
+            "seed = 1",
+            "seed = 1\nst = \"100\"",
+            "spec.toml:4:6: key 'st'",
+            "needs a unit",
+        ),
+        (
+            BAD_BASE,
+            "seed = 1",
+            "seed = 1\ntc = \"10+0.1\"\nst = \"100ms\"",
+            "spec.toml:5:6: key 'st'",
+            "not both",
+        ),
+        (
+            BAD_BASE,
+            "seed = 1",
+            "seed = 1\ntimemargin = \"50ms\"",
+            "spec.toml:4:14: key 'timemargin'",
+            "timemargin goes with a clock",
+        ),
+        (
+            &othello,
+            "protocol = \"line\"",
+            "protocol = \"gtp\"\ndepth = 3",
+            "spec.toml:11:9: key 'engine[1].depth'",
+            "the gtp protocol cannot pass a depth",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\ntime = \"1s\"",
+            "spec.toml:11:8: key 'engine[1].time'",
+            "time belongs to built-in engines",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\nalgorithm = \"alphabeta\"",
+            "spec.toml:11:13: key 'engine[1].algorithm'",
+            "algorithm belongs to built-in engines",
+        ),
+        (
+            BAD_BASE,
+            "depth = 1",
+            "depth = 1\nprotocol = \"line\"",
+            "spec.toml:16:12: key 'engine[2].protocol'",
+            "protocol belongs to outside programs",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\nstall_timeout = \"5\"",
+            "spec.toml:11:17: key 'engine[1].stall_timeout'",
+            "needs a unit",
+        ),
+    ];
+    for (base, old, new, place, message) in cases {
+        assert!(base.contains(old), "{old}");
+        std::fs::write(dir.join("spec.toml"), base.replacen(old, new, 1)).unwrap();
+        refused_in(
+            &dir,
+            &["run", "spec.toml", "--out", "out"],
+            &[&format!("error: {place}: "), message],
+        );
+    }
+    // joute match: the engine's words.
+    for (engine, message) in [
+        ("proto=line,name=x", "cmd=PROGRAM is missing"),
+        ("cmd=sh,proto=uci", "unknown protocol 'uci'"),
+        ("cmd=sh", "proto=PROTOCOL is missing"),
+        ("cmd=sh,proto=line,colour=red", "unknown key 'colour'"),
+        ("cmd=sh,proto=line,option.book=a b", "white space"),
+        ("cmd=sh,proto=gtp,option.book=a\nb", "a control character"),
+        (
+            "cmd=./no-such-engine,proto=line",
+            "no program at './no-such-engine'",
+        ),
+        (
+            "cmd=sh,proto=gtp",
+            "the gtp protocol plays othello, not connect4",
+        ),
+    ] {
+        refused_in(
+            &dir,
+            &["match", "connect4", engine, "random"],
+            &["error: (command line): key 'ENGINE'", message],
+        );
+    }
+    // joute engine check: the options too.
+    refused_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "connect4",
+            "--protocol",
+            "line",
+            "--option",
+            "book=a b",
+            "--",
+            "sh",
+        ],
+        &["--option: option 'book' has a value with white space"],
+    );
+}
+
+/// A program that fails at the start of the run is refused before the first game, on one
+/// line naming the engine and saying why; the run folder keeps its stderr and can be used
+/// again once the spec is fixed.
+fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
+    let dir = common::scratch("outside", "start");
+    let text = spec(game, 2, "", protocol, &[flag], "stall_timeout = \"1s\"");
+    // --quiet: the error alone.
+    let out = run(&dir, &text, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let expected_start = format!(
+        "error: engine 'fake' (python3 {} --protocol {protocol} --game {game} {flag}) did not start: ",
+        fake()
+    );
+    assert!(stderr.starts_with(&expected_start), "{stderr}");
+    assert!(
+        stderr.contains(why),
+        "{protocol} {flag}: '{why}' not in {stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    // What is written: the run's record (no game played), an empty log, the engine's stderr.
+    let out_dir = dir.join("out");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(record["sessions"][0]["games_played"], 0);
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("games.jsonl")).unwrap(),
+        ""
+    );
+    if flag == "--exit-at-start" {
+        let log = engine_log(&out_dir, "fake");
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(log[0].1, "fake: refusing to start");
+    }
+    assert!(!out_dir.join("index.html").exists());
+
+    // Without --quiet, the notes on the engines come first: one error line still.
+    let out = run(&dir, &text, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].starts_with(&expected_start), "{stderr}");
+
+    // The spec fixed, the same folder plays the run.
+    let fixed = spec(game, 2, "", protocol, &[], "stall_timeout = \"5s\"");
+    run_ok(&dir, &fixed, &["--quiet"]);
+    assert_eq!(games(&out_dir).len(), 4);
+}
+
+#[test]
+fn a_program_that_exits_at_once_is_refused_with_its_stderr() {
+    for (protocol, game) in [
+        ("line", "connect4"),
+        ("gtp", "othello"),
+        ("nboard", "othello"),
+        ("gomocup", "morpion-9x9-5"),
+    ] {
+        refused_at_start(
+            protocol,
+            game,
+            "--exit-at-start",
+            "its output closed (it exited: exit status: 1); its stderr ended: fake: refusing to start",
+        );
+    }
+}
+
+#[test]
+fn a_failed_handshake_is_refused_with_the_answer() {
+    refused_at_start(
+        "line",
+        "connect4",
+        "--bad-handshake",
+        "handshake: it answered 'nope' to 'joute 1', not 'ok'",
+    );
+    refused_at_start("gtp", "othello", "--bad-handshake", "'? no'");
+    refused_at_start(
+        "gomocup",
+        "morpion-9x9-5",
+        "--bad-handshake",
+        "it answered 'ERROR no' to 'START 9', not 'OK'",
+    );
+    // NBoard's fake never answers `ping`: the stall limit decides.
+    refused_at_start(
+        "nboard",
+        "othello",
+        "--bad-handshake",
+        "no answer within 1 s",
+    );
+}
+
+// ---------------------------------------------------------------- 4 and 5. no orphans, resume
+
+#[test]
+fn no_engine_outlives_a_finished_run() {
+    let dir = common::scratch("outside", "orphans");
+    let mark = marker("finished");
+    let text = spec(
+        "connect4",
+        2,
+        "",
+        "line",
+        &["--name", &mark],
+        "stall_timeout = \"5s\"",
+    );
+    run_ok(&dir, &text, &["--quiet"]);
+    assert_eq!(games(&dir.join("out")).len(), 4);
+    assert_all_gone(&mark, "after a finished run");
+}
+
+#[test]
+fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
+    let dir = common::scratch("outside", "sigint");
+    let mark = marker("sigint");
+    let text = spec(
+        "connect4",
+        12,
+        "",
+        "line",
+        &["--name", &mark, "--sleep-ms", "30"],
+        "stall_timeout = \"5s\"",
+    );
+    std::fs::write(dir.join("spec.toml"), &text).unwrap();
+    let out = dir.join("out");
+    let child = Command::new(bin())
+        .args(["run", "spec.toml", "--out", "out", "--threads", "2"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = out.join("games.jsonl");
+    wait_for("2 games", Duration::from_secs(60), || log_lines(&log) >= 2);
+    assert!(!running_with(&mark).is_empty(), "no fake running mid-run");
+    // SAFETY: kill(2) on the child's pid, which it still is (the child is not reaped yet).
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
+    assert_all_gone(&mark, "after Ctrl-C");
+    let logged = log_lines(&log);
+    assert!((2..24).contains(&logged), "{logged} games logged");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("interrupted: "))
+        .unwrap_or_else(|| panic!("no resume line in {stdout}"));
+    assert!(
+        line.contains(&format!("{logged} of 24 games")) && line.ends_with("--resume"),
+        "{line}"
+    );
+    let hash = spec_hash(&out);
+
+    let (stdout, _) = run_ok(&dir, &text, &["--resume"]);
+    assert!(stdout.contains("the run: 24 games"), "{stdout}");
+    assert_all_gone(&mark, "after the resumed run");
+    let all = games(&out);
+    let ids: Vec<u64> = all.iter().map(|g| g["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, (0..24).collect::<Vec<u64>>());
+    assert_eq!(spec_hash(&out), hash);
+    for g in &all {
+        assert_eq!(g["spec"].as_str().unwrap(), hash);
+        assert_eq!(termination(g), "normal", "{g}");
+    }
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let ended: Vec<&str> = record["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ended"].as_str().unwrap())
+        .collect();
+    assert_eq!(ended, ["interrupted", "complete"]);
+}
+
+#[test]
+fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
+    let dir = common::scratch("outside", "sigkill");
+    let mark = marker("sigkill");
+    let once = dir.join("once");
+    // The first process to reach its move 2 hangs; the stall limit is far away.
+    let text = spec(
+        "connect4",
+        3,
+        "",
+        "line",
+        &[
+            "--name",
+            &mark,
+            "--hang-at",
+            "2",
+            "--once",
+            once.to_str().unwrap(),
+        ],
+        "stall_timeout = \"60s\"",
+    );
+    std::fs::write(dir.join("spec.toml"), &text).unwrap();
+    let mut child = Command::new(bin())
+        .args([
+            "run",
+            "spec.toml",
+            "--out",
+            "out",
+            "--threads",
+            "1",
+            "--quiet",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let misbehaved = once.join("misbehaved");
+    wait_for("the hang", Duration::from_secs(60), || {
+        std::fs::read_to_string(&misbehaved).is_ok_and(|t| t.ends_with('\n'))
+    });
+    let hanging: u32 = std::fs::read_to_string(&misbehaved)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(alive(hanging));
+    assert_eq!(running_with(&mark), [hanging]);
+    child.kill().unwrap(); // SIGKILL: no exit path of joute's runs
+    child.wait().unwrap();
+    assert_all_gone(&mark, "after SIGKILL of joute");
+
+    // The same spec resumed: the hang was once, every game is played.
+    let out = dir.join("out");
+    let hash = spec_hash(&out);
+    assert_eq!(log_lines(&out.join("games.jsonl")), 0);
+    run_ok(&dir, &text, &["--resume", "--quiet"]);
+    assert_all_gone(&mark, "after the resumed run");
+    let all = games(&out);
+    assert_eq!(all.len(), 6);
+    assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
+    assert_eq!(spec_hash(&out), hash);
+}
+
+#[test]
+fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
+    let dir = common::scratch("outside", "shards");
+    let text = spec("connect4", 3, "", "line", &[], "stall_timeout = \"5s\"");
+    std::fs::write(dir.join("spec.toml"), &text).unwrap();
+    for (shard, folder) in [("0/2", "a"), ("1/2", "b")] {
+        let out = joute_in(
+            &dir,
+            &[
+                "run",
+                "spec.toml",
+                "--out",
+                folder,
+                "--shard",
+                shard,
+                "--quiet",
+            ],
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+    let (a, b) = (games(&dir.join("a")), games(&dir.join("b")));
+    assert_eq!(a.len() + b.len(), 6);
+    assert!(!a.is_empty() && !b.is_empty());
+    assert_eq!(spec_hash(&dir.join("a")), spec_hash(&dir.join("b")));
+    let ids: BTreeSet<u64> = a
+        .iter()
+        .chain(&b)
+        .map(|g| g["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, (0..6).collect());
+    let out = joute_in(
+        &dir,
+        &[
+            "report",
+            "a/games.jsonl",
+            "b/games.jsonl",
+            "--out",
+            "merged",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["games"], 6);
+    assert_eq!(report["terminations"]["normal"], 6);
+    let fake = report["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "fake")
+        .unwrap();
+    assert_eq!(fake["games"], 6);
+    assert!(dir.join("merged/index.html").is_file());
+    // Run folders given for logs: the line says which file is meant.
+    refused_in(
+        &dir,
+        &["report", "a", "b"],
+        &["a is a folder", "a/games.jsonl"],
+    );
+}
+
+// ---------------------------------------------------------------- 6 and 7. the Python example
+
+#[test]
+fn the_python_example_plays_a_tournament_with_no_failure() {
+    let example = manifest("examples/engines/connect4.py");
+    let lines = std::fs::read_to_string(&example).unwrap().lines().count();
+    assert!(lines < 40, "{example} has {lines} lines");
+    let dir = common::scratch("outside", "example");
+    let text = format!(
+        "name = \"example\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 4, count = 10 }}\n\n\
+         [[engine]]\nname = \"connect4-py\"\ncommand = \"python3\"\nargs = [{}]\nprotocol = \"line\"\nstall_timeout = \"10s\"\n\n\
+         [[engine]]\nname = \"ab\"\nalgorithm = \"alphabeta\"\ndepth = 2\n",
+        quoted(&example)
+    );
+    let (stdout, _) = run_ok(&dir, &text, &[]);
+    let all = games(&dir.join("out"));
+    assert_eq!(all.len(), 20);
+    for g in &all {
+        assert_eq!(termination(g), "normal", "{g}");
+    }
+    assert_eq!(termination_row(&stdout, "connect4-py"), [20, 0, 0, 0, 0]);
+}
+
+#[test]
+fn engine_check_passes_the_example_and_fails_garbage() {
+    let dir = common::scratch("outside", "check");
+    let example = manifest("examples/engines/connect4.py");
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "connect4",
+            "--protocol",
+            "line",
+            "--",
+            "python3",
+            &example,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let steps: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("FAIL "))
+        .collect();
+    assert!(steps.len() >= 5, "{stdout}");
+    assert!(steps.iter().all(|l| l.starts_with("ok ")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{0} of {0} steps passed", steps.len())),
+        "{stdout}"
+    );
+
+    let fake = fake();
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "connect4",
+            "--protocol",
+            "line",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "line",
+            "--garbage-at",
+            "1",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("FAIL ") && l.contains("banana split")),
+        "{stdout}"
+    );
+    assert!(stdout.lines().any(|l| l.starts_with("ok ")), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("does not pass the line check"), "{stderr}");
+}
