@@ -571,6 +571,32 @@ pub(crate) mod testing {
         }
     }
 
+    /// What every protocol must turn into a lost game: the second player's program crashing
+    /// at its second move (the exit status in the detail), and the first player's hanging on
+    /// a 200 ms time per move (`timeout`). `spec` gives the protocol's fake with more flags.
+    pub fn crash_and_hang_lose<G: Game>(start: G, spec: impl Fn(&[&str]) -> OutsideSpec) {
+        use crate::arena::game::Termination;
+        use crate::games::Side;
+        let record = play(start, "", [spec(&[]), spec(&["--crash-at", "2"])], None);
+        match &record.termination {
+            Termination::Crash(Side::Second, why) => {
+                assert!(why.contains("exit status: 3"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let clock = TimeControl::Move {
+            time: Duration::from_millis(200),
+        };
+        let record = play(
+            start,
+            "",
+            [spec(&["--hang-at", "1"]), spec(&[])],
+            Some(clock),
+        );
+        assert_eq!(record.termination.name(), "timeout");
+        assert_eq!(record.termination.failed(), Some(Side::First));
+    }
+
     /// A game between the programs of `specs` (the first player first) after `opening` (in the
     /// game's notation) from `start`, on `clock` with a margin of 300 ms.
     pub fn play<G: Game>(

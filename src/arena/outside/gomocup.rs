@@ -275,7 +275,7 @@ mod tests {
     use std::time::Duration;
 
     use super::super::Protocol;
-    use super::super::check::testing::{fake, log_file, play};
+    use super::super::check::testing::{crash_and_hang_lose, fake, log_file, play};
     use crate::arena::game::{Termination, TimeControl};
     use crate::games::{Game, Morpion, Side};
 
@@ -374,25 +374,7 @@ mod tests {
             Termination::IllegalMove(Side::First, line) => assert!(line.contains(','), "{line}"),
             other => panic!("{other:?}"),
         }
-        let record = play(
-            board(),
-            "",
-            [gomocup(&["--crash-at", "1"]), gomocup(&[])],
-            None,
-        );
-        assert_eq!(record.termination.name(), "crash");
-        assert_eq!(record.termination.failed(), Some(Side::First));
-        let clock = TimeControl::Move {
-            time: Duration::from_millis(200),
-        };
-        let record = play(
-            board(),
-            "",
-            [gomocup(&[]), gomocup(&["--hang-at", "2"])],
-            Some(clock),
-        );
-        assert_eq!(record.termination.name(), "timeout");
-        assert_eq!(record.termination.failed(), Some(Side::Second));
+        crash_and_hang_lose(board(), gomocup);
     }
 
     #[test]

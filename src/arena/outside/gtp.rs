@@ -257,7 +257,7 @@ mod tests {
     use std::time::Duration;
 
     use super::super::Protocol;
-    use super::super::check::testing::{fake, log_file, play};
+    use super::super::check::testing::{crash_and_hang_lose, fake, log_file, play};
     use crate::arena::game::{Termination, TimeControl};
     use crate::games::{Game, Othello, Side};
 
@@ -364,29 +364,7 @@ mod tests {
 
     #[test]
     fn a_crash_and_a_hang_lose() {
-        let record = play(
-            Othello::start(),
-            "",
-            [gtp(&[]), gtp(&["--crash-at", "2"])],
-            None,
-        );
-        match &record.termination {
-            Termination::Crash(Side::Second, why) => {
-                assert!(why.contains("exit status: 3"), "{why}")
-            }
-            other => panic!("{other:?}"),
-        }
-        let clock = TimeControl::Move {
-            time: Duration::from_millis(200),
-        };
-        let record = play(
-            Othello::start(),
-            "",
-            [gtp(&["--hang-at", "1"]), gtp(&[])],
-            Some(clock),
-        );
-        assert_eq!(record.termination.name(), "timeout");
-        assert_eq!(record.termination.failed(), Some(Side::First));
+        crash_and_hang_lose(Othello::start(), gtp);
     }
 
     #[test]

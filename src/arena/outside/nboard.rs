@@ -197,7 +197,7 @@ impl<G: Game> Dialect<G> for Nboard {
 mod tests {
     use std::time::Duration;
 
-    use super::super::check::testing::{fake, log_file, play};
+    use super::super::check::testing::{crash_and_hang_lose, fake, log_file, play};
     use super::super::{History, Protocol};
     use super::*;
     use crate::arena::game::{Termination, TimeControl};
@@ -289,29 +289,7 @@ mod tests {
             record.termination,
             Termination::IllegalMove(Side::First, "=== banana".into())
         );
-        let record = play(
-            Othello::start(),
-            "",
-            [nboard(&[]), nboard(&["--crash-at", "3"])],
-            None,
-        );
-        match &record.termination {
-            Termination::Crash(Side::Second, why) => {
-                assert!(why.contains("exit status: 3"), "{why}")
-            }
-            other => panic!("{other:?}"),
-        }
-        let clock = TimeControl::Move {
-            time: Duration::from_millis(200),
-        };
-        let record = play(
-            Othello::start(),
-            "",
-            [nboard(&[]), nboard(&["--hang-at", "1"])],
-            Some(clock),
-        );
-        assert_eq!(record.termination.name(), "timeout");
-        assert_eq!(record.termination.failed(), Some(Side::Second));
+        crash_and_hang_lose(Othello::start(), nboard);
     }
 
     #[test]
