@@ -148,10 +148,16 @@ impl MatchEngine {
         {
             return Err(bad(format!("no folder at '{}'", dir.display())));
         }
+        // By default the program's file name; for an interpreter (`python3 engine.py`), the
+        // script's: the first argument that is a file.
         let name = name.unwrap_or_else(|| {
-            Path::new(&command)
+            let named = args
+                .iter()
+                .find(|a| Path::new(a).is_file())
+                .unwrap_or(&command);
+            Path::new(named)
                 .file_stem()
-                .map_or_else(|| command.clone(), |s| s.to_string_lossy().into_owned())
+                .map_or_else(|| named.clone(), |s| s.to_string_lossy().into_owned())
         });
         check_name(&name).map_err(bad)?;
         spec.command = PathBuf::from(&command);
