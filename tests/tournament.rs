@@ -1068,6 +1068,17 @@ fn the_example_specs_are_valid() {
                 .starts_with("tune-")
         {
             let spec = joute::arena::TournamentSpec::load(&path);
+            // Specs that play the peers (Edax, Pons' solver) need them built into target/peers
+            // (tests/peers.rs plays them, and must not skip in CI); their only acceptable
+            // failure before that is the missing program.
+            if let Err(e) = &spec
+                && e.key.ends_with(".command")
+                && e.message.contains("no program at '../target/peers/")
+                && std::env::var_os("JOUTE_PEERS").is_none()
+            {
+                eprintln!("{}: skipped, the peers are not built: {e}", path.display());
+                continue;
+            }
             assert!(spec.is_ok(), "{}: {}", path.display(), spec.unwrap_err());
         }
     }

@@ -15,7 +15,7 @@
 //! game = "othello"            # required; othello, connect4, morpion, morpion-RxC-K, random-tree-BxD
 //! seed = 2026                 # required; every random choice of the run derives from it
 //! format = "round-robin"      # or "gauntlet" (then `challengers` is required)
-//! challengers = ["ab-6"]      # gauntlet: these engines play every other engine, and only them
+//! challengers = ["ab-6"]      # gauntlet: these play every engine but one another
 //! openings = { plies = 6, count = 50 }   # random openings; or { file = "path", count = N }
 //!                             # random openings also take balance_depth (default 2) and
 //!                             # max_imbalance (in weight units; see openings.rs)
