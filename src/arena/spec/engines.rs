@@ -36,25 +36,7 @@ pub(crate) fn engine_budget(
             format!("engine '{name}': {err}"),
         )
     })?;
-    let defaults = SearchOptions::default();
-    let mut resolved = ResolvedEngine {
-        name: name.to_string(),
-        algorithm: algorithm.name().to_string(),
-        depth: None,
-        nodes: None,
-        time_ms: None,
-        playouts: defaults.playouts,
-        ordering: defaults.ordering,
-        fail_soft: defaults.fail_soft,
-        tt_mib: defaults.tt_mib,
-        tolerance: defaults.tolerance,
-        exploration: defaults.exploration,
-        tree_mib: defaults.tree_mib,
-        tie_break: defaults.tie_break,
-        weights_origin: String::new(),
-        weights: Vec::new(),
-        outside: None,
-    };
+    let mut resolved = ResolvedEngine::with_defaults(name, algorithm.name());
     if let Some(d) = &raw.depth {
         let v = *d.get_ref();
         if algorithm == Algorithm::Mcts || algorithm == Algorithm::Random {

@@ -88,14 +88,15 @@ pub struct ResolvedEngine {
 pub const OUTSIDE: &str = "outside";
 
 impl ResolvedEngine {
-    /// An outside engine called `name`.
-    pub fn outside(name: &str, spec: OutsideSpec) -> ResolvedEngine {
+    /// An engine called `name` searching with `algorithm` under the default options, with no
+    /// budget and no weights yet.
+    pub fn with_defaults(name: &str, algorithm: &str) -> ResolvedEngine {
         let defaults = SearchOptions::default();
         ResolvedEngine {
             name: name.to_string(),
-            algorithm: OUTSIDE.into(),
-            depth: spec.depth,
-            nodes: spec.nodes,
+            algorithm: algorithm.to_string(),
+            depth: None,
+            nodes: None,
             time_ms: None,
             playouts: defaults.playouts,
             ordering: defaults.ordering,
@@ -107,7 +108,17 @@ impl ResolvedEngine {
             tie_break: defaults.tie_break,
             weights_origin: String::new(),
             weights: Vec::new(),
+            outside: None,
+        }
+    }
+
+    /// An outside engine called `name` (the search fields keep their defaults).
+    pub fn outside(name: &str, spec: OutsideSpec) -> ResolvedEngine {
+        ResolvedEngine {
+            depth: spec.depth,
+            nodes: spec.nodes,
             outside: Some(spec),
+            ..ResolvedEngine::with_defaults(name, OUTSIDE)
         }
     }
 
