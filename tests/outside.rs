@@ -10,23 +10,14 @@
 
 mod common;
 
+use common::{bin, manifest};
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("joute")
-}
-
-fn manifest(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(path)
-        .display()
-        .to_string()
-}
 
 /// The fake engine, by absolute path.
 fn fake() -> String {

@@ -14,6 +14,8 @@
 
 mod common;
 
+use common::{bin, manifest};
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -72,17 +74,6 @@ fn peers() -> Option<Peers> {
         assert!(p.is_file(), "JOUTE_PEERS: {} is missing", p.display());
     }
     Some(peers)
-}
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("joute")
-}
-
-fn manifest(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(path)
-        .display()
-        .to_string()
 }
 
 fn text(p: &Path) -> String {

@@ -11,9 +11,7 @@ use serde_json::Value;
 
 mod common;
 
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("joute")
-}
+use common::bin;
 
 /// Runs joute with its stdout a pipe whose reader is closed at once, and `TMPDIR` a private
 /// folder; returns the exit status and stderr.

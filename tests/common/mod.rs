@@ -5,6 +5,19 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// The joute binary under test.
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("joute")
+}
+
+/// `path` (relative to the repository's root) as an absolute path.
+pub fn manifest(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(path)
+        .display()
+        .to_string()
+}
+
 /// A fresh folder under the system's temporary directory, removed with everything in it when
 /// the value is dropped (a failing test included): `cargo test` leaves nothing behind.
 pub struct Scratch(tempfile::TempDir);
