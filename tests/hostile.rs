@@ -73,7 +73,14 @@ fn damaged_run(dir: &Path, how: &str) {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let run = dir.join("run");
-    for generated in ["index.html", "ratings.csv", "crosstable.csv", "pairs.csv"] {
+    for generated in [
+        "index.html",
+        "ratings.csv",
+        "scale.csv",
+        "crosstable.csv",
+        "pairs.csv",
+        "terminations.csv",
+    ] {
         let _ = std::fs::remove_file(run.join(generated));
     }
     for entry in std::fs::read_dir(&run).unwrap() {
@@ -142,6 +149,8 @@ fn damaged_run(dir: &Path, how: &str) {
         }
         "games.jsonl huge number" => edit_line(&first_id, "\"id\":1e400,"),
         "games.jsonl negative id" => edit_line(&first_id, "\"id\":-1,"),
+        // A sound run, for cases whose fault is in the command line.
+        "intact" => {}
         other => panic!("unknown damage '{other}'"),
     }
 }

@@ -1152,7 +1152,7 @@ fn the_cluster_scripts_run_shards_and_merge_them() {
 }
 
 #[test]
-fn ratings_of_a_log_equal_an_independent_maximum_likelihood_fit() {
+fn ratings_of_a_log_equal_an_independent_maximum_likelihood_fit_with_and_without_the_first_move() {
     let dir = scratch("mle");
     let spec = dir.join("mle.toml");
     std::fs::write(
@@ -1208,39 +1208,79 @@ playouts = 100
         })
         .collect();
     assert_eq!(games.len(), 180);
-    // Gradient ascent on the Bradley–Terry log-likelihood (draws half a win), mean fixed at 0,
-    // until the gradient vanishes.
-    let mut r = [0.0f64; 4];
-    for _ in 0..200_000 {
-        let mut grad = [0.0f64; 4];
-        for &(a, b, s) in &games {
-            let p = 1.0 / (1.0 + 10f64.powf((r[b] - r[a]) / 400.0));
-            grad[a] += s - p;
-            grad[b] -= s - p;
+    // Gradient ascent on the Bradley–Terry log-likelihood (draws half a win), the first mover
+    // scoring L(r_first + w - r_second), mean fixed at 0, until the gradient vanishes.
+    let direct = |with_w: bool| {
+        let (mut r, mut w) = ([0.0f64; 4], 0.0f64);
+        for _ in 0..400_000 {
+            let (mut grad, mut grad_w) = ([0.0f64; 4], 0.0);
+            for &(a, b, s) in &games {
+                let p = 1.0 / (1.0 + 10f64.powf((r[b] - r[a] - w) / 400.0));
+                grad[a] += s - p;
+                grad[b] -= s - p;
+                grad_w += s - p;
+            }
+            for i in 0..4 {
+                r[i] += 2.0 * grad[i];
+            }
+            if with_w {
+                w += 1.0 * grad_w;
+            }
+            let mean = r.iter().sum::<f64>() / 4.0;
+            r.iter_mut().for_each(|x| *x -= mean);
+            if grad.iter().all(|g| g.abs() < 1e-9) && (!with_w || grad_w.abs() < 1e-9) {
+                break;
+            }
         }
-        for i in 0..4 {
-            r[i] += 2.0 * grad[i];
+        (r, w)
+    };
+    let check = |json: &Value, r: &[f64; 4], shift: f64| {
+        for row in json["ratings"].as_array().unwrap() {
+            let i = names
+                .iter()
+                .position(|n| *n == row["name"].as_str().unwrap())
+                .unwrap();
+            let elo = row["elo"].as_f64().unwrap();
+            assert!(
+                (elo - r[i] - shift).abs() < 0.01,
+                "{}: joute {elo}, direct {}",
+                names[i],
+                r[i] + shift
+            );
+            assert_eq!(row["bound"], "");
         }
-        let mean = r.iter().sum::<f64>() / 4.0;
-        r.iter_mut().for_each(|x| *x -= mean);
-        if grad.iter().all(|g| g.abs() < 1e-9) {
-            break;
-        }
-    }
-    for row in json["ratings"].as_array().unwrap() {
-        let i = names
-            .iter()
-            .position(|n| *n == row["name"].as_str().unwrap())
-            .unwrap();
-        let elo = row["elo"].as_f64().unwrap();
-        assert!(
-            (elo - r[i]).abs() < 0.01,
-            "{}: joute {elo}, direct {}",
-            names[i],
-            r[i]
-        );
-        assert_eq!(row["bound"], "");
-    }
+    };
+    let (r, w) = direct(true);
+    check(&json, &r, 0.0);
+    let fitted = json["scale"]["first_move_elo"].as_f64().unwrap();
+    assert!((fitted - w).abs() < 0.01, "first mover: joute {fitted}, direct {w}");
+    assert_eq!(json["scale"]["first_move"], "fit");
+    assert_eq!(json["scale"]["anchor"], Value::Null);
+
+    // The report re-anchors a finished run and can leave the advantage out.
+    let log = out.join("games.jsonl");
+    let report = |extra: &[&str]| -> Value {
+        let mut args = vec!["report", log.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&ok(&args)).unwrap()
+    };
+    let anchored = report(&["--anchor", "ab-1=1000"]);
+    check(&anchored, &r, 1000.0 - r[0]);
+    assert_eq!(anchored["scale"]["anchor"], "ab-1");
+    assert_eq!(anchored["scale"]["anchor_elo"], 1000.0);
+    let (r0, _) = direct(false);
+    let ignored = report(&["--first-move", "ignore"]);
+    check(&ignored, &r0, 0.0);
+    assert_eq!(ignored["scale"]["first_move"], "ignore");
+    assert_eq!(ignored["scale"]["first_move_elo"], Value::Null);
+    // The terminal states the model and the origin.
+    let text = ok(&["report", log.to_str().unwrap(), "--anchor", "ab-4"]);
+    assert!(text.contains("first mover: "), "{text}");
+    assert!(text.contains("ab-4 fixed at 0.0"), "{text}");
+    // So does scale.csv.
+    let scale = std::fs::read_to_string(out.join("scale.csv")).unwrap();
+    assert!(scale.contains("anchor,ab-4\n"), "{scale}");
+    assert!(scale.contains("first_move,fit\n"), "{scale}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -1548,4 +1588,40 @@ fn zero_reads_as_zero_never_minus_zero() {
             );
         }
     }
+}
+
+#[test]
+fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone() {
+    let dir = scratch("model");
+    let spec = small_spec(&dir, 2);
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let run = |name: &str, extra: &str| -> (Value, String) {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, format!("{text}\n{extra}")).unwrap();
+        let out = dir.join(name);
+        let json: Value = serde_json::from_str(&ok(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]))
+        .unwrap();
+        let record: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap())
+                .unwrap();
+        (json, record["spec_hash"].as_str().unwrap().to_string())
+    };
+    let (plain, plain_hash) = run("plain", "");
+    let (fit, fit_hash) = run("fit", "[ratings]\nfirst_move = \"fit\"\n");
+    let (ignore, ignore_hash) = run("ignore", "[ratings]\nfirst_move = \"ignore\"\n");
+    // "fit" is the default: the same spec, the same hash as before the key existed.
+    assert_eq!(plain_hash, fit_hash);
+    assert_ne!(plain_hash, ignore_hash);
+    assert_eq!(plain["ratings"], fit["ratings"]);
+    assert_eq!(plain["scale"]["first_move"], "fit");
+    assert!(plain["scale"]["first_move_elo"].as_f64().is_some());
+    assert_eq!(ignore["scale"]["first_move"], "ignore");
+    assert_eq!(ignore["scale"]["first_move_elo"], Value::Null);
+    assert_ne!(plain["ratings"], ignore["ratings"]);
 }

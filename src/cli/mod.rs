@@ -209,6 +209,13 @@ pub struct ReportArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// Re-anchor the ratings: ENGINE fixed at ELO (0 when `=ELO` is left out), whatever the
+    /// spec said; `--anchor mean` puts the mean of the rated engines at 0.
+    #[arg(long, value_name = "ENGINE=ELO")]
+    pub anchor: Option<String>,
+    /// The rating model's first-move advantage, whatever the spec said: `fit` or `ignore`.
+    #[arg(long, value_name = "MODEL", value_parser = ["fit", "ignore"])]
+    pub first_move: Option<String>,
 }
 
 /// Arguments of `joute perft`.

@@ -12,11 +12,14 @@ use super::interrupt;
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::log::{GameLine, ReadLock, RunInfo};
 use joute::arena::schedule::Shard;
-use joute::arena::spec::{MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec};
+use joute::arena::spec::{
+    Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
+};
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
 use joute::report::run::{SessionTiming, run_timing, summary_json};
 use joute::report::{table, write_run_report};
+use joute::stats::ratings::FirstMove;
 use joute::stats::sprt::{EloModel, Sprt};
 use joute::tournament::session::Notice;
 use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};
@@ -126,6 +129,41 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
 }
 
 /// `joute report LOG...`.
+/// `--anchor ENGINE=ELO` (or `ENGINE`, at 0; or `mean`): the anchor it names, checked against
+/// the run's engines.
+fn parse_anchor(text: &str, engines: &[String]) -> Result<Option<Anchor>, InputError> {
+    if text.trim() == "mean" {
+        return Ok(None);
+    }
+    let (name, elo) = match text.rsplit_once('=') {
+        Some((name, elo)) => {
+            let value: f64 = elo.trim().parse().map_err(|_| {
+                InputError(format!(
+                    "--anchor {text}: '{}' is not a number of Elo",
+                    elo.trim()
+                ))
+            })?;
+            (name.trim(), value)
+        }
+        None => (text.trim(), 0.0),
+    };
+    if !elo.is_finite() || elo.abs() > MAX_ANCHOR_ELO {
+        return Err(InputError(format!(
+            "--anchor {text}: the Elo must be within -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}"
+        )));
+    }
+    if !engines.iter().any(|e| e == name) {
+        return Err(InputError(format!(
+            "--anchor {text}: '{name}' is not an engine of the run; engines: {}",
+            engines.join(", ")
+        )));
+    }
+    Ok(Some(Anchor {
+        engine: name.to_string(),
+        elo,
+    }))
+}
+
 pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
     for log in &args.logs {
         if log.is_dir() {
@@ -153,7 +191,16 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
         }
         locks.push(lock);
     }
-    let (info, summary, loaded) = summarize_logs(&args.logs).map_err(InputError)?;
+    let (info, mut summary, loaded) = summarize_logs(&args.logs).map_err(InputError)?;
+    if let Some(text) = &args.anchor {
+        summary.spec.anchor = parse_anchor(text, &summary.spec.engine_names())?;
+    }
+    if let Some(model) = &args.first_move {
+        summary.spec.ratings.first_move = match model.as_str() {
+            "ignore" => FirstMove::Ignore,
+            _ => FirstMove::Fit,
+        };
+    }
     let out = args.out.clone().unwrap_or_else(|| {
         if args.logs.len() == 1 {
             args.logs[0]
@@ -459,22 +506,31 @@ fn finish_with(
     timing: Timing,
     logs: &[PathBuf],
 ) -> anyhow::Result<()> {
-    let (rows, page) = if keep {
+    let (rows, scale, page) = if keep {
         let written = write_run_report(summary, out, timing.run, logs)?;
-        (written.rows, Some(written.page))
+        (written.rows, written.scale, Some(written.page))
     } else {
-        (table::rating_rows(summary, &summary.ratings()), None)
+        let ratings = summary.ratings();
+        (
+            table::rating_rows(summary, &ratings),
+            table::RatingScale::of(summary, &ratings),
+            None,
+        )
     };
     match voice {
         Voice::Json => {
             let written = page.as_deref().map(|p| (out, p));
-            let object = summary_json(summary, &rows, timing.session, timing.run, written);
+            let object = summary_json(summary, &rows, &scale, timing.session, timing.run, written);
             say!("{object}")?;
         }
         Voice::Silent => {}
-        Voice::Quiet => say_text!(table::rating_table(&rows))?,
+        Voice::Quiet => {
+            say_text!(table::rating_table(&rows))?;
+            say_text!(scale.lines())?;
+        }
         Voice::Normal => {
             say_text!(table::rating_table(&rows))?;
+            say_text!(scale.lines())?;
             if let Some(block) = table::head_to_head(summary) {
                 say_text!(block)?;
             }

@@ -627,11 +627,11 @@ fn draw_crosstable<DB: DrawingBackend>(
     for (r, &i) in order.iter().enumerate() {
         for (c, &j) in order.iter().enumerate() {
             let at = (SegmentValue::CenterOf(c), SegmentValue::CenterOf(n - 1 - r));
-            let games = results.games[i][j];
+            let games = results.games(i, j);
             let (fill, label) = if i == j {
                 (RGBColor(200, 200, 200), String::new())
             } else if games > 0.0 {
-                let score = results.points[i][j] / games;
+                let score = results.points(i, j) / games;
                 (heat(score), format!("{:.0}", score * 100.0))
             } else {
                 (WHITE, String::new())

@@ -1,10 +1,10 @@
-//! The CSV files of a run: `ratings.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`,
-//! each written to a temporary file and renamed.
+//! The CSV files of a run: `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`,
+//! `terminations.csv`, each written to a temporary file and renamed.
 
 use std::path::Path;
 
 use super::summary::{FAILURES, Summary};
-use super::table::RatingRow;
+use super::table::{RatingRow, RatingScale};
 use crate::arena::log::write_atomically;
 use crate::stats::ratings::Ratings;
 
@@ -56,6 +56,21 @@ pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
     )
 }
 
+/// `scale.csv`: what the ratings mean, one `key,value` row each — the scale, the anchor (or
+/// the mean the ratings are relative to), the first-move model and its fitted advantage.
+pub fn write_scale(dir: &Path, scale: &RatingScale) -> std::io::Result<()> {
+    let opt = |x: Option<f64>| x.map_or(String::new(), |x| f(x, 2));
+    let rows = vec![
+        vec!["scale".into(), scale.scale.into()],
+        vec!["anchor".into(), scale.anchor.clone().unwrap_or_default()],
+        vec!["anchor_elo".into(), f(scale.anchor_elo, 2)],
+        vec!["first_move".into(), scale.first_move.into()],
+        vec!["first_move_elo".into(), opt(scale.first_move_elo)],
+        vec!["first_move_error".into(), opt(scale.first_move_error)],
+    ];
+    write_csv(&dir.join("scale.csv"), &["key", "value"], &rows)
+}
+
 /// `crosstable.csv`: one row per engine in rating order, its points against each opponent as
 /// `points/games` (empty where they did not meet), then its LOS over each opponent.
 pub fn write_crosstable(
@@ -86,11 +101,11 @@ pub fn write_crosstable(
         .map(|&i| {
             let mut row = vec![summary.spec.engines[i].name.clone()];
             for &j in &order {
-                let games = res.games[i][j];
+                let games = res.games(i, j);
                 row.push(if i == j || games == 0.0 {
                     String::new()
                 } else {
-                    format!("{}/{}", res.points[i][j], games)
+                    format!("{}/{}", res.points(i, j), games)
                 });
             }
             for &j in &order {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use askama::Template;
 
 use super::summary::{FAILURES, Summary};
-use super::table::{finite_estimate, fixed, rating_rows, terminations_footer};
+use super::table::{RatingScale, finite_estimate, fixed, rating_rows, terminations_footer};
 use crate::arena::log::scan_log;
 use crate::arena::spec::OpeningSource;
 use crate::games::GameKind;
@@ -182,6 +182,8 @@ struct Page<'a> {
     games: u64,
     engines: Vec<EngineView>,
     ratings: Vec<RatingView>,
+    first_move: String,
+    origin: String,
     names_by_rank: Vec<String>,
     crosstable: Vec<MatrixRow>,
     los: Vec<MatrixRow>,
@@ -457,6 +459,7 @@ pub fn render(
         .collect();
 
     let rows = rating_rows(summary, ratings);
+    let scale = RatingScale::of(summary, ratings);
     let rating_views = rows
         .iter()
         .map(|r| RatingView {
@@ -654,6 +657,8 @@ pub fn render(
         games: summary.games,
         engines,
         ratings: rating_views,
+        first_move: scale.first_move_text("±"),
+        origin: scale.origin(),
         names_by_rank: rows.iter().map(|r| r.name.clone()).collect(),
         crosstable,
         los,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::summary::{FAILURES, Summary};
-use super::table::{self, RatingRow};
+use super::table::{self, RatingRow, RatingScale};
 use super::{charts, files, html};
 use crate::arena::game::Termination;
 use crate::arena::log::RunInfo;
@@ -14,7 +14,7 @@ use crate::arena::log::RunInfo;
 /// Why the report could not be written; each names the folder.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// `ratings.csv`, `crosstable.csv`, `pairs.csv` or `terminations.csv`.
+    /// `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv` or `terminations.csv`.
     #[error("cannot write the CSV files in {}: {source}", dir.display())]
     Csv {
         /// The folder.
@@ -45,6 +45,8 @@ pub enum ReportError {
 pub struct RunReport {
     /// The rating table's rows, best first.
     pub rows: Vec<RatingRow>,
+    /// What the ratings mean.
+    pub scale: RatingScale,
     /// `index.html`.
     pub page: PathBuf,
 }
@@ -62,7 +64,7 @@ pub fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
 }
 
 /// Writes the report of the games in `logs` (summarised in `summary`, timed by the run's record
-/// `run`) into `out`: `ratings.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`, the
+/// `run`) into `out`: `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`, the
 /// charts and `index.html`.
 pub fn write_run_report(
     summary: &Summary,
@@ -72,7 +74,9 @@ pub fn write_run_report(
 ) -> Result<RunReport, ReportError> {
     let ratings = summary.ratings();
     let rows = table::rating_rows(summary, &ratings);
+    let scale = RatingScale::of(summary, &ratings);
     files::write_ratings(out, &rows)
+        .and_then(|_| files::write_scale(out, &scale))
         .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
         .and_then(|_| files::write_pairs(out, summary))
         .and_then(|_| files::write_terminations(out, summary))
@@ -99,7 +103,7 @@ pub fn write_run_report(
             source,
         },
     )?;
-    Ok(RunReport { rows, page })
+    Ok(RunReport { rows, scale, page })
 }
 
 /// What this session did: games played, seconds, threads.
@@ -127,12 +131,13 @@ fn engine_terminations(summary: &Summary, i: usize) -> serde_json::Value {
 }
 
 /// The run's outcome as one JSON object: name, game, games, the rating rows (each with the
-/// engine's `terminations`: games lost per failure), the games per termination, the head-to-head
+/// engine's `terminations`: games lost per failure), what they mean (`scale`), the games per termination, the head-to-head
 /// figures of a two-engine run, the SPRT's state, this session's timing (`session`: none for a
 /// report of logs), every session of the run, and the folder and page when they were written.
 pub fn summary_json(
     summary: &Summary,
     rows: &[RatingRow],
+    scale: &RatingScale,
     session: Option<SessionTiming>,
     run: &RunInfo,
     written: Option<(&Path, &Path)>,
@@ -157,6 +162,7 @@ pub fn summary_json(
         "game": summary.spec.game,
         "games": summary.games,
         "ratings": ratings,
+        "scale": scale,
         "terminations": terminations,
     });
     if summary.spec.engines.len() == 2
@@ -170,6 +176,12 @@ pub fn summary_json(
             "games": p.wdl.games(),
             "wins": p.wdl.wins, "draws": p.wdl.draws, "losses": p.wdl.losses,
             "points": p.wdl.points(),
+            "draw_ratio": if p.pentanomial.pairs() > 0 {
+                (p.win_loss_pairs + p.draw_draw_pairs) as f64 / p.pentanomial.pairs() as f64
+            } else {
+                p.wdl.draw_ratio()
+            },
+            "game_draw_ratio": p.wdl.draw_ratio(),
             "score": e.score, "elo": e.elo, "error": e.error, "nelo": e.nelo, "los": e.los,
             "pentanomial": p.pentanomial.0,
         });
@@ -216,8 +228,12 @@ mod tests {
             extends: Vec::new(),
             spec: spec.resolved.clone(),
         };
-        let rows = table::rating_rows(&s, &s.ratings());
-        let object = summary_json(&s, &rows, None, &run, None);
+        let ratings = s.ratings();
+        let rows = table::rating_rows(&s, &ratings);
+        let scale = RatingScale::of(&s, &ratings);
+        let object = summary_json(&s, &rows, &scale, None, &run, None);
+        assert_eq!(object["scale"]["scale"], "logistic");
+        assert_eq!(object["scale"]["first_move"], "fit");
         assert_eq!(
             object["terminations"],
             json!({"normal": 2, "adjudication": 1, "timeout": 1, "stall": 1,

@@ -16,7 +16,7 @@ use crate::arena::game::Termination;
 use crate::arena::log::GameLine;
 use crate::arena::schedule::Schedule;
 use crate::arena::spec::ResolvedSpec;
-use crate::stats::ratings::{Ratings, Results, fit};
+use crate::stats::ratings::{FitOptions, Ratings, Results, fit};
 use crate::stats::sequential::{Decided, SequentialSprt};
 use crate::stats::summary::{EloEstimate, Pentanomial, Trinomial};
 
@@ -132,8 +132,9 @@ pub struct Summary {
     pub after_decision: u64,
     /// The SPRT's state, for a run that has one.
     pub sprt: Option<SequentialSprt>,
-    /// The first game of each opening pair whose partner has not arrived: (A's score, pairing).
-    pending: HashMap<u64, (f64, usize)>,
+    /// The first game of each opening pair whose partner has not arrived: (A's score, pairing,
+    /// the game's place in its pair: 0 when A moved first).
+    pending: HashMap<u64, (f64, usize, u8)>,
     /// The run's schedule.
     schedule: Schedule,
     /// The decision's pair count, once known: pairs at or after it are left out.
@@ -257,9 +258,9 @@ impl Summary {
         self.count_termination(game, first, second);
         match self.pending.remove(&game.pair) {
             None => {
-                self.pending.insert(game.pair, (score_a, p));
+                self.pending.insert(game.pair, (score_a, p, index_in_pair));
             }
-            Some((other, _)) => {
+            Some((other, _, _)) => {
                 let stats = &mut self.pairings[p];
                 stats.pentanomial.add_pair(other, score_a);
                 if other + score_a == 1.0 {
@@ -339,16 +340,27 @@ impl Summary {
     /// Every game counted: complete pairs as pairs, unpaired games on their own.
     pub fn all_results(&self) -> Results {
         let mut results = self.results.clone();
-        for &(score_a, p) in self.pending.values() {
+        for &(score_a, p, index_in_pair) in self.pending.values() {
             let (a, b) = (self.pairings[p].a, self.pairings[p].b);
-            results.add_game(a, b, score_a);
+            if index_in_pair == 0 {
+                results.add_game(a, b, score_a);
+            } else {
+                results.add_game(b, a, 1.0 - score_a);
+            }
         }
         results
     }
 
     /// The ratings of [`Summary::all_results`].
     pub fn ratings(&self) -> Ratings {
-        fit(&self.all_results(), self.spec.anchor_index())
+        fit(
+            &self.all_results(),
+            &FitOptions {
+                first_move: self.spec.ratings.first_move,
+                anchor: self.spec.anchor_index(),
+                ..FitOptions::default()
+            },
+        )
     }
 
     /// Games whose pair partner is missing (a run in progress, or an SPRT cut).

@@ -122,7 +122,7 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         let los = r
             .los_next
             .map_or(String::new(), |l| format!("{:.1}%", 100.0 * l));
-        // A bound has no interval: the virtual draw that keeps it finite fixes it.
+        // A bound has no interval: it is rated outside the joint fit.
         let error = if r.bound.is_empty() {
             fixed(r.error, 1)
         } else {
@@ -143,11 +143,77 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
     }
     if rows.iter().any(|r| !r.bound.is_empty()) {
         out.push_str(
-            "  > or <: the engine won or lost every game; its Elo is a bound (one virtual draw keeps it finite)\n",
+            "  > or <: the engine won or lost every game; its Elo is a bound, the rating at which that record is as likely as not (as Ordo rates it)\n",
         );
     }
     out.push_str("  Elo: joint maximum likelihood; +/-: 95% interval; LOS: likelihood of superiority over the next engine\n");
     out
+}
+
+/// What a rating table's numbers mean: the scale, the origin and the first-move model, stated
+/// with every table (terminal, `scale.csv`, `--json`, the HTML report).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RatingScale {
+    /// `logistic`: an Elo difference `e` expects the score `1 / (1 + 10^(-e/400))`.
+    pub scale: &'static str,
+    /// The engine whose rating is fixed, if one is; otherwise the engines of the joint fit
+    /// have mean `anchor_elo` (0).
+    pub anchor: Option<String>,
+    /// The anchor's rating, or the mean's.
+    pub anchor_elo: f64,
+    /// `fit` or `ignore` (spec `[ratings] first_move`).
+    pub first_move: &'static str,
+    /// The first mover's fitted advantage, Elo.
+    pub first_move_elo: Option<f64>,
+    /// Half-width of its 95% interval.
+    pub first_move_error: Option<f64>,
+}
+
+impl RatingScale {
+    /// The scale of `ratings`, fitted from `summary`'s games.
+    pub fn of(summary: &Summary, ratings: &Ratings) -> RatingScale {
+        let anchor = summary.spec.anchor_index();
+        RatingScale {
+            scale: "logistic",
+            anchor: anchor.map(|(i, _)| summary.spec.engines[i].name.clone()),
+            anchor_elo: anchor.map_or(0.0, |(_, elo)| elo),
+            first_move: summary.spec.ratings.first_move.as_str(),
+            first_move_elo: ratings.first_move.map(|a| a.elo),
+            first_move_error: ratings.first_move.map(|a| a.error),
+        }
+    }
+
+    /// The origin in words: `mean 0 over the engines of the fit` or `ENGINE fixed at ELO`.
+    pub fn origin(&self) -> String {
+        match &self.anchor {
+            Some(name) => format!("{name} fixed at {}", fixed(self.anchor_elo, 1)),
+            None => "mean 0 over the engines of the joint fit".into(),
+        }
+    }
+
+    /// The first-move model in words: `first mover: +188.2 +/- 20.1 Elo (fitted with the
+    /// ratings)`, or why there is no figure.
+    pub fn first_move_text(&self, plus_minus: &str) -> String {
+        match (self.first_move, self.first_move_elo, self.first_move_error) {
+            ("ignore", _, _) => "first mover: no advantage in the model ([ratings] first_move = \"ignore\")".into(),
+            (_, Some(elo), Some(error)) => format!(
+                "first mover: {}{} {plus_minus} {} Elo (fitted with the ratings)",
+                if elo >= 0.0 { "+" } else { "" },
+                fixed(elo, 1),
+                fixed(error, 1)
+            ),
+            _ => "first mover: no estimate (no engine of the joint fit played both colours)".into(),
+        }
+    }
+
+    /// The terminal's lines below the rating table.
+    pub fn lines(&self) -> String {
+        format!(
+            "{}\nElo scale: logistic (a difference e expects the score 1/(1+10^(-e/400))), {}\n",
+            self.first_move_text("+/-"),
+            self.origin()
+        )
+    }
 }
 
 /// The head-to-head block of a two-engine run, as fastchess prints it.
@@ -202,14 +268,21 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
     } else {
         "inf".into()
     };
+    // fastchess's DrawRatio is the share of drawn pairs (WL + DD) when it reports pairs; the
+    // share of drawn games follows under its own name.
+    let game_draws = if games > 0 {
+        100.0 * p.wdl.draws as f64 / games as f64
+    } else {
+        0.0
+    };
     let _ = writeln!(
         out,
-        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}",
+        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}, GameDrawRatio: {game_draws:.2} %",
         100.0 * e.los,
-        if games > 0 {
-            100.0 * p.wdl.draws as f64 / games as f64
+        if pairs > 0 {
+            100.0 * (p.win_loss_pairs + p.draw_draw_pairs) as f64 / pairs as f64
         } else {
-            0.0
+            game_draws
         }
     );
     let _ = writeln!(

@@ -24,13 +24,20 @@ pub struct EloEstimate {
 /// `nelo_scale` is the variance's factor in the normalised Elo (1 for games, 2 for pairs).
 fn estimate(s: f64, variance: f64, units: f64, nelo_scale: f64) -> EloEstimate {
     let se = (variance / units).sqrt();
-    // An interval end beyond 0% or 100% would be an infinite Elo: stop it half a unit (game
-    // or pair) inside, the closest score the match could have shown.
+    // An interval end at or beyond 0% or 100% would be an infinite Elo: stop it half a unit
+    // (game or pair) inside, the closest score the match could have shown. An end inside
+    // (0, 1) stays where fastchess's formula puts it.
     let edge = 0.5 / units.max(1.0);
-    let (lo, hi) = (
-        (s - Z95 * se).clamp(edge.min(s), 1.0 - edge),
-        (s + Z95 * se).clamp(edge, (1.0 - edge).max(s)),
-    );
+    let inside = |x: f64| {
+        if x <= 0.0 {
+            edge.min(s)
+        } else if x >= 1.0 {
+            (1.0 - edge).max(s)
+        } else {
+            x
+        }
+    };
+    let (lo, hi) = (inside(s - Z95 * se), inside(s + Z95 * se));
     let los = if se > 0.0 {
         normal_cdf((s - 0.5) / se)
     } else if s > 0.5 {
@@ -151,6 +158,20 @@ mod tests {
         assert!((e.elo - 147.19).abs() < 0.01);
         assert!((e.los - normal_cdf(0.2 / se)).abs() < 1e-12);
         assert!((e.nelo - 0.2 / var.sqrt() * 800.0 / LN_10).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_interval_end_inside_zero_and_one_is_fastchesss() {
+        // 16 LL and 4 LD pairs: s = 5%, σ² = 0.8 · 0.05² + 0.2 · 0.2² = 0.01; the lower end
+        // s - 1.96 √(0.01/20) ≈ 0.62% is inside (0, 1) though below half a pair (2.5%).
+        let e = Pentanomial([16, 4, 0, 0, 0]).estimate();
+        let se = (0.01f64 / 20.0).sqrt();
+        let to_elo = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
+        let fastchess = (to_elo(0.05 + Z95 * se) - to_elo(0.05 - Z95 * se)) / 2.0;
+        assert!((e.error - fastchess).abs() < 1e-9, "{} vs {fastchess}", e.error);
+        // An end beyond 0 still stops half a pair inside, where fastchess's would be NaN.
+        let e = Pentanomial([19, 1, 0, 0, 0]).estimate();
+        assert!(e.error.is_finite());
     }
 
     #[test]

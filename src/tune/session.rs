@@ -448,6 +448,7 @@ fn match_spec(
             engine: engines[1].0.to_string(),
             elo: 0.0,
         }),
+        ratings: Default::default(),
         sprt: None,
         clock: None,
     })

@@ -318,6 +318,7 @@ pub fn match_spec(
                     rounds: 1,
                     engines: resolved,
                     anchor: None,
+                    ratings: Default::default(),
                     sprt: self.sprt,
                     clock: self.clock,
                 },

@@ -65,6 +65,7 @@ use crate::search::{
     Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, MAX_TREE_MIB, MoveOrder, SearchConfig,
     SearchOptions,
 };
+use crate::stats::ratings::FirstMove;
 use crate::stats::sprt::{EloModel, Sprt};
 
 mod command;

@@ -21,6 +21,7 @@ pub struct RawSpec {
     pub(super) anchor: Option<Spanned<String>>,
     pub(super) anchor_elo: Option<Spanned<f64>>,
     pub(super) sprt: Option<Spanned<RawSprt>>,
+    pub(super) ratings: Option<Spanned<RawRatings>>,
     pub(super) tc: Option<Spanned<String>>,
     pub(super) st: Option<Spanned<String>>,
     pub(super) timemargin: Option<Spanned<String>>,
@@ -36,6 +37,13 @@ pub(super) struct RawOpenings {
     pub(super) file: Option<Spanned<String>>,
     pub(super) balance_depth: Option<Spanned<i64>>,
     pub(super) max_imbalance: Option<Spanned<f64>>,
+}
+
+/// `[ratings]`: the rating model.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRatings {
+    pub(super) first_move: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -112,8 +120,9 @@ impl SpecKind {
             "confirm",
             "param",
         ];
-        const TOURNAMENT: [&str; 8] = [
+        const TOURNAMENT: [&str; 9] = [
             "format",
+            "ratings",
             "challengers",
             "rounds",
             "anchor",

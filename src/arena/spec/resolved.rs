@@ -198,6 +198,21 @@ pub struct Anchor {
     pub elo: f64,
 }
 
+/// The rating model of a run's reports (`[ratings]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingsModel {
+    /// Fit a first-move advantage with the ratings, or leave it out.
+    #[serde(default)]
+    pub first_move: FirstMove,
+}
+
+impl RatingsModel {
+    /// The default model (fit the first-move advantage).
+    pub fn is_default(&self) -> bool {
+        *self == RatingsModel::default()
+    }
+}
+
 /// A spec in canonical form: what `run.json` records and what the spec hash covers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedSpec {
@@ -222,6 +237,10 @@ pub struct ResolvedSpec {
     pub engines: Vec<ResolvedEngine>,
     /// The anchor, if any.
     pub anchor: Option<Anchor>,
+    /// The rating model (`[ratings]`; left out of `run.json` and the hash when it is the
+    /// default, so that runs from before it keep their hash).
+    #[serde(default, skip_serializing_if = "RatingsModel::is_default")]
+    pub ratings: RatingsModel,
     /// The sequential test, for two-engine runs.
     pub sprt: Option<Sprt>,
     /// The clock, when games are played on one (left out of `run.json` otherwise).

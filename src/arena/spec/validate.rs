@@ -358,6 +358,24 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         (None, None) => None,
     };
 
+    // The rating model.
+    let ratings = match raw.ratings.as_ref().and_then(|r| r.get_ref().first_move.as_ref()) {
+        None => RatingsModel::default(),
+        Some(f) => RatingsModel {
+            first_move: match f.get_ref().trim() {
+                "fit" => FirstMove::Fit,
+                "ignore" => FirstMove::Ignore,
+                other => {
+                    return Err(loc.on(
+                        f,
+                        "ratings.first_move",
+                        format!("unknown first_move '{other}'; allowed: fit, ignore"),
+                    ));
+                }
+            },
+        },
+    };
+
     // SPRT.
     let sprt = match &raw.sprt {
         None => None,
@@ -443,6 +461,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         rounds,
         engines,
         anchor,
+        ratings,
         sprt,
         clock,
     };
