@@ -1253,7 +1253,10 @@ playouts = 100
     let (r, w) = direct(true);
     check(&json, &r, 0.0);
     let fitted = json["scale"]["first_move_elo"].as_f64().unwrap();
-    assert!((fitted - w).abs() < 0.01, "first mover: joute {fitted}, direct {w}");
+    assert!(
+        (fitted - w).abs() < 0.01,
+        "first mover: joute {fitted}, direct {w}"
+    );
     assert_eq!(json["scale"]["first_move"], "fit");
     assert_eq!(json["scale"]["anchor"], Value::Null);
 
@@ -1608,8 +1611,7 @@ fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone()
         ]))
         .unwrap();
         let record: Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap())
-                .unwrap();
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
         (json, record["spec_hash"].as_str().unwrap().to_string())
     };
     let (plain, plain_hash) = run("plain", "");

@@ -195,7 +195,9 @@ impl RatingScale {
     /// ratings)`, or why there is no figure.
     pub fn first_move_text(&self, plus_minus: &str) -> String {
         match (self.first_move, self.first_move_elo, self.first_move_error) {
-            ("ignore", _, _) => "first mover: no advantage in the model ([ratings] first_move = \"ignore\")".into(),
+            ("ignore", _, _) => {
+                "first mover: no advantage in the model ([ratings] first_move = \"ignore\")".into()
+            }
             (_, Some(elo), Some(error)) => format!(
                 "first mover: {}{} {plus_minus} {} Elo (fitted with the ratings)",
                 if elo >= 0.0 { "+" } else { "" },

@@ -168,7 +168,11 @@ mod tests {
         let se = (0.01f64 / 20.0).sqrt();
         let to_elo = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
         let fastchess = (to_elo(0.05 + Z95 * se) - to_elo(0.05 - Z95 * se)) / 2.0;
-        assert!((e.error - fastchess).abs() < 1e-9, "{} vs {fastchess}", e.error);
+        assert!(
+            (e.error - fastchess).abs() < 1e-9,
+            "{} vs {fastchess}",
+            e.error
+        );
         // An end beyond 0 still stops half a pair inside, where fastchess's would be NaN.
         let e = Pentanomial([19, 1, 0, 0, 0]).estimate();
         assert!(e.error.is_finite());

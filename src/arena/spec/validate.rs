@@ -359,7 +359,11 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
     };
 
     // The rating model.
-    let ratings = match raw.ratings.as_ref().and_then(|r| r.get_ref().first_move.as_ref()) {
+    let ratings = match raw
+        .ratings
+        .as_ref()
+        .and_then(|r| r.get_ref().first_move.as_ref())
+    {
         None => RatingsModel::default(),
         Some(f) => RatingsModel {
             first_move: match f.get_ref().trim() {
