@@ -75,6 +75,31 @@ fn history(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The A/A match's games: id, engine moving first, moves and result.
+fn aa_games(out: &Path) -> Vec<(u64, String, Vec<String>, String)> {
+    let mut games: Vec<_> = std::fs::read_to_string(out.join("aa/games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let g: Value = serde_json::from_str(l).unwrap();
+            let text = |k: &str| g[k].as_str().unwrap().to_string();
+            let moves = g["moves"].as_array().unwrap();
+            (
+                g["id"].as_u64().unwrap(),
+                text("first"),
+                moves
+                    .iter()
+                    .map(|m| m.as_str().unwrap().to_string())
+                    .collect(),
+                text("result"),
+            )
+        })
+        .collect();
+    games.sort();
+    assert!(!games.is_empty());
+    games
+}
+
 fn weights_of(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -102,6 +127,13 @@ fn a_small_run_tunes_confirms_and_writes_everything() {
     assert!(games <= 3000, "{summary}");
     assert_eq!(summary["confirmation"]["games"], 200);
     assert_eq!(summary["aa"]["games"], 40);
+    // The A/A match is a real test: its two copies play different games (ties among equal
+    // moves broken at random), so its interval has a width, and it is judged.
+    let check = &summary["aa"]["check"];
+    assert_eq!(check["verdict"], "pass", "{summary}");
+    assert_eq!(check["pairs"], 20);
+    assert!(check["distinct_pairs"].as_u64().unwrap() >= 10, "{summary}");
+    assert!(summary["aa"]["error"].as_f64().unwrap() > 0.0, "{summary}");
     let h = history(&out);
     assert_eq!(h.len() as u64, summary["candidates"].as_u64().unwrap());
     let tuning: u64 = h.iter().map(|l| l["games"].as_u64().unwrap()).sum();
@@ -210,6 +242,11 @@ fn spsa_runs_its_iterations() {
     assert!(shown.status.success());
     let stderr = String::from_utf8_lossy(&shown.stderr);
     assert!(stderr.contains("iteration 1: θ+ vs θ− "), "{stderr}");
+    let stdout = String::from_utf8_lossy(&shown.stdout);
+    let aa = (stdout.lines())
+        .find(|l| l.starts_with("A/A: start vs start "))
+        .unwrap_or_default();
+    assert!(aa.contains(" — pass: the 95% interval"), "{stdout}");
     assert!(
         !stderr.contains("accepted") && !stderr.contains("Elo"),
         "{stderr}"
@@ -271,6 +308,8 @@ fn a_killed_run_resumes_to_the_same_weights() {
     ]);
     assert_eq!(weights_of(&dir.join("tuned.toml")), expected_weights);
     assert_eq!(history(&killed), expected_history);
+    // The A/A match's games, random choices included, replay from the seed.
+    assert_eq!(aa_games(&killed), aa_games(&whole));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -12,7 +12,8 @@ use serde_json::json;
 use super::interrupt;
 use super::run::{Voice, threads, voice};
 use super::{InputError, TuneArgs};
-use joute::tune::record::{HistoryLine, TuneRecord};
+use joute::tune::aa::{AaCheck, AaVerdict};
+use joute::tune::record::{HistoryLine, MatchResult, TuneRecord};
 use joute::tune::run::{Checkpoint, TuneError};
 use joute::tune::session::{MatchKind, TuneOptions, TuneSession};
 use joute::tune::spec::{Method, load};
@@ -104,7 +105,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                     session.ck.plan.confirm
                 )?,
                 MatchKind::Aa if session.ck.plan.aa > 0 => say!(
-                    "\nA/A: start against itself, {} games on held-out openings",
+                    "\nA/A: start against itself, {} games on held-out openings, each copy choosing at random among equally good moves",
                     session.ck.plan.aa
                 )?,
                 MatchKind::Aa => {}
@@ -132,13 +133,16 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                 {
                     say_text!(joute::report::table::rating_table(&played.rows))?;
                 }
-                matches.push(played.map(|p| p.result));
+                matches.push(played.map(|p| (p.result, p.check)));
             }
         }
     }
     let match_seconds = clock.elapsed().as_secs_f64();
-    let aa = matches.pop().flatten();
-    let confirmation = matches
+    let aa = matches
+        .pop()
+        .flatten()
+        .and_then(|(result, check)| check.map(|c| (result, c)));
+    let (confirmation, _) = matches
         .pop()
         .flatten()
         .context("the confirmation match played no games")?;
@@ -171,18 +175,8 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                     "NOT confirmed: the interval reaches 0"
                 }
             )?;
-            if let Some(a) = &record.aa {
-                say!(
-                    "A/A: start vs start {:+.1} ± {:.1} Elo over {} games — {}",
-                    a.elo,
-                    a.error,
-                    a.games,
-                    if a.elo.abs() <= a.error + 1e-9 {
-                        "consistent with 0"
-                    } else {
-                        "WARNING: not 0 within its error"
-                    }
-                )?;
+            if let (Some(a), Some(check)) = (&record.aa, &finished.aa_check) {
+                say!("{}", aa_line(a, check))?;
             }
             say!(
                 "{} games in all, {:.1} s; weights: {}{}",
@@ -200,6 +194,21 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The A/A match's line: its result and verdict (`docs/statistics.md`, "Tuning").
+fn aa_line(a: &MatchResult, check: &AaCheck) -> String {
+    let result = format!(
+        "start vs start {:+.1} ± {:.1} Elo (95%) over {} games ({} of {} pairs played two different games)",
+        a.elo, a.error, a.games, check.distinct_pairs, check.pairs
+    );
+    match check.verdict {
+        AaVerdict::Pass => format!("A/A: {result} — pass: {}", check.reason),
+        AaVerdict::Fail => format!("A/A: {result} — FAIL: {}", check.reason),
+        AaVerdict::NotMeaningful => {
+            format!("A/A not meaningful: {} ({result})", check.reason)
+        }
+    }
 }
 
 /// A tuning error as the command line reports it: refused input exits 2.

@@ -10,11 +10,13 @@
 //! - [`hill`]: hill climbing, each neighbour accepted by a pentanomial SPRT.
 //! - [`record`]: what a run records (`history.jsonl`) and what its report is drawn from.
 //! - [`run`]: the resumable tuning loop; [`session`]: a tuning run in its folder, with its
-//!   confirmation and A/A matches and its outputs.
+//!   confirmation and A/A matches and its outputs; [`aa`]: the A/A match's verdict (pass,
+//!   fail, or not meaningful).
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
 
+pub mod aa;
 pub mod hill;
 pub mod objective;
 pub mod oracle;

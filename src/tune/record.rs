@@ -105,6 +105,9 @@ pub struct TuneRecord {
     pub confirmation: Option<MatchResult>,
     /// The A/A match (start against itself), when the spec asks for one.
     pub aa: Option<MatchResult>,
+    /// Its verdict: pass, fail or not meaningful, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aa_check: Option<crate::tune::aa::AaCheck>,
     /// Where the tuned weights were written.
     pub weights_file: String,
     /// Games played in all, confirmation included.

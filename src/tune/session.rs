@@ -1,19 +1,20 @@
 //! A tuning run in its folder, as a library: [`TuneSession::open`] starts or resumes it (every
 //! output checked writable before the first game), [`TuneSession::tune`] runs the optimiser,
 //! [`TuneSession::play_match`] plays the confirmation and A/A matches as tournament sessions of
-//! their own (`confirm/`, `aa/`), and [`TuneSession::finish`] writes the tuned weights,
-//! `summary.json` and the report.
+//! their own (`confirm/`, `aa/`; the A/A match judged by [`super::aa`]), and
+//! [`TuneSession::finish`] writes the tuned weights, `summary.json` and the report.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
+use super::aa::{AaCheck, AaTally, judge, pentanomial_elo};
 use super::derive_seed;
 use super::record::{HistoryLine, MatchResult, TuneRecord};
 use super::run::{Checkpoint, Plan, TuneError, held_out_openings, read_history, tune};
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
-use crate::arena::log::write_atomically;
+use crate::arena::log::{GameLine, scan_log, write_atomically};
 use crate::arena::openings::Balance;
 use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 use crate::eval::{Features, FeaturesVisitor, Weights};
@@ -74,6 +75,8 @@ pub struct PlayedMatch {
     pub result: MatchResult,
     /// The rating rows, best first.
     pub rows: Vec<crate::report::table::RatingRow>,
+    /// The A/A match's verdict (`None` for the confirmation).
+    pub check: Option<AaCheck>,
 }
 
 /// What [`TuneSession::finish`] wrote.
@@ -89,6 +92,8 @@ pub struct Finished {
     pub copy: Option<PathBuf>,
     /// The report's page.
     pub report: PathBuf,
+    /// The A/A match's verdict, when there was one.
+    pub aa_check: Option<AaCheck>,
 }
 
 /// A tuning run opened in its folder.
@@ -232,8 +237,9 @@ impl TuneSession {
 
     /// Plays one of the two matches on `openings` as a tournament run in its folder (resuming
     /// what is there), telling `observer` of every game, and returns the first engine's result
-    /// (the tuned weights' in the confirmation) and its table. `None` when the plan gives it no
-    /// games.
+    /// (the tuned weights' in the confirmation) and its table, and the A/A match's verdict.
+    /// `None` when the plan gives it no games. The A/A match's two copies break ties at random
+    /// (`tie_break`, seeded per game and side), so that their games differ.
     pub fn play_match(
         &self,
         kind: MatchKind,
@@ -242,22 +248,26 @@ impl TuneSession {
         observer: &mut dyn Observer,
         cancel: &CancelToken,
     ) -> Result<Option<PlayedMatch>, TuneError> {
+        self.play_match_with(kind, openings, threads, observer, cancel, true)
+    }
+
+    /// [`TuneSession::play_match`], the A/A copies breaking ties at random only when
+    /// `aa_tie_break` (tests turn it off to see the deterministic engines' mirrored games).
+    pub(super) fn play_match_with(
+        &self,
+        kind: MatchKind,
+        openings: Vec<String>,
+        threads: usize,
+        observer: &mut dyn Observer,
+        cancel: &CancelToken,
+        aa_tie_break: bool,
+    ) -> Result<Option<PlayedMatch>, TuneError> {
+        if kind == MatchKind::Aa && self.ck.plan.aa == 0 {
+            return Ok(None);
+        }
         let spec = &self.ck.spec;
-        let theta = self.ck.state.theta();
-        let tuned = spec.weights_with(theta);
-        let start = spec.start_weights();
-        let (seed, engines) = match kind {
-            MatchKind::Confirm => (
-                derive_seed(spec.seed, STREAM_CONFIRM, 0),
-                [("tuned", &tuned), ("start", &start)],
-            ),
-            MatchKind::Aa if self.ck.plan.aa == 0 => return Ok(None),
-            MatchKind::Aa => (
-                derive_seed(spec.seed, STREAM_AA, 0),
-                [("start-a", &start), ("start-b", &start)],
-            ),
-        };
-        let tournament = match_spec(spec, kind.folder(), seed, engines, openings);
+        let tournament =
+            match_tournament(spec, kind, self.ck.state.theta(), openings, aa_tie_break);
         let dir = self.out.join(kind.folder());
         // Said as a tournament run says them.
         let failed = |e: SessionError| match e {
@@ -290,39 +300,49 @@ impl TuneSession {
             .first()
             .ok_or_else(|| TuneError::Games("the match has no pairing".into()))?;
         // Pairing A is the first engine (the lower spec index).
-        let mut trial = super::objective::Trial::default();
-        for (i, &n) in p.pentanomial.0.iter().enumerate() {
-            trial.diffs[2 * i] = n;
-        }
-        let (elo, error) = trial.estimate();
+        let (elo, error) = pentanomial_elo(p.pentanomial.0);
         let result = MatchResult {
             games: p.wdl.games(),
             wins: p.wdl.wins,
             draws: p.wdl.draws,
             losses: p.wdl.losses,
             pentanomial: p.pentanomial.0,
-            // -0.0 reads as a loss in a table.
-            elo: if elo == 0.0 { 0.0 } else { elo },
+            elo,
             error,
             los: p.estimate().los,
             report: format!("{}/index.html", kind.folder()),
         };
+        let check = match kind {
+            MatchKind::Confirm => None,
+            MatchKind::Aa => {
+                // Counted again from the log, crediting each game to the engine it names.
+                let a = &tournament.resolved.engines[0].name;
+                let mut tally = AaTally::default();
+                scan_log(&dir.join("games.jsonl"), |game: GameLine| {
+                    tally.add(game, a)
+                })
+                .map_err(|e| TuneError::Failed(format!("the A/A match: {e}")))?;
+                Some(judge(&tally, Some(p.pentanomial.0)))
+            }
+        };
         Ok(Some(PlayedMatch {
             result,
             rows: written.rows,
+            check,
         }))
     }
 
     /// Writes the tuned weights (in the folder, and the copy asked for), `summary.json` and the
     /// report. `spec_path`: the spec as the user named it (said in the weights file's header);
-    /// `match_seconds`: the time the matches took.
+    /// `aa`: the A/A match's result and verdict; `match_seconds`: the time the matches took.
     pub fn finish(
         &self,
         spec_path: &Path,
         confirmation: MatchResult,
-        aa: Option<MatchResult>,
+        aa: Option<(MatchResult, AaCheck)>,
         match_seconds: f64,
     ) -> Result<Finished, TuneError> {
+        let (aa, aa_check) = aa.unzip();
         let spec = &self.ck.spec;
         let ck = &self.ck;
         let history = self.history()?;
@@ -368,11 +388,12 @@ impl TuneSession {
             history,
             confirmation: Some(confirmation),
             aa,
+            aa_check: aa_check.clone(),
             weights_file,
             games,
             seconds: ck.seconds + match_seconds,
         };
-        let summary = summary_json(&record, &self.out);
+        let summary = summary_json(&record, aa_check.as_ref(), &self.out);
         let path = self.out.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).expect("a JSON value serialises");
         write_atomically(&path, text.as_bytes())
@@ -393,17 +414,45 @@ impl TuneSession {
             weights: in_folder,
             copy: self.copy.clone(),
             report,
+            aa_check,
         })
     }
 }
 
+/// The tournament spec of `kind`'s match on `openings` (`theta`: the tuned parameters); the
+/// A/A copies break ties at random when `aa_tie_break`.
+pub(super) fn match_tournament(
+    spec: &ResolvedTuneSpec,
+    kind: MatchKind,
+    theta: &[f64],
+    openings: Vec<String>,
+    aa_tie_break: bool,
+) -> TournamentSpec {
+    let tuned = spec.weights_with(theta);
+    let start = spec.start_weights();
+    let (seed, engines, tie_break) = match kind {
+        MatchKind::Confirm => (
+            derive_seed(spec.seed, STREAM_CONFIRM, 0),
+            [("tuned", &tuned), ("start", &start)],
+            spec.engine.tie_break,
+        ),
+        MatchKind::Aa => (
+            derive_seed(spec.seed, STREAM_AA, 0),
+            [("start-a", &start), ("start-b", &start)],
+            aa_tie_break || spec.engine.tie_break,
+        ),
+    };
+    match_spec(spec, kind.folder(), seed, engines, tie_break, openings)
+}
+
 /// The tournament spec of a match: `engines` (name, full weight vector) on `openings`, the
-/// second engine anchored at 0.
+/// second engine anchored at 0, both with `tie_break` as given.
 fn match_spec(
     spec: &ResolvedTuneSpec,
     folder: &str,
     seed: u64,
     engines: [(&str, &Vec<f64>); 2],
+    tie_break: bool,
     openings: Vec<String>,
 ) -> TournamentSpec {
     let engine = |name: &str, weights: &[f64]| ResolvedEngine {
@@ -420,6 +469,7 @@ fn match_spec(
             .map(|(n, _)| n.clone())
             .zip(weights.iter().copied())
             .collect(),
+        tie_break,
         ..spec.engine.clone()
     };
     let count = openings.len() as u32;
@@ -559,8 +609,13 @@ fn write_weights(
     })
 }
 
-/// The run's outcome as JSON (`summary.json`, and `--json`).
-fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
+/// The run's outcome as JSON (`summary.json`, and `--json`); the A/A match's verdict is in
+/// `aa.check`.
+fn summary_json(record: &TuneRecord, aa_check: Option<&AaCheck>, out: &Path) -> serde_json::Value {
+    let mut aa = json!(record.aa);
+    if let (Some(object), Some(check)) = (aa.as_object_mut(), aa_check) {
+        object.insert("check".into(), json!(check));
+    }
     let accepted = record.history.iter().filter(|h| h.accepted).count();
     json!({
         "name": record.name,
@@ -575,7 +630,7 @@ fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
             "name": p.name, "min": p.min, "max": p.max, "start": p.value, "tuned": t,
         })).collect::<Vec<_>>(),
         "confirmation": record.confirmation,
-        "aa": record.aa,
+        "aa": aa,
         "out": out.display().to_string(),
     })
 }

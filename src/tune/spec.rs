@@ -42,7 +42,8 @@
 //!
 //! [confirm]                       # tuned against start on held-out openings
 //! games = 2000                    # required, even
-//! aa_games = 400                  # optional A/A match (start against itself)
+//! aa_games = 400                  # optional A/A match (start against itself, ties among
+//!                                 # equal moves broken at random: pass, fail or not meaningful)
 //! plies = 8                       # default: the openings' plies
 //!
 //! [[param]]                       # one or more

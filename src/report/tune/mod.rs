@@ -36,6 +36,7 @@ use super::charts::{
     svg_text, text, whole, write_png, write_svg,
 };
 use crate::arena::log::write_atomically;
+use crate::tune::aa::AaVerdict;
 use crate::tune::params::Param;
 use crate::tune::record::{HistoryLine, MatchResult, TuneRecord};
 

@@ -318,7 +318,20 @@ pub fn render_tune(
         time: duration(record.seconds),
         weights_file: &record.weights_file,
         confirmation: record.confirmation.as_ref().map(|m| match_view(m, false)),
-        aa: record.aa.as_ref().map(|m| match_view(m, true)),
+        aa: record.aa.as_ref().map(|m| {
+            let mut view = match_view(m, true);
+            // The verdict of the A/A check, when the run judged it (older runs: the interval).
+            if let Some(check) = &record.aa_check {
+                let (word, class) = match check.verdict {
+                    AaVerdict::Pass => ("pass", "good"),
+                    AaVerdict::Fail => ("fail", "bad"),
+                    AaVerdict::NotMeaningful => ("not meaningful", "warn"),
+                };
+                view.verdict = format!("{word}: {}", check.reason);
+                view.class = class;
+            }
+            view
+        }),
         weights: weight_views(record),
         charts: charts
             .iter()

@@ -119,6 +119,7 @@ fn hill_record(hostile: bool) -> TuneRecord {
         history,
         confirmation: Some(confirmation(23.4, 11.2)),
         aa: Some(confirmation(1.5, 9.0)),
+        aa_check: None,
         weights_file: "weights/othello-tuned.toml".into(),
         games: games_total + 400 + 400,
         seconds: 3725.0,
@@ -179,6 +180,7 @@ fn spsa_record() -> TuneRecord {
         history,
         confirmation: None,
         aa: None,
+        aa_check: None,
         weights_file: "weights/spsa.toml".into(),
         games: 480,
         seconds: 42.0,
@@ -475,4 +477,38 @@ fn formatting() {
     assert_eq!(relative_link("javascript:alert(1)"), None);
     assert_eq!(relative_link("//evil.example/x"), None);
     assert_eq!(relative_link(""), None);
+}
+
+#[test]
+fn the_aa_verdict_of_the_run_is_the_page_s() {
+    use crate::tune::aa::{AaCheck, AaVerdict};
+    let mut record = hill_record(false);
+    // A 0 ± 0 A/A match reads "consistent with 0" by its interval alone; the run's verdict
+    // says it tested nothing.
+    record.aa = Some(confirmation(0.0, 0.0));
+    let check = |verdict, reason: &str| AaCheck {
+        verdict,
+        reason: reason.into(),
+        pairs: 20,
+        distinct_pairs: 0,
+        uneven_pairs: 0,
+        decisive_games: 40,
+    };
+    let svgs = tune_svg_charts(&record).unwrap();
+    record.aa_check = Some(check(AaVerdict::NotMeaningful, "every pair mirrored"));
+    let html = render_tune(&record, &svgs).unwrap();
+    assert!(
+        html.contains("not meaningful: every pair mirrored"),
+        "verdict"
+    );
+    assert!(!html.contains("consistent with 0"));
+    record.aa_check = Some(check(AaVerdict::Fail, "the interval excludes 0"));
+    let html = render_tune(&record, &svgs).unwrap();
+    assert!(html.contains("fail: the interval excludes 0"));
+    record.aa_check = None;
+    let html = render_tune(&record, &svgs).unwrap();
+    assert!(
+        html.contains("consistent with 0"),
+        "a record without a verdict"
+    );
 }
