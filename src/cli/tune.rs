@@ -132,6 +132,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                     && voice == Voice::Normal
                 {
                     say_text!(joute::report::table::rating_table(&played.rows))?;
+                    say_text!(played.scale.lines())?;
                 }
                 matches.push(played.map(|p| (p.result, p.check)));
             }

@@ -30,6 +30,21 @@ pub fn score(e: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-e / 400.0))
 }
 
+/// The result (1, ½ or 0) that a uniform draw `u` in [0, 1) gives a game of expected score
+/// `expected` with a fraction `draw` of draws, capped near 0 and 1 so that the chances of a win
+/// and of a loss stay non-negative: the draws take an equal share from each side's chances, so
+/// the expected score stays `expected`. What simulated games are made of.
+pub fn simulated_result(u: f64, expected: f64, draw: f64) -> f64 {
+    let draw = draw.min(2.0 * expected.min(1.0 - expected));
+    if u < expected - draw / 2.0 {
+        1.0
+    } else if u < expected + draw / 2.0 {
+        0.5
+    } else {
+        0.0
+    }
+}
+
 /// The standard normal cumulative distribution function Φ.
 pub fn normal_cdf(x: f64) -> f64 {
     0.5 * erfc(-x / std::f64::consts::SQRT_2)

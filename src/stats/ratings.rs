@@ -820,15 +820,7 @@ mod tests {
     /// One game of expected score `e` for the first mover: draws `draw` of the time, fewer
     /// near 0 or 1 so that the win and loss probabilities stay non-negative.
     fn play(e: f64, draw: f64, rng: &mut ChaCha8Rng) -> f64 {
-        let draw = draw.min(2.0 * e.min(1.0 - e));
-        let u: f64 = rng.random_range(0.0..1.0);
-        if u < e - draw / 2.0 {
-            1.0
-        } else if u < e + draw / 2.0 {
-            0.5
-        } else {
-            0.0
-        }
+        crate::stats::simulated_result(rng.random_range(0.0..1.0), e, draw)
     }
 
     /// A round robin with a first-move advantage `w`: `openings` colour-swapped pairs per

@@ -1107,16 +1107,7 @@ mod tests {
     /// Runs one simulated test on pairs of independent games of expected score `e` with a
     /// fraction `draw` of draws, until a decision or 20,000 pairs.
     fn simulate_games(test: &Sprt, e: f64, draw: f64, rng: &mut ChaCha8Rng) -> Decision {
-        let mut game = || {
-            let u: f64 = rng.random_range(0.0..1.0);
-            if u < e - draw / 2.0 {
-                1.0
-            } else if u < e + draw / 2.0 {
-                0.5
-            } else {
-                0.0
-            }
-        };
+        let mut game = || crate::stats::simulated_result(rng.random_range(0.0..1.0), e, draw);
         let mut counts = Pentanomial::default();
         for _ in 0..20_000 {
             let (a, b) = (game(), game());
@@ -1141,16 +1132,7 @@ mod tests {
             let draw = [0.1, 0.3, 0.6][run % 3];
             // Truths at H0, the midpoint and H1.
             let e = score_of_nelo([0.0, 20.0, 40.0][run / 3 % 3], draw);
-            let mut game = || {
-                let u: f64 = rng.random_range(0.0..1.0);
-                if u < e - draw / 2.0 {
-                    1.0
-                } else if u < e + draw / 2.0 {
-                    0.5
-                } else {
-                    0.0
-                }
-            };
+            let mut game = || crate::stats::simulated_result(rng.random_range(0.0..1.0), e, draw);
             let mut counts = Pentanomial::default();
             let (mut ours, mut theirs) = (None, None);
             for pair in 1..=20_000u64 {

@@ -204,17 +204,7 @@ impl Synthetic {
 
     /// One game's score (1, ½ or 0) for the side `elo` stronger, with expected score `L(elo)`.
     fn game(&self, elo: f64, rng: &mut ChaCha8Rng) -> f64 {
-        let s = score(elo);
-        // Draws take an equal share from each side's chances, so the expected score stays L(elo).
-        let draw = self.draw_rate.min(2.0 * s.min(1.0 - s));
-        let u: f64 = rng.random_range(0.0..1.0);
-        if u < s - draw / 2.0 {
-            1.0
-        } else if u < s + draw / 2.0 {
-            0.5
-        } else {
-            0.0
-        }
+        crate::stats::simulated_result(rng.random_range(0.0..1.0), score(elo), self.draw_rate)
     }
 }
 

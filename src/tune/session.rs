@@ -75,6 +75,8 @@ pub struct PlayedMatch {
     pub result: MatchResult,
     /// The rating rows, best first.
     pub rows: Vec<crate::report::table::RatingRow>,
+    /// What the rating rows mean (scale, anchor, first-move advantage).
+    pub scale: crate::report::table::RatingScale,
     /// The A/A match's verdict (`None` for the confirmation).
     pub check: Option<AaCheck>,
 }
@@ -328,6 +330,7 @@ impl TuneSession {
         Ok(Some(PlayedMatch {
             result,
             rows: written.rows,
+            scale: written.scale,
             check,
         }))
     }
