@@ -46,6 +46,11 @@ pub struct GameLine {
     /// failure, or the line the engine wrote instead of a legal move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The solver's verdict when the game ended by perfect-knowledge adjudication (spec
+    /// `[adjudication]`): its value, the position solved and its ply (absent otherwise, and in
+    /// logs written before adjudication existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<super::adjudication::AdjudicationLine>,
     /// The engines' moves after the opening.
     pub moves: Vec<String>,
     /// Plies the engines played (`moves.len()`).
@@ -511,6 +516,7 @@ mod tests {
             timed_out: false,
             timeouts: [0, 0],
             detail: None,
+            adjudication: None,
             move_ms: Vec::new(),
             clock_ms: Vec::new(),
             not_reproducible: Vec::new(),

@@ -1,6 +1,7 @@
 //! The arena: engine configurations, tournament specs, openings, the schedule, playing one
 //! game, the parallel runner, the games log, and outside engines' processes.
 
+pub mod adjudication;
 pub mod cancel;
 pub mod engine;
 pub mod game;
@@ -8,6 +9,7 @@ pub mod log;
 pub mod openings;
 pub mod outside;
 pub mod process;
+pub mod records;
 pub mod runner;
 pub mod schedule;
 pub mod spec;

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use super::adjudication::{AdjudicationLine, SolverAdjudicator, Solvers, position_text};
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::{Opening, Player, Referee, play_game};
+use super::game::{Adjudicator, Opening, Player, Referee, play_game};
 use super::log::GameLine;
 use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
@@ -24,11 +25,12 @@ use crate::eval::Features;
 use crate::games::hash::combine;
 use crate::games::{Game, Side};
 
-/// The outside programs one worker keeps running between games, by engine index, and the
-/// folder their stderr goes to (`engines/NAME.log`).
+/// The outside programs one worker keeps running between games, by engine index, the folder
+/// their stderr goes to (`engines/NAME.log`), and the solvers of its adjudications.
 pub struct Seats<G: Game> {
     kept: Vec<Option<OutsidePlayer<G>>>,
     logs: Option<PathBuf>,
+    solvers: Solvers,
 }
 
 impl<G: Game> Seats<G> {
@@ -37,6 +39,7 @@ impl<G: Game> Seats<G> {
         Seats {
             kept: spec.engines.iter().map(|_| None).collect(),
             logs: logs.map(Path::to_path_buf),
+            solvers: Solvers::default(),
         }
     }
 
@@ -134,12 +137,16 @@ pub fn play_slot<G: Features>(
         initial: *start,
         moves: opening,
     };
+    let mut solver = resolved.adjudication.map(|rules| {
+        seats.solvers.new_game(start);
+        SolverAdjudicator::new(rules, &mut seats.solvers)
+    });
     let mut referee = Referee {
         clock: resolved.clock.map(|c| c.control),
         margin: resolved
             .clock
             .map_or(std::time::Duration::ZERO, |c| c.margin()),
-        adjudicator: None,
+        adjudicator: solver.as_mut().map(|a| a as &mut dyn Adjudicator<G>),
     };
     let record = {
         let [own_first, own_second] = &mut own;
@@ -154,6 +161,7 @@ pub fn play_slot<G: Features>(
         };
         play_game(&opening, [first, second], &mut referee, |_, _| {})
     };
+    let verdict = solver.and_then(|a| a.verdict);
     let [kept_first, kept_second] = kept;
     seats.kept[slot.first] = kept_first;
     seats.kept[slot.second] = kept_second;
@@ -177,6 +185,25 @@ pub fn play_slot<G: Features>(
             clock_ms.push(left.as_millis() as u64);
         }
     }
+    let opening_text: Vec<String> =
+        super::openings::moves_of(&resolved.opening_moves[slot.opening as usize])
+            .map(str::to_string)
+            .collect();
+    let adjudication = verdict
+        .filter(|_| record.termination.name() == "adjudication")
+        .map(|v| {
+            let history: Vec<String> = opening_text.iter().chain(&moves).cloned().collect();
+            AdjudicationLine {
+                value: v.value,
+                to_move: match v.to_move {
+                    Side::First => "first",
+                    Side::Second => "second",
+                }
+                .into(),
+                position: position_text(&record.last, &history),
+                plies: history.len(),
+            }
+        });
     let mut not_reproducible = Vec::new();
     if clocked {
         not_reproducible.push("clock".to_string());
@@ -197,9 +224,7 @@ pub fn play_slot<G: Features>(
         pair: slot.pair,
         round: slot.round,
         opening_index: slot.opening,
-        opening: super::openings::moves_of(&resolved.opening_moves[slot.opening as usize])
-            .map(str::to_string)
-            .collect(),
+        opening: opening_text,
         first: resolved.engines[slot.first].name.clone(),
         second: resolved.engines[slot.second].name.clone(),
         score,
@@ -212,6 +237,7 @@ pub fn play_slot<G: Features>(
         margin: record.outcome.score,
         termination: record.termination.name().into(),
         detail: record.termination.detail().map(str::to_string),
+        adjudication,
         plies: moves.len(),
         moves,
         nodes,

@@ -7,9 +7,11 @@ pub(crate) mod output;
 mod analyze;
 mod bench;
 mod engine;
+mod export;
 mod interrupt;
 mod perft;
 mod play;
+mod rate;
 mod run;
 mod solve;
 mod tune;
@@ -77,6 +79,10 @@ pub enum Command {
     Bench(BenchArgs),
     /// Outside programs: check that one speaks its protocol.
     Engine(engine::EngineArgs),
+    /// Write a run's games as records other tools read (PGN, GGF, WThor, move lists, PSQ, SGF).
+    Export(ExportArgs),
+    /// Rate the games of result PGN, WThor (.wtb) or GGF files with joute's statistics.
+    Rate(RateArgs),
 }
 
 /// Arguments of `joute run`.
@@ -414,6 +420,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyze(args) => analyze::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Engine(args) => engine::run(&args),
+        Command::Export(args) => export::run(&args),
+        Command::Rate(args) => rate::run(&args),
     }
 }
 
@@ -448,4 +456,44 @@ fn features(args: &FeaturesArgs) -> anyhow::Result<()> {
     }
     joute::eval::dispatch(&args.game, List(args.json))?;
     Ok(())
+}
+
+/// Arguments of `joute export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Game logs (games.jsonl) of one run; shards merge.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// The record format: pgn (any game; results only), ggf or wtb (othello), moves
+    /// (connect4), psq or sgf (morpion).
+    #[arg(long)]
+    pub format: String,
+    /// Where to write (default: beside the log, games.pgn, games.ggf, games.wtb with
+    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute rate`.
+#[derive(Args, Debug)]
+pub struct RateArgs {
+    /// Record files: .pgn (White moved first), .wtb (WThor; names from the .jou beside it) or
+    /// .ggf.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Also write ratings.csv into this folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Fix PLAYER at ELO (0 when `=ELO` is left out); default: the mean is 0.
+    #[arg(long, value_name = "PLAYER=ELO")]
+    pub anchor: Option<String>,
+    /// The first-move advantage: `fit` (default) or `ignore`.
+    #[arg(long, value_name = "MODEL", value_parser = ["fit", "ignore"])]
+    pub first_move: Option<String>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -130,8 +130,8 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
 
 /// `joute report LOG...`.
 /// `--anchor ENGINE=ELO` (or `ENGINE`, at 0; or `mean`): the anchor it names, checked against
-/// the run's engines.
-fn parse_anchor(text: &str, engines: &[String]) -> Result<Option<Anchor>, InputError> {
+/// the run's engines (`joute report`, `joute rate`).
+pub(super) fn parse_anchor(text: &str, engines: &[String]) -> Result<Option<Anchor>, InputError> {
     if text.trim() == "mean" {
         return Ok(None);
     }
@@ -154,7 +154,7 @@ fn parse_anchor(text: &str, engines: &[String]) -> Result<Option<Anchor>, InputE
     }
     if !engines.iter().any(|e| e == name) {
         return Err(InputError(format!(
-            "--anchor {text}: '{name}' is not an engine of the run; engines: {}",
+            "--anchor {text}: '{name}' is not among the rated engines: {}",
             engines.join(", ")
         )));
     }
@@ -164,26 +164,27 @@ fn parse_anchor(text: &str, engines: &[String]) -> Result<Option<Anchor>, InputE
     }))
 }
 
-pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
-    for log in &args.logs {
+/// Checks that every path is a games log and holds each while it is read (`joute report`,
+/// `joute export`); `say_live`: note a log a run is still writing.
+pub(super) fn open_logs(logs: &[PathBuf], say_live: bool) -> Result<Vec<ReadLock>, InputError> {
+    for log in logs {
         if log.is_dir() {
             return Err(InputError(format!(
                 "{} is a folder; give the games log in it: {}",
                 log.display(),
                 log.join("games.jsonl").display()
-            ))
-            .into());
+            )));
         }
         if !log.is_file() {
-            return Err(InputError(format!("{}: no such games log", log.display())).into());
+            return Err(InputError(format!("{}: no such games log", log.display())));
         }
     }
     // Hold the logs while they are read; a log a run is writing now is read as far as it goes.
     let mut locks = Vec::new();
-    for log in &args.logs {
+    for log in logs {
         let lock = ReadLock::new(log)
             .map_err(|e| InputError(format!("{}: cannot read the log: {e}", log.display())))?;
-        if lock.live && !args.json {
+        if lock.live && say_live {
             note!(
                 "note: a run is still writing {}; this report covers the games logged so far",
                 log.display()
@@ -191,6 +192,11 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
         }
         locks.push(lock);
     }
+    Ok(locks)
+}
+
+pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
+    let _locks = open_logs(&args.logs, !args.json)?;
     let (info, mut summary, loaded) = summarize_logs(&args.logs).map_err(InputError)?;
     if let Some(text) = &args.anchor {
         summary.spec.anchor = parse_anchor(text, &summary.spec.engine_names())?;

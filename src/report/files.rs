@@ -165,9 +165,10 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
     )
 }
 
-/// `terminations.csv`: one row per engine in spec order, `name,games,timeout,stall,
-/// illegal-move,crash,example` — the games it played, those it lost by each failure, and its
-/// first failure (lowest game id) as `KIND in game ID: DETAIL` (empty when it never failed).
+/// `terminations.csv`: one row per engine in spec order, `name,games,adjudicated,timeout,stall,
+/// illegal-move,crash,example` — the games it played, those of them that ended by adjudication,
+/// those it lost by each failure, and its first failure (lowest game id) as
+/// `KIND in game ID: DETAIL` (empty when it never failed).
 pub fn write_terminations(dir: &Path, summary: &Summary) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = summary
         .spec
@@ -176,7 +177,11 @@ pub fn write_terminations(dir: &Path, summary: &Summary) -> std::io::Result<()> 
         .enumerate()
         .map(|(i, e)| {
             let failures = &summary.failures[i];
-            let mut row = vec![e.name.clone(), summary.games_of(i).to_string()];
+            let mut row = vec![
+                e.name.clone(),
+                summary.games_of(i).to_string(),
+                summary.adjudicated[i].to_string(),
+            ];
             row.extend(failures.counts.iter().map(u64::to_string));
             let first = FAILURES
                 .iter()
@@ -189,7 +194,7 @@ pub fn write_terminations(dir: &Path, summary: &Summary) -> std::io::Result<()> 
             row
         })
         .collect();
-    let mut header = vec!["name", "games"];
+    let mut header = vec!["name", "games", "adjudicated"];
     header.extend(FAILURES);
     header.push("example");
     write_csv(&dir.join("terminations.csv"), &header, &rows)
@@ -208,9 +213,9 @@ mod tests {
         let text = std::fs::read_to_string(scratch.path().join("terminations.csv")).unwrap();
         assert_eq!(
             text,
-            "name,games,timeout,stall,illegal-move,crash,example\n\
-             edax,8,0,0,1,1,illegal-move in game 1: e9 <b>\n\
-             ab-4,8,1,0,1,0,timeout in game 2: no move in 1000 ms\n"
+            "name,games,adjudicated,timeout,stall,illegal-move,crash,example\n\
+             edax,8,1,0,0,1,1,illegal-move in game 1: e9 <b>\n\
+             ab-4,8,1,1,0,1,0,timeout in game 2: no move in 1000 ms\n"
         );
     }
 }

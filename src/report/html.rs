@@ -140,7 +140,7 @@ struct PairView {
 /// The terminations section: the terminal table's rows, and an example of each engine's
 /// failures.
 struct TerminationsView {
-    /// The count columns: `games`, then the failures.
+    /// The count columns: `games`, `adjudicated` (when some game was), then the failures.
     headers: Vec<&'static str>,
     rows: Vec<TerminationRow>,
     footer: String,
@@ -276,11 +276,16 @@ fn terminations_view(summary: &Summary) -> Option<TerminationsView> {
         return None;
     }
     let engines = &summary.spec.engines;
+    // The games each engine saw adjudicated, when some were.
+    let adjudicated = summary.games_ended("adjudication") > 0;
     let rows = engines
         .iter()
         .enumerate()
         .map(|(i, e)| {
             let mut counts = vec![summary.games_of(i)];
+            if adjudicated {
+                counts.push(summary.adjudicated[i]);
+            }
             counts.extend(summary.failures[i].counts);
             TerminationRow {
                 name: e.name.clone(),
@@ -308,7 +313,10 @@ fn terminations_view(summary: &Summary) -> Option<TerminationsView> {
         })
         .collect();
     Some(TerminationsView {
-        headers: std::iter::once("games").chain(FAILURES).collect(),
+        headers: std::iter::once("games")
+            .chain(adjudicated.then_some("adjudicated"))
+            .chain(FAILURES)
+            .collect(),
         rows,
         footer: terminations_footer(summary),
         examples,
@@ -703,9 +711,9 @@ mod tests {
         let html = render(&s, &s.ratings(), &[], &[], None).unwrap();
         let t = section(&html, "terminations-section").expect("a terminations section");
         for piece in [
-            "<th>games</th><th>timeout</th><th>stall</th><th>illegal-move</th><th>crash</th>",
-            "<td class=\"name\">edax</td><td data-v=\"8\">8</td><td data-v=\"0\">0</td><td data-v=\"0\">0</td><td data-v=\"1\">1</td><td data-v=\"1\">1</td>",
-            "<td class=\"name\">ab-4</td><td data-v=\"8\">8</td><td data-v=\"1\">1</td>",
+            "<th>games</th><th>adjudicated</th><th>timeout</th><th>stall</th><th>illegal-move</th><th>crash</th>",
+            "<td class=\"name\">edax</td><td data-v=\"8\">8</td><td data-v=\"1\">1</td><td data-v=\"0\">0</td><td data-v=\"0\">0</td><td data-v=\"1\">1</td><td data-v=\"1\">1</td>",
+            "<td class=\"name\">ab-4</td><td data-v=\"8\">8</td><td data-v=\"1\">1</td><td data-v=\"1\">1</td>",
             "normal 2, adjudication 1 of 8 games",
             "<td>edax</td><td>crash</td><td>1</td><td>6</td><td class=\"detail\"><code>exit status 1</code>",
             "<td>ab-4</td><td>timeout</td><td>1</td><td>2</td><td class=\"detail\"><code>no move in 1000 ms</code>",

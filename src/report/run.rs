@@ -117,21 +117,23 @@ pub struct SessionTiming {
     pub threads: usize,
 }
 
-/// Engine `i`'s games lost by each failure: `{"timeout": 0, "stall": 0, "illegal-move": 1,
-/// "crash": 0}`.
+/// Engine `i`'s games that ended by adjudication and those it lost by each failure:
+/// `{"adjudicated": 0, "timeout": 0, "stall": 0, "illegal-move": 1, "crash": 0}`.
 fn engine_terminations(summary: &Summary, i: usize) -> serde_json::Value {
     let counts = &summary.failures[i].counts;
-    serde_json::Value::Object(
+    let mut object = serde_json::Map::new();
+    object.insert("adjudicated".into(), json!(summary.adjudicated[i]));
+    object.extend(
         FAILURES
             .iter()
             .zip(counts)
-            .map(|(name, &count)| (name.to_string(), json!(count)))
-            .collect(),
-    )
+            .map(|(name, &count)| (name.to_string(), json!(count))),
+    );
+    serde_json::Value::Object(object)
 }
 
 /// The run's outcome as one JSON object: name, game, games, the rating rows (each with the
-/// engine's `terminations`: games lost per failure), what they mean (`scale`), the games per termination, the head-to-head
+/// engine's `terminations`: its adjudicated games and games lost per failure), what they mean (`scale`), the games per termination, the head-to-head
 /// figures of a two-engine run, the SPRT's state, this session's timing (`session`: none for a
 /// report of logs), every session of the run, and the folder and page when they were written.
 pub fn summary_json(
@@ -250,11 +252,11 @@ mod tests {
         };
         assert_eq!(
             of("edax"),
-            json!({"timeout": 0, "stall": 0, "illegal-move": 1, "crash": 1})
+            json!({"adjudicated": 1, "timeout": 0, "stall": 0, "illegal-move": 1, "crash": 1})
         );
         assert_eq!(
             of("ab-4"),
-            json!({"timeout": 1, "stall": 0, "illegal-move": 1, "crash": 0})
+            json!({"adjudicated": 1, "timeout": 1, "stall": 0, "illegal-move": 1, "crash": 0})
         );
     }
 }

@@ -128,6 +128,9 @@ pub struct Summary {
     pub terminations: [u64; Termination::NAMES.len()],
     /// Per engine, the games it lost by failing (timeout, stall, illegal move, crash).
     pub failures: Vec<Failures>,
+    /// Per engine, its games that ended by adjudication (spec `[adjudication]`), whatever
+    /// their result.
+    pub adjudicated: Vec<u64>,
     /// Games of pairs after an SPRT decision, left out.
     pub after_decision: u64,
     /// The SPRT's state, for a run that has one.
@@ -179,6 +182,7 @@ impl Summary {
             timeouts: vec![0; n],
             terminations: [0; Termination::NAMES.len()],
             failures: vec![Failures::default(); n],
+            adjudicated: vec![0; n],
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
             pending: HashMap::new(),
@@ -293,6 +297,10 @@ impl Summary {
         let name = game.termination.as_str();
         if let Some(k) = Termination::NAMES.iter().position(|&n| n == name) {
             self.terminations[k] += 1;
+        }
+        if name == "adjudication" {
+            self.adjudicated[first] += 1;
+            self.adjudicated[second] += 1;
         }
         let Some(kind) = FAILURES.iter().position(|&n| n == name) else {
             return;
@@ -431,6 +439,7 @@ pub(crate) mod test_games {
             margin: 0,
             termination: termination.into(),
             detail: detail.map(String::from),
+            adjudication: None,
             moves: Vec::new(),
             plies: 0,
             nodes: [0, 0],

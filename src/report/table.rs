@@ -35,8 +35,13 @@ pub struct RatingRow {
     pub los_next: Option<f64>,
 }
 
-/// The rows of the rating table, best first.
+/// The rows of the rating table of a run, best first.
 pub fn rating_rows(summary: &Summary, ratings: &Ratings) -> Vec<RatingRow> {
+    rows_of(ratings, &summary.draws)
+}
+
+/// The rows of the rating table, best first, from the fit and each engine's draws.
+pub fn rows_of(ratings: &Ratings, draws: &[u64]) -> Vec<RatingRow> {
     let mut order: Vec<usize> = (0..ratings.ratings.len()).collect();
     order.sort_by(|&i, &j| {
         ratings.ratings[j]
@@ -65,7 +70,7 @@ pub fn rating_rows(summary: &Summary, ratings: &Ratings) -> Vec<RatingRow> {
                 games,
                 points: r.points,
                 score: percent(r.points),
-                draws: percent(summary.draws[i] as f64),
+                draws: percent(draws.get(i).copied().unwrap_or(0) as f64),
                 bound: match (r.bounded, r.points > 0.0) {
                     (false, _) => String::new(),
                     (true, true) => ">".into(),
@@ -172,12 +177,25 @@ pub struct RatingScale {
 impl RatingScale {
     /// The scale of `ratings`, fitted from `summary`'s games.
     pub fn of(summary: &Summary, ratings: &Ratings) -> RatingScale {
-        let anchor = summary.spec.anchor_index();
+        RatingScale::new(
+            ratings,
+            summary.spec.anchor_index(),
+            summary.spec.ratings.first_move,
+        )
+    }
+
+    /// The scale of `ratings`, fitted with this anchor (engine index, Elo) and first-move
+    /// model.
+    pub fn new(
+        ratings: &Ratings,
+        anchor: Option<(usize, f64)>,
+        first_move: crate::stats::ratings::FirstMove,
+    ) -> RatingScale {
         RatingScale {
             scale: "logistic",
-            anchor: anchor.map(|(i, _)| summary.spec.engines[i].name.clone()),
+            anchor: anchor.map(|(i, _)| ratings.ratings[i].name.clone()),
             anchor_elo: anchor.map_or(0.0, |(_, elo)| elo),
-            first_move: summary.spec.ratings.first_move.as_str(),
+            first_move: first_move.as_str(),
             first_move_elo: ratings.first_move.map(|a| a.elo),
             first_move_error: ratings.first_move.map(|a| a.error),
         }
@@ -486,6 +504,8 @@ pub fn terminations(summary: &Summary) -> Option<String> {
         return None;
     }
     const TITLE: &str = "Terminations";
+    // The games each engine saw adjudicated, when some were.
+    let adjudicated = summary.games_ended("adjudication") > 0;
     let rows: Vec<(&str, Vec<u64>)> = summary
         .spec
         .engines
@@ -493,6 +513,9 @@ pub fn terminations(summary: &Summary) -> Option<String> {
         .enumerate()
         .map(|(i, e)| {
             let mut counts = vec![summary.games_of(i)];
+            if adjudicated {
+                counts.push(summary.adjudicated[i]);
+            }
             counts.extend(summary.failures[i].counts);
             (e.name.as_str(), counts)
         })
@@ -503,7 +526,10 @@ pub fn terminations(summary: &Summary) -> Option<String> {
         .max()
         .unwrap_or(0)
         .clamp(TITLE.len(), MAX_NAME_COLUMN);
-    let headers: Vec<&str> = std::iter::once("games").chain(FAILURES).collect();
+    let headers: Vec<&str> = std::iter::once("games")
+        .chain(adjudicated.then_some("adjudicated"))
+        .chain(FAILURES)
+        .collect();
     // Each column as wide as its header or its widest number, so large counts stay aligned.
     let widths: Vec<usize> = headers
         .iter()
@@ -568,9 +594,9 @@ mod tests {
         let (spec, games) = mixed();
         let table = terminations(&summary(&spec, &games)).unwrap();
         let expected = "\
-Terminations  games  timeout  stall  illegal-move  crash
-edax              8        0      0             1      1
-ab-4              8        1      0             1      0
+Terminations  games  adjudicated  timeout  stall  illegal-move  crash
+edax              8            1        0      0             1      1
+ab-4              8            1        1      0             1      0
   (normal 2, adjudication 1 of 8 games; 1 drawn after a failure, charged to no engine)
 ";
         assert_eq!(table, expected);

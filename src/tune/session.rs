@@ -504,6 +504,7 @@ fn match_spec(
         ratings: Default::default(),
         sprt: None,
         clock: None,
+        adjudication: None,
     })
 }
 

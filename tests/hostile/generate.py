@@ -202,6 +202,23 @@ for v in ["{ elo0 = 10, elo1 = 0 }", "{ elo0 = 0, elo1 = 5000 }", "{ elo0 = 0 }"
           "{ elo0 = 0, elo1 = 5, model = \"bayes\" }", "{ elo0 = 0, elo1 = 5, extra = 1 }", "5"]:
     spec_case(f"sprt = {v[:36]}", top("sprt", v), "extra" if "extra" in v else "elo1" if "elo0 = 0 }" in v else "sprt")
 spec_case("sprt with three engines", top("sprt", "{ elo0 = 0, elo1 = 5 }") + '\n[[engine]]\nname = "c"\nalgorithm = "random"\n', "sprt")
+# [adjudication]
+for v, expect in [("{ connect4_nodes = 0 }", "adjudication.connect4_nodes"),
+                  ("{ connect4_nodes = -5 }", "adjudication.connect4_nodes"),
+                  ("{ connect4_nodes = " + HUGE_INT + " }", "adjudication.connect4_nodes"),
+                  ("{ othello_empties = 14 }", "adjudication.othello_empties"),
+                  ("{ morpion_nodes = 1000 }", "adjudication.morpion_nodes"),
+                  ("{ tablebase = true }", "tablebase"),
+                  ("{ draw_score = 10 }", "draw_score"),
+                  ("5", "adjudication")]:
+    spec_case(f"adjudication = {v[:36]}", top("adjudication", v), expect)
+spec_case("[adjudication] connect4_nodes = 1.5", BASE + "\n[adjudication]\nconnect4_nodes = 1.5\n", "connect4_nodes")
+spec_case("[adjudication] solver = \"yes\"", BASE + "\n[adjudication]\nsolver = \"yes\"\n", "solver")
+for v in ["0", "25", "-1", "64", HUGE_INT]:
+    spec_case(f"othello adjudication empties = {v[:20]}",
+              top("adjudication", f"{{ othello_empties = {v} }}").replace('game = "connect4"', 'game = "othello"'),
+              "adjudication.othello_empties")
+spec_case("adjudication on a random tree", top("adjudication", "{ solver = true }").replace('game = "connect4"', 'game = "random-tree-3x4"'), "adjudication")
 spec_case("tuning spec given to run", open(os.path.join(HERE, "..", "..", "tournaments", "tune-connect4.toml")).read(), "joute tune")
 
 # ------------------------------------------------------------------ outside engines

@@ -321,6 +321,7 @@ pub fn match_spec(
                     ratings: Default::default(),
                     sprt: self.sprt,
                     clock: self.clock,
+                    adjudication: None,
                 },
                 note,
             ))

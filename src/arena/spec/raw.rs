@@ -25,6 +25,7 @@ pub struct RawSpec {
     pub(super) tc: Option<Spanned<String>>,
     pub(super) st: Option<Spanned<String>>,
     pub(super) timemargin: Option<Spanned<String>>,
+    pub(super) adjudication: Option<Spanned<RawAdjudication>>,
     #[serde(default)]
     pub(super) engine: Vec<Spanned<RawEngine>>,
 }
@@ -37,6 +38,16 @@ pub(super) struct RawOpenings {
     pub(super) file: Option<Spanned<String>>,
     pub(super) balance_depth: Option<Spanned<i64>>,
     pub(super) max_imbalance: Option<Spanned<f64>>,
+}
+
+/// `[adjudication]`: perfect-knowledge adjudication by the game's solver.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAdjudication {
+    pub(super) solver: Option<Spanned<bool>>,
+    pub(super) othello_empties: Option<Spanned<i64>>,
+    pub(super) connect4_nodes: Option<Spanned<i64>>,
+    pub(super) morpion_nodes: Option<Spanned<i64>>,
 }
 
 /// `[ratings]`: the rating model.
@@ -120,7 +131,8 @@ impl SpecKind {
             "confirm",
             "param",
         ];
-        const TOURNAMENT: [&str; 9] = [
+        const TOURNAMENT: [&str; 10] = [
+            "adjudication",
             "format",
             "ratings",
             "challengers",

@@ -246,6 +246,10 @@ pub struct ResolvedSpec {
     /// The clock, when games are played on one (left out of `run.json` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ResolvedClock>,
+    /// Perfect-knowledge adjudication by the game's solver (`[adjudication]`; left out of
+    /// `run.json` and the hash when off, so that runs from before it keep their hash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<crate::arena::adjudication::AdjudicationRules>,
 }
 
 impl ResolvedSpec {

@@ -398,6 +398,8 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         }
     };
 
+    let adjudication = resolve_adjudication(&raw, &kind, loc)?;
+
     // Engines: algorithm, budget, options (weights below, with the game).
     let clock = resolve_clock(&raw, loc)?;
     let mut engines = Vec::new();
@@ -468,6 +470,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         ratings,
         sprt,
         clock,
+        adjudication,
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {
@@ -478,4 +481,103 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         ));
     }
     Ok(TournamentSpec::from_resolved(resolved))
+}
+
+/// `[adjudication]`, resolved for the game: `None` when absent or `solver = false`. A key of
+/// another game is refused, and so is a game without a solver (random trees).
+fn resolve_adjudication(
+    raw: &RawSpec,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<Option<AdjudicationRules>, SpecError> {
+    use crate::arena::adjudication::{
+        DEFAULT_CONNECT4_NODES, DEFAULT_MORPION_NODES, DEFAULT_OTHELLO_EMPTIES,
+        MAX_ADJUDICATION_NODES, MAX_OTHELLO_EMPTIES,
+    };
+    let Some(table) = &raw.adjudication else {
+        return Ok(None);
+    };
+    let a = table.get_ref();
+    let game = match kind {
+        GameKind::Othello => "othello",
+        GameKind::Connect4 => "connect4",
+        GameKind::Morpion { .. } => "morpion",
+        GameKind::RandomTree { .. } => "random-tree",
+    };
+    // Each game's key, refused on the others.
+    for (key, value, owner) in [
+        ("othello_empties", &a.othello_empties, "othello"),
+        ("connect4_nodes", &a.connect4_nodes, "connect4"),
+        ("morpion_nodes", &a.morpion_nodes, "morpion"),
+    ] {
+        if let Some(v) = value
+            && owner != game
+        {
+            return Err(loc.on(
+                v,
+                &format!("adjudication.{key}"),
+                format!("{key} applies to {owner} games only; this game is {kind}"),
+            ));
+        }
+    }
+    let solver = a.solver.as_ref().is_none_or(|s| *s.get_ref());
+    if !solver {
+        return Ok(None);
+    }
+    if game == "random-tree" {
+        return Err(loc.on(
+            table,
+            "adjudication",
+            "random trees have no solver adjudication; allowed for othello, connect4 and morpion games (or solver = false)",
+        ));
+    }
+    let nodes = |v: &Option<Spanned<i64>>, key: &str, default: u64| match v {
+        None => Ok(default),
+        Some(n) => u64::try_from(*n.get_ref())
+            .ok()
+            .filter(|n| (1..=MAX_ADJUDICATION_NODES).contains(n))
+            .ok_or_else(|| {
+                loc.on(
+                    n,
+                    &format!("adjudication.{key}"),
+                    format!(
+                        "{} is not a node budget; allowed 1..={MAX_ADJUDICATION_NODES}",
+                        n.get_ref()
+                    ),
+                )
+            }),
+    };
+    Ok(Some(match game {
+        "othello" => AdjudicationRules {
+            empties: Some(match &a.othello_empties {
+                None => DEFAULT_OTHELLO_EMPTIES,
+                Some(e) => u32::try_from(*e.get_ref())
+                    .ok()
+                    .filter(|e| (1..=MAX_OTHELLO_EMPTIES).contains(e))
+                    .ok_or_else(|| {
+                        loc.on(
+                            e,
+                            "adjudication.othello_empties",
+                            format!(
+                                "{} empty squares is out of range; allowed 1..={MAX_OTHELLO_EMPTIES} (a solve at 24 empties takes seconds)",
+                                e.get_ref()
+                            ),
+                        )
+                    })?,
+            }),
+            nodes: None,
+        },
+        "connect4" => AdjudicationRules {
+            empties: None,
+            nodes: Some(nodes(
+                &a.connect4_nodes,
+                "connect4_nodes",
+                DEFAULT_CONNECT4_NODES,
+            )?),
+        },
+        _ => AdjudicationRules {
+            empties: None,
+            nodes: Some(nodes(&a.morpion_nodes, "morpion_nodes", DEFAULT_MORPION_NODES)?),
+        },
+    }))
 }

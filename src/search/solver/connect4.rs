@@ -433,6 +433,22 @@ impl Connect4Solver {
         self.root_bounds(pos).0
     }
 
+    /// The score of `pos` as proven bounds `(lower, upper)` within the limits of
+    /// [`Self::set_stop`]: equal when the solve finished (the exact score, as
+    /// [`Self::score`] gives it), apart when a limit stopped it.
+    ///
+    /// A stopped solve keeps what it stored: the search stores a bound only once every child it
+    /// searched returned before the stop (it unwinds without storing), so the table still holds
+    /// only proven bounds, and a later solve — of this position or one after it — starts from
+    /// them. With a node limit (no time limit) what the table holds depends only on the solves
+    /// made since the last [`Self::clear`], so the result of a sequence of budgeted solves is
+    /// reproducible.
+    pub fn score_bounds(&mut self, pos: &Connect4) -> (i32, i32) {
+        self.nodes = 0;
+        self.stop.start();
+        self.root_bounds(pos)
+    }
+
     /// The exact score of `pos` and every move that achieves it (none if the game is over),
     /// with the positions visited.
     pub fn solve(&mut self, pos: &Connect4) -> Solution<Column> {

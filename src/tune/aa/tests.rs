@@ -24,6 +24,7 @@ fn game(pair: u64, colour: u64, first: &str, score: f64, moves: &[&str]) -> Game
         margin: 0,
         termination: "normal".into(),
         detail: None,
+        adjudication: None,
         moves: moves.iter().map(|m| m.to_string()).collect(),
         plies: moves.len(),
         nodes: [0, 0],

@@ -1,0 +1,109 @@
+//! `joute rate`: ratings of games from other tools' records — a result PGN (White moved first),
+//! a WThor games file or a GGF file — with joute's statistics (the joint maximum-likelihood
+//! fit of `joute report`). Games of an opening pair (joute's PGN tag `JoutePair`, the two games
+//! with colours swapped) are one cluster for the error bars; every other game is on its own.
+//! A game without a result (`*`), or anything malformed, is refused with the file and the
+//! game's number.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{InputError, RateArgs};
+use joute::arena::records::{self, RatedGame};
+use joute::report::{files, table};
+use joute::stats::ratings::{FirstMove, FitOptions, fit};
+
+/// Reads one file's games, by its extension.
+fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let fail = |e: String| InputError(format!("{}: {e}", path.display()));
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = || String::from_utf8_lossy(&bytes).into_owned();
+    let from_records = |rs: Vec<records::Record>| {
+        rs.into_iter()
+            .map(|r| RatedGame {
+                first: r.first,
+                second: r.second,
+                score: r.score,
+                pair: None,
+            })
+            .collect()
+    };
+    Ok(match ext.as_str() {
+        "pgn" => records::pgn::read(&text()).map_err(fail)?,
+        "ggf" => from_records(records::ggf::read(&text()).map_err(fail)?),
+        "wtb" => {
+            let jou = path.with_extension("jou");
+            let players = if jou.is_file() {
+                let b = std::fs::read(&jou)
+                    .map_err(|e| InputError(format!("{}: cannot read: {e}", jou.display())))?;
+                Some(
+                    records::wthor::read_players(&b)
+                        .map_err(|e| InputError(format!("{}: {e}", jou.display())))?,
+                )
+            } else {
+                None
+            };
+            from_records(records::wthor::read(&bytes, players.as_deref()).map_err(fail)?)
+        }
+        _ => {
+            return Err(fail(
+                "unknown record file; expected .pgn (results), .wtb (WThor) or .ggf".into(),
+            ));
+        }
+    })
+}
+
+/// Runs `joute rate`.
+pub fn run(args: &RateArgs) -> anyhow::Result<()> {
+    let files = args
+        .files
+        .iter()
+        .map(|path| read(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let games: usize = files.iter().map(Vec::len).sum();
+    let (results, draws) = records::rating_inputs(&files).map_err(InputError)?;
+    let first_move = match args.first_move.as_deref() {
+        Some("ignore") => FirstMove::Ignore,
+        _ => FirstMove::Fit,
+    };
+    let anchor = match &args.anchor {
+        None => None,
+        Some(text) => super::run::parse_anchor(text, &results.names)?
+            .map(|a| (results.names.iter().position(|n| *n == a.engine), a.elo))
+            .and_then(|(i, elo)| Some((i?, elo))),
+    };
+    let ratings = fit(
+        &results,
+        &FitOptions {
+            first_move,
+            anchor,
+            ..FitOptions::default()
+        },
+    );
+    let rows = table::rows_of(&ratings, &draws);
+    let scale = table::RatingScale::new(&ratings, anchor, first_move);
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| InputError(format!("{}: cannot create: {e}", dir.display())))?;
+        files::write_ratings(dir, &rows)
+            .and_then(|_| files::write_scale(dir, &scale))
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", dir.display()))?;
+    }
+    if args.json {
+        say!(
+            "{}",
+            json!({"games": games, "ratings": rows, "scale": scale})
+        )?;
+        return Ok(());
+    }
+    say_text!(table::rating_table(&rows))?;
+    say_text!(scale.lines())?;
+    say!("{games} games, {} players", results.names.len())?;
+    Ok(())
+}

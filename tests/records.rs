@@ -1,0 +1,166 @@
+//! Game records: `joute export` and `joute rate` (issue #15).
+
+mod common;
+
+use assert_cmd::Command;
+use common::{joute_ok, scratch};
+use joute::arena::log::{GameLine, scan_log};
+use joute::arena::records::{ggf, wthor};
+
+/// Plays a small match into `dir/NAME` and returns its log.
+fn play(dir: &std::path::Path, name: &str, args: &[&str]) -> String {
+    let out = dir.join(name).display().to_string();
+    let mut all = vec!["match"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--threads", "1", "--quiet", "--out", &out]);
+    joute_ok(&all);
+    format!("{out}/games.jsonl")
+}
+
+fn games(log: &str) -> Vec<GameLine> {
+    let mut games = Vec::new();
+    scan_log(std::path::Path::new(log), |g| {
+        games.push(g);
+        Ok(())
+    })
+    .unwrap();
+    games.sort_by_key(|g| g.id);
+    games
+}
+
+#[test]
+fn pgn_export_rated_by_joute_rate_equals_the_report() {
+    let dir = scratch("records", "pgn");
+    let log = play(
+        &dir,
+        "c4",
+        &[
+            "connect4",
+            "alphabeta:2",
+            "alphabeta:4",
+            "--games",
+            "24",
+            "--seed",
+            "9",
+        ],
+    );
+    let pgn = dir.join("c4/games.pgn").display().to_string();
+    joute_ok(&["export", &log, "--format", "pgn"]);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(text.matches("[Site \"joute\"]").count(), 24);
+    let rated: serde_json::Value =
+        serde_json::from_str(&joute_ok(&["rate", &pgn, "--json"])).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&joute_ok(&["report", &log, "--json"])).unwrap();
+    let close = |a: &serde_json::Value, b: &serde_json::Value| {
+        (a.as_f64().unwrap() - b.as_f64().unwrap()).abs() < 1e-9
+    };
+    for row in report["ratings"].as_array().unwrap() {
+        let mine = rated["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == row["name"])
+            .unwrap();
+        assert!(close(&mine["elo"], &row["elo"]), "{mine} {row}");
+        assert!(close(&mine["error"], &row["error"]), "{mine} {row}");
+        // The same rows: games, points, draws, the bound mark.
+        for key in ["games", "points", "draws", "bound"] {
+            assert_eq!(mine[key], row[key], "{key}: {mine} {row}");
+        }
+    }
+    assert!(close(
+        &rated["scale"]["first_move_elo"],
+        &report["scale"]["first_move_elo"]
+    ));
+    assert!(close(
+        &rated["scale"]["first_move_error"],
+        &report["scale"]["first_move_error"]
+    ));
+}
+
+#[test]
+fn ggf_and_wthor_read_back_to_the_same_games() {
+    let dir = scratch("records", "othello");
+    let log = play(
+        &dir,
+        "o",
+        &[
+            "othello",
+            "alphabeta:1",
+            "random",
+            "--games",
+            "6",
+            "--seed",
+            "4",
+        ],
+    );
+    joute_ok(&["export", &log, "--format", "ggf"]);
+    joute_ok(&["export", &log, "--format", "wtb"]);
+    let logged = games(&log);
+    let text = std::fs::read_to_string(dir.join("o/games.ggf")).unwrap();
+    let from_ggf = ggf::read(&text).unwrap();
+    let bytes = std::fs::read(dir.join("o/games.wtb")).unwrap();
+    let names = wthor::read_players(&std::fs::read(dir.join("o/games.jou")).unwrap()).unwrap();
+    let from_wtb = wthor::read(&bytes, Some(&names)).unwrap();
+    assert_eq!(from_ggf.len(), logged.len());
+    assert_eq!(from_wtb.len(), logged.len());
+    for ((g, a), b) in logged.iter().zip(&from_ggf).zip(&from_wtb) {
+        let moves: Vec<String> = g.opening.iter().chain(&g.moves).cloned().collect();
+        assert_eq!(a.moves, moves);
+        assert_eq!(b.moves, moves);
+        for r in [a, b] {
+            assert_eq!(
+                (&r.first, &r.second, r.score),
+                (&g.first, &g.second, g.score)
+            );
+        }
+        assert_eq!(a.margin, Some(g.margin));
+    }
+}
+
+/// Runs joute expecting exit 2 and one line on stderr; returns it.
+fn refused(args: &[&str]) -> String {
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn bad_records_are_refused_with_file_and_game() {
+    let dir = scratch("records", "bad");
+    let path = |name: &str| dir.join(name).display().to_string();
+    std::fs::write(path("star.pgn"), "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1-0\n\n[White \"b\"]\n[Black \"a\"]\n[Result \"*\"]\n\n*\n").unwrap();
+    let err = refused(&["rate", &path("star.pgn")]);
+    assert!(
+        err.contains("star.pgn: game 2") && err.contains("'*'"),
+        "{err}"
+    );
+    std::fs::write(path("bad.ggf"), "(;GM[Othello]PB[a]PW[b]RE[+2]B[a1];)").unwrap();
+    let err = refused(&["rate", &path("bad.ggf")]);
+    assert!(err.contains("bad.ggf: game 1: move 1 (B[a1])"), "{err}");
+    let mut wtb = vec![26, 24, 1, 1, 2, 0, 0, 0, 0, 0, 0xe8, 7, 8, 0, 0, 0];
+    wtb.extend_from_slice(&[0; 68]);
+    wtb.extend_from_slice(&[0; 10]);
+    std::fs::write(path("short.wtb"), &wtb).unwrap();
+    let err = refused(&["rate", &path("short.wtb")]);
+    assert!(err.contains("short.wtb: record 2: truncated"), "{err}");
+    let mut header = wtb[..16].to_vec();
+    header[12] = 10;
+    std::fs::write(path("ten.wtb"), &header).unwrap();
+    assert!(refused(&["rate", &path("ten.wtb")]).contains("board size 10"));
+    let log = play(
+        &dir,
+        "c4",
+        &["connect4", "random", "random", "--games", "2"],
+    );
+    let err = refused(&["export", &log, "--format", "ggf"]);
+    assert!(err.contains("format ggf does not fit connect4"), "{err}");
+    assert!(refused(&["export", &log, "--format", "chess"]).contains("unknown record format"));
+}
