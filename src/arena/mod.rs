@@ -13,6 +13,7 @@ pub mod records;
 pub mod runner;
 pub mod schedule;
 pub mod spec;
+pub mod suites;
 pub mod workload;
 
 pub use cancel::CancelToken;

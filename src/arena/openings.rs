@@ -14,7 +14,8 @@
 //! Opening files hold one opening per line, moves in the game's notation separated by spaces
 //! or commas, or run together where the game's moves can be told apart without a separator
 //! (Othello `f5d6c3` and the XOT lists' `f5d6c4d3c2b3b4b5`, Connect 4 `4453`, Morpion `a1b2`);
-//! blank lines and lines starting with `#` are skipped.
+//! blank lines and lines starting with `#` are skipped, and whatever follows a `;` on a line is
+//! ignored (the suites `joute openings` writes put a score there: `4453 ; 0`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -116,6 +117,11 @@ impl<G: Features> OpeningStream<G> {
         self.given
     }
 
+    /// Candidates drawn so far (given or rejected).
+    pub fn attempts(&self) -> u64 {
+        self.attempt
+    }
+
     /// The next opening (its moves, and the position after them), or an error when
     /// [`EXHAUSTED`] attempts in a row found none.
     pub fn next_opening(&mut self) -> Result<(Vec<G::Move>, G), String> {
@@ -189,13 +195,22 @@ pub fn read_openings_file<G: Game>(start: G, path: &Path) -> Result<Vec<Vec<G::M
     let mut index: HashSet<G> = HashSet::new();
     for (number, line) in text.lines().enumerate() {
         let number = number + 1;
+        // A score or note after ';' (the suites of `joute openings`).
+        let line = line.split(';').next().unwrap_or_default();
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
         let mut pos = start;
         let mut moves = Vec::new();
-        for (column, token) in tokens(line) {
+        let gomocup = gomocup_cells(&start, line)
+            .transpose()
+            .map_err(|(column, e)| format!("{file}:{number}:{column}: {e}"))?;
+        let tokens = match &gomocup {
+            Some(cells) => cells.iter().map(|(c, n)| (*c, n.as_str())).collect(),
+            None => tokens(line),
+        };
+        for (column, token) in tokens {
             for (offset, text) in split_run(&start, token) {
                 let column = column + token[..offset].chars().count();
                 if pos.outcome().is_some() {
@@ -228,6 +243,96 @@ pub fn read_openings_file<G: Game>(start: G, path: &Path) -> Result<Vec<Vec<G::M
         return Err(format!("{file}: no openings in the file"));
     }
     Ok(openings)
+}
+
+/// The centre of a Morpion board in Gomocup's `X,Y` (`X` the column, `Y` the row, from 0):
+/// `(cols / 2, rows / 2)`, `7,7` (`h8`) on 15×15; `None` for other games.
+pub fn gomocup_centre<G: Game>(start: &G) -> Option<(i64, i64, u8, u8)> {
+    match GameKind::parse(&start.name()).ok()? {
+        GameKind::Morpion { rows, cols, .. } => {
+            Some((i64::from(cols / 2), i64::from(rows / 2), rows, cols))
+        }
+        _ => None,
+    }
+}
+
+/// An error at a 1-based column of a line.
+type ColumnError = (usize, String);
+
+/// A Morpion line in the Gomocup openings format — `X,Y` offsets from the centre, every
+/// number separated by commas (`0,0, 1,0, 1,1`; `X` the column, `Y` the row, as the Gomocup
+/// protocol numbers them) — as cell names with the 1-based column of each `X`; `None` when the
+/// game is not Morpion or the line is not of that form; an error (with its column) when an
+/// offset has no partner or falls off the board.
+fn gomocup_cells<G: Game>(
+    start: &G,
+    line: &str,
+) -> Option<Result<Vec<(usize, String)>, ColumnError>> {
+    let (cx, cy, rows, cols) = gomocup_centre(start)?;
+    if !line.contains(',')
+        || !line
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == '+' || c == ',' || c.is_whitespace())
+    {
+        return None;
+    }
+    let mut numbers = Vec::new();
+    let mut offset = 0;
+    for piece in line.split(',') {
+        let column = offset + piece.len() - piece.trim_start().len() + 1;
+        offset += piece.len() + 1;
+        if piece.trim().is_empty() {
+            continue;
+        }
+        match piece.trim().parse::<i64>() {
+            Ok(n) => numbers.push((column, n)),
+            Err(_) => {
+                return Some(Err((
+                    column,
+                    format!("'{}' is not an offset", piece.trim()),
+                )));
+            }
+        }
+    }
+    if numbers.len() % 2 == 1 {
+        let (column, _) = numbers[numbers.len() - 1];
+        return Some(Err((
+            column,
+            "a Gomocup offset needs its X,Y pair: this X has no Y".into(),
+        )));
+    }
+    Some(
+        numbers
+            .chunks(2)
+            .map(|pair| {
+                let ((column, dx), (_, dy)) = (pair[0], pair[1]);
+                let (x, y) = (cx + dx, cy + dy);
+                if !(0..i64::from(cols)).contains(&x) || !(0..i64::from(rows)).contains(&y) {
+                    return Err((
+                        column,
+                        format!("offset {dx},{dy} from the centre is off the {rows}×{cols} board"),
+                    ));
+                }
+                Ok((column, format!("{}{}", (b'a' + x as u8) as char, y + 1)))
+            })
+            .collect(),
+    )
+}
+
+/// A Morpion opening (cell names, `h8`) in the Gomocup openings format: `X,Y` offsets from
+/// the centre, `0,0, 1,0, 1,1`; `None` for another game.
+pub fn gomocup_line<G: Game>(start: &G, moves: &[G::Move]) -> Option<String> {
+    let (cx, cy, _, _) = gomocup_centre(start)?;
+    let parts: Vec<String> = moves
+        .iter()
+        .map(|&m| {
+            let name = start.format_move(m);
+            let x = i64::from(name.as_bytes()[0] - b'a');
+            let y: i64 = name[1..].parse::<i64>().expect("a cell name") - 1;
+            format!("{},{}", x - cx, y - cy)
+        })
+        .collect();
+    Some(parts.join(", "))
 }
 
 /// The tokens of a line with their 1-based columns (in characters).

@@ -9,6 +9,7 @@ mod bench;
 mod engine;
 mod export;
 mod interrupt;
+mod openings;
 mod perft;
 mod play;
 mod rate;
@@ -66,6 +67,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Count the move sequences of exactly DEPTH plies (perft), for every depth up to DEPTH.
     Perft(PerftArgs),
+    /// Generate an opening suite: balanced openings with a provenance header.
+    Openings(OpeningsArgs),
     /// The exact value of a position by full-depth search, or of every position of a suite.
     Solve(SolveArgs),
     /// Play one game between two engines and show the board after every move.
@@ -422,6 +425,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Engine(args) => engine::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Rate(args) => rate::run(&args),
+        Command::Openings(args) => openings::run(&args),
     }
 }
 
@@ -494,6 +498,36 @@ pub struct RateArgs {
     #[arg(long, value_name = "MODEL", value_parser = ["fit", "ignore"])]
     pub first_move: Option<String>,
     /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute openings`.
+#[derive(Args, Debug)]
+pub struct OpeningsArgs {
+    /// The game: connect4 (exact scores) or othello (8-move XOT-style openings).
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
+    pub game: GameKind,
+    /// Plies of every opening (default: Connect 4 6, Othello 8).
+    #[arg(long)]
+    pub plies: Option<u32>,
+    /// Openings in the suite.
+    #[arg(long, default_value_t = 100)]
+    pub count: u32,
+    /// Seed of the random candidates: the same command gives the same file.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Largest score kept (Connect 4: |exact score| in Pons' convention, default 2; Othello:
+    /// weight units of the pvs score, default 8).
+    #[arg(long)]
+    pub max_score: Option<f64>,
+    /// Othello: depth of the pvs search that scores each opening (default 10).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Write the suite to this file (default: stdout).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// One JSON object on stdout (the openings and the header) instead of the file's text.
     #[arg(long)]
     pub json: bool,
 }

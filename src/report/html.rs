@@ -329,7 +329,7 @@ fn openings_text(source: &OpeningSource) -> String {
         OpeningSource::Random { plies, count, .. } => {
             format!("{count} random openings of {plies} plies")
         }
-        OpeningSource::File { path, count } => format!("{count} openings from {path}"),
+        OpeningSource::File { path, count, .. } => format!("{count} openings from {path}"),
     }
 }
 

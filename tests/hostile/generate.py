@@ -101,6 +101,13 @@ case("run: spec is binary", ["run", "spec.toml"], spec_hex="00ff10fe80c3")
 case("run: empty spec", ["run", "spec.toml"], spec="")
 case("run: output folder is a file", ["run", "spec.toml", "--out", "spec.toml"])  # spec filled below
 
+for args, label in [(["connect4", "--count", "0"], "count 0"), (["connect4", "--plies", "3"], "plies 3"),
+                    (["connect4", "--plies", "9"], "plies 9"), (["morpion", "--max-score", "3"], "morpion max score"), (["random-tree-2x3", "--count", "2"], "random tree"),
+                    (["othello", "--depth", "0"], "depth 0"), (["othello", "--depth", "40"], "depth 40"),
+                    (["connect4", "--max-score", "1.5"], "fractional max score"), (["connect4", "--depth", "3"], "depth for connect4"),
+                    (["othello", "--max-score", "nan"], "max score nan"), (["othello", "--count", "-1"], "negative count"),
+                    (["chess"], "unknown game")]:
+    case(f"openings: {label}", ["openings"] + args)
 # ------------------------------------------------------------------ tournament specs
 BASE = """name = "t"
 game = "connect4"
@@ -167,6 +174,12 @@ for v in ["{ plies = -1, count = 2 }", "{ plies = 201, count = 2 }", "{ plies = 
     spec_case(f"openings = {v[:40]}", replace("openings = { plies = 2, count = 2 }", f"openings = {v}"),
               "colour" if "colour" in v else "openings", openings="4453\n3344\n")
 spec_case("no openings", replace("openings = { plies = 2, count = 2 }\n", ""), "openings")
+for v in ['{ file = "o.txt", order = "shuffled" }', '{ file = "o.txt", order = 1 }', '{ file = "o.txt", order = "" }',
+          '{ file = "o.txt", start = -1 }', '{ file = "o.txt", start = 2 }', '{ file = "o.txt", start = 1, count = 2 }',
+          '{ file = "o.txt", start = "one" }', '{ file = "o.txt", start = 9223372036854775807 }',
+          '{ plies = 2, count = 2, order = "random" }', '{ plies = 2, count = 2, start = 1 }']:
+    spec_case(f"openings = {v[:48]}", replace("openings = { plies = 2, count = 2 }", f"openings = {v}"),
+              "openings", openings="4453\n3344\n")
 spec_case("unknown top key", top("colour", "1"), "colour")
 spec_case("not toml", "name = \n[[[", None)
 spec_case("duplicate key", BASE + 'name = "u"\n', None)

@@ -18,7 +18,8 @@
 //! challengers = ["ab-6"]      # gauntlet: these play every engine but one another
 //! openings = { plies = 6, count = 50 }   # random openings; or { file = "path", count = N }
 //!                             # random openings also take balance_depth (default 2) and
-//!                             # max_imbalance (in weight units; see openings.rs)
+//!                             # max_imbalance (in weight units; see openings.rs); a file
+//!                             # also takes order = "sequential"|"random" and start = N
 //! games = 100                 # optional: games per pairing = 2 × count × rounds
 //! rounds = 1                  # optional: rounds, each with `count` openings of its own
 //! anchor = "random"           # optional: this engine's Elo is fixed (at anchor_elo, default 0)

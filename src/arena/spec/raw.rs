@@ -38,6 +38,8 @@ pub(super) struct RawOpenings {
     pub(super) file: Option<Spanned<String>>,
     pub(super) balance_depth: Option<Spanned<i64>>,
     pub(super) max_imbalance: Option<Spanned<f64>>,
+    pub(super) order: Option<Spanned<String>>,
+    pub(super) start: Option<Spanned<i64>>,
 }
 
 /// `[adjudication]`: perfect-knowledge adjudication by the game's solver.

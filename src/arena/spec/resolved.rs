@@ -27,9 +27,38 @@ pub enum OpeningSource {
     File {
         /// The file as given.
         path: String,
-        /// Openings used (the first lines of the file).
+        /// Openings used per round.
         count: u32,
+        /// The order the file's openings are taken in.
+        #[serde(default, skip_serializing_if = "FileOrder::is_sequential")]
+        order: FileOrder,
+        /// Openings of the file skipped before the first one used (in file order).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        start: u32,
     },
+}
+
+/// The order a spec takes an openings file's openings in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileOrder {
+    /// The file's order, from `start` on.
+    #[default]
+    Sequential,
+    /// A shuffle of the file's openings (after `start`), drawn from the spec's seed.
+    Random,
+}
+
+impl FileOrder {
+    /// Whether this is the default order (not written in `run.json`, so specs without the key
+    /// keep their hash).
+    pub fn is_sequential(&self) -> bool {
+        *self == FileOrder::Sequential
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 pub(super) fn default_tree_mib() -> usize {

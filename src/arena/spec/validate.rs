@@ -244,13 +244,61 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
                     ));
                 }
             }
+            let order = match &raw_openings.order {
+                None => FileOrder::Sequential,
+                Some(o) => match o.get_ref().as_str() {
+                    "sequential" => FileOrder::Sequential,
+                    "random" => FileOrder::Random,
+                    other => {
+                        return Err(loc.on(
+                            o,
+                            "openings.order",
+                            format!("order is '{other}'; allowed: \"sequential\", \"random\""),
+                        ));
+                    }
+                },
+            };
+            let start = match &raw_openings.start {
+                None => 0,
+                Some(s) => {
+                    let v = *s.get_ref();
+                    if !(0..=MAX_OPENINGS as i64).contains(&v) {
+                        return Err(loc.on(
+                            s,
+                            "openings.start",
+                            format!("start is {v}; allowed: 0..={MAX_OPENINGS} (openings of the file to skip)"),
+                        ));
+                    }
+                    v as u32
+                }
+            };
             OpeningRequest::File {
                 path: f.get_ref().clone(),
                 count,
+                order,
+                start,
                 span: f.span().start,
             }
         }
         (None, Some(p)) => {
+            for (key, present) in [
+                (
+                    "openings.order",
+                    raw_openings.order.as_ref().map(|s| s.span()),
+                ),
+                (
+                    "openings.start",
+                    raw_openings.start.as_ref().map(|s| s.span()),
+                ),
+            ] {
+                if let Some(span) = present {
+                    return Err(loc.at(
+                        span.start,
+                        key,
+                        "applies to an openings file only; random openings are drawn from the seed",
+                    ));
+                }
+            }
             let plies = *p.get_ref();
             if !(0..=200).contains(&plies) {
                 return Err(loc.on(
