@@ -315,3 +315,152 @@ fn logs_without_the_adjudication_field_still_read() {
     assert_eq!(g.adjudication, None);
     assert!(!serde_json::to_string(&g).unwrap().contains("adjudication"));
 }
+
+/// The first prefix of `scores` (moves alternating from `first_mover`, 0 for the first player)
+/// after which cutechess' rules hold, judged here without the library: (plies, rule, loser).
+/// Resign: the mover's last `rc` scores all ≤ −`rs`. Draw: from full move `dn` (counting
+/// `opening` plies too), each player's last `dc` scores all within ±`ds`.
+fn first_rule(
+    scores: &[Option<i32>],
+    first_mover: usize,
+    opening: usize,
+    (rc, rs): (usize, i32),
+    (dn, dc, ds): (usize, usize, i32),
+) -> Option<(usize, &'static str, usize)> {
+    for k in 1..=scores.len() {
+        let side_of = |i: usize| (first_mover + i) % 2;
+        let own = |side: usize, count: usize| -> Option<Vec<i32>> {
+            let mine: Vec<Option<i32>> = (0..k)
+                .rev()
+                .filter(|&i| side_of(i) == side)
+                .take(count)
+                .map(|i| scores[i])
+                .collect();
+            (mine.len() == count).then_some(())?;
+            mine.into_iter().collect()
+        };
+        let mover = side_of(k - 1);
+        if own(mover, rc).is_some_and(|s| s.iter().all(|&v| v <= -rs)) {
+            return Some((k, "resign", mover));
+        }
+        let within = |side| own(side, dc).is_some_and(|s| s.iter().all(|v| v.abs() <= ds));
+        if opening + k >= 2 * dn && within(0) && within(1) {
+            return Some((k, "draw", 2));
+        }
+    }
+    None
+}
+
+#[test]
+fn score_rules_end_games_where_the_logged_scores_first_meet_them() {
+    let dir = scratch("score-rules");
+    let rules = "\n[adjudication]\nsolver = false\nresign = { move_count = 4, score = 1000 }\n\
+                 draw = { move_number = 15, move_count = 2, score = 200 }\n";
+    let on = spec(&dir, "on.toml", "othello", 6, 30, rules);
+    let off = spec(&dir, "off.toml", "othello", 6, 30, "");
+    let (stdout, games) = run(&on, &dir.join("on"));
+    let (_, off_games) = run(&off, &dir.join("off"));
+    let (mut resigned, mut drawn) = (0, 0);
+    for (g, off) in games.iter().zip(&off_games) {
+        assert_eq!(
+            g.scores.len(),
+            g.moves.len(),
+            "game {}: a score per move",
+            g.id
+        );
+        assert!(
+            off.scores.is_empty(),
+            "no scores logged without score rules"
+        );
+        // Built-in engines play the same moves with or without the rules, up to the end.
+        assert!(off.moves.starts_with(&g.moves), "game {}", g.id);
+        // Othello's first mover after the opening: the opening's plies alternate (no passes
+        // in 6 plies from the start).
+        let first_mover = g.opening.len() % 2;
+        let fired = first_rule(
+            &g.scores,
+            first_mover,
+            g.opening.len(),
+            (4, 1000),
+            (15, 2, 200),
+        );
+        if g.termination == "adjudication" {
+            let (k, rule, loser) =
+                fired.unwrap_or_else(|| panic!("game {} adjudicated: {g:?}", g.id));
+            assert_eq!(
+                k,
+                g.moves.len(),
+                "game {} ends where the rule first holds",
+                g.id
+            );
+            let detail = g.detail.as_deref().unwrap();
+            assert!(detail.starts_with(rule), "game {}: {detail}", g.id);
+            match loser {
+                2 => {
+                    assert_eq!(g.score, 0.5);
+                    drawn += 1;
+                }
+                l => {
+                    assert_eq!(g.score, if l == 0 { 0.0 } else { 1.0 }, "game {}", g.id);
+                    resigned += 1;
+                }
+            }
+        } else {
+            assert_eq!(g.termination, "normal");
+            assert!(fired.is_none(), "game {}: a rule held at {fired:?}", g.id);
+            assert_eq!(g.moves, off.moves);
+        }
+    }
+    // All three endings happen (44 resigned, 11 drawn, 5 played out when written).
+    assert!(resigned > 10, "{resigned} resigned");
+    assert!(drawn > 0, "{drawn} drawn");
+    assert!(resigned + drawn < 60, "some games are played out");
+    let adjudicated = (resigned + drawn) as u64;
+    assert!(
+        stdout.contains(&format!("adjudication {adjudicated} of 60 games")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn score_rules_are_checked_in_the_spec() {
+    let dir = scratch("score-rules-bad");
+    for (table, field) in [
+        (
+            "resign = { move_count = 0, score = 300 }",
+            "adjudication.resign.move_count",
+        ),
+        (
+            "resign = { move_count = 3, score = -1 }",
+            "adjudication.resign.score",
+        ),
+        (
+            "draw = { move_count = 2, score = 10, move_number = 1001 }",
+            "adjudication.draw.move_number",
+        ),
+        ("draw = { move_count = 2 }", "score"),
+        ("draw = { move_count = 2, score = 1, plies = 3 }", "plies"),
+    ] {
+        let path = spec(
+            &dir,
+            "bad.toml",
+            "connect4",
+            2,
+            2,
+            &format!("\n[adjudication]\n{table}\n"),
+        );
+        let out = Command::cargo_bin("joute")
+            .unwrap()
+            .args(["run", path.to_str().unwrap(), "--out"])
+            .arg(dir.join("out"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{table}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("bad.toml:") && stderr.contains(field),
+            "{table}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

@@ -70,6 +70,11 @@ pub struct GameLine {
     /// game clock).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clock_ms: Vec<u64>,
+    /// The score each move came with, from its mover's point of view in the engine's own
+    /// units (`null` for none), when the spec adjudicates on scores
+    /// (`[adjudication.resign]`, `[adjudication.draw]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<Option<i32>>,
     /// Why the game may not replay move for move from its seed: `clock`, `time limit` (a
     /// built-in engine's search was cut by its time), `outside program 'NAME'` (it is
     /// reproducible only if the program is deterministic at a fixed depth or node count).
@@ -519,6 +524,7 @@ mod tests {
             adjudication: None,
             move_ms: Vec::new(),
             clock_ms: Vec::new(),
+            scores: Vec::new(),
             not_reproducible: Vec::new(),
             seed: 9,
             spec: "x".into(),

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use super::adjudication::{AdjudicationLine, SolverAdjudicator, Solvers, position_text};
+use super::adjudication::{AdjudicationLine, GameAdjudicator, Solvers, position_text};
 use super::cancel::CancelToken;
 use super::engine::Engine;
 use super::game::{Adjudicator, Opening, Player, Referee, play_game};
@@ -139,7 +139,7 @@ pub fn play_slot<G: Features>(
     };
     let mut solver = resolved.adjudication.map(|rules| {
         seats.solvers.new_game(start);
-        SolverAdjudicator::new(rules, &mut seats.solvers)
+        GameAdjudicator::new(rules, &mut seats.solvers, opening.moves.len())
     });
     let mut referee = Referee {
         clock: resolved.clock.map(|c| c.control),
@@ -173,6 +173,10 @@ pub fn play_slot<G: Features>(
     let clocked = resolved.clock.is_some();
     let mut move_ms = Vec::new();
     let mut clock_ms = Vec::new();
+    let scored = resolved
+        .adjudication
+        .is_some_and(|r| r.resign.is_some() || r.draw.is_some());
+    let mut scores = Vec::new();
     for m in &record.moves {
         nodes[m.side as usize] += m.nodes;
         timeouts[m.side as usize] += u32::from(m.timed_out);
@@ -183,6 +187,9 @@ pub fn play_slot<G: Features>(
         }
         if let Some(left) = m.clock_left {
             clock_ms.push(left.as_millis() as u64);
+        }
+        if scored {
+            scores.push(m.score);
         }
     }
     let opening_text: Vec<String> =
@@ -245,6 +252,7 @@ pub fn play_slot<G: Features>(
         timeouts,
         move_ms,
         clock_ms,
+        scores,
         not_reproducible,
         seed,
         spec: spec.hash.clone(),

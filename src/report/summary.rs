@@ -447,6 +447,7 @@ pub(crate) mod test_games {
             timeouts: [0, 0],
             move_ms: Vec::new(),
             clock_ms: Vec::new(),
+            scores: Vec::new(),
             not_reproducible: Vec::new(),
             seed: 0,
             spec: spec.hash.clone(),

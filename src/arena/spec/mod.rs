@@ -59,7 +59,7 @@ use super::engine::{EngineSpec, parse_time};
 use super::openings::{self, Balance};
 use super::outside::OutsideSpec;
 use super::schedule::{Format, Schedule};
-use crate::arena::adjudication::AdjudicationRules;
+use crate::arena::adjudication::{AdjudicationRules, DrawRule, ResignRule};
 use crate::eval::weights::line_col;
 use crate::eval::{Features, FeaturesVisitor, Weights};
 use crate::games::GameKind;

@@ -42,7 +42,7 @@ pub(super) struct RawOpenings {
     pub(super) start: Option<Spanned<i64>>,
 }
 
-/// `[adjudication]`: perfect-knowledge adjudication by the game's solver.
+/// `[adjudication]`: perfect-knowledge adjudication by the game's solver, and the score rules.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAdjudication {
@@ -50,6 +50,26 @@ pub(super) struct RawAdjudication {
     pub(super) othello_empties: Option<Spanned<i64>>,
     pub(super) connect4_nodes: Option<Spanned<i64>>,
     pub(super) morpion_nodes: Option<Spanned<i64>>,
+    pub(super) draw: Option<Spanned<RawDrawRule>>,
+    pub(super) resign: Option<Spanned<RawResignRule>>,
+}
+
+/// `[adjudication.draw]`: cutechess' `-draw`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDrawRule {
+    pub(super) move_number: Option<Spanned<i64>>,
+    pub(super) move_count: Spanned<i64>,
+    pub(super) score: Spanned<i64>,
+}
+
+/// `[adjudication.resign]`: cutechess' `-resign`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawResignRule {
+    pub(super) move_count: Spanned<i64>,
+    pub(super) score: Spanned<i64>,
+    pub(super) two_sided: Option<Spanned<bool>>,
 }
 
 /// `[ratings]`: the rating model.

@@ -531,8 +531,9 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
     Ok(TournamentSpec::from_resolved(resolved))
 }
 
-/// `[adjudication]`, resolved for the game: `None` when absent or `solver = false`. A key of
-/// another game is refused, and so is a game without a solver (random trees).
+/// `[adjudication]`, resolved for the game: `None` when absent, or with `solver = false` and no
+/// score rule. A key of another game is refused, and so is the solver of a game without one
+/// (random trees).
 fn resolve_adjudication(
     raw: &RawSpec,
     kind: &GameKind,
@@ -568,9 +569,16 @@ fn resolve_adjudication(
             ));
         }
     }
+    let (resign, draw) = resolve_score_rules(a, loc)?;
     let solver = a.solver.as_ref().is_none_or(|s| *s.get_ref());
     if !solver {
-        return Ok(None);
+        return Ok(
+            (resign.is_some() || draw.is_some()).then_some(AdjudicationRules {
+                resign,
+                draw,
+                ..AdjudicationRules::default()
+            }),
+        );
     }
     if game == "random-tree" {
         return Err(loc.on(
@@ -614,6 +622,8 @@ fn resolve_adjudication(
                     })?,
             }),
             nodes: None,
+            resign,
+            draw,
         },
         "connect4" => AdjudicationRules {
             empties: None,
@@ -622,10 +632,80 @@ fn resolve_adjudication(
                 "connect4_nodes",
                 DEFAULT_CONNECT4_NODES,
             )?),
+            resign,
+            draw,
         },
         _ => AdjudicationRules {
             empties: None,
             nodes: Some(nodes(&a.morpion_nodes, "morpion_nodes", DEFAULT_MORPION_NODES)?),
+            resign,
+            draw,
         },
     }))
+}
+
+/// The most `move_count` and `move_number` of the score rules.
+const MAX_RULE_MOVES: i64 = 1000;
+
+/// `[adjudication.resign]` and `[adjudication.draw]`, checked.
+fn resolve_score_rules(
+    a: &super::raw::RawAdjudication,
+    loc: &Locator<'_>,
+) -> Result<(Option<ResignRule>, Option<DrawRule>), SpecError> {
+    let moves = |v: &Spanned<i64>, key: &str, least: i64| {
+        u32::try_from(*v.get_ref())
+            .ok()
+            .filter(|&n| (least..=MAX_RULE_MOVES).contains(&i64::from(n)))
+            .ok_or_else(|| {
+                loc.on(
+                    v,
+                    &format!("adjudication.{key}"),
+                    format!(
+                        "{} moves is out of range; allowed {least}..={MAX_RULE_MOVES}",
+                        v.get_ref()
+                    ),
+                )
+            })
+    };
+    let score = |v: &Spanned<i64>, key: &str| {
+        Some(*v.get_ref())
+            .filter(|s| (0..=i64::from(i32::MAX)).contains(s))
+            .ok_or_else(|| {
+                loc.on(
+                    v,
+                    &format!("adjudication.{key}"),
+                    format!(
+                        "{} is not a score threshold; allowed 0..={} in the engines' own units",
+                        v.get_ref(),
+                        i32::MAX
+                    ),
+                )
+            })
+    };
+    let resign = match &a.resign {
+        None => None,
+        Some(r) => {
+            let r = r.get_ref();
+            Some(ResignRule {
+                move_count: moves(&r.move_count, "resign.move_count", 1)?,
+                score: score(&r.score, "resign.score")?,
+                two_sided: r.two_sided.as_ref().is_some_and(|b| *b.get_ref()),
+            })
+        }
+    };
+    let draw = match &a.draw {
+        None => None,
+        Some(d) => {
+            let d = d.get_ref();
+            Some(DrawRule {
+                move_number: match &d.move_number {
+                    None => 0,
+                    Some(n) => moves(n, "draw.move_number", 0)?,
+                },
+                move_count: moves(&d.move_count, "draw.move_count", 1)?,
+                score: score(&d.score, "draw.score")?,
+            })
+        }
+    };
+    Ok((resign, draw))
 }

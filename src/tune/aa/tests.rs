@@ -32,6 +32,7 @@ fn game(pair: u64, colour: u64, first: &str, score: f64, moves: &[&str]) -> Game
         timeouts: [0, 0],
         move_ms: Vec::new(),
         clock_ms: Vec::new(),
+        scores: Vec::new(),
         not_reproducible: Vec::new(),
         seed: 0,
         spec: String::new(),

@@ -18,6 +18,11 @@
 //! solve finishes depends only on the game's moves (the Connect 4 table is emptied when a game
 //! begins, and holds only bounds proven by the game's earlier attempts, stopped or not; the
 //! generic solver starts afresh each time; the schedule counts moves).
+//!
+//! After the solver, the score rules ([`score`]: cutechess' resign and draw) judge the game
+//! from the scores the engines gave with their moves.
+
+pub mod score;
 
 use std::any::Any;
 
@@ -32,6 +37,7 @@ use crate::search::solver::connect4::Connect4Solver;
 use crate::search::solver::generic;
 use crate::search::solver::othello::OthelloSolver;
 use crate::search::{WIN, WIN_THRESHOLD};
+pub use score::{DrawRule, ResignRule};
 
 /// Default of `othello_empties`: the solver settles 14 empties in about a millisecond (see
 /// `docs/spec.md`, `[adjudication]`).
@@ -46,8 +52,9 @@ pub const DEFAULT_MORPION_NODES: u64 = 100_000;
 /// The most `connect4_nodes` and `morpion_nodes` may be.
 pub const MAX_ADJUDICATION_NODES: u64 = 1_000_000_000;
 
-/// A run's adjudication rules, as resolved for its game (`run.json`, the spec hash).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A run's adjudication rules, as resolved for its game (`run.json`, the spec hash). Without
+/// `empties` and `nodes` the solver is off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdjudicationRules {
     /// Othello: solve once this many squares (or fewer) are empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +62,12 @@ pub struct AdjudicationRules {
     /// Connect 4 and Morpion: the solver's node budget on every attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// The resign rule on the engines' scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign: Option<ResignRule>,
+    /// The draw rule on the engines' scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawRule>,
 }
 
 /// What the log keeps of an adjudication (`adjudication` in `games.jsonl`).
@@ -115,7 +128,7 @@ impl Solvers {
     }
 
     /// The solver's verdict on `pos` under `rules`, or `None` when it does not settle the
-    /// position (too many empties, the budget spent, a game without a solver).
+    /// position (too many empties, the budget spent, a game without a solver, the solver off).
     pub fn verdict<G: Game>(&mut self, pos: &G, rules: &AdjudicationRules) -> Option<Verdict> {
         if pos.outcome().is_some() {
             return None;
@@ -132,18 +145,20 @@ impl Solvers {
                 .get_or_insert_with(|| OthelloSolver::with_hash_bits(OTHELLO_HASH_BITS));
             solver.solve(p).score
         } else if let Some(p) = any.downcast_ref::<Connect4>() {
+            let nodes = rules.nodes?;
             let solver = self
                 .connect4
                 .get_or_insert_with(|| Connect4Solver::with_table_bits(CONNECT4_TABLE_BITS));
-            solver.set_stop(crate::search::solver::Stop::new(rules.nodes, None, None));
+            solver.set_stop(crate::search::solver::Stop::new(Some(nodes), None, None));
             let (lower, upper) = solver.score_bounds(p);
             if lower != upper {
                 return None;
             }
             lower
         } else if let Some(p) = any.downcast_ref::<Morpion>() {
+            let nodes = rules.nodes?;
             let empties = (0..p.cells()).filter(|&i| p.mark_at(i).is_none()).count() as u32;
-            let s = generic::solve_within(p, empties, GENERIC_TT_MIB, rules.nodes, None);
+            let s = generic::solve_within(p, empties, GENERIC_TT_MIB, Some(nodes), None);
             // A stopped solve proves nothing, except a win or a loss found by an iteration
             // it finished (the search may stop deepening once it has one).
             if s.stopped.is_some() && s.score.abs() < WIN_THRESHOLD {
@@ -246,33 +261,38 @@ impl Schedule {
 }
 
 /// The adjudicator of one game: asks `solvers` after every move (budgeted solves on the plies
-/// of its [`Schedule`]), and keeps the verdict that ended the game.
-pub struct SolverAdjudicator<'a> {
+/// of its [`Schedule`]), then the score rules; keeps the solver's verdict that ended the game.
+pub struct GameAdjudicator<'a> {
     /// The rules.
     pub rules: AdjudicationRules,
     /// The worker's solvers.
     pub solvers: &'a mut Solvers,
-    /// The verdict that ended the game, once there is one.
+    /// Plies of the game's opening (the draw rule counts full moves from the start).
+    pub opening_plies: usize,
+    /// The solver's verdict that ended the game, once there is one.
     pub verdict: Option<Verdict>,
     /// When budgeted solves are attempted.
     pub schedule: Schedule,
 }
 
-impl<'a> SolverAdjudicator<'a> {
-    /// The adjudicator of a game about to start under `rules` (the caller has made `solvers`
-    /// ready with [`Solvers::new_game`]).
-    pub fn new(rules: AdjudicationRules, solvers: &'a mut Solvers) -> Self {
-        SolverAdjudicator {
+impl<'a> GameAdjudicator<'a> {
+    /// The adjudicator of a game about to start under `rules` after `opening_plies` plies
+    /// (the caller has made `solvers` ready with [`Solvers::new_game`]).
+    pub fn new(rules: AdjudicationRules, solvers: &'a mut Solvers, opening_plies: usize) -> Self {
+        GameAdjudicator {
             rules,
             solvers,
+            opening_plies,
             verdict: None,
             schedule: Schedule::default(),
         }
     }
-}
 
-impl<G: Game> Adjudicator<G> for SolverAdjudicator<'_> {
-    fn adjudicate(&mut self, position: &G, _: &[MoveRecord<G::Move>]) -> Option<(Outcome, String)> {
+    /// The solver's judgement of `position`, on the schedule.
+    fn solve<G: Game>(&mut self, position: &G) -> Option<(Outcome, String)> {
+        if self.rules.empties.is_none() && self.rules.nodes.is_none() {
+            return None;
+        }
         // Othello's solve is exact and unbudgeted: it is tried whenever the empties allow.
         let budgeted = !(position as &dyn Any).is::<Othello>();
         if budgeted && !self.schedule.due() {
@@ -304,13 +324,40 @@ impl<G: Game> Adjudicator<G> for SolverAdjudicator<'_> {
     }
 }
 
+impl<G: Game> Adjudicator<G> for GameAdjudicator<'_> {
+    fn adjudicate(
+        &mut self,
+        position: &G,
+        moves: &[MoveRecord<G::Move>],
+    ) -> Option<(Outcome, String)> {
+        // The exact value first; then the engines' opinions, resigning before drawing (as
+        // fastchess).
+        if let Some(end) = self.solve(position) {
+            return Some(end);
+        }
+        if position.outcome().is_some() {
+            return None;
+        }
+        let resign = self.rules.resign.and_then(|r| r.judge(moves));
+        resign.or_else(|| {
+            self.rules
+                .draw
+                .and_then(|d| d.judge(self.opening_plies, moves))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::games::Game;
 
     fn rules(empties: Option<u32>, nodes: Option<u64>) -> AdjudicationRules {
-        AdjudicationRules { empties, nodes }
+        AdjudicationRules {
+            empties,
+            nodes,
+            ..AdjudicationRules::default()
+        }
     }
 
     #[test]
