@@ -16,6 +16,6 @@ mkdir -p "$OUT"
 here=$(dirname "$0")
 array=$(sbatch --parsable ${SBATCH_EXTRA:-} --export=ALL --array=0-$((SHARDS - 1)) \
   --output="$OUT/slurm-%A_%a.out" "$here/shard.sbatch")
-sbatch ${SBATCH_EXTRA:-} --export=ALL --dependency=afterok:"$array" \
-  --output="$OUT/slurm-merge-%j.out" "$here/merge.sbatch"
-echo "submitted shards as job $array; the merge waits for them; results in $OUT"
+merge=$(sbatch --parsable ${SBATCH_EXTRA:-} --export=ALL --dependency=afterok:"$array" \
+  --output="$OUT/slurm-merge-%j.out" "$here/merge.sbatch")
+echo "submitted shards as job $array and the merge as job $merge, which waits for them; results in $OUT"
