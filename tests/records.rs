@@ -164,3 +164,155 @@ fn bad_records_are_refused_with_file_and_game() {
     assert!(err.contains("format ggf does not fit connect4"), "{err}");
     assert!(refused(&["export", &log, "--format", "chess"]).contains("unknown record format"));
 }
+
+/// Lines of a file (0 when it does not exist yet).
+fn lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn spec_output_records_grow_with_the_run_and_end_as_the_export() {
+    let dir = scratch("records", "output");
+    let spec = dir.join("out.toml");
+    std::fs::write(
+        &spec,
+        r#"
+name = "output"
+game = "connect4"
+seed = 3
+openings = { plies = 4, count = 150 }
+
+[output]
+records = ["moves", "PGN"]
+
+[[engine]]
+name = "ab-2"
+algorithm = "alphabeta"
+depth = 2
+
+[[engine]]
+name = "ab-6"
+algorithm = "alphabeta"
+depth = 6
+"#,
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let (log, moves) = (run.join("games.jsonl"), run.join("games.moves"));
+    // Killed (SIGKILL) mid-run: the move lists already hold the games logged so far, one a
+    // line (a game logged just before the kill may miss its line).
+    let bin = assert_cmd::cargo::cargo_bin("joute");
+    let mut child = std::process::Command::new(&bin)
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ])
+        .args(["--threads", "1", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() && lines(&log) < 40 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let killed = child.try_wait().unwrap().is_none();
+    child.kill().ok();
+    child.wait().unwrap();
+    assert!(killed, "the run finished before it could be killed");
+    let (logged, listed) = (lines(&log), lines(&moves));
+    assert!(
+        logged >= 40 && listed + 1 >= logged && listed <= logged,
+        "{logged} {listed}"
+    );
+    // Resumed to the end: each file is what `joute export` writes from the log, in id order.
+    let out = joute_ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+        "--resume",
+        "--quiet",
+    ]);
+    assert!(out.contains("ab-6"), "{out}");
+    let log_text = log.display().to_string();
+    for (format, file) in [("moves", "games.moves"), ("pgn", "games.pgn")] {
+        let exported = dir.join(format!("exported.{format}"));
+        joute_ok(&[
+            "export",
+            &log_text,
+            "--format",
+            format,
+            "--out",
+            exported.to_str().unwrap(),
+        ]);
+        let written = std::fs::read_to_string(run.join(file)).unwrap();
+        assert_eq!(
+            written,
+            std::fs::read_to_string(&exported).unwrap(),
+            "{format}"
+        );
+    }
+    // One line per game, in id order, each the game's opening and moves.
+    let all = games(&log_text);
+    assert_eq!(all.len(), 300);
+    let text = std::fs::read_to_string(&moves).unwrap();
+    for (line, g) in text.lines().zip(&all) {
+        let digits: String = g.opening.iter().chain(&g.moves).cloned().collect();
+        assert_eq!(
+            line.split(' ').next(),
+            Some(digits.as_str()),
+            "game {}",
+            g.id
+        );
+    }
+    // `joute report` writes them again from the log; the spec hash ignores [output].
+    std::fs::remove_file(&moves).unwrap();
+    joute_ok(&["report", &log_text, "--out", run.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&moves).unwrap(), text);
+    let without = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("[output]\nrecords = [\"moves\", \"PGN\"]\n", "");
+    std::fs::write(&spec, without).unwrap();
+    let again = joute_ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(again.contains("ab-6"), "the same run: {again}");
+}
+
+#[test]
+fn bad_output_records_are_refused() {
+    let dir = scratch("records", "output-bad");
+    for (records, says) in [
+        (r#"["ggf"]"#, "does not fit connect4"),
+        (r#"["moves", "moves"]"#, "listed twice"),
+        (r#"["tiff"]"#, "unknown record format"),
+        (r#""pgn""#, "expected a sequence"),
+    ] {
+        let spec = dir.join("bad.toml");
+        std::fs::write(
+            &spec,
+            format!(
+                "name = \"b\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 2, count = 2 }}\n[output]\nrecords = {records}\n[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::cargo_bin("joute")
+            .unwrap()
+            .args(["run", spec.to_str().unwrap(), "--out"])
+            .arg(dir.join("o"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{records}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("bad.toml:6") && stderr.contains(says),
+            "{records}: {stderr}"
+        );
+    }
+}

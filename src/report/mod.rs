@@ -7,6 +7,7 @@
 //! - [`load`]: a summary from one or more logs (shards merge).
 //! - [`charts`]: the charts of a run, PNG and SVG.
 //! - [`html`]: `index.html`, the self-contained report with its game viewer.
+//! - [`records`]: the games as records other tools read (`joute export`, `[output] records`).
 //! - [`run`]: a run folder's report (CSV, charts, page) written together, and its JSON object.
 //! - [`tune`]: the report of a tuning run, its charts and its own `index.html`.
 
@@ -14,6 +15,7 @@ pub mod charts;
 pub mod files;
 pub mod html;
 pub mod load;
+pub mod records;
 pub mod run;
 pub mod summary;
 pub mod table;

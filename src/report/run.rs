@@ -30,6 +30,9 @@ pub enum ReportError {
         /// The cause.
         source: charts::ChartError,
     },
+    /// A record file of `[output] records`.
+    #[error("cannot write the game records: {0}")]
+    Records(#[from] super::records::RecordsError),
     /// `index.html`.
     #[error("cannot write the HTML report in {}: {source}", dir.display())]
     Html {
@@ -49,6 +52,35 @@ pub struct RunReport {
     pub scale: RatingScale,
     /// `index.html`.
     pub page: PathBuf,
+}
+
+/// The records of the spec's `[output] records`, rewritten whole from `logs` in game-id order
+/// (what [`super::records::LiveRecords`] appended while the games were played included).
+fn write_spec_records(
+    summary: &Summary,
+    out: &Path,
+    run: &RunInfo,
+    logs: &[PathBuf],
+) -> Result<(), ReportError> {
+    use super::records::{RecordsError, counted_games, write_records};
+    use crate::arena::records::Format;
+    if run.spec.records.is_empty() {
+        return Ok(());
+    }
+    let kind = crate::games::GameKind::parse(&run.spec.game)
+        .map_err(|e| RecordsError::Format(e.to_string()))?;
+    let games = counted_games(logs, summary)?;
+    for name in &run.spec.records {
+        let format = Format::parse(name).map_err(RecordsError::Format)?;
+        write_records(
+            format,
+            &kind,
+            &run.spec.name,
+            &games,
+            &out.join(format.default_name()),
+        )?;
+    }
+    Ok(())
 }
 
 /// Games played, seconds spent and the last session's threads, over every session of a run.
@@ -84,6 +116,7 @@ pub fn write_run_report(
             dir: out.to_path_buf(),
             source,
         })?;
+    write_spec_records(summary, out, run, logs)?;
     let svgs = charts::write_charts(summary, &ratings, out)
         .map_err(|source| ReportError::Charts {
             dir: out.to_path_buf(),

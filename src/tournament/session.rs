@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
 use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
 use crate::arena::openings;
+use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::Shard;
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
@@ -31,6 +32,7 @@ use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
+use crate::report::records::LiveRecords;
 
 /// How `run.json`'s record of the running session is refreshed.
 const RECORD_EVERY: Duration = Duration::from_secs(5);
@@ -379,6 +381,21 @@ impl Session {
         };
         save(&self.info)?;
 
+        // `[output] records`, game by game (the report rewrites them whole at the end).
+        let mut live = if self.spec.resolved.records.is_empty() {
+            None
+        } else {
+            let formats = (self.spec.resolved.records.iter())
+                .map(|name| Format::parse(name).map_err(SessionError::Input))
+                .collect::<Result<Vec<_>, _>>()?;
+            let r = &self.spec.resolved;
+            Some(LiveRecords::new(
+                r.game_kind(),
+                &r.name,
+                &self.out,
+                &formats,
+            ))
+        };
         let stop_pair = AtomicU64::new(self.summary.decision().map_or(u64::MAX, |d| d.pairs));
         let clock = Instant::now();
         let mut recorded = Instant::now();
@@ -409,6 +426,10 @@ impl Session {
                             log_path.display()
                         ))
                     })?;
+                    if let Some(live) = live.as_mut() {
+                        live.append(&game)
+                            .map_err(|e| SessionError::Failed(e.to_string()))?;
+                    }
                     played += 1;
                     let counted = summary.add(&game).map_err(|e| SessionError::Failed(e.0))?;
                     if let Some(d) = counted {

@@ -505,6 +505,7 @@ fn match_spec(
         sprt: None,
         clock: None,
         adjudication: None,
+        records: Vec::new(),
     })
 }
 

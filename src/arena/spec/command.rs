@@ -322,6 +322,7 @@ pub fn match_spec(
                     sprt: self.sprt,
                     clock: self.clock,
                     adjudication: None,
+                    records: Vec::new(),
                 },
                 note,
             ))

@@ -26,6 +26,7 @@ pub struct RawSpec {
     pub(super) st: Option<Spanned<String>>,
     pub(super) timemargin: Option<Spanned<String>>,
     pub(super) adjudication: Option<Spanned<RawAdjudication>>,
+    pub(super) output: Option<Spanned<RawOutput>>,
     #[serde(default)]
     pub(super) engine: Vec<Spanned<RawEngine>>,
 }
@@ -52,6 +53,13 @@ pub(super) struct RawAdjudication {
     pub(super) morpion_nodes: Option<Spanned<i64>>,
     pub(super) draw: Option<Spanned<RawDrawRule>>,
     pub(super) resign: Option<Spanned<RawResignRule>>,
+}
+
+/// `[output]`: files the run writes besides its report.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawOutput {
+    pub(super) records: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `[adjudication.draw]`: cutechess' `-draw`.

@@ -279,13 +279,25 @@ pub struct ResolvedSpec {
     /// `run.json` and the hash when off, so that runs from before it keep their hash).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<crate::arena::adjudication::AdjudicationRules>,
+    /// The game records the run writes in its folder (`[output] records`: format names, as
+    /// `joute export --format` takes them). An output, not what is played: left out of the
+    /// hash.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<String>,
 }
 
 impl ResolvedSpec {
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {
-        hash_json(self)
+        if self.records.is_empty() {
+            hash_json(self)
+        } else {
+            hash_json(&ResolvedSpec {
+                records: Vec::new(),
+                ..self.clone()
+            })
+        }
     }
 
     /// Checks what the rest of the code takes for granted of a resolved spec read back from a

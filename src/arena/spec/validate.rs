@@ -519,6 +519,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         sprt,
         clock,
         adjudication,
+        records: resolve_records(&raw, &kind, loc)?,
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {
@@ -642,6 +643,37 @@ fn resolve_adjudication(
             draw,
         },
     }))
+}
+
+/// `[output] records`: record formats that fit the game, each once.
+fn resolve_records(
+    raw: &RawSpec,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<Vec<String>, SpecError> {
+    use crate::arena::records::Format;
+    let Some(list) = raw
+        .output
+        .as_ref()
+        .and_then(|o| o.get_ref().records.as_ref())
+    else {
+        return Ok(Vec::new());
+    };
+    let mut names: Vec<String> = Vec::new();
+    for item in list.get_ref() {
+        let format = Format::parse(item.get_ref().trim())
+            .and_then(|f| f.check_game(kind).map(|_| f))
+            .map_err(|e| loc.on(item, "output.records", e))?;
+        if names.iter().any(|n| n == format.name()) {
+            return Err(loc.on(
+                item,
+                "output.records",
+                format!("format {} is listed twice", format.name()),
+            ));
+        }
+        names.push(format.name().to_string());
+    }
+    Ok(names)
 }
 
 /// The most `move_count` and `move_number` of the score rules.

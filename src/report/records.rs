@@ -1,0 +1,227 @@
+//! A run's games as records other tools read (PGN, GGF, WThor, Connect 4 move lists, PSQ,
+//! SGF; the formats are in [`crate::arena::records`]): for `joute export`, for a run whose
+//! spec has `[output] records`, both from the logs in game-id order, and game by game while
+//! the run plays ([`LiveRecords`]).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::Summary;
+use crate::arena::log::{GameLine, scan_log, write_atomically};
+use crate::arena::records::{self, Format, Record};
+use crate::games::GameKind;
+
+/// Why records could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordsError {
+    /// A log could not be read.
+    #[error("{0}")]
+    Log(String),
+    /// The games do not fit the format.
+    #[error("{0}")]
+    Format(String),
+    /// A file could not be written.
+    #[error("{}: cannot write: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// The games the report counts, in id order: those of `logs` (shards of one run), without the
+/// games played after an SPRT decision.
+pub fn counted_games(logs: &[PathBuf], summary: &Summary) -> Result<Vec<GameLine>, RecordsError> {
+    let cutoff = summary.decision().map(|d| d.pairs);
+    let mut games = Vec::new();
+    for log in logs {
+        scan_log(log, |game| {
+            if cutoff.is_none_or(|c| game.pair < c) {
+                games.push(game);
+            }
+            Ok(())
+        })
+        .map_err(RecordsError::Log)?;
+    }
+    games.sort_by_key(|g| g.id);
+    Ok(games)
+}
+
+/// The board of Morpion games, (0, 0) for the others.
+fn board(kind: &GameKind) -> (u8, u8) {
+    match *kind {
+        GameKind::Morpion { rows, cols, .. } => (rows, cols),
+        _ => (0, 0),
+    }
+}
+
+/// Writes `games` of a `kind` run named `event` as `format` to `out` (a file; for PSQ a folder
+/// of `ID.psq` files), each file replaced whole; returns the files.
+pub fn write_records(
+    format: Format,
+    kind: &GameKind,
+    event: &str,
+    games: &[GameLine],
+    out: &Path,
+) -> Result<Vec<PathBuf>, RecordsError> {
+    format.check_game(kind).map_err(RecordsError::Format)?;
+    let put = |path: &Path, bytes: &[u8]| -> Result<PathBuf, RecordsError> {
+        write_atomically(path, bytes).map_err(|source| RecordsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(path.to_path_buf())
+    };
+    let records: Vec<Record> = games.iter().map(Record::from_line).collect();
+    let (rows, cols) = board(kind);
+    Ok(match format {
+        Format::Wtb => {
+            let w = records::wthor::write(&records).map_err(RecordsError::Format)?;
+            vec![
+                put(out, &w.games)?,
+                put(&out.with_extension("jou"), &w.players)?,
+            ]
+        }
+        Format::Psq => {
+            std::fs::create_dir_all(out).map_err(|source| RecordsError::Io {
+                path: out.to_path_buf(),
+                source,
+            })?;
+            let mut files = Vec::new();
+            for (r, g) in records.iter().zip(games) {
+                let text = records::psq::write(r, rows, cols, &g.move_ms);
+                files.push(put(&out.join(format!("{}.psq", g.id)), text.as_bytes())?);
+            }
+            files
+        }
+        _ => vec![put(out, text(format, kind, event, &records).as_bytes())?],
+    })
+}
+
+/// The text of `records` in a text format that holds many games in one file.
+fn text(format: Format, kind: &GameKind, event: &str, records: &[Record]) -> String {
+    let (rows, cols) = board(kind);
+    match format {
+        Format::Pgn => records::pgn::write(records, event),
+        Format::Ggf => records::ggf::write(records),
+        Format::Moves => records::movelist::write(records),
+        Format::Sgf => records::sgf::write(records, &kind.to_string(), rows, cols),
+        Format::Wtb | Format::Psq => unreachable!("not a text format of many games"),
+    }
+}
+
+/// A run's records as its games finish (`[output] records`): each game appended to the text
+/// formats' files, written as one file for PSQ; WThor, whose header counts the games, waits for
+/// [`write_records`] at the end of the session, which also rewrites every file in game-id
+/// order. A file cut short by a crash is thus rewritten whole by the next session's end.
+pub struct LiveRecords {
+    kind: GameKind,
+    event: String,
+    out: PathBuf,
+    formats: Vec<Format>,
+    /// The open text files, by format.
+    files: Vec<(Format, File)>,
+}
+
+impl LiveRecords {
+    /// Ready to append `formats` in the run folder `out`, under their default names.
+    pub fn new(kind: GameKind, event: &str, out: &Path, formats: &[Format]) -> LiveRecords {
+        LiveRecords {
+            kind,
+            event: event.to_string(),
+            out: out.to_path_buf(),
+            formats: formats.to_vec(),
+            files: Vec::new(),
+        }
+    }
+
+    /// Adds `game` to every format that takes games one at a time.
+    pub fn append(&mut self, game: &GameLine) -> Result<(), RecordsError> {
+        let record = [Record::from_line(game)];
+        for &format in &self.formats {
+            let path = self.out.join(format.default_name());
+            let io = |source| RecordsError::Io {
+                path: path.clone(),
+                source,
+            };
+            match format {
+                Format::Wtb => {}
+                Format::Psq => {
+                    let (rows, cols) = board(&self.kind);
+                    std::fs::create_dir_all(&path).map_err(io)?;
+                    let file = path.join(format!("{}.psq", game.id));
+                    let text = records::psq::write(&record[0], rows, cols, &game.move_ms);
+                    write_atomically(&file, text.as_bytes())
+                        .map_err(|source| RecordsError::Io { path: file, source })?;
+                }
+                _ => {
+                    let text = text(format, &self.kind, &self.event, &record);
+                    let i = match self.files.iter().position(|(f, _)| *f == format) {
+                        Some(i) => i,
+                        None => {
+                            let file = OpenOptions::new()
+                                .create(true)
+                                .append(true)
+                                .open(&path)
+                                .map_err(io)?;
+                            self.files.push((format, file));
+                            self.files.len() - 1
+                        }
+                    };
+                    self.files[i].1.write_all(text.as_bytes()).map_err(io)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(id: u64, moves: &[&str], score: f64) -> GameLine {
+        let line = format!(
+            r#"{{"id":{id},"pair":{},"round":0,"opening_index":0,"opening":[],"first":"a","second":"b","score":{score},"result":"{}","margin":0,"termination":"normal","moves":{},"plies":{},"nodes":[0,0],"timed_out":false,"seed":1,"spec":"x","seconds":0.0}}"#,
+            id / 2,
+            crate::arena::records::result_text(score),
+            serde_json::to_string(moves).unwrap(),
+            moves.len()
+        );
+        serde_json::from_str(&line).unwrap()
+    }
+
+    #[test]
+    fn appended_games_read_as_the_whole_file_written_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = [
+            game(0, &["4", "4", "3"], 1.0),
+            game(1, &["3", "4"], 0.5),
+            game(2, &["1"], 0.0),
+        ];
+        let kind = GameKind::Connect4;
+        let mut live = LiveRecords::new(kind, "e", dir.path(), &[Format::Moves, Format::Pgn]);
+        for g in &games {
+            live.append(g).unwrap();
+        }
+        let appended =
+            |f: Format| std::fs::read_to_string(dir.path().join(f.default_name())).unwrap();
+        let (moves, pgn) = (appended(Format::Moves), appended(Format::Pgn));
+        assert_eq!(moves, "443 1-0\n34 1/2-1/2\n1 0-1\n");
+        for format in [Format::Moves, Format::Pgn] {
+            let whole = dir.path().join(format!("whole.{}", format.name()));
+            write_records(format, &kind, "e", &games, &whole).unwrap();
+            let expected = std::fs::read_to_string(&whole).unwrap();
+            assert_eq!(
+                if format == Format::Moves {
+                    &moves
+                } else {
+                    &pgn
+                },
+                &expected
+            );
+        }
+    }
+}
