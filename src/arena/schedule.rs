@@ -113,13 +113,33 @@ pub fn game_seed(seed: u64, id: u64) -> u64 {
     mix64(combine(seed ^ 0x6761_6d65, id))
 }
 
-/// A shard of a run: the games whose id is `index` modulo `count`.
+/// A shard of a run: the opening pairs whose number is `index` modulo `count`, both games of
+/// each (folders of joute before 0.1 held the games whose id is `index` modulo `count`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
     /// This shard, 0-based.
     pub index: u64,
     /// Number of shards.
     pub count: u64,
+    /// What is dealt out: opening pairs (`run.json` of earlier versions has no `unit`: games).
+    #[serde(default = "ShardUnit::games")]
+    pub unit: ShardUnit,
+}
+
+/// What a shard's modulo counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardUnit {
+    /// Opening pairs: a shard holds whole pairs, so its pentanomial figures mean something.
+    Pair,
+    /// Game ids, as earlier versions dealt them out (their folders still merge and report).
+    Game,
+}
+
+impl ShardUnit {
+    fn games() -> ShardUnit {
+        ShardUnit::Game
+    }
 }
 
 impl Shard {
@@ -136,12 +156,24 @@ impl Shard {
         if count == 0 || index >= count {
             return Err(bad());
         }
-        Ok(Shard { index, count })
+        Ok(Shard {
+            index,
+            count,
+            unit: ShardUnit::Pair,
+        })
     }
 
     /// Whether game `id` belongs to this shard.
     pub fn holds(&self, id: u64) -> bool {
-        id % self.count == self.index
+        match self.unit {
+            ShardUnit::Pair => (id / 2) % self.count == self.index,
+            ShardUnit::Game => id % self.count == self.index,
+        }
+    }
+
+    /// The folder name of this shard, `shard-I-of-N`.
+    pub fn folder_name(&self) -> String {
+        format!("shard-{}-of-{}", self.index, self.count)
     }
 }
 
@@ -185,13 +217,34 @@ mod tests {
 
     #[test]
     fn shards_parse_and_partition() {
-        assert_eq!(Shard::parse("1/3").unwrap(), Shard { index: 1, count: 3 });
+        let shard = |index, unit| Shard {
+            index,
+            count: 3,
+            unit,
+        };
+        assert_eq!(Shard::parse("1/3").unwrap(), shard(1, ShardUnit::Pair));
         for bad in ["3/3", "0/0", "1", "a/b", "-1/2"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
-        let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();
-        for id in 0..30 {
-            assert_eq!(shards.iter().filter(|s| s.holds(id)).count(), 1);
+        for unit in [ShardUnit::Pair, ShardUnit::Game] {
+            let shards: Vec<Shard> = (0..3).map(|i| shard(i, unit)).collect();
+            for id in 0..30 {
+                assert_eq!(shards.iter().filter(|s| s.holds(id)).count(), 1);
+            }
         }
+        // By pair, both games of a pair are in one shard, and pairs are dealt out in turn.
+        let by_pair: Vec<u64> = (0..12u64)
+            .map(|id| {
+                (0..3)
+                    .find(|&i| shard(i, ShardUnit::Pair).holds(id))
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(by_pair, [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+        // A run.json of an earlier version has no unit: its shard dealt out game ids.
+        let old: Shard = serde_json::from_str(r#"{"index":1,"count":3}"#).unwrap();
+        assert_eq!(old, shard(1, ShardUnit::Game));
+        let new = serde_json::to_string(&shard(1, ShardUnit::Pair)).unwrap();
+        assert_eq!(new, r#"{"index":1,"count":3,"unit":"pair"}"#);
     }
 }

@@ -20,7 +20,7 @@ use joute::report::load::summarize_logs;
 use joute::report::run::{SessionTiming, run_timing, summary_json};
 use joute::report::{table, write_run_report};
 use joute::stats::ratings::FirstMove;
-use joute::stats::sprt::{EloModel, Sprt};
+use joute::stats::sprt::{Decision, EloModel, Sprt};
 use joute::tournament::session::Notice;
 use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};
 
@@ -56,16 +56,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let out = args.out.clone().unwrap_or_else(|| {
         let base = PathBuf::from("reports").join(&spec.resolved.name);
         match shard {
-            Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
+            Some(s) => base.join(s.folder_name()),
             None => base,
         }
     });
-    if shard.is_some() && spec.resolved.sprt.is_some() {
-        return Err(InputError(
-            "--shard: an SPRT run decides on its pairs in order and stops as soon as it can; it cannot be split into shards. Run it on one machine (--threads N), or drop [sprt] to shard a fixed-length match".into(),
-        )
-        .into());
-    }
     let voice = voice(args.quiet, args.json);
     let threads = threads(args.threads)?;
     play(&spec, &out, Some(shard), args.resume, threads, voice, true)
@@ -391,6 +385,23 @@ pub(super) fn play(
                 s.index,
                 s.count
             )?;
+        }
+    }
+    // The run's test, which no shard's own tables show.
+    if outcome.info.shard.is_some() && matches!(voice, Voice::Normal | Voice::Quiet) {
+        if let Some(d) = outcome.run_decision {
+            say!(
+                "the run's SPRT (every shard's log): {} accepted after {} pairs, LLR {:.2}; this shard stopped scheduling there",
+                if d.decision == Decision::H1 {
+                    "H1"
+                } else {
+                    "H0"
+                },
+                d.pairs,
+                d.llr
+            )?;
+        } else if spec.resolved.sprt.is_some() {
+            say!("the run's SPRT (every shard's log): not decided yet")?;
         }
     }
     finish_with(

@@ -5,5 +5,6 @@
 //! and below the command line and tuning, which both run tournaments through it.
 
 pub mod session;
+pub mod shared_sprt;
 
 pub use session::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};

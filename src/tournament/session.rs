@@ -26,13 +26,16 @@ use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
 use crate::arena::openings;
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
-use crate::arena::schedule::Shard;
+use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
+use crate::stats::sequential::Decided;
+
+use super::shared_sprt::SharedSprt;
 
 /// How `run.json`'s record of the running session is refreshed.
 const RECORD_EVERY: Duration = Duration::from_secs(5);
@@ -140,6 +143,9 @@ pub struct Outcome {
     pub info: RunInfo,
     /// The summary of every game in the log (this session's and earlier ones).
     pub summary: Summary,
+    /// A sharded SPRT run: the run's decision, read from every shard's log (a shard's own
+    /// summary cannot decide: it lacks the other shards' pairs).
+    pub run_decision: Option<Decided>,
 }
 
 /// An open run folder, its log locked.
@@ -153,6 +159,8 @@ pub struct Session {
     todo: Vec<u64>,
     opened: Opened,
     notices: Vec<Notice>,
+    /// A sharded SPRT run: the test over every shard's log.
+    shared: Option<SharedSprt>,
 }
 
 impl Session {
@@ -280,7 +288,16 @@ impl Session {
                 }
             };
         }
-        let decided_at = summary.decision().map(|d| d.pairs);
+        // A sharded SPRT reads every shard's log; the run may be decided already.
+        let mut shared = match shard {
+            Some(s) if spec.resolved.sprt.is_some() => Some(SharedSprt::new(spec, out, s)),
+            _ => None,
+        };
+        let shared_decision = match shared.as_mut() {
+            Some(s) => s.look(true).map_err(SessionError::Input)?,
+            None => None,
+        };
+        let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
         let todo = (0..total)
             .filter(|&id| shard.is_none_or(|s| s.holds(id)))
             .filter(|&id| !done.contains(id))
@@ -296,6 +313,7 @@ impl Session {
             todo,
             opened,
             notices,
+            shared,
         })
     }
 
@@ -361,6 +379,7 @@ impl Session {
                 seconds: 0.0,
                 info: self.info,
                 summary,
+                run_decision: self.shared.as_ref().and_then(SharedSprt::decision),
             });
         }
         let (started_unix, started) = now();
@@ -396,11 +415,14 @@ impl Session {
                 &formats,
             ))
         };
-        let stop_pair = AtomicU64::new(self.summary.decision().map_or(u64::MAX, |d| d.pairs));
+        let decided_before = (self.shared.as_ref())
+            .and_then(SharedSprt::decision)
+            .or(self.summary.decision());
+        let stop_pair = AtomicU64::new(decided_before.map_or(u64::MAX, |d| d.pairs));
         let clock = Instant::now();
         let mut recorded = Instant::now();
         let mut played = 0u64;
-        let mut decided = self.summary.decision().is_some();
+        let mut decided = decided_before.is_some();
         let Session {
             spec,
             writer,
@@ -408,6 +430,7 @@ impl Session {
             info,
             todo,
             options,
+            shared,
             ..
         } = &mut self;
         let result = crate::eval::dispatch(
@@ -432,6 +455,12 @@ impl Session {
                     }
                     played += 1;
                     let counted = summary.add(&game).map_err(|e| SessionError::Failed(e.0))?;
+                    // A shard's own pairs are not a prefix of the run's: its test is the
+                    // shared one.
+                    let counted = match shared.as_mut() {
+                        Some(s) => s.look(false).map_err(SessionError::Failed)?,
+                        None => counted,
+                    };
                     if let Some(d) = counted {
                         decided = true;
                         stop_pair.store(d.pairs, Ordering::Relaxed);
@@ -469,12 +498,17 @@ impl Session {
         result?;
         let (_, summary, _) = summarize_logs(std::slice::from_ref(&log_path))
             .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
+        let run_decision = match self.shared.as_mut() {
+            Some(s) => s.look(true).map_err(SessionError::Failed)?,
+            None => None,
+        };
         Ok(Outcome {
             ending,
             played,
             seconds,
             info: self.info,
             summary,
+            run_decision,
         })
     }
 }
@@ -518,6 +552,10 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
 
 fn describe_shard(shard: Option<Shard>) -> String {
     match shard {
+        Some(s) if s.unit == ShardUnit::Game => format!(
+            "shard {}/{} dealt out by game id (an earlier joute; shards now hold whole opening pairs: its logs still merge with `joute report`, but it cannot be resumed)",
+            s.index, s.count
+        ),
         Some(s) => format!("shard {}/{}", s.index, s.count),
         None => "the whole run (no shard)".into(),
     }
