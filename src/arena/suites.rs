@@ -105,6 +105,44 @@ fn candidates<G: Game>(start: G, plies: u32, seed: u64) -> impl Iterator<Item = 
     })
 }
 
+/// The first `count` candidates (see [`candidates`]) that `judge` keeps, with the number of
+/// candidates judged; `judge` returns `None` to skip a candidate, or `Some(score)` to keep it
+/// (the score written after `;`, if any). Fails, saying `what` it looked for, when
+/// [`EXHAUSTED`] candidates in a row are skipped.
+fn collect<G: Game>(
+    start: G,
+    plies: u32,
+    count: u32,
+    seed: u64,
+    what: &str,
+    mut judge: impl FnMut(&[G::Move], &G) -> Option<Option<i32>>,
+) -> Result<(Vec<SuiteLine>, u64), String> {
+    let mut lines = Vec::new();
+    let (mut judged, mut since) = (0u64, 0u64);
+    for (moves, pos) in candidates(start, plies, seed) {
+        if lines.len() == count as usize {
+            break;
+        }
+        if since >= EXHAUSTED {
+            return Err(format!(
+                "found only {} {what} in {judged} candidates",
+                lines.len()
+            ));
+        }
+        judged += 1;
+        since += 1;
+        let Some(score) = judge(&moves, &pos) else {
+            continue;
+        };
+        since = 0;
+        lines.push(SuiteLine {
+            moves: moves.iter().map(|&m| start.format_move(m)).collect(),
+            score,
+        });
+    }
+    Ok((lines, judged))
+}
+
 /// The Connect 4 position mirrored left to right.
 pub fn connect4_mirror(pos: &Connect4) -> Connect4 {
     let mirror = |b: u64| {
@@ -128,35 +166,15 @@ pub fn connect4_suite(plies: u32, count: u32, seed: u64, max_score: i32) -> Resu
     let start = Connect4::start();
     let mut solver = Connect4Solver::new();
     let mut seen: HashSet<Connect4> = HashSet::new();
-    let mut lines = Vec::new();
-    let (mut judged, mut since) = (0u64, 0u64);
-    for (moves, pos) in candidates(start, plies, seed) {
-        if lines.len() == count as usize {
-            break;
+    let what = format!("Connect 4 openings of {plies} plies with |score| ≤ {max_score}");
+    let (lines, judged) = collect(start, plies, count, seed, &what, |_, pos| {
+        if !seen.insert(*pos) {
+            return None;
         }
-        if since >= EXHAUSTED {
-            return Err(format!(
-                "found only {} Connect 4 openings of {plies} plies with |score| ≤ {max_score} in {judged} candidates",
-                lines.len()
-            ));
-        }
-        judged += 1;
-        since += 1;
-        if seen.contains(&pos) {
-            continue;
-        }
-        seen.insert(pos);
-        seen.insert(connect4_mirror(&pos));
-        let score = solver.score(&pos);
-        if score.abs() > max_score {
-            continue;
-        }
-        since = 0;
-        lines.push(SuiteLine {
-            moves: moves.iter().map(|&m| start.format_move(m)).collect(),
-            score: Some(score),
-        });
-    }
+        seen.insert(connect4_mirror(pos));
+        let score = solver.score(pos);
+        (score.abs() <= max_score).then_some(Some(score))
+    })?;
     Ok(Suite {
         method: vec![
             "game: connect4".into(),
@@ -201,39 +219,21 @@ pub fn othello_suite(
     let start = Othello::start();
     let eval = LinearEval::new(&start, weights);
     let mut seen: HashSet<Othello> = HashSet::new();
-    let mut lines = Vec::new();
-    let (mut judged, mut since) = (0u64, 0u64);
-    for (moves, pos) in candidates(start, plies, seed) {
-        if lines.len() == count as usize {
-            break;
-        }
-        if since >= EXHAUSTED {
-            return Err(format!(
-                "found only {} Othello openings of {plies} moves within ±{max_score} in {judged} candidates",
-                lines.len()
-            ));
-        }
-        judged += 1;
-        since += 1;
+    let what = format!("Othello openings of {plies} moves within ±{max_score}");
+    let (lines, judged) = collect(start, plies, count, seed, &what, |moves, pos| {
         // A pass is not written in the XOT format.
-        if moves.contains(&crate::games::othello::OthelloMove::PASS) {
-            continue;
-        }
-        if !seen.insert(othello_canonical(&pos)) {
-            continue;
+        if moves.contains(&crate::games::othello::OthelloMove::PASS)
+            || !seen.insert(othello_canonical(pos))
+        {
+            return None;
         }
         // A fresh searcher per opening: the score depends on the opening alone.
         let mut searcher = Searcher::new(SearchConfig::new(Algorithm::Pvs, depth));
-        let score = searcher.search(&pos, &eval).score;
-        if score.abs() >= WIN_THRESHOLD || (score as f64 / eval.scale()).abs() > max_score {
-            continue;
-        }
-        since = 0;
-        lines.push(SuiteLine {
-            moves: moves.iter().map(|&m| start.format_move(m)).collect(),
-            score: None,
-        });
-    }
+        let score = searcher.search(pos, &eval).score;
+        let balanced =
+            score.abs() < WIN_THRESHOLD && (score as f64 / eval.scale()).abs() <= max_score;
+        balanced.then_some(None)
+    })?;
     Ok(Suite {
         method: vec![
             "game: othello".into(),

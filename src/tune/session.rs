@@ -396,7 +396,7 @@ impl TuneSession {
             games,
             seconds: ck.seconds + match_seconds,
         };
-        let summary = summary_json(&record, aa_check.as_ref(), &self.out);
+        let summary = summary_json(&record, &self.out);
         let path = self.out.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).expect("a JSON value serialises");
         write_atomically(&path, text.as_bytes())
@@ -616,9 +616,9 @@ fn write_weights(
 
 /// The run's outcome as JSON (`summary.json`, and `--json`); the A/A match's verdict is in
 /// `aa.check`.
-fn summary_json(record: &TuneRecord, aa_check: Option<&AaCheck>, out: &Path) -> serde_json::Value {
+fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
     let mut aa = json!(record.aa);
-    if let (Some(object), Some(check)) = (aa.as_object_mut(), aa_check) {
+    if let (Some(object), Some(check)) = (aa.as_object_mut(), &record.aa_check) {
         object.insert("check".into(), json!(check));
     }
     let accepted = record.history.iter().filter(|h| h.accepted).count();
