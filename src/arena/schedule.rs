@@ -113,8 +113,12 @@ pub fn game_seed(seed: u64, id: u64) -> u64 {
     mix64(combine(seed ^ 0x6761_6d65, id))
 }
 
-/// A shard of a run: the opening pairs whose number is `index` modulo `count`, both games of
-/// each (folders of joute before 0.1 held the games whose id is `index` modulo `count`).
+/// A shard of a run: whole opening pairs, both games of each — the pair of opening `o` and
+/// pairing `q` goes to shard `(o + q) mod count`, so that every shard gets its share of every
+/// pairing (dealing pair numbers out modulo `count` would give a shard only some pairings when
+/// `count` and the number of pairings share a factor), and a two-engine run's pairs go round
+/// the shards in turn. Folders of earlier versions held the games whose id is `index` modulo
+/// `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
     /// This shard, 0-based.
@@ -131,6 +135,7 @@ pub struct Shard {
 #[serde(rename_all = "lowercase")]
 pub enum ShardUnit {
     /// Opening pairs: a shard holds whole pairs, so its pentanomial figures mean something.
+    /// `pairings`: the schedule's number of pairings.
     Pair,
     /// Game ids, as earlier versions dealt them out (their folders still merge and report).
     Game,
@@ -163,10 +168,14 @@ impl Shard {
         })
     }
 
-    /// Whether game `id` belongs to this shard.
-    pub fn holds(&self, id: u64) -> bool {
+    /// Whether game `id` of a schedule of `pairings` pairings belongs to this shard.
+    pub fn holds(&self, id: u64, pairings: u64) -> bool {
         match self.unit {
-            ShardUnit::Pair => (id / 2) % self.count == self.index,
+            ShardUnit::Pair => {
+                let pair = id / 2;
+                let (opening, pairing) = (pair / pairings, pair % pairings);
+                (opening % self.count + pairing % self.count) % self.count == self.index
+            }
             ShardUnit::Game => id % self.count == self.index,
         }
     }
@@ -228,19 +237,30 @@ mod tests {
         }
         for unit in [ShardUnit::Pair, ShardUnit::Game] {
             let shards: Vec<Shard> = (0..3).map(|i| shard(i, unit)).collect();
-            for id in 0..30 {
-                assert_eq!(shards.iter().filter(|s| s.holds(id)).count(), 1);
+            for pairings in [1, 3, 6, 10] {
+                for id in 0..600 {
+                    assert_eq!(shards.iter().filter(|s| s.holds(id, pairings)).count(), 1);
+                }
             }
         }
-        // By pair, both games of a pair are in one shard, and pairs are dealt out in turn.
-        let by_pair: Vec<u64> = (0..12u64)
-            .map(|id| {
-                (0..3)
-                    .find(|&i| shard(i, ShardUnit::Pair).holds(id))
-                    .unwrap()
-            })
-            .collect();
+        let owner = |id, pairings| {
+            (0..3)
+                .find(|&i| shard(i, ShardUnit::Pair).holds(id, pairings))
+                .unwrap()
+        };
+        // Two engines: both games of a pair in one shard, the pairs dealt out in turn.
+        let by_pair: Vec<u64> = (0..12u64).map(|id| owner(id, 1)).collect();
         assert_eq!(by_pair, [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+        // Six pairings, a multiple of the shards: every shard still plays every pairing, on a
+        // third of the openings.
+        for index in 0..3 {
+            for pairing in 0..6u64 {
+                let openings = (0..30u64)
+                    .filter(|&o| owner(2 * (o * 6 + pairing), 6) == index)
+                    .count();
+                assert_eq!(openings, 10, "shard {index}, pairing {pairing}");
+            }
+        }
         // A run.json of an earlier version has no unit: its shard dealt out game ids.
         let old: Shard = serde_json::from_str(r#"{"index":1,"count":3}"#).unwrap();
         assert_eq!(old, shard(1, ShardUnit::Game));

@@ -195,13 +195,14 @@ impl Session {
         remove_stale_temporaries(out);
         let shard = options.shard;
         let total = spec.resolved.schedule().games();
+        let pairings = spec.resolved.schedule().pairings.len() as u64;
         let mut info = RunInfo {
             joute_version: env!("CARGO_PKG_VERSION").to_string(),
             spec_hash: spec.hash.clone(),
             seed: spec.resolved.seed,
             shard,
             games_scheduled: (0..total)
-                .filter(|&id| shard.is_none_or(|s| s.holds(id)))
+                .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
                 .count() as u64,
             sessions: Vec::new(),
             extends: Vec::new(),
@@ -253,7 +254,7 @@ impl Session {
             }
             info.sessions = previous.sessions.clone();
             let scan = scan_log(&log_path, |game| {
-                if shard.is_some_and(|s| !s.holds(game.id)) {
+                if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
                     return Err(format!("game id {} does not belong to this shard", game.id));
                 }
                 done.insert(game.id)?;
@@ -299,7 +300,7 @@ impl Session {
         };
         let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
         let todo = (0..total)
-            .filter(|&id| shard.is_none_or(|s| s.holds(id)))
+            .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
             .filter(|&id| !done.contains(id))
             .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
             .collect();
