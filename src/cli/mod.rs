@@ -8,6 +8,7 @@ mod analyze;
 mod bench;
 mod engine;
 mod export;
+mod fit;
 mod interrupt;
 mod openings;
 mod perft;
@@ -86,6 +87,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Rate the games of result PGN, WThor (.wtb) or GGF files with joute's statistics.
     Rate(RateArgs),
+    /// Fit evaluation weights to games logs by logistic regression (Texel's method).
+    Fit(FitArgs),
 }
 
 /// Arguments of `joute run`.
@@ -425,6 +428,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Engine(args) => engine::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Rate(args) => rate::run(&args),
+        Command::Fit(args) => fit::run(&args),
         Command::Openings(args) => openings::run(&args),
     }
 }
@@ -476,6 +480,36 @@ pub struct ExportArgs {
     /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// One JSON object on stdout and nothing else.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `joute fit`.
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// Game logs (games.jsonl), all of one game (each folder's run.json names it).
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// The start weights, a weights file of the game (default: the game's defaults); K is
+    /// fitted to them and the ridge pulls towards them.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+    /// Where to write the fitted weights (default: fitted-weights.toml beside the first log).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Record no position before this ply (the opening's never are).
+    #[arg(long, default_value_t = 0)]
+    pub skip_plies: usize,
+    /// At most this many positions of each game, drawn at random (seeded).
+    #[arg(long)]
+    pub max_per_game: Option<usize>,
+    /// Seed of the per-game samples.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The ridge towards the start weights, on standardised features.
+    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA)]
+    pub lambda: f64,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,

@@ -12,6 +12,8 @@
 //! - [`run`]: the resumable tuning loop; [`session`]: a tuning run in its folder, with its
 //!   confirmation and A/A matches and its outputs; [`aa`]: the A/A match's verdict (pass,
 //!   fail, or not meaningful).
+//! - [`regression`]: regression tuning (Texel's method): labelled positions collected from games
+//!   logs, the scale K and then the weights fitted by logistic regression (Newton's method).
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
@@ -22,6 +24,7 @@ pub mod objective;
 pub mod oracle;
 pub mod params;
 pub mod record;
+pub mod regression;
 pub mod run;
 pub mod session;
 pub mod spec;

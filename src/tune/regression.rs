@@ -1,0 +1,1313 @@
+//! Regression tuning, Texel's method: fit evaluation weights to the results of logged games
+//! instead of playing candidates against each other.
+//!
+//! 1. **Collect** ([`Collector`]): replay every game of a games log (`games.jsonl`) from the
+//!    start position and record, for each position after the opening, its feature vector from
+//!    the side to move's point of view ([`Features::feature_values`]) and its label, the side to
+//!    move's result in that game (1, ½ or 0). Positions before ply [`CollectOptions::skip_plies`]
+//!    (counted from the start position, the opening included) and finished positions are left
+//!    out; [`CollectOptions::max_per_game`] keeps a deterministic sample of each game's positions
+//!    (a ChaCha8 generator seeded from the seed and the game id). Games lost by a failure
+//!    (`timeout`, `stall`, `illegal-move`, `crash`) are skipped unless asked for: their result
+//!    says nothing about the positions. The positions are kept in flat vectors
+//!    ([`Positions`]), features as `i32` (the random tree's values need more than 16 bits).
+//! 2. **Fit K** ([`fit_k`]): with the start weights w₀ fixed, the scale K > 0 minimising the mean
+//!    logistic loss of σ(K·w₀·f) against the labels (Newton's method on K, with backtracking).
+//!    K converts evaluation units into a logit, so the fitted weights stay in the start's units.
+//! 3. **Fit the weights** ([`fit_weights`]) with K fixed, by Newton's method (IRLS) with
+//!    backtracking, solving each d×d system with a Cholesky factorisation.
+//!
+//! **Loss**: the mean cross-entropy (log loss, in nats)
+//! `L(w) = (1/N) Σⱼ [log(1 + e^{zⱼ}) − yⱼ·zⱼ]`, `zⱼ = K·w·fⱼ`, rather than Texel's squared
+//! error: it is convex in w (so Newton's method finds the one minimum), it is the likelihood of
+//! the labels under the logistic model, and draws (y = ½) fit in as they are. Its floor is not 0
+//! when games are drawn or noisy; compare losses on the same positions only.
+//!
+//! **Ridge**: the fit minimises `L(w) + (λ/2)·K²·Σᵢ cᵢ·(wᵢ − w₀ᵢ)²`, cᵢ = (mean of fᵢ² over the
+//! positions) + 0.01: a ridge on the standardised coefficients (the same λ means the same pull
+//! whatever a feature's range), towards the start rather than 0, so that a feature the data
+//! cannot identify (one that is always 0, or a combination of others) keeps its start weight; the
+//! 0.01 keeps the system definite for a feature that is never non-zero. Some features are exact
+//! combinations of others (Othello's `corners` is `sq_a1`, and `discs` the sum of the ten `sq_*`
+//! classes): the data fixes only their combined effect and the ridge splits it, leaving the
+//! rest at the start. A well-identified weight moves by about λ/mean p(1−p) of its distance
+//! from the start, p = σ(K·w·f): on the synthetic data of the tests, 1.3% at λ = 10⁻³; the
+//! default λ = [`DEFAULT_LAMBDA`] = 10⁻⁴ makes that about 0.1%.
+//!
+//! **Phases**: the evaluations of joute have no game phases (one weight per feature; Othello's
+//! features included). [`Phases`] splits the positions by ply into P phases, each fitted with its
+//! own weight vector (the ridge of each phase is weighted by its share of the positions, so λ
+//! means the same in each); one phase is the default, and what `LinearEval` can use today.
+//!
+//! **Determinism**: collection is sequential in log order; the fit's sums run over fixed chunks
+//! of positions (on rayon's threads) added in chunk order, so the result is the same bit for bit
+//! whatever the number of threads. The passes over the positions allocate nothing per position.
+
+use std::path::Path;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::arena::log::{GameLine, Scan, scan_log};
+use crate::eval::{Features, MAX_FEATURES, Weights};
+use crate::games::hash::combine;
+use crate::games::{GameError, Side};
+
+/// The default ridge strength λ (see the module documentation).
+pub const DEFAULT_LAMBDA: f64 = 1e-4;
+
+/// Added to each feature's mean square in the ridge's weights.
+const RIDGE_FLOOR: f64 = 0.01;
+
+/// Positions per chunk of the fit's passes: the unit of work and of summation order.
+const CHUNK: usize = 8192;
+
+/// The terminations that are some engine's failure rather than the game's result.
+const FAILURES: [&str; 4] = ["timeout", "stall", "illegal-move", "crash"];
+
+/// What [`Collector`] keeps of each game (by default: every position after the opening of
+/// every game not lost by a failure).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CollectOptions {
+    /// Positions before this ply, counted from the start position with the opening's moves
+    /// included, are not recorded. The opening's own positions never are.
+    pub skip_plies: usize,
+    /// At most this many positions of each game, chosen at random (seeded by `seed` and the
+    /// game id) among those eligible; `None`: all of them.
+    pub max_per_game: Option<usize>,
+    /// Seed of the per-game samples.
+    pub seed: u64,
+    /// Keep games that ended by an engine's failure (`timeout`, `stall`, `illegal-move`,
+    /// `crash`); by default they are skipped.
+    pub include_failures: bool,
+}
+
+/// Labelled positions: feature vectors in one flat vector, labels, plies.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Positions {
+    features: usize,
+    values: Vec<i32>,
+    /// The side to move's result in half points: 0, 1 or 2.
+    labels: Vec<u8>,
+    plies: Vec<u16>,
+    /// Games whose positions were collected.
+    pub games: u64,
+    /// Games skipped (failures, unless [`CollectOptions::include_failures`]).
+    pub skipped_games: u64,
+}
+
+impl Positions {
+    /// No positions, of `features` features each.
+    pub fn new(features: usize) -> Positions {
+        assert!(features <= MAX_FEATURES, "{features} features");
+        Positions {
+            features,
+            ..Positions::default()
+        }
+    }
+
+    /// Features per position.
+    pub fn features(&self) -> usize {
+        self.features
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// Adds a position: its feature values, the side to move's result (0, 0.5 or 1) and its
+    /// ply from the start position.
+    ///
+    /// # Panics
+    /// When `values` has the wrong length or `label` is not 0, 0.5 or 1.
+    pub fn push(&mut self, values: &[i32], label: f64, ply: usize) {
+        assert_eq!(values.len(), self.features);
+        let half = label * 2.0;
+        assert!(
+            [0.0, 1.0, 2.0].contains(&half),
+            "label {label} is not 0, 0.5 or 1"
+        );
+        self.values.extend_from_slice(values);
+        self.labels.push(half as u8);
+        self.plies.push(ply.min(u16::MAX as usize) as u16);
+    }
+
+    /// The feature values of position `i`.
+    pub fn values(&self, i: usize) -> &[i32] {
+        &self.values[i * self.features..(i + 1) * self.features]
+    }
+
+    /// The side to move's result at position `i`: 0, 0.5 or 1.
+    pub fn label(&self, i: usize) -> f64 {
+        self.labels[i] as f64 * 0.5
+    }
+
+    /// The ply of position `i` from the start position.
+    pub fn ply(&self, i: usize) -> usize {
+        self.plies[i] as usize
+    }
+}
+
+/// Replays logged games of one game (variant) and collects their labelled positions.
+pub struct Collector<G: Features> {
+    start: G,
+    options: CollectOptions,
+    positions: Positions,
+    /// Reused buffers: one game's eligible positions with their plies, and sample indices.
+    line: Vec<(G, usize)>,
+    picks: Vec<usize>,
+}
+
+impl<G: Features> Collector<G> {
+    /// A collector for games from `start` (the game of the logs).
+    pub fn new(start: G, options: CollectOptions) -> Self {
+        let features = start.features().len();
+        Collector {
+            start,
+            options,
+            positions: Positions::new(features),
+            line: Vec::new(),
+            picks: Vec::new(),
+        }
+    }
+
+    /// Reads a games log (`games.jsonl`) and adds the positions of every game in it. Errors
+    /// name the file, the line and the game (a log of another game is refused at its first
+    /// move that is not legal here).
+    pub fn add_log(&mut self, path: &Path) -> Result<Scan, String> {
+        scan_log(path, |line| self.add_game(&line).map(|_| ()))
+    }
+
+    /// Adds the positions of one game; returns how many were added.
+    pub fn add_game(&mut self, game: &GameLine) -> Result<usize, String> {
+        let name = self.start.name();
+        if ![0.0, 0.5, 1.0].contains(&game.score) {
+            return Err(format!(
+                "game {}: score {} is not 1, 0.5 or 0",
+                game.id, game.score
+            ));
+        }
+        if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
+            self.positions.skipped_games += 1;
+            return Ok(0);
+        }
+        let bad_move = |n: usize, text: &str, e: GameError| {
+            format!(
+                "game {}: move {n} '{text}' cannot be played in {name}: {e} (is this a log of another game?)",
+                game.id
+            )
+        };
+        let mut pos = self.start;
+        for (i, text) in game.opening.iter().enumerate() {
+            let mv = pos.parse_move(text).map_err(|e| bad_move(i + 1, text, e))?;
+            pos = pos.play(mv);
+        }
+        let from = self.options.skip_plies.max(game.opening.len());
+        self.line.clear();
+        for (i, text) in game.moves.iter().enumerate() {
+            let ply = game.opening.len() + i;
+            if ply >= from && pos.outcome().is_none() {
+                self.line.push((pos, ply));
+            }
+            let mv = pos
+                .parse_move(text)
+                .map_err(|e| bad_move(ply + 1, text, e))?;
+            pos = pos.play(mv);
+        }
+        let ply = game.opening.len() + game.moves.len();
+        match pos.outcome() {
+            None if ply >= from => self.line.push((pos, ply)),
+            Some(outcome)
+                if game.termination == "normal" && outcome.first_player_points() != game.score =>
+            {
+                return Err(format!(
+                    "game {}: the moves end in a {} for the first player, but the score is {}",
+                    game.id,
+                    outcome.first_player_points(),
+                    game.score
+                ));
+            }
+            _ => {}
+        }
+        let n = self.line.len();
+        let keep = self.options.max_per_game.map_or(n, |m| m.min(n));
+        self.picks.clear();
+        self.picks.extend(0..n);
+        if keep < n {
+            // A partial Fisher-Yates shuffle picks `keep` of the `n`, kept in ply order.
+            let mut rng =
+                ChaCha8Rng::seed_from_u64(combine(self.options.seed ^ 0x7465_7865, game.id));
+            for i in 0..keep {
+                let j = rng.random_range(i..n);
+                self.picks.swap(i, j);
+            }
+            self.picks.truncate(keep);
+            self.picks.sort_unstable();
+        }
+        let d = self.positions.features;
+        let mut values = [0i32; MAX_FEATURES];
+        for &i in &self.picks {
+            let (pos, ply) = self.line[i];
+            pos.feature_values(&mut values[..d]);
+            let label = match pos.side_to_move() {
+                Side::First => game.score,
+                Side::Second => 1.0 - game.score,
+            };
+            self.positions.push(&values[..d], label, ply);
+        }
+        self.positions.games += 1;
+        Ok(keep)
+    }
+
+    /// The positions collected so far.
+    pub fn positions(&self) -> &Positions {
+        &self.positions
+    }
+
+    /// The positions collected.
+    pub fn finish(self) -> Positions {
+        self.positions
+    }
+}
+
+/// The positions of the games logs at `paths`, replayed from `start`.
+pub fn collect<G: Features>(
+    start: G,
+    paths: &[&Path],
+    options: &CollectOptions,
+) -> Result<Positions, String> {
+    let mut collector = Collector::new(start, options.clone());
+    for path in paths {
+        collector.add_log(path)?;
+    }
+    Ok(collector.finish())
+}
+
+/// A split of the positions into game phases by ply, each fitted with its own weights.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Phases {
+    bounds: Vec<usize>,
+}
+
+impl Phases {
+    /// One phase: one weight vector for every position.
+    pub fn single() -> Phases {
+        Phases::default()
+    }
+
+    /// Phases cut at the plies `bounds` (strictly increasing): phase 0 holds the positions
+    /// before ply `bounds[0]`, phase 1 those from `bounds[0]` to before `bounds[1]`, and so on;
+    /// `bounds.len() + 1` phases in all.
+    pub fn by_ply(bounds: Vec<usize>) -> Result<Phases, String> {
+        if bounds.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!(
+                "phase bounds {bounds:?} are not strictly increasing"
+            ));
+        }
+        Ok(Phases { bounds })
+    }
+
+    /// The number of phases.
+    pub fn count(&self) -> usize {
+        self.bounds.len() + 1
+    }
+
+    /// The phase of a position at `ply`.
+    pub fn of(&self, ply: usize) -> usize {
+        self.bounds.partition_point(|&b| b <= ply)
+    }
+
+    /// The plies where phases start after the first.
+    pub fn bounds(&self) -> &[usize] {
+        &self.bounds
+    }
+}
+
+/// How [`fit`] fits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitOptions {
+    /// The ridge strength λ (see the module documentation); 0 for none.
+    pub lambda: f64,
+    /// The phases, each with its own weights.
+    pub phases: Phases,
+    /// A fixed K; `None`: fit it to the start weights first.
+    pub k: Option<f64>,
+    /// The most Newton steps on the weights.
+    pub max_iterations: usize,
+    /// Stop when half the squared Newton decrement (the objective's predicted decrease) is
+    /// below this.
+    pub tolerance: f64,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            lambda: DEFAULT_LAMBDA,
+            phases: Phases::single(),
+            k: None,
+            max_iterations: 50,
+            tolerance: 1e-12,
+        }
+    }
+}
+
+/// The fitted scale K.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KFit {
+    /// K: logit per evaluation unit.
+    pub k: f64,
+    /// The mean cross-entropy at K.
+    pub loss: f64,
+    /// Newton steps taken.
+    pub iterations: usize,
+}
+
+/// The fitted weights with K fixed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightFit {
+    /// The weights, phase after phase (`phases × features`).
+    pub values: Vec<f64>,
+    /// The mean cross-entropy at the fitted weights.
+    pub loss: f64,
+    /// The mean cross-entropy at the start weights.
+    pub start_loss: f64,
+    /// The loss plus the ridge term: what was minimised.
+    pub objective: f64,
+    /// Newton steps taken.
+    pub iterations: usize,
+    /// The last step's predicted decrease fell below the tolerance.
+    pub converged: bool,
+    /// Positions in each phase.
+    pub phase_positions: Vec<usize>,
+}
+
+/// What [`fit`] returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// K, fitted or given.
+    pub k: f64,
+    /// Newton steps of the K fit (0 when K was given).
+    pub k_iterations: usize,
+    /// One weight vector per phase, with the game's features, ready for [`Weights::to_toml`].
+    pub weights: Vec<Weights>,
+    /// The mean cross-entropy of the start weights (at K).
+    pub start_loss: f64,
+    /// The mean cross-entropy of the fitted weights.
+    pub loss: f64,
+    /// The loss plus the ridge term.
+    pub objective: f64,
+    /// Positions used.
+    pub positions: usize,
+    /// Positions in each phase.
+    pub phase_positions: Vec<usize>,
+    /// Newton steps on the weights.
+    pub iterations: usize,
+    /// Whether the weight fit converged.
+    pub converged: bool,
+}
+
+impl Fit {
+    /// A few lines saying how the weights were made, for the header of a weights file.
+    pub fn summary(&self) -> String {
+        format!(
+            "Fitted by logistic regression (Texel's method) on {} positions{}.\n\
+             K = {:.6e} logit per unit; mean log loss {:.6} at the start, {:.6} fitted; \
+             {} Newton steps{}.",
+            self.positions,
+            if self.weights.len() > 1 {
+                format!(
+                    " in {} phases {:?}",
+                    self.weights.len(),
+                    self.phase_positions
+                )
+            } else {
+                String::new()
+            },
+            self.k,
+            self.start_loss,
+            self.loss,
+            self.iterations,
+            if self.converged {
+                ""
+            } else {
+                " (not converged)"
+            }
+        )
+    }
+}
+
+/// `log(1 + e^z)` without overflow.
+#[inline]
+fn softplus(z: f64) -> f64 {
+    if z > 0.0 {
+        z + (-z).exp().ln_1p()
+    } else {
+        z.exp().ln_1p()
+    }
+}
+
+/// σ(z).
+#[inline]
+fn sigmoid(z: f64) -> f64 {
+    if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// The evaluation w·f of position `i` with the weights of its phase.
+#[inline]
+fn score(data: &Positions, phases: &Phases, w: &[f64], i: usize) -> f64 {
+    let d = data.features;
+    let p = phases.of(data.ply(i));
+    let w = &w[p * d..(p + 1) * d];
+    data.values(i)
+        .iter()
+        .zip(w)
+        .map(|(&f, &w)| f as f64 * w)
+        .sum()
+}
+
+/// Sums `each(chunk range)` over fixed chunks of the positions, in parallel, added in chunk
+/// order: the same result whatever the number of threads.
+fn chunked<T: Send>(
+    n: usize,
+    each: impl Fn(std::ops::Range<usize>) -> T + Sync + Send,
+    mut add: impl FnMut(T),
+) {
+    let chunks: Vec<T> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| each(c * CHUNK..((c + 1) * CHUNK).min(n)))
+        .collect();
+    for t in chunks {
+        add(t);
+    }
+}
+
+/// Fits K > 0 minimising the mean cross-entropy of σ(K·w₀·f), with the start weights `w0`
+/// (phase after phase, as [`WeightFit::values`]; one vector serves every phase when it has
+/// only `features` entries).
+pub fn fit_k(data: &Positions, phases: &Phases, w0: &[f64]) -> Result<KFit, String> {
+    let w0 = per_phase(data, phases, w0)?;
+    if data.is_empty() {
+        return Err("no positions to fit K on".into());
+    }
+    let n = data.len();
+    let mut s = vec![0.0; n];
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        s[i] = score(data, phases, &w0, i);
+        y[i] = data.label(i);
+    }
+    // (loss, first derivative, second derivative) at K, as means.
+    let eval = |k: f64| -> (f64, f64, f64) {
+        let (mut l, mut d1, mut d2) = (0.0, 0.0, 0.0);
+        for (&s, &y) in s.iter().zip(&y) {
+            let z = k * s;
+            let p = sigmoid(z);
+            l += softplus(z) - y * z;
+            d1 += (p - y) * s;
+            d2 += p * (1.0 - p) * s * s;
+        }
+        let n = n as f64;
+        (l / n, d1 / n, d2 / n)
+    };
+    let (mut loss, mut d1, mut d2) = eval(0.0);
+    if d1 >= 0.0 {
+        return Err(format!(
+            "the start weights do not predict the results: the best K is not positive \
+             (slope {d1:.3e} at K = 0); start from better weights"
+        ));
+    }
+    let mut k = 0.0;
+    let mut iterations = 0;
+    while iterations < 100 {
+        if d2 <= 0.0 {
+            break;
+        }
+        let step = -d1 / d2;
+        let mut t = 1.0;
+        let mut accepted = None;
+        for _ in 0..60 {
+            let trial = k + t * step;
+            if trial > 0.0 {
+                let e = eval(trial);
+                if e.0 <= loss + 1e-4 * t * step * d1 {
+                    accepted = Some((trial, e));
+                    break;
+                }
+            }
+            t *= 0.5;
+        }
+        let Some((trial, e)) = accepted else { break };
+        iterations += 1;
+        let done = (trial - k).abs() <= 1e-10 * trial.abs();
+        k = trial;
+        (loss, d1, d2) = e;
+        if done || d1 * d1 / d2 < 1e-14 {
+            break;
+        }
+    }
+    if k <= 0.0 || !k.is_finite() {
+        return Err(format!("the K fit failed (K = {k})"));
+    }
+    Ok(KFit {
+        k,
+        loss,
+        iterations,
+    })
+}
+
+/// The start weights as one vector per phase.
+fn per_phase(data: &Positions, phases: &Phases, w0: &[f64]) -> Result<Vec<f64>, String> {
+    let d = data.features;
+    if w0.len() == d {
+        Ok(w0.repeat(phases.count()))
+    } else if w0.len() == d * phases.count() {
+        Ok(w0.to_vec())
+    } else {
+        Err(format!(
+            "{} start weights for {d} features and {} phases",
+            w0.len(),
+            phases.count()
+        ))
+    }
+}
+
+/// Sums over positions for one Newton step: per phase the loss, the gradient and the Hessian's
+/// lower triangle (without the factors K and K²), and the positions.
+struct Sums {
+    loss: f64,
+    grad: Vec<f64>,
+    hess: Vec<f64>,
+    count: Vec<usize>,
+}
+
+impl Sums {
+    fn new(phases: usize, d: usize, hessian: bool) -> Sums {
+        Sums {
+            loss: 0.0,
+            grad: vec![0.0; phases * d],
+            hess: if hessian {
+                vec![0.0; phases * d * d]
+            } else {
+                Vec::new()
+            },
+            count: vec![0; phases],
+        }
+    }
+
+    fn add(&mut self, other: Sums) {
+        self.loss += other.loss;
+        for (a, b) in self.grad.iter_mut().zip(other.grad) {
+            *a += b;
+        }
+        for (a, b) in self.hess.iter_mut().zip(other.hess) {
+            *a += b;
+        }
+        for (a, b) in self.count.iter_mut().zip(other.count) {
+            *a += b;
+        }
+    }
+}
+
+/// One pass over the positions at weights `w`: the loss sum, and the gradient and Hessian sums
+/// when `hessian`.
+fn pass(data: &Positions, phases: &Phases, k: f64, w: &[f64], hessian: bool) -> Sums {
+    let d = data.features;
+    let p_count = phases.count();
+    let mut total = Sums::new(p_count, d, hessian);
+    chunked(
+        data.len(),
+        |range| {
+            let mut sums = Sums::new(p_count, d, hessian);
+            let mut f = [0.0f64; MAX_FEATURES];
+            for i in range {
+                let phase = phases.of(data.ply(i));
+                let w = &w[phase * d..(phase + 1) * d];
+                let mut s = 0.0;
+                for ((x, &v), &w) in f.iter_mut().zip(data.values(i)).zip(w) {
+                    *x = v as f64;
+                    s += *x * w;
+                }
+                let z = k * s;
+                let y = data.label(i);
+                sums.loss += softplus(z) - y * z;
+                sums.count[phase] += 1;
+                if hessian {
+                    let p = sigmoid(z);
+                    let r = p - y;
+                    let c = p * (1.0 - p);
+                    let g = &mut sums.grad[phase * d..(phase + 1) * d];
+                    for (g, &x) in g.iter_mut().zip(&f[..d]) {
+                        *g += r * x;
+                    }
+                    let h = &mut sums.hess[phase * d * d..(phase + 1) * d * d];
+                    for a in 0..d {
+                        let ca = c * f[a];
+                        if ca == 0.0 {
+                            continue;
+                        }
+                        let row = &mut h[a * d..a * d + a + 1];
+                        for (h, &x) in row.iter_mut().zip(&f[..=a]) {
+                            *h += ca * x;
+                        }
+                    }
+                }
+            }
+            sums
+        },
+        |sums| total.add(sums),
+    );
+    total
+}
+
+/// Solves `a·x = b` for a symmetric positive definite `a` (n×n, row-major, the lower triangle
+/// read) by Cholesky; `b` becomes `x`. `None` when `a` is not positive definite.
+fn cholesky_solve(a: &[f64], n: usize, b: &mut [f64]) -> Option<()> {
+    let mut l = [0.0f64; MAX_FEATURES * MAX_FEATURES];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut sum = a[i * n + j];
+            for k in 0..j {
+                sum -= l[i * n + k] * l[j * n + k];
+            }
+            if i == j {
+                if sum <= 0.0 || !sum.is_finite() {
+                    return None;
+                }
+                l[i * n + i] = sum.sqrt();
+            } else {
+                l[i * n + j] = sum / l[j * n + j];
+            }
+        }
+    }
+    for i in 0..n {
+        let mut sum = b[i];
+        for k in 0..i {
+            sum -= l[i * n + k] * b[k];
+        }
+        b[i] = sum / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut sum = b[i];
+        for k in i + 1..n {
+            sum -= l[k * n + i] * b[k];
+        }
+        b[i] = sum / l[i * n + i];
+    }
+    Some(())
+}
+
+/// The mean cross-entropy of σ(K·w·f) against the labels, `w` one vector for every phase or
+/// one per phase: how well weights fitted elsewhere predict these positions (held-out data).
+pub fn mean_loss(data: &Positions, phases: &Phases, k: f64, w: &[f64]) -> Result<f64, String> {
+    if data.is_empty() {
+        return Err("no positions".into());
+    }
+    let w = per_phase(data, phases, w)?;
+    Ok(pass(data, phases, k, &w, false).loss / data.len() as f64)
+}
+
+/// Fits the weights with K fixed: Newton's method on the mean cross-entropy plus the ridge
+/// towards `w0` (one vector for every phase, or one per phase), from `w0`.
+pub fn fit_weights(
+    data: &Positions,
+    w0: &[f64],
+    k: f64,
+    options: &FitOptions,
+) -> Result<WeightFit, String> {
+    if data.is_empty() {
+        return Err("no positions to fit on".into());
+    }
+    if !(k > 0.0 && k.is_finite()) {
+        return Err(format!("K must be positive and finite, not {k}"));
+    }
+    if !(options.lambda >= 0.0 && options.lambda.is_finite()) {
+        return Err(format!("lambda must be 0 or more, not {}", options.lambda));
+    }
+    let phases = &options.phases;
+    let w0 = per_phase(data, phases, w0)?;
+    let d = data.features;
+    let pc = phases.count();
+    let n = data.len() as f64;
+
+    // The ridge's weights per phase and feature: share of positions · λ · K² · (mean f² + floor).
+    let mut square = vec![0.0; pc * d];
+    let mut count = vec![0usize; pc];
+    for i in 0..data.len() {
+        let p = phases.of(data.ply(i));
+        count[p] += 1;
+        for (s, &v) in square[p * d..(p + 1) * d].iter_mut().zip(data.values(i)) {
+            *s += v as f64 * v as f64;
+        }
+    }
+    let ridge: Vec<f64> = (0..pc * d)
+        .map(|j| {
+            let c = count[j / d];
+            if c == 0 {
+                return 0.0;
+            }
+            let share = c as f64 / n;
+            share * options.lambda * k * k * (square[j] / c as f64 + RIDGE_FLOOR)
+        })
+        .collect();
+    let penalty = |w: &[f64]| -> f64 {
+        0.5 * w
+            .iter()
+            .zip(&w0)
+            .zip(&ridge)
+            .map(|((w, w0), r)| r * (w - w0) * (w - w0))
+            .sum::<f64>()
+    };
+
+    let mut w = w0.clone();
+    let mut sums = pass(data, phases, k, &w, true);
+    let start_loss = sums.loss / n;
+    let mut objective = start_loss + penalty(&w);
+    let mut iterations = 0;
+    let mut converged = false;
+    let mut step = vec![0.0; pc * d];
+    let mut trial = vec![0.0; pc * d];
+    let mut hess = vec![0.0; d * d];
+    while iterations < options.max_iterations {
+        // The Newton step, phase by phase (the Hessian is block diagonal).
+        let mut decrement = 0.0;
+        for p in 0..pc {
+            let g = &mut step[p * d..(p + 1) * d];
+            if count[p] == 0 {
+                g.fill(0.0);
+                continue;
+            }
+            for (i, g) in g.iter_mut().enumerate() {
+                let j = p * d + i;
+                *g = k * sums.grad[j] / n + ridge[j] * (w[j] - w0[j]);
+            }
+            let grad: [f64; MAX_FEATURES] = std::array::from_fn(|i| if i < d { g[i] } else { 0.0 });
+            for a in 0..d {
+                for b in 0..=a {
+                    let v = k * k * sums.hess[p * d * d + a * d + b] / n;
+                    hess[a * d + b] = v;
+                    hess[b * d + a] = v;
+                }
+                hess[a * d + a] += ridge[p * d + a];
+            }
+            if cholesky_solve(&hess, d, g).is_none() {
+                // Not definite (λ = 0 and a feature the data leaves free): a tiny jitter.
+                let jitter = 1e-12 * (0..d).map(|a| hess[a * d + a]).fold(1e-300, f64::max);
+                for a in 0..d {
+                    hess[a * d + a] += jitter;
+                }
+                g.copy_from_slice(&grad[..d]);
+                cholesky_solve(&hess, d, g)
+                    .ok_or_else(|| format!("the Hessian of phase {p} is singular"))?;
+            }
+            for (i, g) in g.iter_mut().enumerate() {
+                decrement += *g * grad[i];
+                *g = -*g;
+            }
+        }
+        if decrement / 2.0 < options.tolerance {
+            converged = true;
+            break;
+        }
+        // Backtracking: the full step almost always passes (Armijo with c = 1e-4).
+        let mut t = 1.0;
+        let mut accepted = None;
+        for _ in 0..40 {
+            for ((x, &w), &s) in trial.iter_mut().zip(&w).zip(&step) {
+                *x = w + t * s;
+            }
+            let s = pass(data, phases, k, &trial, true);
+            let obj = s.loss / n + penalty(&trial);
+            if obj <= objective - 1e-4 * t * decrement {
+                accepted = Some((s, obj));
+                break;
+            }
+            t *= 0.5;
+        }
+        iterations += 1;
+        let Some((s, obj)) = accepted else {
+            // No decrease left within rounding: at the minimum as far as f64 can tell.
+            converged = true;
+            break;
+        };
+        std::mem::swap(&mut w, &mut trial);
+        sums = s;
+        objective = obj;
+    }
+    Ok(WeightFit {
+        loss: sums.loss / n,
+        objective,
+        start_loss,
+        values: w,
+        iterations,
+        converged,
+        phase_positions: count,
+    })
+}
+
+/// Texel's method on `data`, positions of the game of `start`: K fitted to `start_weights`
+/// (unless [`FitOptions::k`] gives it), then the weights, one vector per phase, named by the
+/// game's features.
+pub fn fit<G: Features>(
+    start: &G,
+    data: &Positions,
+    start_weights: &Weights,
+    options: &FitOptions,
+) -> Result<Fit, String> {
+    let d = start.features().len();
+    if data.features != d || start_weights.values.len() != d {
+        return Err(format!(
+            "{} features in the positions and {} start weights for the {d} features of {}",
+            data.features,
+            start_weights.values.len(),
+            start.name()
+        ));
+    }
+    let (k, k_iterations) = match options.k {
+        Some(k) => (k, 0),
+        None => {
+            let kf = fit_k(data, &options.phases, &start_weights.values)?;
+            (kf.k, kf.iterations)
+        }
+    };
+    let wf = fit_weights(data, &start_weights.values, k, options)?;
+    let phases = options.phases.count();
+    let weights = (0..phases)
+        .map(|p| Weights {
+            game: start.name(),
+            values: wf.values[p * d..(p + 1) * d].to_vec(),
+            origin: if phases == 1 {
+                "regression fit".to_string()
+            } else {
+                format!("regression fit, phase {p} of {phases}")
+            },
+        })
+        .collect();
+    Ok(Fit {
+        k,
+        k_iterations,
+        weights,
+        start_loss: wf.start_loss,
+        loss: wf.loss,
+        objective: wf.objective,
+        positions: data.len(),
+        phase_positions: wf.phase_positions,
+        iterations: wf.iterations,
+        converged: wf.converged,
+    })
+}
+
+/// What [`fit_logs`] made: the fit, and the first phase's weights as a weights file.
+pub struct FittedLogs {
+    /// The fit.
+    pub fit: Fit,
+    /// `weights[0]` as a weights TOML file (the game's format, with the fit's summary).
+    pub toml: String,
+}
+
+/// Texel's method on the games of `logs` (all of `kind`): positions collected with `collect`,
+/// K and the weights fitted from `start_weights` (a weights file of the game; `None`: the
+/// game's defaults).
+pub fn fit_logs(
+    kind: &crate::games::GameKind,
+    logs: &[&Path],
+    start_weights: Option<&Path>,
+    collect_options: &CollectOptions,
+    options: &FitOptions,
+) -> Result<FittedLogs, String> {
+    struct Visit<'a> {
+        logs: &'a [&'a Path],
+        start_weights: Option<&'a Path>,
+        collect_options: &'a CollectOptions,
+        options: &'a FitOptions,
+    }
+    impl crate::eval::FeaturesVisitor for Visit<'_> {
+        type Output = Result<FittedLogs, String>;
+        fn visit<G: Features>(self, start: G) -> Self::Output {
+            let w0 = match self.start_weights {
+                Some(path) => Weights::load(&start, path).map_err(|e| e.to_string())?,
+                None => Weights::default_for(&start),
+            };
+            let data = collect(start, self.logs, self.collect_options)?;
+            if data.is_empty() {
+                return Err(format!(
+                    "no positions to fit in {} log(s) ({} games read, {} skipped)",
+                    self.logs.len(),
+                    data.games,
+                    data.skipped_games
+                ));
+            }
+            let fit = fit(&start, &data, &w0, self.options)?;
+            let toml = fit.weights[0].to_toml(&start, &fit.summary());
+            Ok(FittedLogs { fit, toml })
+        }
+    }
+    crate::eval::dispatch(
+        kind,
+        Visit {
+            logs,
+            start_weights,
+            collect_options,
+            options,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Connect4, Game, Othello, random_game};
+
+    /// `n` synthetic positions of `d` features uniform in -8..=8 (ply uniform in 0..60), labels
+    /// drawn as Bernoulli(σ(K·w·f)) with the weights of each position's phase.
+    fn synthetic(
+        n: usize,
+        d: usize,
+        truth: &[f64],
+        k: f64,
+        phases: &Phases,
+        seed: u64,
+    ) -> Positions {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut data = Positions::new(d);
+        let mut f = vec![0i32; d];
+        for _ in 0..n {
+            for x in f.iter_mut() {
+                *x = rng.random_range(-8..=8);
+            }
+            let ply = rng.random_range(0..60usize);
+            let p = phases.of(ply);
+            let s: f64 = f
+                .iter()
+                .zip(&truth[p * d..(p + 1) * d])
+                .map(|(&f, w)| f as f64 * w)
+                .sum();
+            let label = if rng.random_range(0.0..1.0) < sigmoid(k * s) {
+                1.0
+            } else {
+                0.0
+            };
+            data.push(&f, label, ply);
+        }
+        data
+    }
+
+    /// Within 5% of the truth for weights of magnitude 10 or more, within 0.6 (about 5
+    /// standard errors at N = 200,000) for the others.
+    fn close(fitted: &[f64], truth: &[f64]) -> bool {
+        fitted.iter().zip(truth).all(|(&f, &t)| {
+            if t.abs() >= 10.0 {
+                ((f - t) / t).abs() <= 0.05
+            } else {
+                (f - t).abs() <= 0.6
+            }
+        })
+    }
+
+    const TRUTH: [f64; 6] = [30.0, -12.0, 4.0, 0.0, 15.0, -2.0];
+    const K: f64 = 0.01;
+
+    #[test]
+    fn regression_recovers_known_weights() {
+        let data = synthetic(200_000, 6, &TRUTH, K, &Phases::single(), 1);
+        let options = FitOptions {
+            k: Some(K),
+            ..FitOptions::default()
+        };
+        let start = [1.0; 6];
+        let fit = fit_weights(&data, &start, K, &options).unwrap();
+        assert!(fit.converged && fit.iterations < 15, "{fit:?}");
+        println!("truth {TRUTH:?}, fitted {fit:?}");
+        assert!(close(&fit.values, &TRUTH), "{:?} vs {TRUTH:?}", fit.values);
+        assert!(fit.loss < fit.start_loss);
+        let free = FitOptions {
+            lambda: 0.0,
+            ..options.clone()
+        };
+        let unpenalised = fit_weights(&data, &start, K, &free).unwrap();
+        println!("lambda 0: fitted {:?}", unpenalised.values);
+        assert!(close(&unpenalised.values, &TRUTH));
+        // Deterministic.
+        assert_eq!(fit_weights(&data, &start, K, &options).unwrap(), fit);
+
+        // The check can fail: data from another model (two weights swapped) is not fitted to
+        // the truth, and neither is the right data at the wrong K.
+        let mut wrong = TRUTH;
+        wrong.swap(1, 4);
+        let other = synthetic(200_000, 6, &wrong, K, &Phases::single(), 2);
+        let fit_other = fit_weights(&other, &start, K, &options).unwrap();
+        assert!(close(&fit_other.values, &wrong), "{:?}", fit_other.values);
+        assert!(!close(&fit_other.values, &TRUTH));
+        println!("wrong model {wrong:?}: fitted {:?}", fit_other.values);
+        let off = fit_weights(&data, &start, K * 1.2, &options).unwrap();
+        assert!(!close(&off.values, &TRUTH), "{:?}", off.values);
+        println!("K 20% too high: fitted {:?}", off.values);
+    }
+
+    #[test]
+    fn regression_fits_phases_apart() {
+        let phases = Phases::by_ply(vec![20, 40]).unwrap();
+        assert_eq!(
+            (phases.of(0), phases.of(19), phases.of(20), phases.of(59)),
+            (0, 0, 1, 2)
+        );
+        let truth: Vec<f64> = [[30.0, -12.0, 4.0], [10.0, 0.0, 20.0], [-15.0, 25.0, 1.0]].concat();
+        let data = synthetic(300_000, 3, &truth, K, &phases, 3);
+        let options = FitOptions {
+            phases: phases.clone(),
+            ..FitOptions::default()
+        };
+        let fit = fit_weights(&data, &[5.0, 5.0, 5.0], K, &options).unwrap();
+        assert!(fit.converged);
+        assert_eq!(fit.phase_positions.iter().sum::<usize>(), 300_000);
+        // Each phase has a third of the data: 5% still holds for the large weights.
+        println!("phases: truth {truth:?}, fitted {fit:?}");
+        assert!(close(&fit.values, &truth), "{:?}", fit.values);
+    }
+
+    #[test]
+    fn regression_k_fit_finds_the_planted_k() {
+        for (k, seed) in [(0.01, 4), (0.005, 5), (0.04, 6)] {
+            let data = synthetic(200_000, 6, &TRUTH, k, &Phases::single(), seed);
+            let kf = fit_k(&data, &Phases::single(), &TRUTH).unwrap();
+            println!("planted K {k}: fitted {kf:?}");
+            assert!(((kf.k - k) / k).abs() < 0.03, "planted {k}, fitted {kf:?}");
+            // Twice the weights: half the K.
+            let doubled: Vec<f64> = TRUTH.iter().map(|w| 2.0 * w).collect();
+            let kd = fit_k(&data, &Phases::single(), &doubled).unwrap();
+            assert!((kd.k * 2.0 / kf.k - 1.0).abs() < 1e-6, "{kd:?} {kf:?}");
+        }
+        // Weights that predict the opposite of the results have no positive K.
+        let data = synthetic(10_000, 6, &TRUTH, 0.01, &Phases::single(), 7);
+        let negated: Vec<f64> = TRUTH.iter().map(|w| -w).collect();
+        let e = fit_k(&data, &Phases::single(), &negated).unwrap_err();
+        assert!(e.contains("not positive"), "{e}");
+    }
+
+    /// A log line for a game of `start` with these moves (the first `opening` of them the
+    /// opening), scored by its end (a draw when unfinished).
+    fn line<G: Game>(start: G, id: u64, moves: &[String], opening: usize) -> GameLine {
+        let pos = moves
+            .iter()
+            .fold(start, |p, m| p.play(p.parse_move(m).unwrap()));
+        let score = pos.outcome().map_or(0.5, |o| o.first_player_points());
+        GameLine {
+            id,
+            pair: id / 2,
+            round: 0,
+            opening_index: id / 2,
+            opening: moves[..opening].to_vec(),
+            first: "a".into(),
+            second: "b".into(),
+            score,
+            result: "x".into(),
+            margin: 0,
+            termination: if pos.outcome().is_some() {
+                "normal".into()
+            } else {
+                "adjudication".into()
+            },
+            detail: None,
+            adjudication: None,
+            moves: moves[opening..].to_vec(),
+            plies: moves.len() - opening,
+            nodes: [0, 0],
+            timed_out: false,
+            timeouts: [0, 0],
+            move_ms: Vec::new(),
+            clock_ms: Vec::new(),
+            scores: Vec::new(),
+            not_reproducible: Vec::new(),
+            seed: id,
+            spec: "test".into(),
+            seconds: 0.0,
+        }
+    }
+
+    fn write_log(dir: &Path, lines: &[GameLine]) -> std::path::PathBuf {
+        let path = dir.join("games.jsonl");
+        let text: String = lines
+            .iter()
+            .map(|l| serde_json::to_string(l).unwrap() + "\n")
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
+    fn connect4_games() -> Vec<GameLine> {
+        let start = Connect4::start();
+        let mut lines: Vec<GameLine> = (0..8)
+            .map(|g| {
+                let (_, moves) = random_game(start, 42, 100 + g);
+                let mut pos = start;
+                let text: Vec<String> = moves
+                    .iter()
+                    .map(|&m| {
+                        let t = pos.format_move(m);
+                        pos = pos.play(m);
+                        t
+                    })
+                    .collect();
+                line(start, g, &text, 2)
+            })
+            .collect();
+        let cut: Vec<String> = "4453".chars().map(|c| c.to_string()).collect();
+        lines.push(line(start, 8, &cut, 2));
+        lines[8].score = 1.0;
+        lines
+    }
+
+    #[test]
+    fn regression_collects_positions_from_a_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = connect4_games();
+        let path = write_log(dir.path(), &lines);
+        let start = Connect4::start();
+        let options = CollectOptions {
+            skip_plies: 3,
+            ..CollectOptions::default()
+        };
+        let data = collect(start, &[&path], &options).unwrap();
+        assert_eq!(data.games, 9);
+        // Plies 3.. of each finished game, the finished position left out; the cut game's
+        // plies 3 and 4 (its last position is not finished).
+        let expected: usize = lines[..8]
+            .iter()
+            .map(|l| l.opening.len() + l.moves.len() - 3)
+            .sum::<usize>()
+            + 2;
+        assert_eq!(data.len(), expected);
+        let mut i = 0;
+        for l in &lines {
+            let all: Vec<&String> = l.opening.iter().chain(&l.moves).collect();
+            let mut pos = start;
+            for (ply, m) in all.iter().enumerate() {
+                if ply >= 3 {
+                    assert_eq!(data.ply(i), ply);
+                    let mover = if ply % 2 == 0 { l.score } else { 1.0 - l.score };
+                    assert_eq!(data.label(i), mover, "game {} ply {ply}", l.id);
+                    let mut f = [0; 10];
+                    pos.feature_values(&mut f);
+                    assert_eq!(data.values(i), f);
+                    i += 1;
+                }
+                pos = pos.play(pos.parse_move(m).unwrap());
+            }
+            if pos.outcome().is_none() {
+                assert_eq!(data.ply(i), all.len());
+                i += 1;
+            }
+        }
+        assert_eq!(i, data.len());
+
+        // A sample of at most 3 per game, the same every time, another with another seed.
+        let sample = |seed| {
+            let options = CollectOptions {
+                skip_plies: 3,
+                max_per_game: Some(3),
+                seed,
+                ..CollectOptions::default()
+            };
+            collect(start, &[&path], &options).unwrap()
+        };
+        let a = sample(1);
+        assert_eq!(a.len(), 8 * 3 + 2);
+        assert_eq!(a, sample(1));
+        assert_ne!(a.plies, sample(2).plies);
+
+        // A game lost by a failure is skipped unless asked for.
+        let mut failed = lines.clone();
+        failed[0].termination = "timeout".into();
+        let path2 = dir.path().join("failed.jsonl");
+        std::fs::rename(write_log(dir.path(), &failed), &path2).unwrap();
+        let skipped = collect(start, &[&path2], &options).unwrap();
+        assert_eq!((skipped.games, skipped.skipped_games), (8, 1));
+        assert!(skipped.len() < data.len());
+        // A score that contradicts the moves is refused.
+        let mut wrong = lines;
+        wrong[0].score = if wrong[0].score == 1.0 { 0.0 } else { 1.0 };
+        let path3 = write_log(dir.path(), &wrong);
+        let e = collect(start, &[&path3], &options).unwrap_err();
+        assert!(
+            e.contains("games.jsonl:1: game 0:") && e.contains("score"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn regression_refuses_a_log_of_another_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_log(dir.path(), &connect4_games());
+        let e = collect(Othello::start(), &[&path], &CollectOptions::default()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("{}:1: game 0: move 1 '", path.display()))
+                && e.contains("othello")
+                && e.contains("another game"),
+            "{e}"
+        );
+    }
+
+    /// Texel on a real log (not run by default): `JOUTE_FIT_LOG=/tmp/fitdata/games.jsonl cargo
+    /// test --release --lib regression_measure -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn regression_measure() {
+        let Ok(path) = std::env::var("JOUTE_FIT_LOG") else {
+            return;
+        };
+        let start = Othello::start();
+        let t = std::time::Instant::now();
+        let collect_options = CollectOptions {
+            skip_plies: 8,
+            ..CollectOptions::default()
+        };
+        let data = collect(start, &[Path::new(&path)], &collect_options).unwrap();
+        let collect_s = t.elapsed().as_secs_f64();
+        println!(
+            "collected {} positions of {} games in {collect_s:.3} s ({:.0} positions/s)",
+            data.len(),
+            data.games,
+            data.len() as f64 / collect_s
+        );
+        let w0 = Weights::default_for(&start);
+        for phases in [Phases::single(), Phases::by_ply(vec![20, 40]).unwrap()] {
+            let t = std::time::Instant::now();
+            let options = FitOptions {
+                phases,
+                ..FitOptions::default()
+            };
+            let fit = fit(&start, &data, &w0, &options).unwrap();
+            let s = t.elapsed().as_secs_f64();
+            println!(
+                "fit in {s:.3} s ({:.0} position-passes/s): {}",
+                data.len() as f64 * (fit.iterations + fit.k_iterations + 2) as f64 / s,
+                fit.summary()
+            );
+            for w in &fit.weights {
+                println!("{}", w.to_toml(&start, &w.origin));
+            }
+            if let Ok(held) = std::env::var("JOUTE_FIT_HOLDOUT") {
+                let held = collect(start, &[Path::new(&held)], &collect_options).unwrap();
+                let fitted: Vec<f64> = fit.weights.iter().flat_map(|w| w.values.clone()).collect();
+                println!(
+                    "held out ({} positions): mean log loss {:.6} at the start, {:.6} fitted",
+                    held.len(),
+                    mean_loss(&held, &options.phases, fit.k, &w0.values).unwrap(),
+                    mean_loss(&held, &options.phases, fit.k, &fitted).unwrap()
+                );
+            }
+        }
+    }
+}
