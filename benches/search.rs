@@ -5,8 +5,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use joute::arena::{Engine, EngineSpec};
-use joute::eval::Features;
-use joute::games::{Connect4, Othello};
+use joute::eval::{Evaluator, Features, LinearEval, Weights};
+use joute::games::{Connect4, Othello, random_position};
 
 fn bench_engine<G: Features>(c: &mut Criterion, start: G, opening: &str, engine: &str) {
     let pos = start.play_sequence(opening).unwrap();
@@ -28,9 +28,38 @@ fn searches(c: &mut Criterion) {
     }
 }
 
+/// One evaluation with the default weights, untapered and tapered (the defaults as the opening
+/// vector, other weights as the endgame's), over 64 positions of random games: the time
+/// reported is for all 64. `cargo bench --bench search -- evaluate`.
+fn evaluations<G: Features>(c: &mut Criterion, start: G) {
+    let positions: Vec<G> = (0..64)
+        .map(|i| random_position(start, 4 + (i as usize * 7) % 36, 1000 + i))
+        .collect();
+    let plain = Weights::default_for(&start);
+    let mut tapered = plain.clone();
+    tapered.endgame = Some(plain.values.iter().map(|w| 1.5 * w - 1.0).collect());
+    for (name, weights) in [("plain", &plain), ("tapered", &tapered)] {
+        let eval = LinearEval::new(&start, weights);
+        c.bench_function(&format!("{}/evaluate-64/{name}", start.name()), |b| {
+            b.iter(|| {
+                let mut sum = 0i64;
+                for pos in black_box(&positions) {
+                    sum += eval.evaluate(pos) as i64;
+                }
+                black_box(sum)
+            })
+        });
+    }
+}
+
+fn evaluate(c: &mut Criterion) {
+    evaluations(c, Othello::start());
+    evaluations(c, Connect4::start());
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = searches
+    targets = searches, evaluate
 }
 criterion_main!(benches);

@@ -77,6 +77,85 @@ fn fitted_weights_are_written_and_play() {
 }
 
 #[test]
+fn tapered_weights_are_fitted_written_and_play() {
+    let dir = scratch("fit", "taper");
+    let log = play(
+        &dir,
+        "data",
+        "connect4",
+        ["alphabeta:3", "alphabeta:3"],
+        "200",
+    );
+    let fit = |out: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["fit", &log, "--skip-plies", "4", "--out", out, "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&joute_ok(&args)).unwrap()
+    };
+    let tapered = dir.join("tapered.toml").display().to_string();
+    let flat = dir.join("flat.toml").display().to_string();
+    let t = fit(&tapered, &["--taper"]);
+    let f = fit(&flat, &[]);
+    assert_eq!(
+        (t["tapered"].as_bool(), f["tapered"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert_eq!(t["positions"], f["positions"]);
+    // The same start, the same K; two vectors fit the training positions at least as well.
+    assert!((t["start_loss"].as_f64().unwrap() - f["start_loss"].as_f64().unwrap()).abs() < 1e-9);
+    assert!(
+        t["loss"].as_f64().unwrap() <= f["loss"].as_f64().unwrap(),
+        "{t} {f}"
+    );
+    let text = std::fs::read_to_string(&tapered).unwrap();
+    assert!(
+        text.contains("\n[weights]\n") && text.contains("\n[endgame]\n"),
+        "{text}"
+    );
+    assert!(text.contains("tapered"), "{text}");
+    assert!(
+        !std::fs::read_to_string(&flat)
+            .unwrap()
+            .contains("[endgame]")
+    );
+
+    // The file plays: one game shown move by move, and a match that resumes and reports.
+    let engine = format!("alphabeta:3:{tapered}");
+    joute_ok(&["play", "connect4", &engine, "alphabeta:3", "--json"]);
+    let out = dir.join("with-tapered").display().to_string();
+    for _ in 0..2 {
+        joute_ok(&[
+            "match",
+            "connect4",
+            &engine,
+            "alphabeta:3",
+            "--games",
+            "10",
+            "--quiet",
+            "--out",
+            &out,
+        ]);
+    }
+    joute_ok(&["report", &format!("{out}/games.jsonl"), "--json"]);
+    // The run's spec records the endgame weights: the match played them.
+    let run = std::fs::read_to_string(format!("{out}/run.json")).unwrap();
+    assert!(run.contains("\"endgame\""), "{run}");
+
+    // Tapered start weights: fitted tapered again, and refused for a fit of one vector.
+    let again = dir.join("again.toml").display().to_string();
+    let a = fit(&again, &["--taper", "--weights", &tapered]);
+    assert_eq!(a["tapered"].as_bool(), Some(true));
+    let stderr = refused(&["fit", &log, "--weights", &tapered]);
+    assert!(
+        stderr.contains("tapered") && stderr.contains("--taper"),
+        "{stderr}"
+    );
+    // A taper with phases (those of the pattern fit, the CLI's only phases) is refused.
+    let othello = play(&dir, "othello", "othello", ["random", "random"], "2");
+    let stderr = refused(&["fit", &othello, "--taper", "--patterns", "--phases", "2"]);
+    assert!(stderr.contains("--taper"), "{stderr}");
+}
+
+#[test]
 fn bad_fits_are_refused() {
     let dir = scratch("fit", "bad");
     let c4 = play(&dir, "c4", "connect4", ["random", "random"], "4");

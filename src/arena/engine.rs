@@ -1,10 +1,14 @@
 //! Engine configurations: a search algorithm with its limits and options, and the weights of
 //! its evaluation. On the command line an engine is `ALGORITHM[:BUDGET][:WEIGHTS.toml]`.
 
+use std::any::Any;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::eval::{EvalError, Features, LinearEval, Weights};
+use crate::eval::pattern::{PatternEval, PatternWeights};
+use crate::eval::{EvalError, Evaluator, Features, LinearEval, Weights};
+use crate::games::Othello;
 use crate::search::{
     Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, SearchConfig, SearchError,
     SearchOptions, SearchResult, Searcher,
@@ -44,6 +48,61 @@ pub struct EngineSpec {
     pub config: SearchConfig,
     /// The weights file.
     pub weights: Option<PathBuf>,
+    /// The pattern evaluation (Othello), loaded: when set it replaces the linear one.
+    pub patterns: Option<SharedPatterns>,
+}
+
+/// A loaded pattern evaluation shared by every engine that uses it (its table is megabytes);
+/// two are equal when they are the same load.
+#[derive(Clone, Debug)]
+pub struct SharedPatterns(pub Arc<PatternEval>);
+
+impl PartialEq for SharedPatterns {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl SharedPatterns {
+    /// Loads a pattern weights file.
+    pub fn load(path: &std::path::Path) -> Result<(SharedPatterns, PatternWeights), EvalError> {
+        let weights = PatternWeights::load(path)?;
+        Ok((
+            SharedPatterns(Arc::new(PatternEval::new(&weights))),
+            weights,
+        ))
+    }
+}
+
+/// What a built-in engine evaluates with: the linear evaluation of its weights, or Othello's
+/// pattern evaluation.
+#[derive(Clone, Debug)]
+pub enum EngineEval<G> {
+    /// Σ wᵢ·fᵢ.
+    Linear(LinearEval<G>),
+    /// Patterns (only ever built for Othello).
+    Patterns(Arc<PatternEval>),
+}
+
+impl<G: Features> Evaluator<G> for EngineEval<G> {
+    #[inline]
+    fn evaluate(&self, pos: &G) -> i32 {
+        match self {
+            EngineEval::Linear(e) => e.evaluate(pos),
+            // The type test folds away once `G` is known.
+            EngineEval::Patterns(p) => match (pos as &dyn Any).downcast_ref::<Othello>() {
+                Some(o) => p.evaluate(o),
+                None => 0,
+            },
+        }
+    }
+
+    fn bound(&self) -> i32 {
+        match self {
+            EngineEval::Linear(e) => e.bound(),
+            EngineEval::Patterns(p) => p.bound(),
+        }
+    }
 }
 
 impl EngineSpec {
@@ -135,6 +194,7 @@ impl EngineSpec {
                 options,
             },
             weights,
+            patterns: None,
         })
     }
 
@@ -144,6 +204,37 @@ impl EngineSpec {
             Some(path) => Weights::load(start, path),
             None => Ok(Weights::default_for(start)),
         }
+    }
+
+    /// Loads what the engine evaluates with for the game of `start`: a pattern weights file
+    /// (told by its first bytes; Othello only) into [`EngineSpec::patterns`], with the game's
+    /// default linear weights beside it, or else the linear weights.
+    pub fn load_evaluation<G: Features>(
+        &mut self,
+        start: &G,
+    ) -> Result<(Weights, Option<PatternWeights>), EvalError> {
+        let Some(path) = self
+            .weights
+            .clone()
+            .filter(|p| PatternWeights::is_pattern_file(p))
+        else {
+            return self.load_weights(start).map(|w| (w, None));
+        };
+        let file = path.display().to_string();
+        if start.name() != "othello" {
+            return Err(EvalError::PatternFile {
+                file,
+                reason: format!(
+                    "a pattern weights file evaluates Othello, not {}",
+                    start.name()
+                ),
+            });
+        }
+        let (shared, weights) = SharedPatterns::load(&path)?;
+        self.patterns = Some(shared);
+        let mut linear = Weights::default_for(start);
+        linear.origin = file;
+        Ok((linear, Some(weights)))
     }
 }
 
@@ -179,23 +270,28 @@ pub struct Engine<G: Features> {
     /// The weights in use.
     pub weights: Weights,
     searcher: Searcher<G>,
-    eval: LinearEval<G>,
+    eval: EngineEval<G>,
 }
 
 impl<G: Features> Engine<G> {
     /// Builds the engine for the game of `start`; `seed` seeds its random choices.
     pub fn new(spec: &EngineSpec, start: &G, seed: u64) -> Result<Engine<G>, EngineError> {
-        let weights = spec.load_weights(start)?;
-        Ok(Engine::with_weights(spec, start, weights, seed))
+        let mut spec = spec.clone();
+        let (weights, _) = spec.load_evaluation(start)?;
+        Ok(Engine::with_weights(&spec, start, weights, seed))
     }
 
-    /// Builds the engine with weights already loaded.
+    /// Builds the engine with weights already loaded (the linear weights are unused when the
+    /// spec carries a pattern evaluation).
     pub fn with_weights(spec: &EngineSpec, start: &G, weights: Weights, seed: u64) -> Engine<G> {
         let mut config = spec.config.clone();
         config.options.seed = seed;
         Engine {
             spec: spec.clone(),
-            eval: LinearEval::new(start, &weights),
+            eval: match &spec.patterns {
+                Some(p) if start.name() == "othello" => EngineEval::Patterns(p.0.clone()),
+                _ => EngineEval::Linear(LinearEval::new(start, &weights)),
+            },
             weights,
             searcher: Searcher::new(config),
         }
@@ -219,7 +315,7 @@ impl<G: Features> Engine<G> {
     }
 
     /// The evaluator.
-    pub fn evaluator(&self) -> &LinearEval<G> {
+    pub fn evaluator(&self) -> &EngineEval<G> {
         &self.eval
     }
 }

@@ -14,8 +14,8 @@ use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     let _locks = super::run::open_logs(&args.logs, false)?;
     // The game, from each log's run record: one game for all.
-    let mut kind: Option<GameKind> = None;
-    for log in &args.logs {
+    let mut kind: Option<GameKind> = args.game;
+    for log in args.logs.iter().filter(|_| args.game.is_none()) {
         let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
         let info = RunInfo::load(&record).map_err(InputError)?;
         let game = GameKind::parse(&info.spec.game)?;
@@ -31,6 +31,9 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         }
     }
     let kind = kind.expect("at least one log");
+    if args.patterns {
+        return fit_patterns(args, kind);
+    }
     if !(args.lambda.is_finite() && args.lambda >= 0.0) {
         return Err(InputError(format!(
             "--lambda {} is not a ridge (0 or more)",
@@ -47,6 +50,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     };
     let options = FitOptions {
         lambda: args.lambda,
+        taper: args.taper,
         ..FitOptions::default()
     };
     let fitted =
@@ -67,18 +71,105 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
                 "game": kind.to_string(), "positions": f.positions, "k": f.k,
                 "start_loss": f.start_loss, "loss": f.loss, "iterations": f.iterations,
                 "converged": f.converged, "weights": out.display().to_string(),
+                "tapered": f.taper.is_some(),
             })
         )?;
     } else {
         say!(
-            "{} positions of {kind}: K = {:.4e} logit per unit; mean log loss {:.5} with the start weights, {:.5} fitted ({} Newton steps{})",
+            "{} positions of {kind}{}: K = {:.4e} logit per unit; mean log loss {:.5} with the start weights, {:.5} fitted ({} Newton steps{})",
             f.positions,
+            match f.taper {
+                Some(t) => format!(", tapered (progress of {t})"),
+                None => String::new(),
+            },
             f.k,
             f.start_loss,
             f.loss,
             f.iterations,
             if f.converged { "" } else { ", not converged" }
         )?;
+        say!("weights: {}", out.display())?;
+    }
+    Ok(())
+}
+
+/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
+fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
+    use joute::eval::pattern::{MAX_PHASES, PatternWeights};
+    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    if kind != GameKind::Othello {
+        return Err(InputError(format!(
+            "--patterns fits Othello's pattern evaluation; these are logs of {kind} games, not othello"
+        ))
+        .into());
+    }
+    if !(1..=MAX_PHASES).contains(&args.phases) {
+        return Err(InputError(format!(
+            "--phases {} is out of range; allowed: 1..={MAX_PHASES}",
+            args.phases
+        ))
+        .into());
+    }
+    if !(args.ridge.is_finite() && args.ridge >= 0.0) {
+        return Err(InputError(format!("--ridge {} is not 0 or more", args.ridge)).into());
+    }
+    if args.weights.is_some() || args.taper {
+        return Err(InputError(
+            "--patterns fits from zero weights: --weights and --taper are for linear features"
+                .into(),
+        )
+        .into());
+    }
+    let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
+    let collect = CollectOptions {
+        skip_plies: args.skip_plies,
+        max_per_game: args.max_per_game,
+        seed: args.seed,
+        include_failures: false,
+    };
+    let (data, games, skipped) =
+        collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
+    if data.is_empty() {
+        return Err(InputError(format!(
+            "no positions to fit in {} log(s) ({games} games read, {skipped} skipped)",
+            logs.len()
+        ))
+        .into());
+    }
+    let options = PatternFitOptions {
+        ridge: args.ridge,
+        ..PatternFitOptions::default()
+    };
+    let fit =
+        fit_patterns(&data, &PatternWeights::zeros(args.phases), &options).map_err(InputError)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.logs[0]
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(if args.csv {
+                "fitted-patterns.csv"
+            } else {
+                "fitted-patterns.jpw"
+            })
+    });
+    let written = if args.csv {
+        fit.weights.write_csv(&out)
+    } else {
+        fit.weights.write_binary(&out)
+    };
+    written.map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
+    if args.json {
+        say!(
+            "{}",
+            json!({
+                "game": "othello", "positions": data.len(), "games": games,
+                "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
+                "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
+                "weights": out.display().to_string(),
+            })
+        )?;
+    } else {
+        say!("{}", fit.summary())?;
         say!("weights: {}", out.display())?;
     }
     Ok(())

@@ -510,6 +510,30 @@ pub struct FitArgs {
     /// The ridge towards the start weights, on standardised features.
     #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA)]
     pub lambda: f64,
+    /// Fit tapered weights: an opening and an endgame vector, interpolated by the game's
+    /// progress (the file gets an [endgame] table).
+    #[arg(long)]
+    pub taper: bool,
+    /// Fit Othello's pattern evaluation (thousands of weights per phase, from zero) instead
+    /// of the game's linear features; writes a binary pattern weights file (default:
+    /// fitted-patterns.jpw beside the first log).
+    #[arg(long)]
+    pub patterns: bool,
+    /// With --patterns: phases of weights, 1..=60 (by the number of empty squares).
+    #[arg(long, default_value_t = 6)]
+    pub phases: usize,
+    /// With --patterns: the ridge α towards 0, in positions (each weight is pulled to 0 as
+    /// if by α positions that say nothing).
+    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE)]
+    pub ridge: f64,
+    /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of
+    /// binary.
+    #[arg(long)]
+    pub csv: bool,
+    /// The game of the logs, for logs without a run.json beside them (the self-play logs of
+    /// a regression tuning run).
+    #[arg(long, value_parser = parse_game)]
+    pub game: Option<GameKind>,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,

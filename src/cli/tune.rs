@@ -44,9 +44,16 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             spec.game,
             spec.engine.describe(),
             spec.method.name(),
-            match ck.plan.total {
-                Some(t) => format!("at most {t} games"),
-                None => format!("{} iterations", spec.iterations.unwrap_or(0)),
+            match (&spec.regression, ck.plan.total) {
+                (Some(r), total) => format!(
+                    "{} round{} of {} self-play games{}",
+                    r.rounds,
+                    if r.rounds == 1 { "" } else { "s" },
+                    r.games,
+                    total.map_or(String::new(), |t| format!(", at most {t} games in all"))
+                ),
+                (None, Some(t)) => format!("at most {t} games"),
+                (None, None) => format!("{} iterations", spec.iterations.unwrap_or(0)),
             },
             threads,
             if threads == 1 { "" } else { "s" },
@@ -56,6 +63,10 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                 String::new()
             }
         );
+        let reasons = joute::tune::outside::not_reproducible(&spec);
+        if let Some(note) = joute::tune::outside::not_reproducible_note(&reasons) {
+            note!("{note}");
+        }
     }
 
     // Tuning, then the held-out openings (they exclude every position tuning used).
@@ -81,9 +92,14 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         let history = session.history().map_err(tune_error)?;
         let accepted = history.iter().filter(|h| h.accepted).count();
         say!(
-            "{}: {} candidates{}, {} games in {:.1} s",
+            "{}: {} {}{}, {} games in {:.1} s",
             spec.name,
             history.len(),
+            if spec.method == Method::Regression {
+                "rounds"
+            } else {
+                "candidates"
+            },
             if spec.method == Method::HillClimb {
                 format!(" ({accepted} accepted)")
             } else {
@@ -179,10 +195,22 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             if let (Some(a), Some(check)) = (&record.aa, &finished.aa_check) {
                 say!("{}", aa_line(a, check))?;
             }
+            if let Some(o) = &record.outside {
+                say!("{}", o.options)?;
+                if let Some(note) = joute::tune::outside::not_reproducible_note(&o.not_reproducible)
+                {
+                    say!("{note}")?;
+                }
+            }
             say!(
-                "{} games in all, {:.1} s; weights: {}{}",
+                "{} games in all, {:.1} s; {}: {}{}",
                 record.games,
                 record.seconds,
+                if record.outside.is_some() {
+                    "options"
+                } else {
+                    "weights"
+                },
                 finished.weights.display(),
                 finished
                     .copy
@@ -239,7 +267,10 @@ struct TuneProgress {
 impl TuneProgress {
     fn new(voice: Voice, ck: &Checkpoint) -> TuneProgress {
         let candidates = ck.spec.iterations;
-        let games = ck.plan.tuning;
+        let games = match &ck.spec.regression {
+            Some(r) => ck.plan.tuning.min(r.games * r.rounds as u64),
+            None => ck.plan.tuning,
+        };
         let done = match candidates {
             Some(_) => ck.candidates,
             None => ck.games,
@@ -289,7 +320,8 @@ impl TuneProgress {
             total.saturating_sub(done),
             elapsed,
         );
-        let accepted = line.accepted && line.method == "hill-climb";
+        // Hill climbing's accepted candidates and every regression round stay on screen.
+        let accepted = line.accepted && line.method == "hill-climb" || line.fit.is_some();
         match &self.bar {
             Some(bar) => {
                 if accepted {
@@ -346,6 +378,29 @@ fn progress_line(
             ck.seconds
         );
     }
+    if let Some(fit) = &line.fit {
+        return format!(
+            "round {}: {} self-play games ({}/{}/{}); fitted on {} positions of {} games in {:.1} s: mean log loss {:.4} -> {:.4}, K = {:.3e}{}; {} games, {:.0} s",
+            line.k,
+            line.games,
+            line.wins,
+            line.draws,
+            line.losses,
+            fit.positions,
+            fit.games,
+            fit.seconds,
+            fit.start_loss,
+            fit.loss,
+            fit.k,
+            if fit.converged {
+                ""
+            } else {
+                " (not converged)"
+            },
+            ck.games,
+            ck.seconds
+        );
+    }
     progress_candidate(line, names, ck)
 }
 
@@ -391,6 +446,19 @@ fn weights_table(record: &TuneRecord) -> String {
         .max()
         .unwrap_or(4)
         .max(9);
+    if record.method == "regression" {
+        // Regression fits every feature, unbounded: no bounds to show.
+        let mut s = format!("{:<width$} {:>9} {:>9}\n", "feature", "start", "fitted");
+        for (p, &t) in record.params.iter().zip(&record.tuned) {
+            s.push_str(&format!(
+                "{:<width$} {:>9} {:>9}\n",
+                p.name,
+                short(p.value),
+                short(t)
+            ));
+        }
+        return s;
+    }
     let mut s = format!(
         "{:<width$} {:>9} {:>9} {:>9} {:>9}\n",
         "parameter", "start", "tuned", "min", "max"

@@ -20,6 +20,9 @@
 //! view of the same board (the opponent to move, each player keeping whether it moved first)
 //! negates them. The `own_*` and `opp_*` features swap instead (`own_twos` ↔ `opp_twos`, …),
 //! so that weights may value the side to move's windows differently from the opponent's.
+//!
+//! Game progress ([`Features::progress`], for tapered weights): the stones on the board, of
+//! T = 42.
 
 use crate::games::connect4::{BOARD, BOTTOM_ROW, H1, HEIGHT, WIDTH};
 use crate::games::{Connect4, Game, Side};
@@ -190,6 +193,13 @@ impl Features for Connect4 {
 
     fn default_weights(&self) -> Weights {
         super::weights::embedded(self, include_str!("../../weights/connect4.toml"))
+    }
+
+    /// The stones on the board, of 42.
+    #[inline]
+    fn progress(&self) -> (u32, u32) {
+        let cells = WIDTH * HEIGHT;
+        (self.stones().min(cells), cells)
     }
 }
 

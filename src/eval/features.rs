@@ -59,8 +59,27 @@ pub trait Features: Game {
         Weights {
             game: self.name(),
             values: vec![0.0; self.features().len()],
+            endgame: None,
             origin: super::weights::BUILT_IN.to_string(),
         }
+    }
+
+    /// How far the game has gone, as `(t, T)` with `0 ≤ t ≤ T` and `T ≥ 1`: `t = 0` at the start
+    /// position, `t = T` when the board is full. A pure function of the position (not of the
+    /// moves that led to it); `T` depends only on the variant. Tapered weights
+    /// ([`Weights::endgame`]) interpolate between the opening weights (t = 0) and the endgame
+    /// weights (t = T): weight (T − t)/T on the first, t/T on the second.
+    ///
+    /// - Othello: the discs on the board minus 4, of T = 60 (a pass does not move it);
+    /// - Connect 4: the stones on the board, of T = 42;
+    /// - Morpion R×C: the marks on the board, of T = R·C;
+    /// - the random tree: the node's ply, of T = the tree's depth.
+    ///
+    /// The provided default, `(0, 1)`, says nothing: tapered weights then evaluate as their
+    /// opening weights.
+    #[inline]
+    fn progress(&self) -> (u32, u32) {
+        (0, 1)
     }
 }
 
@@ -90,7 +109,7 @@ pub fn dispatch<V: FeaturesVisitor>(kind: &GameKind, visitor: V) -> V::Output {
 
 /// The random tree has one feature, `value`: the node's pseudo-random value
 /// ([`RandomTree::value`]) from the side to move's point of view. It is antisymmetric by
-/// construction. Default weight 1.
+/// construction. Default weight 1. Its progress is the node's ply of the tree's depth.
 impl Features for RandomTree {
     fn features(&self) -> Vec<Feature> {
         vec![Feature::new(
@@ -117,8 +136,15 @@ impl Features for RandomTree {
         Weights {
             game: self.name(),
             values: vec![1.0],
+            endgame: None,
             origin: super::weights::BUILT_IN.to_string(),
         }
+    }
+
+    /// The node's ply, of the tree's depth.
+    #[inline]
+    fn progress(&self) -> (u32, u32) {
+        (self.ply() as u32, self.depth() as u32)
     }
 }
 

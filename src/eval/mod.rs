@@ -7,6 +7,9 @@
 //! - [`Weights`]: one number per feature, read from a `weights/*.toml` file ([`weights`]), or
 //!   the hand-set defaults compiled in; [`EvalError`] says what is wrong with a file.
 //! - [`LinearEval`]: Σ wᵢ·fᵢ in integers, an [`Evaluator`] for the searches ([`linear`]).
+//! - [`PatternEval`]: an Othello evaluation in the manner of Logistello and Edax, one weight
+//!   per configuration of each pattern of squares (corners, edges, rows, diagonals) and per
+//!   game phase, from a binary or CSV [`PatternWeights`] file ([`pattern`]).
 //! - [`dispatch`]: runs a [`FeaturesVisitor`] on the game a [`crate::games::GameKind`] names,
 //!   for code that needs `G: Features` rather than `G: Game`.
 //!
@@ -25,10 +28,12 @@ pub mod features;
 pub mod linear;
 pub mod morpion;
 pub mod othello;
+pub mod pattern;
 pub mod weights;
 
 pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, dispatch};
 pub use linear::LinearEval;
+pub use pattern::{PatternEval, PatternWeights};
 pub use weights::{EvalError, Weights};
 
 use crate::games::Game;

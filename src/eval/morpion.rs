@@ -13,11 +13,14 @@
 //! `centre` is antisymmetric (the opponent's view of the same board negates it); `own_windows_J`
 //! and `opp_windows_J` swap.
 //!
+//! Game progress ([`Features::progress`], for tapered weights): the marks on the board, of
+//! T = rows·cols.
+//!
 //! The board is copied to a padded layout of 16 bits per row, where a window is the start cell
 //! and the cells 1, 16, 17 or 15 bits further per step; the windows of a direction are counted
 //! for all starting cells at once, with bit-sliced counters (four bit planes).
 
-use crate::games::{Game, Morpion};
+use crate::games::{Game, Morpion, Side};
 
 use super::features::{Feature, Features};
 use super::weights::Weights;
@@ -290,8 +293,21 @@ impl Features for Morpion {
         Weights {
             game: self.name(),
             values: generated_defaults(self.k() as usize),
+            endgame: None,
             origin: super::weights::BUILT_IN.to_string(),
         }
+    }
+
+    /// The marks on the board, of its R·C cells.
+    #[inline]
+    fn progress(&self) -> (u32, u32) {
+        let marks: u32 = [Side::First, Side::Second]
+            .iter()
+            .flat_map(|&s| self.marks(s))
+            .map(u64::count_ones)
+            .sum();
+        let cells = self.cells() as u32;
+        (marks.min(cells), cells)
     }
 }
 

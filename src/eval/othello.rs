@@ -16,6 +16,9 @@
 //! Every feature is invariant under the 8 symmetries of the board. Every feature but `parity` is
 //! antisymmetric: the opponent's view of the same board negates it; `parity` depends on the
 //! empty squares alone and is the same for both players.
+//!
+//! Game progress ([`Features::progress`], for tapered weights): the discs on the board minus the
+//! 4 of the start, of T = 60.
 
 use crate::games::Othello;
 use crate::games::othello::legal_moves_mask;
@@ -199,6 +202,13 @@ impl Features for Othello {
 
     fn default_weights(&self) -> Weights {
         super::weights::embedded(self, include_str!("../../weights/othello.toml"))
+    }
+
+    /// The discs on the board minus the 4 of the start, of 60.
+    #[inline]
+    fn progress(&self) -> (u32, u32) {
+        let discs = (self.player | self.opponent).count_ones();
+        (discs.saturating_sub(4).min(60), 60)
     }
 }
 

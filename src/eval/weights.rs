@@ -17,12 +17,18 @@
 //!   seed) or name the exact tree.
 //! - `[weights]` maps feature names to numbers (integers or floats). A feature the file does not
 //!   mention weighs 0; a file without `[weights]` weighs every feature 0.
+//! - `[endgame]` (optional) makes the weights *tapered*: `[weights]` then holds the opening
+//!   weights and `[endgame]` the weights at the end of the game, same keys; a feature `[endgame]`
+//!   leaves out takes its `[weights]` value. The evaluation interpolates by the game's progress
+//!   t of T ([`Features::progress`]): weight (T − t)/T on the opening's, t/T on the endgame's
+//!   ([`super::LinearEval`]). Without `[endgame]` ([`Weights::endgame`] is `None`) there is one
+//!   weight vector for the whole game.
 //! - Errors, each naming the file, line, column and key (`FILE:LINE:COLUMN: ... key 'x' ...`):
 //!   text that is not TOML (a key without a value, `mobility = `, is one), a missing `game`, a
 //!   different game, an unknown feature name (the message lists the allowed ones), a value that
-//!   is not a number, a NaN or an infinity (TOML allows `nan` and `inf`), and any top-level
-//!   key other than `game` and `weights`. A file that cannot be read is reported with its path
-//!   and the system's reason.
+//!   is not a number, a NaN or an infinity (TOML allows `nan` and `inf`), each in `[weights]`
+//!   or `[endgame]`, and any top-level key other than `game`, `weights` and `endgame`. A file
+//!   that cannot be read is reported with its path and the system's reason.
 //!
 //! The built-in defaults ([`Weights::default_for`]) are the files `weights/othello.toml`,
 //! `weights/connect4.toml` and `weights/morpion.toml` compiled into the binary; other Morpion
@@ -44,8 +50,14 @@ pub const BUILT_IN: &str = "built-in default";
 pub struct Weights {
     /// The game's name as the file gives it (`othello`, `morpion-15x15-5`).
     pub game: String,
-    /// One weight per feature, in the order of [`Features::features`].
+    /// One weight per feature, in the order of [`Features::features`]: the opening weights
+    /// when [`Weights::endgame`] is set.
     pub values: Vec<f64>,
+    /// Tapered weights: the weights at the end of the game (the file's `[endgame]` table), one
+    /// per feature like `values`. [`super::LinearEval`] interpolates between `values` and these
+    /// by the game's progress ([`Features::progress`]). `None` (a file without `[endgame]`): one
+    /// weight vector for the whole game.
+    pub endgame: Option<Vec<f64>>,
     /// Where the weights came from: a file path, or `"built-in default"`.
     pub origin: String,
 }
@@ -106,7 +118,7 @@ pub enum EvalError {
         /// The game the weights were loaded for.
         expected: String,
     },
-    /// A name under `[weights]` is not a feature of the game.
+    /// A name under `[weights]` or `[endgame]` is not a feature of the game.
     #[error(
         "{file}:{line}:{column}: unknown feature: key '{key}' is not a feature of {game}; allowed: {allowed}"
     )]
@@ -138,9 +150,31 @@ pub enum EvalError {
         /// What is wrong and what is expected.
         reason: String,
     },
-    /// A top-level key other than `game` and `weights`.
+    /// A pattern weights file ([`super::pattern`]) that is not one, or whose header, size or
+    /// values are wrong.
+    #[error("{file}: {reason}")]
+    PatternFile {
+        /// The file.
+        file: String,
+        /// What is wrong and what is expected.
+        reason: String,
+    },
+    /// A line of a pattern weights CSV file ([`super::pattern`]).
+    #[error("{file}:{line}: field '{field}': {reason}")]
+    PatternCsv {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// The field at fault (`phase`, `pattern`, `config`, `weight`), `phases` on the first
+        /// line, `header`, or `(line)` for the line as a whole.
+        field: String,
+        /// What is wrong and what is expected.
+        reason: String,
+    },
+    /// A top-level key other than `game`, `weights` and `endgame`.
     #[error(
-        "{file}:{line}:{column}: unknown key '{key}'; a weights file has only the key 'game' and the table [weights]"
+        "{file}:{line}:{column}: unknown key '{key}'; a weights file has only the key 'game' and the tables [weights] and [endgame]"
     )]
     UnknownKey {
         /// The file.
@@ -332,55 +366,68 @@ impl Weights {
             });
         }
 
+        // Each table as one optional value per feature, read in file order.
+        let read_table = |key: &str,
+                          value: &toml::Spanned<DeValue<'_>>|
+         -> Result<Vec<Option<f64>>, EvalError> {
+            let Some(table) = value.get_ref().as_table() else {
+                let (line, column) = at(value.span().start);
+                return Err(EvalError::BadValue {
+                    file: file.clone(),
+                    line,
+                    column,
+                    key: key.into(),
+                    reason: format!(
+                        "expected a table of feature = number, found a {}",
+                        value.get_ref().type_str()
+                    ),
+                });
+            };
+            let mut out = vec![None; features.len()];
+            let mut named: Vec<_> = table.iter().collect();
+            named.sort_by_key(|(k, _)| k.span().start);
+            for (name, weight) in named {
+                let name_str: &str = name.get_ref();
+                let Some(index) = features.iter().position(|f| f.name == name_str) else {
+                    let (line, column) = at(name.span().start);
+                    return Err(EvalError::UnknownFeature {
+                        file: file.clone(),
+                        line,
+                        column,
+                        key: name_str.to_string(),
+                        game: expected.clone(),
+                        allowed: features
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    });
+                };
+                out[index] = Some(number(weight.get_ref()).map_err(|reason| {
+                    let (line, column) = at(weight.span().start);
+                    EvalError::BadValue {
+                        file: file.clone(),
+                        line,
+                        column,
+                        key: name_str.to_string(),
+                        reason,
+                    }
+                })?);
+            }
+            Ok(out)
+        };
+
         let mut values = vec![0.0; features.len()];
+        let mut endgame = None;
         for (key, value) in &entries {
             match key.get_ref().as_ref() {
                 "game" => {}
                 "weights" => {
-                    let Some(weights) = value.get_ref().as_table() else {
-                        let (line, column) = at(value.span().start);
-                        return Err(EvalError::BadValue {
-                            file,
-                            line,
-                            column,
-                            key: "weights".into(),
-                            reason: format!(
-                                "expected a table of feature = number, found a {}",
-                                value.get_ref().type_str()
-                            ),
-                        });
-                    };
-                    let mut named: Vec<_> = weights.iter().collect();
-                    named.sort_by_key(|(k, _)| k.span().start);
-                    for (name, weight) in named {
-                        let name_str: &str = name.get_ref();
-                        let Some(index) = features.iter().position(|f| f.name == name_str) else {
-                            let (line, column) = at(name.span().start);
-                            return Err(EvalError::UnknownFeature {
-                                file,
-                                line,
-                                column,
-                                key: name_str.to_string(),
-                                game: expected,
-                                allowed: features
-                                    .iter()
-                                    .map(|f| f.name.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(", "),
-                            });
-                        };
-                        values[index] = number(weight.get_ref()).map_err(|reason| {
-                            let (line, column) = at(weight.span().start);
-                            EvalError::BadValue {
-                                file: file.clone(),
-                                line,
-                                column,
-                                key: name_str.to_string(),
-                                reason,
-                            }
-                        })?;
+                    for (v, w) in values.iter_mut().zip(read_table("weights", value)?) {
+                        *v = w.unwrap_or(0.0);
                     }
                 }
+                "endgame" => endgame = Some(read_table("endgame", value)?),
                 other => {
                     let (line, column) = at(key.span().start);
                     return Err(EvalError::UnknownKey {
@@ -392,9 +439,17 @@ impl Weights {
                 }
             }
         }
+        // A feature `[endgame]` leaves out takes its `[weights]` value.
+        let endgame = endgame.map(|e: Vec<Option<f64>>| {
+            e.iter()
+                .zip(&values)
+                .map(|(e, &v)| e.unwrap_or(v))
+                .collect()
+        });
         Ok(Weights {
             game: expected,
             values,
+            endgame,
             origin: file,
         })
     }
@@ -423,8 +478,15 @@ impl Weights {
             out.push('\n');
         }
         out.push_str(&format!("game = \"{}\"\n\n", start.name()));
+        let features = start.features();
+        if self.endgame.is_some() {
+            out.push_str(
+                "# Tapered: [weights] holds the opening weights, [endgame] those of the end of the\n\
+                 # game; the evaluation interpolates between them by the game's progress.\n",
+            );
+        }
         out.push_str("# Features not listed weigh 0.\n[weights]\n");
-        for (i, feature) in start.features().iter().enumerate() {
+        for (i, feature) in features.iter().enumerate() {
             let w = self.values.get(i).copied().unwrap_or(0.0);
             out.push_str(&format!(
                 "# {}\n{} = {}\n",
@@ -433,7 +495,24 @@ impl Weights {
                 toml_float(w)
             ));
         }
+        if let Some(endgame) = &self.endgame {
+            out.push_str("\n# Features not listed take their [weights] value.\n[endgame]\n");
+            for (i, feature) in features.iter().enumerate() {
+                let w = endgame.get(i).copied().unwrap_or(0.0);
+                out.push_str(&format!("{} = {}\n", feature.name, toml_float(w)));
+            }
+        }
         out
+    }
+
+    /// Whether the weights are tapered (have an endgame vector).
+    pub fn is_tapered(&self) -> bool {
+        self.endgame.is_some()
+    }
+
+    /// The weights at the end of the game: [`Weights::endgame`], or `values` when untapered.
+    pub fn endgame_values(&self) -> &[f64] {
+        self.endgame.as_deref().unwrap_or(&self.values)
     }
 }
 
@@ -583,6 +662,98 @@ mod tests {
     }
 
     #[test]
+    fn an_endgame_table_tapers_the_weights() {
+        let w = Weights::parse(
+            &Othello::start(),
+            "game = \"othello\"\n[weights]\nmobility = 2\ncorners = 30\n[endgame]\nmobility = 16.5\ndiscs = 3\n",
+            "w.toml",
+        )
+        .unwrap();
+        assert!(w.is_tapered());
+        assert_eq!((w.values[0], w.values[1], w.values[3]), (0.0, 2.0, 30.0));
+        let e = w.endgame.as_ref().unwrap();
+        assert_eq!(e.len(), 18);
+        // Listed: its own value; left out: the [weights] value (0 when that is left out too).
+        assert_eq!((e[0], e[1], e[3], e[2]), (3.0, 16.5, 30.0, 0.0));
+        assert_eq!(w.endgame_values(), &e[..]);
+        // The table may come first, and may be empty.
+        let w = Weights::parse(
+            &Othello::start(),
+            "game = \"othello\"\n[endgame]\n[weights]\nmobility = 2\n",
+            "w.toml",
+        )
+        .unwrap();
+        assert_eq!(w.endgame.as_deref(), Some(&w.values[..]));
+        // No [endgame]: not tapered.
+        let w = Weights::parse(
+            &Othello::start(),
+            "game = \"othello\"\n[weights]\nmobility = 2\n",
+            "w.toml",
+        )
+        .unwrap();
+        assert_eq!(w.endgame, None);
+        assert_eq!(w.endgame_values(), &w.values[..]);
+        assert!(!w.is_tapered());
+    }
+
+    #[test]
+    fn endgame_errors_say_where() {
+        let head = "game = \"othello\"\n[weights]\nmobility = 1\n[endgame]\n";
+        let e = othello_error(&format!("{head}mobilty = 2\n"));
+        check(&e, 5, 1, "mobilty");
+        assert!(
+            e.contains("unknown feature") && e.contains("allowed: discs"),
+            "{e}"
+        );
+        let e = othello_error(&format!("{head}corners = nan\n"));
+        check(&e, 5, 11, "corners");
+        assert!(e.contains("NaN"), "{e}");
+        let e = othello_error(&format!("{head}corners = inf\n"));
+        check(&e, 5, 11, "corners");
+        let e = othello_error(&format!("{head}discs = \"lots\"\n"));
+        check(&e, 5, 9, "discs");
+        assert!(e.contains("expected a number, found a string"), "{e}");
+        let e = othello_error(&format!("{head}discs = 2e6\n"));
+        check(&e, 5, 9, "discs");
+        assert!(e.contains("too large"), "{e}");
+        let e = othello_error(&format!("{head}discs =\n"));
+        assert!(
+            e.starts_with("w.toml:5:") && e.contains("key 'discs'"),
+            "{e}"
+        );
+        let e = othello_error("game = \"othello\"\nendgame = 3\n");
+        check(&e, 2, 11, "endgame");
+        assert!(e.contains("expected a table"), "{e}");
+        let e = othello_error("game = \"othello\"\n[endgames]\nx = 1\n");
+        check(&e, 2, 2, "endgames");
+        assert!(e.contains("[endgame]"), "{e}");
+    }
+
+    #[test]
+    fn tapered_weights_round_trip() {
+        fn both<G: Features>(start: &G) {
+            let mut w = Weights::default_for(start);
+            let n = w.values.len();
+            w.endgame = Some(
+                (0..n)
+                    .map(|i| (i as f64 - 3.7) * 1.000_000_000_1e-3 + 12_345.678_9 * (i % 3) as f64)
+                    .collect(),
+            );
+            let text = w.to_toml(start, "tapered");
+            assert!(text.contains("\n[endgame]\n"), "{text}");
+            let back = Weights::parse(start, &text, "round-trip").unwrap();
+            assert_eq!(back.values, w.values, "{text}");
+            assert_eq!(back.endgame, w.endgame, "{text}");
+            let plain = Weights::default_for(start).to_toml(start, "");
+            assert!(!plain.contains("[endgame]"), "{plain}");
+        }
+        both(&Othello::start());
+        both(&Connect4::start());
+        both(&Morpion::start(15, 15, 5));
+        both(&RandomTree::new(2, 3, 4));
+    }
+
+    #[test]
     fn unknown_top_level_keys() {
         let e = othello_error("game = \"othello\"\ndepth = 3\n[weights]\nmobility = 1\n");
         check(&e, 2, 1, "depth");
@@ -637,6 +808,7 @@ mod tests {
             values: (0..18)
                 .map(|i| (i as f64 - 7.3) * 1e-7 + 987_654.321_098_765 * (i % 2) as f64)
                 .collect(),
+            endgame: None,
             origin: "x".into(),
         };
         let back = Weights::parse(&Othello::start(), &odd.to_toml(&Othello::start(), ""), "x");

@@ -12,8 +12,13 @@
 //! - [`run`]: the resumable tuning loop; [`session`]: a tuning run in its folder, with its
 //!   confirmation and A/A matches and its outputs; [`aa`]: the A/A match's verdict (pass,
 //!   fail, or not meaningful).
+//! - [`outside`]: tuning an outside program's options (`[engine]` with `command`, each
+//!   `[[param]]` an option; `tuned-options.toml`); [`outside_oracle`]: its candidates played
+//!   through the arena's outside-engine games (not reproducible: the programs and clocks decide).
 //! - [`regression`]: regression tuning (Texel's method): labelled positions collected from games
-//!   logs, the scale K and then the weights fitted by logistic regression (Newton's method).
+//!   logs, the scale K and then the weights fitted by logistic regression (Newton's method);
+//!   [`regression_run`]: `method = "regression"`, rounds of self-play games and fits as a
+//!   resumable tuning run.
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
@@ -22,9 +27,13 @@ pub mod aa;
 pub mod hill;
 pub mod objective;
 pub mod oracle;
+pub mod outside;
+pub mod outside_oracle;
 pub mod params;
+pub mod pattern_fit;
 pub mod record;
 pub mod regression;
+pub mod regression_run;
 pub mod run;
 pub mod session;
 pub mod spec;

@@ -74,6 +74,7 @@ impl<G: Features> EngineOracle<G> {
         Weights {
             game: self.start.name(),
             values,
+            endgame: None,
             origin: "candidate".into(),
         }
     }

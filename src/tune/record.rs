@@ -52,6 +52,30 @@ pub struct HistoryLine {
     pub games_total: u64,
     /// Seconds the run has spent after this candidate, over all its sessions.
     pub seconds: f64,
+    /// Regression: what the round's fit gave (absent for the other methods).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<RoundFit>,
+}
+
+/// A regression round's fit, as its history line records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundFit {
+    /// Positions fitted (every round's so far).
+    pub positions: u64,
+    /// Games they came from.
+    pub games: u64,
+    /// The fitted scale K (logit per evaluation unit).
+    pub k: f64,
+    /// Mean log loss of the round's start weights, at K.
+    pub start_loss: f64,
+    /// Mean log loss of the fitted weights.
+    pub loss: f64,
+    /// Newton steps.
+    pub iterations: u64,
+    /// Whether the fit converged.
+    pub converged: bool,
+    /// Seconds the collection and the fit took.
+    pub seconds: f64,
 }
 
 /// A confirmation (or A/A) match as the report shows it: `tuned` against `start`, from the
@@ -114,4 +138,17 @@ pub struct TuneRecord {
     pub games: u64,
     /// Seconds spent in all.
     pub seconds: f64,
+    /// An outside engine's run: its tuned options, and what its results depend on (absent for
+    /// a built-in engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<OutsideRecord>,
+}
+
+/// What the record of an outside engine's run adds: the tuned values are the program's options.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutsideRecord {
+    /// The tuned options as a tournament spec writes them: `options = { noise = 3 }`.
+    pub options: String,
+    /// What the results depend on besides the spec and its seed (the program, the clock).
+    pub not_reproducible: Vec<String>,
 }

@@ -34,10 +34,17 @@
 //! from the start, p = σ(K·w·f): on the synthetic data of the tests, 1.3% at λ = 10⁻³; the
 //! default λ = [`DEFAULT_LAMBDA`] = 10⁻⁴ makes that about 0.1%.
 //!
-//! **Phases**: the evaluations of joute have no game phases (one weight per feature; Othello's
-//! features included). [`Phases`] splits the positions by ply into P phases, each fitted with its
-//! own weight vector (the ridge of each phase is weighted by its share of the positions, so λ
-//! means the same in each); one phase is the default, and what `LinearEval` can use today.
+//! **Phases**: [`Phases`] splits the positions by ply into P phases, each fitted with its own
+//! weight vector (the ridge of each phase is weighted by its share of the positions, so λ means
+//! the same in each); one phase is the default. `LinearEval` cannot play phases by ply: it plays
+//! one vector, or a tapered pair.
+//!
+//! **Taper** ([`FitOptions::taper`]): fits tapered weights, an opening and an endgame vector
+//! that `LinearEval` interpolates by the game's progress t of T ([`Features::progress`]). The
+//! evaluation (w_open·f·(T − t) + w_end·f·t)/T is linear in the 2d columns fᵢ·(T − t) and fᵢ·t
+//! ([`Positions::tapered`], integers), so the same fit runs on them unchanged, from the start's
+//! vectors divided by T; the result times T is the pair. The ridge pulls each vector towards
+//! its start. Not with more than one phase.
 //!
 //! **Determinism**: collection is sequential in log order; the fit's sums run over fixed chunks
 //! of positions (on rayon's threads) added in chunk order, so the result is the same bit for bit
@@ -83,7 +90,14 @@ pub struct CollectOptions {
     pub include_failures: bool,
 }
 
-/// Labelled positions: feature vectors in one flat vector, labels, plies.
+/// Labelled positions: feature vectors in one flat vector, labels, plies, and (when collected
+/// from games) each position's game progress.
+///
+/// *Tapered* positions ([`Positions::tapered`]) hold `2d` integers per position for the `d`
+/// features of the game: fᵢ·(T − t) for each feature, then fᵢ·t, (t, T) the position's
+/// progress ([`Features::progress`]). A linear fit on them is a fit of tapered weights: the
+/// weights w on these columns are the opening and endgame weights divided by T, since
+/// (w_open·f·(T − t) + w_end·f·t)/T = (w_open/T)·f·(T − t) + (w_end/T)·f·t.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Positions {
     features: usize,
@@ -91,6 +105,12 @@ pub struct Positions {
     /// The side to move's result in half points: 0, 1 or 2.
     labels: Vec<u8>,
     plies: Vec<u16>,
+    /// Each position's progress t, when recorded (`total > 0`).
+    progress: Vec<u16>,
+    /// T of the progress; 0 when the positions carry none.
+    total: u32,
+    /// `Some(T)`: the values are tapered (see above).
+    taper: Option<u32>,
     /// Games whose positions were collected.
     pub games: u64,
     /// Games skipped (failures, unless [`CollectOptions::include_failures`]).
@@ -98,13 +118,84 @@ pub struct Positions {
 }
 
 impl Positions {
-    /// No positions, of `features` features each.
+    /// No positions, of `features` features each, without game progress: added by
+    /// [`Positions::push`]; they cannot be tapered.
     pub fn new(features: usize) -> Positions {
         assert!(features <= MAX_FEATURES, "{features} features");
         Positions {
             features,
             ..Positions::default()
         }
+    }
+
+    /// No positions, of `features` features each, each with its game progress t of `total`
+    /// (T, at least 1): added by [`Positions::push_with_progress`]. What [`Collector`] makes.
+    pub fn with_progress(features: usize, total: u32) -> Positions {
+        assert!(
+            (1..=u16::MAX as u32).contains(&total),
+            "progress of T = {total}"
+        );
+        Positions {
+            total,
+            ..Positions::new(features)
+        }
+    }
+
+    /// `Some(T)` when the positions are tapered: `2d` values each, fᵢ·(T − t) then fᵢ·t.
+    pub fn taper(&self) -> Option<u32> {
+        self.taper
+    }
+
+    /// The game progress (t, T) of position `i`, when the positions carry it.
+    pub fn progress(&self, i: usize) -> Option<(u32, u32)> {
+        (self.total > 0).then(|| (self.progress[i] as u32, self.total))
+    }
+
+    /// The tapered copy of these positions: each position's `d` feature values f become the
+    /// `2d` values fᵢ·(T − t) then fᵢ·t (see the type's documentation); labels and plies kept.
+    /// An error when the positions carry no progress, are tapered already, `2d` passes
+    /// [`MAX_FEATURES`], or a product does not fit an `i32`.
+    pub fn tapered(&self) -> Result<Positions, String> {
+        if self.taper.is_some() {
+            return Err("the positions are tapered already".into());
+        }
+        if self.total == 0 {
+            return Err("the positions carry no game progress to taper by".into());
+        }
+        let d = self.features;
+        if 2 * d > MAX_FEATURES {
+            return Err(format!(
+                "{d} features make {} tapered columns; at most {MAX_FEATURES}",
+                2 * d
+            ));
+        }
+        let total = self.total as i64;
+        let mut values = Vec::with_capacity(2 * self.values.len());
+        for i in 0..self.len() {
+            let t = self.progress[i] as i64;
+            for scale in [total - t, t] {
+                for &f in self.values(i) {
+                    let x = f as i64 * scale;
+                    values.push(i32::try_from(x).map_err(|_| {
+                        format!(
+                            "position {i}: feature value {f} × {scale} (progress {t} of {total}) \
+                             does not fit a 32-bit integer"
+                        )
+                    })?);
+                }
+            }
+        }
+        Ok(Positions {
+            features: 2 * d,
+            values,
+            labels: self.labels.clone(),
+            plies: self.plies.clone(),
+            progress: self.progress.clone(),
+            total: self.total,
+            taper: Some(self.total),
+            games: self.games,
+            skipped_games: self.skipped_games,
+        })
     }
 
     /// Features per position.
@@ -126,9 +217,31 @@ impl Positions {
     /// ply from the start position.
     ///
     /// # Panics
-    /// When `values` has the wrong length or `label` is not 0, 0.5 or 1.
+    /// When `values` has the wrong length, `label` is not 0, 0.5 or 1, or the positions carry
+    /// progress ([`Positions::with_progress`]).
     pub fn push(&mut self, values: &[i32], label: f64, ply: usize) {
+        assert_eq!(self.total, 0, "these positions need their progress");
+        self.push_any(values, label, ply);
+    }
+
+    /// Adds a position as [`Positions::push`] does, with its game progress `t` (of the T of
+    /// [`Positions::with_progress`]).
+    ///
+    /// # Panics
+    /// As [`Positions::push`]; when the positions carry no progress or `t` is beyond T.
+    pub fn push_with_progress(&mut self, values: &[i32], label: f64, ply: usize, t: u32) {
+        assert!(self.total > 0, "these positions carry no progress");
+        assert!(t <= self.total, "progress {t} of {}", self.total);
+        self.push_any(values, label, ply);
+        self.progress.push(t as u16);
+    }
+
+    fn push_any(&mut self, values: &[i32], label: f64, ply: usize) {
         assert_eq!(values.len(), self.features);
+        assert!(
+            self.taper.is_none(),
+            "tapered positions are made by tapered()"
+        );
         let half = label * 2.0;
         assert!(
             [0.0, 1.0, 2.0].contains(&half),
@@ -163,18 +276,22 @@ pub struct Collector<G: Features> {
     /// Reused buffers: one game's eligible positions with their plies, and sample indices.
     line: Vec<(G, usize)>,
     picks: Vec<usize>,
+    /// The positions `sample` kept of the last game.
+    sampled: Vec<(G, usize, f64)>,
 }
 
 impl<G: Features> Collector<G> {
-    /// A collector for games from `start` (the game of the logs).
+    /// A collector for games from `start` (the game of the logs). The positions carry their
+    /// game progress ([`Features::progress`]).
     pub fn new(start: G, options: CollectOptions) -> Self {
         let features = start.features().len();
         Collector {
             start,
             options,
-            positions: Positions::new(features),
+            positions: Positions::with_progress(features, start.progress().1.max(1)),
             line: Vec::new(),
             picks: Vec::new(),
+            sampled: Vec::new(),
         }
     }
 
@@ -187,6 +304,34 @@ impl<G: Features> Collector<G> {
 
     /// Adds the positions of one game; returns how many were added.
     pub fn add_game(&mut self, game: &GameLine) -> Result<usize, String> {
+        if !self.sample(game)? {
+            self.positions.skipped_games += 1;
+            return Ok(0);
+        }
+        let d = self.positions.features;
+        let total = self.positions.total;
+        let mut values = [0i32; MAX_FEATURES];
+        for &(pos, ply, label) in &self.sampled {
+            let (t, of) = pos.progress();
+            if of.max(1) != total || t > total {
+                return Err(format!(
+                    "game {}: ply {ply} is at progress {t} of {of}, but the game's is out of {total}",
+                    game.id
+                ));
+            }
+            pos.feature_values(&mut values[..d]);
+            self.positions
+                .push_with_progress(&values[..d], label, ply, t);
+        }
+        self.positions.games += 1;
+        Ok(self.sampled.len())
+    }
+
+    /// Replays `game` and keeps the positions the options ask for in [`Collector::sampled`]:
+    /// each with its ply and label (the side to move's result), in ply order. False when the
+    /// game is skipped (lost by a failure); an error when it cannot be replayed.
+    pub fn sample(&mut self, game: &GameLine) -> Result<bool, String> {
+        self.sampled.clear();
         let name = self.start.name();
         if ![0.0, 0.5, 1.0].contains(&game.score) {
             return Err(format!(
@@ -195,8 +340,7 @@ impl<G: Features> Collector<G> {
             ));
         }
         if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
-            self.positions.skipped_games += 1;
-            return Ok(0);
+            return Ok(false);
         }
         let bad_move = |n: usize, text: &str, e: GameError| {
             format!(
@@ -251,19 +395,29 @@ impl<G: Features> Collector<G> {
             self.picks.truncate(keep);
             self.picks.sort_unstable();
         }
-        let d = self.positions.features;
-        let mut values = [0i32; MAX_FEATURES];
         for &i in &self.picks {
             let (pos, ply) = self.line[i];
-            pos.feature_values(&mut values[..d]);
             let label = match pos.side_to_move() {
                 Side::First => game.score,
                 Side::Second => 1.0 - game.score,
             };
-            self.positions.push(&values[..d], label, ply);
+            self.sampled.push((pos, ply, label));
         }
-        self.positions.games += 1;
-        Ok(keep)
+        Ok(true)
+    }
+
+    /// The positions [`Collector::sample`] kept of the last game: position, ply, label.
+    pub fn sampled(&self) -> &[(G, usize, f64)] {
+        &self.sampled
+    }
+
+    /// Counts a game whose sampled positions the caller recorded elsewhere.
+    pub fn count_game(&mut self, kept: bool) {
+        if kept {
+            self.positions.games += 1;
+        } else {
+            self.positions.skipped_games += 1;
+        }
     }
 
     /// The positions collected so far.
@@ -344,6 +498,10 @@ pub struct FitOptions {
     /// Stop when half the squared Newton decrement (the objective's predicted decrease) is
     /// below this.
     pub tolerance: f64,
+    /// Fit tapered weights (opening and endgame vectors, [`Weights::endgame`]) on the tapered
+    /// positions ([`Positions::tapered`]); not with more than one phase. Tapered positions are
+    /// fitted tapered whatever this says.
+    pub taper: bool,
 }
 
 impl Default for FitOptions {
@@ -354,6 +512,7 @@ impl Default for FitOptions {
             k: None,
             max_iterations: 50,
             tolerance: 1e-12,
+            taper: false,
         }
     }
 }
@@ -395,8 +554,11 @@ pub struct Fit {
     pub k: f64,
     /// Newton steps of the K fit (0 when K was given).
     pub k_iterations: usize,
-    /// One weight vector per phase, with the game's features, ready for [`Weights::to_toml`].
+    /// One weight vector per phase, with the game's features, ready for [`Weights::to_toml`];
+    /// when tapered, one, with its [`Weights::endgame`].
     pub weights: Vec<Weights>,
+    /// `Some(T)` when the fit was tapered, T the game's progress at its end.
+    pub taper: Option<u32>,
     /// The mean cross-entropy of the start weights (at K).
     pub start_loss: f64,
     /// The mean cross-entropy of the fitted weights.
@@ -417,10 +579,17 @@ impl Fit {
     /// A few lines saying how the weights were made, for the header of a weights file.
     pub fn summary(&self) -> String {
         format!(
-            "Fitted by logistic regression (Texel's method) on {} positions{}.\n\
+            "Fitted by logistic regression (Texel's method) on {} positions{}{}.\n\
              K = {:.6e} logit per unit; mean log loss {:.6} at the start, {:.6} fitted; \
              {} Newton steps{}.",
             self.positions,
+            match self.taper {
+                Some(t) => format!(
+                    ", tapered (opening and endgame weights, interpolated by the game's progress \
+                     of {t})"
+                ),
+                None => String::new(),
+            },
             if self.weights.len() > 1 {
                 format!(
                     " in {} phases {:?}",
@@ -856,9 +1025,63 @@ pub fn fit_weights(
     })
 }
 
+/// Why a tapered fit cannot run with these options (more than one phase), if it cannot.
+fn check_taper(options: &FitOptions) -> Result<(), String> {
+    if options.phases.count() > 1 {
+        return Err(format!(
+            "a tapered fit has one phase: phases by ply ({} phases) and a taper together are \
+             not supported; fit one or the other",
+            options.phases.count()
+        ));
+    }
+    Ok(())
+}
+
+/// The weight vector of `weights` on the columns of `data`: the weights themselves, or for
+/// tapered positions the opening then the endgame weights divided by T (see [`Positions`]).
+/// Tapered weights on positions that are not tapered are refused.
+pub fn column_weights(data: &Positions, weights: &Weights) -> Result<Vec<f64>, String> {
+    match data.taper {
+        Some(total) => {
+            let t = total as f64;
+            Ok(weights
+                .values
+                .iter()
+                .chain(weights.endgame_values())
+                .map(|w| w / t)
+                .collect())
+        }
+        None if weights.is_tapered() => Err(format!(
+            "the weights of {} are tapered, but the positions are not (taper them first)",
+            weights.origin
+        )),
+        None => Ok(weights.values.clone()),
+    }
+}
+
+/// The mean cross-entropy of σ(K·eval) against the labels of `data` (one phase), `eval` the
+/// evaluation of `weights`, tapered or not: how well weights fitted elsewhere predict these
+/// positions (held-out data). Tapered weights on positions that are not tapered taper a copy
+/// of them first.
+pub fn weights_loss(data: &Positions, k: f64, weights: &Weights) -> Result<f64, String> {
+    let single = Phases::single();
+    if data.taper.is_none() && weights.is_tapered() {
+        let tapered = data.tapered()?;
+        return mean_loss(&tapered, &single, k, &column_weights(&tapered, weights)?);
+    }
+    mean_loss(data, &single, k, &column_weights(data, weights)?)
+}
+
 /// Texel's method on `data`, positions of the game of `start`: K fitted to `start_weights`
 /// (unless [`FitOptions::k`] gives it), then the weights, one vector per phase, named by the
 /// game's features.
+///
+/// Tapered ([`FitOptions::taper`], or `data` tapered already): the fit runs on the tapered
+/// positions ([`Positions::tapered`], made here when `data` is not), from the start weights'
+/// opening and endgame vectors divided by T (the endgame the opening's when the start is not
+/// tapered), K fitted to them as for an untapered start (the same K when the start is
+/// untapered); the result, multiplied back by T, is one [`Weights`] with its endgame vector.
+/// Tapered start weights need a tapered fit, and a tapered fit one phase.
 pub fn fit<G: Features>(
     start: &G,
     data: &Positions,
@@ -866,7 +1089,42 @@ pub fn fit<G: Features>(
     options: &FitOptions,
 ) -> Result<Fit, String> {
     let d = start.features().len();
-    if data.features != d || start_weights.values.len() != d {
+    let tapered = options.taper || data.taper.is_some();
+    let columns = if tapered { 2 * d } else { d };
+    if start_weights.values.len() != d || start_weights.endgame_values().len() != d {
+        return Err(format!(
+            "{} start weights for the {d} features of {}",
+            start_weights.values.len(),
+            start.name()
+        ));
+    }
+    let expanded;
+    let data = if tapered {
+        check_taper(options)?;
+        if data.taper.is_none() {
+            if data.features != d {
+                return Err(format!(
+                    "{} features in the positions for the {d} features of {}",
+                    data.features,
+                    start.name()
+                ));
+            }
+            expanded = data.tapered()?;
+            &expanded
+        } else {
+            data
+        }
+    } else {
+        if start_weights.is_tapered() {
+            return Err(format!(
+                "the start weights of {} are tapered: fit them tapered (FitOptions::taper, \
+                 `joute fit --taper`)",
+                start_weights.origin
+            ));
+        }
+        data
+    };
+    if data.features != columns {
         return Err(format!(
             "{} features in the positions and {} start weights for the {d} features of {}",
             data.features,
@@ -874,30 +1132,46 @@ pub fn fit<G: Features>(
             start.name()
         ));
     }
+    let w0 = column_weights(data, start_weights)?;
     let (k, k_iterations) = match options.k {
         Some(k) => (k, 0),
         None => {
-            let kf = fit_k(data, &options.phases, &start_weights.values)?;
+            let kf = fit_k(data, &options.phases, &w0)?;
             (kf.k, kf.iterations)
         }
     };
-    let wf = fit_weights(data, &start_weights.values, k, options)?;
-    let phases = options.phases.count();
-    let weights = (0..phases)
-        .map(|p| Weights {
-            game: start.name(),
-            values: wf.values[p * d..(p + 1) * d].to_vec(),
-            origin: if phases == 1 {
-                "regression fit".to_string()
-            } else {
-                format!("regression fit, phase {p} of {phases}")
-            },
-        })
-        .collect();
+    let wf = fit_weights(data, &w0, k, options)?;
+    let weights = match data.taper {
+        Some(total) => {
+            let t = total as f64;
+            vec![Weights {
+                game: start.name(),
+                values: wf.values[..d].iter().map(|w| w * t).collect(),
+                endgame: Some(wf.values[d..].iter().map(|w| w * t).collect()),
+                origin: "regression fit, tapered".to_string(),
+            }]
+        }
+        None => {
+            let phases = options.phases.count();
+            (0..phases)
+                .map(|p| Weights {
+                    game: start.name(),
+                    values: wf.values[p * d..(p + 1) * d].to_vec(),
+                    endgame: None,
+                    origin: if phases == 1 {
+                        "regression fit".to_string()
+                    } else {
+                        format!("regression fit, phase {p} of {phases}")
+                    },
+                })
+                .collect()
+        }
+    };
     Ok(Fit {
         k,
         k_iterations,
         weights,
+        taper: data.taper,
         start_loss: wf.start_loss,
         loss: wf.loss,
         objective: wf.objective,
@@ -910,9 +1184,10 @@ pub fn fit<G: Features>(
 
 /// What [`fit_logs`] made: the fit, and the first phase's weights as a weights file.
 pub struct FittedLogs {
-    /// The fit.
+    /// The fit ([`Fit::taper`] says whether it is tapered).
     pub fit: Fit,
-    /// `weights[0]` as a weights TOML file (the game's format, with the fit's summary).
+    /// `weights[0]` as a weights TOML file (the game's format, with the fit's summary; with an
+    /// `[endgame]` table when tapered).
     pub toml: String,
 }
 
@@ -939,7 +1214,10 @@ pub fn fit_logs(
                 Some(path) => Weights::load(&start, path).map_err(|e| e.to_string())?,
                 None => Weights::default_for(&start),
             };
-            let data = collect(start, self.logs, self.collect_options)?;
+            if self.options.taper {
+                check_taper(self.options)?;
+            }
+            let mut data = collect(start, self.logs, self.collect_options)?;
             if data.is_empty() {
                 return Err(format!(
                     "no positions to fit in {} log(s) ({} games read, {} skipped)",
@@ -947,6 +1225,10 @@ pub fn fit_logs(
                     data.games,
                     data.skipped_games
                 ));
+            }
+            if self.options.taper {
+                // Tapered in place of the collected positions: one copy in memory, not two.
+                data = data.tapered()?;
             }
             let fit = fit(&start, &data, &w0, self.options)?;
             let toml = fit.weights[0].to_toml(&start, &fit.summary());
@@ -967,7 +1249,7 @@ pub fn fit_logs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Connect4, Game, Othello, random_game};
+    use crate::games::{Connect4, Game, Morpion, Othello, random_game};
 
     /// `n` synthetic positions of `d` features uniform in -8..=8 (ply uniform in 0..60), labels
     /// drawn as Bernoulli(σ(K·w·f)) with the weights of each position's phase.
@@ -1093,6 +1375,253 @@ mod tests {
         let negated: Vec<f64> = TRUTH.iter().map(|w| -w).collect();
         let e = fit_k(&data, &Phases::single(), &negated).unwrap_err();
         assert!(e.contains("not positive"), "{e}");
+    }
+
+    /// `n` synthetic tapered positions of `d` features uniform in -8..=8, progress t uniform in
+    /// 0..=T, labels drawn as Bernoulli(σ(K·((T − t)·w_open·f + t·w_end·f)/T)).
+    fn synthetic_tapered(n: usize, open: &[f64], end: &[f64], total: u32, seed: u64) -> Positions {
+        let d = open.len();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut data = Positions::with_progress(d, total);
+        let mut f = vec![0i32; d];
+        for _ in 0..n {
+            for x in f.iter_mut() {
+                *x = rng.random_range(-8..=8);
+            }
+            let t = rng.random_range(0..=total);
+            let a = (total - t) as f64 / total as f64;
+            let s: f64 = (0..d)
+                .map(|i| f[i] as f64 * (a * open[i] + (1.0 - a) * end[i]))
+                .sum();
+            let label = if rng.random_range(0.0..1.0) < sigmoid(K * s) {
+                1.0
+            } else {
+                0.0
+            };
+            data.push_with_progress(&f, label, t as usize, t);
+        }
+        data
+    }
+
+    const OPEN: [f64; 5] = [30.0, -12.0, 4.0, 0.0, 15.0];
+    const END: [f64; 5] = [5.0, -12.0, 25.0, -10.0, 40.0];
+
+    #[test]
+    fn regression_recovers_planted_tapered_weights() {
+        // Morpion 3×3 has 5 features and T = 9; the positions are synthetic.
+        let start = Morpion::start(3, 3, 3);
+        assert_eq!(start.features().len(), 5);
+        let total = start.progress().1;
+        let data = synthetic_tapered(300_000, &OPEN, &END, total, 11);
+        let tapered = data.tapered().unwrap();
+        assert_eq!((tapered.features(), tapered.taper()), (10, Some(9)));
+        let (t, _) = data.progress(7).unwrap();
+        let f = data.values(7);
+        let expect: Vec<i32> = f
+            .iter()
+            .map(|&x| x * (9 - t as i32))
+            .chain(f.iter().map(|&x| x * t as i32))
+            .collect();
+        assert_eq!(tapered.values(7), &expect[..]);
+
+        let mut w0 = Weights::default_for(&start);
+        w0.values = vec![1.0; 5];
+        let options = FitOptions {
+            k: Some(K),
+            taper: true,
+            ..FitOptions::default()
+        };
+        let fit = fit(&start, &data, &w0, &options).unwrap();
+        assert!(fit.converged, "{fit:?}");
+        assert_eq!(fit.taper, Some(9));
+        assert!(fit.summary().contains("tapered"), "{}", fit.summary());
+        assert_eq!(fit.weights.len(), 1);
+        let w = &fit.weights[0];
+        let end = w.endgame.clone().unwrap();
+        println!(
+            "tapered: truth {OPEN:?} → {END:?}, fitted {:?} → {end:?}",
+            w.values
+        );
+        // The tolerance of `close`: 5% for weights of 10 or more, 0.6 for the others.
+        assert!(close(&w.values, &OPEN) && close(&end, &END), "{w:?}");
+        // Fitting the tapered positions directly gives the same.
+        let again = super::fit(&start, &tapered, &w0, &options).unwrap();
+        assert_eq!(again.weights, fit.weights);
+        // K fitted to an untapered start is the untapered K.
+        let mut w1 = w0.clone();
+        w1.values = OPEN.to_vec();
+        let free_k = FitOptions {
+            k: None,
+            ..options.clone()
+        };
+        let untapered_k = fit_k(&data, &Phases::single(), &w1.values).unwrap().k;
+        let tapered_k = super::fit(&start, &data, &w1, &free_k).unwrap().k;
+        assert!(
+            (tapered_k / untapered_k - 1.0).abs() < 1e-9,
+            "{tapered_k} {untapered_k}"
+        );
+
+        // The check can fail: data of another model (opening and endgame swapped) is fitted to
+        // that model, not to the truth; an untapered fit of the right data matches neither.
+        let other = synthetic_tapered(300_000, &END, &OPEN, total, 12);
+        let fit_other = super::fit(&start, &other, &w0, &options).unwrap();
+        let w = &fit_other.weights[0];
+        let end = w.endgame.clone().unwrap();
+        assert!(close(&w.values, &END) && close(&end, &OPEN), "{w:?}");
+        assert!(!close(&w.values, &OPEN) && !close(&end, &END), "{w:?}");
+        let flat = FitOptions {
+            taper: false,
+            ..options.clone()
+        };
+        let fit_flat = super::fit(&start, &data, &w0, &flat).unwrap();
+        assert_eq!(
+            (fit_flat.taper, fit_flat.weights[0].endgame.clone()),
+            (None, None)
+        );
+        assert!(!close(&fit_flat.weights[0].values, &OPEN));
+        assert!(!close(&fit_flat.weights[0].values, &END));
+        assert!(fit_flat.loss > fit.loss);
+    }
+
+    #[test]
+    fn regression_taper_refusals() {
+        let start = Morpion::start(3, 3, 3);
+        let data = synthetic_tapered(1000, &OPEN, &END, 9, 13);
+        let w0 = Weights::default_for(&start);
+        let phased = FitOptions {
+            taper: true,
+            phases: Phases::by_ply(vec![4]).unwrap(),
+            ..FitOptions::default()
+        };
+        let e = fit(&start, &data, &w0, &phased).unwrap_err();
+        assert!(e.contains("phases") && e.contains("taper"), "{e}");
+        let e = fit(&start, &data.tapered().unwrap(), &w0, &phased).unwrap_err();
+        assert!(e.contains("phases"), "{e}");
+        // Tapered start weights need a tapered fit; positions without progress cannot taper.
+        let mut tw = w0.clone();
+        tw.endgame = Some(vec![1.0; 5]);
+        let e = fit(&start, &data, &tw, &FitOptions::default()).unwrap_err();
+        assert!(e.contains("tapered"), "{e}");
+        let mut plain = Positions::new(5);
+        plain.push(&[1, 2, 3, 4, 5], 1.0, 3);
+        assert!(plain.progress(0).is_none());
+        let e = plain.tapered().unwrap_err();
+        assert!(e.contains("progress"), "{e}");
+        let e = data.tapered().unwrap().tapered().unwrap_err();
+        assert!(e.contains("already"), "{e}");
+        let e = weights_loss(&plain, 0.01, &tw).unwrap_err();
+        assert!(e.contains("progress"), "{e}");
+        // A product beyond i32 is an error, not a wrap.
+        let mut big = Positions::with_progress(1, 60);
+        big.push_with_progress(&[i32::MAX / 30], 1.0, 0, 0);
+        let e = big.tapered().unwrap_err();
+        assert!(e.contains("32-bit"), "{e}");
+    }
+
+    #[test]
+    fn regression_tapered_columns_fit_in_i32() {
+        // Every game's feature bounds times its T fit an i32, with room.
+        struct Check;
+        impl crate::eval::FeaturesVisitor for Check {
+            type Output = ();
+            fn visit<G: Features>(self, start: G) {
+                let total = start.progress().1 as i64;
+                for b in start.feature_bounds() {
+                    assert!(b as i64 * total <= i32::MAX as i64 / 4, "{}", start.name());
+                }
+                assert!(
+                    2 * start.features().len() <= MAX_FEATURES,
+                    "{}",
+                    start.name()
+                );
+            }
+        }
+        for name in [
+            "othello",
+            "connect4",
+            "morpion",
+            "morpion-15x15-5",
+            "morpion-15x15-15",
+            "random-tree-64x32",
+        ] {
+            crate::eval::dispatch(&crate::games::GameKind::parse(name).unwrap(), Check);
+        }
+    }
+
+    /// Random Othello games as log lines, their first 4 moves the opening.
+    fn othello_games(from: u64, count: u64) -> Vec<GameLine> {
+        let start = Othello::start();
+        (from..from + count)
+            .map(|g| {
+                let (_, moves) = random_game(start, 200, 7000 + g);
+                let mut pos = start;
+                let text: Vec<String> = moves
+                    .iter()
+                    .map(|&m| {
+                        let t = pos.format_move(m);
+                        pos = pos.play(m);
+                        t
+                    })
+                    .collect();
+                line(start, g, &text, 4)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn regression_taper_predicts_held_out_othello_games_better() {
+        // Fit on the positions of 1,500 random games, measure on 1,500 others.
+        let dir = tempfile::tempdir().unwrap();
+        let start = Othello::start();
+        let train_path = write_log(dir.path(), &othello_games(0, 1500));
+        let train = collect(start, &[&train_path], &CollectOptions::default()).unwrap();
+        let held_path = dir.path().join("held.jsonl");
+        std::fs::rename(
+            write_log(dir.path(), &othello_games(1500, 1500)),
+            &held_path,
+        )
+        .unwrap();
+        let held = collect(start, &[&held_path], &CollectOptions::default()).unwrap();
+        assert!(train.len() > 70_000 && held.len() > 70_000);
+        let w0 = Weights::default_for(&start);
+        let flat = fit(&start, &train, &w0, &FitOptions::default()).unwrap();
+        let options = FitOptions {
+            taper: true,
+            ..FitOptions::default()
+        };
+        let tapered = fit(&start, &train, &w0, &options).unwrap();
+        assert!(tapered.weights[0].is_tapered() && tapered.taper == Some(60));
+        assert!((tapered.k / flat.k - 1.0).abs() < 1e-9);
+        assert!(
+            tapered.start_loss == flat.start_loss
+                || (tapered.start_loss / flat.start_loss - 1.0).abs() < 1e-12
+        );
+        let flat_held = weights_loss(&held, flat.k, &flat.weights[0]).unwrap();
+        let tapered_held = weights_loss(&held, tapered.k, &tapered.weights[0]).unwrap();
+        let start_held = weights_loss(&held, flat.k, &w0).unwrap();
+        println!(
+            "random Othello games: train {} positions, held out {}; held-out loss: start {start_held:.5}, one vector {flat_held:.5}, tapered {tapered_held:.5}; training {:.5} vs {:.5}",
+            train.len(),
+            held.len(),
+            flat.loss,
+            tapered.loss
+        );
+        assert!(tapered.loss < flat.loss);
+        assert!(tapered_held < flat_held, "{tapered_held} vs {flat_held}");
+        // The tapered weights evaluate as LinearEval does, up to its integer rounding.
+        let eval = crate::eval::LinearEval::new(&start, &tapered.weights[0]);
+        let pos = start.play_sequence("f5d6c3d3c4f4").unwrap();
+        let mut f = [0i32; 18];
+        pos.feature_values(&mut f);
+        let (t, total) = pos.progress();
+        let a = (total - t) as f64 / total as f64;
+        let w = &tapered.weights[0];
+        let exact: f64 = (0..18)
+            .map(|i| (a * w.values[i] + (1.0 - a) * w.endgame_values()[i]) * f[i] as f64)
+            .sum();
+        let slack = f.iter().map(|x| x.abs() as f64).sum::<f64>() + 1.0;
+        use crate::eval::Evaluator;
+        assert!((eval.evaluate(&pos) as f64 - exact * eval.scale()).abs() <= slack);
     }
 
     /// A log line for a game of `start` with these moves (the first `opening` of them the
@@ -1282,10 +1811,15 @@ mod tests {
             data.len() as f64 / collect_s
         );
         let w0 = Weights::default_for(&start);
-        for phases in [Phases::single(), Phases::by_ply(vec![20, 40]).unwrap()] {
+        for (phases, taper) in [
+            (Phases::single(), false),
+            (Phases::by_ply(vec![20, 40]).unwrap(), false),
+            (Phases::single(), true),
+        ] {
             let t = std::time::Instant::now();
             let options = FitOptions {
                 phases,
+                taper,
                 ..FitOptions::default()
             };
             let fit = fit(&start, &data, &w0, &options).unwrap();
@@ -1301,11 +1835,15 @@ mod tests {
             if let Ok(held) = std::env::var("JOUTE_FIT_HOLDOUT") {
                 let held = collect(start, &[Path::new(&held)], &collect_options).unwrap();
                 let fitted: Vec<f64> = fit.weights.iter().flat_map(|w| w.values.clone()).collect();
+                let loss = if taper {
+                    weights_loss(&held, fit.k, &fit.weights[0]).unwrap()
+                } else {
+                    mean_loss(&held, &options.phases, fit.k, &fitted).unwrap()
+                };
                 println!(
-                    "held out ({} positions): mean log loss {:.6} at the start, {:.6} fitted",
+                    "held out ({} positions): mean log loss {:.6} at the start, {loss:.6} fitted",
                     held.len(),
                     mean_loss(&held, &options.phases, fit.k, &w0.values).unwrap(),
-                    mean_loss(&held, &options.phases, fit.k, &fitted).unwrap()
                 );
             }
         }

@@ -16,6 +16,7 @@ use super::derive_seed;
 use super::hill::HillState;
 use super::objective::Trial;
 use super::oracle::EngineOracle;
+use super::outside_oracle::{OutsideOracle, RunOracle};
 use super::record::HistoryLine;
 use super::spec::{Method, ResolvedTuneSpec};
 use super::spsa::SpsaState;
@@ -88,6 +89,8 @@ pub enum MethodState {
     HillClimb(HillState),
     /// SPSA.
     Spsa(SpsaState),
+    /// Regression.
+    Regression(super::regression_run::RegressionState),
 }
 
 impl MethodState {
@@ -96,6 +99,7 @@ impl MethodState {
         match self {
             MethodState::HillClimb(h) => &h.theta,
             MethodState::Spsa(s) => &s.theta,
+            MethodState::Regression(r) => &r.theta,
         }
     }
 
@@ -104,6 +108,7 @@ impl MethodState {
         match self {
             MethodState::HillClimb(h) => h.k,
             MethodState::Spsa(s) => s.k,
+            MethodState::Regression(r) => r.k,
         }
     }
 }
@@ -148,6 +153,9 @@ impl Checkpoint {
                 params,
                 spec.spsa.clone().expect("an spsa spec has its settings"),
             )),
+            Method::Regression => MethodState::Regression(
+                super::regression_run::RegressionState::new(super::params::values(&params)),
+            ),
         };
         Checkpoint {
             joute_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -246,6 +254,7 @@ pub fn engine_spec(spec: &ResolvedTuneSpec) -> EngineSpec {
         name: "tuned".into(),
         config: spec.engine.config(),
         weights: None,
+        patterns: None,
     }
 }
 
@@ -320,7 +329,7 @@ pub fn read_history(path: &Path, lines: u64) -> Result<Vec<HistoryLine>, TuneErr
 }
 
 /// Bytes of the first `lines` lines of `text`.
-fn prefix_bytes(text: &str, lines: u64) -> u64 {
+pub(super) fn prefix_bytes(text: &str, lines: u64) -> u64 {
     text.split_inclusive('\n')
         .take(lines as usize)
         .map(|l| l.len() as u64)
@@ -339,6 +348,9 @@ pub fn tune<G: Features>(
     cancel: &CancelToken,
     mut on_step: impl FnMut(&HistoryLine, &Checkpoint),
 ) -> Result<OpeningStream<G>, TuneError> {
+    if matches!(ck.state, MethodState::Regression(_)) {
+        return super::regression_run::tune_by_regression(start, ck, dir, threads, cancel, on_step);
+    }
     let history_path = dir.join("history.jsonl");
     let checkpoint_path = dir.join("checkpoint.json");
     let mut history = LogWriter::lock(&history_path).map_err(io(&history_path))?;
@@ -357,24 +369,34 @@ pub fn tune<G: Features>(
                     name: e.name.clone(),
                     config: e.config(),
                     weights: None,
+                    patterns: None,
                 },
                 Weights {
                     game: spec.game.clone(),
                     values: e.weights.iter().map(|(_, w)| *w).collect(),
+                    endgame: None,
                     origin: e.weights_origin.clone(),
                 },
             )
         })
         .collect();
-    let mut oracle = EngineOracle::new(
-        start,
-        engine_spec(&spec),
-        spec.start_weights(),
-        spec.features.clone(),
-        pool,
-        stream,
-        threads,
-    );
+    let mut oracle = if spec.is_outside() {
+        // An outside program's options: its games are the arena's (see `outside_oracle`).
+        RunOracle::Outside(Box::new(
+            OutsideOracle::new(start, &spec, stream, threads, &dir.join("engines"), cancel)
+                .map_err(TuneError::Input)?,
+        ))
+    } else {
+        RunOracle::Engine(Box::new(EngineOracle::new(
+            start,
+            engine_spec(&spec),
+            spec.start_weights(),
+            spec.features.clone(),
+            pool,
+            stream,
+            threads,
+        )))
+    };
     let clock = Instant::now();
     let seconds_before = ck.seconds;
     let per_pair = ck.games_per_pair();
@@ -395,7 +417,7 @@ pub fn tune<G: Features>(
                 let opponent = h.theta.clone();
                 let step = h
                     .step_within(&mut oracle, left_pairs)
-                    .map_err(TuneError::Games)?;
+                    .map_err(|e| step_failed(cancel, e))?;
                 history_line(
                     &spec,
                     step.k,
@@ -416,7 +438,7 @@ pub fn tune<G: Features>(
                 }
                 let k = s.k + 1;
                 let c_k = (0..s.params.len()).map(|i| s.gains(i, k).0).collect();
-                let step = s.step(&mut oracle).map_err(TuneError::Games)?;
+                let step = s.step(&mut oracle).map_err(|e| step_failed(cancel, e))?;
                 let all = (0..s.params.len()).collect();
                 history_line(
                     &spec,
@@ -432,6 +454,7 @@ pub fn tune<G: Features>(
                     c_k,
                 )
             }
+            MethodState::Regression(_) => unreachable!("regression runs in regression_run"),
         };
         ck.games += line.games;
         ck.openings_used = oracle.openings().given();
@@ -446,6 +469,17 @@ pub fn tune<G: Features>(
     ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
     ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
     Ok(oracle.into_openings())
+}
+
+/// A candidate that could not be played: interrupted when `cancel` was raised during its games
+/// (an outside engine's candidate stops between two games; nothing of it is recorded, the
+/// checkpoint holds every candidate before it), else the oracle's error.
+fn step_failed(cancel: &CancelToken, message: String) -> TuneError {
+    if cancel.is_cancelled() {
+        TuneError::Interrupted
+    } else {
+        TuneError::Games(message)
+    }
 }
 
 /// One history line (totals filled in by the caller).
@@ -483,5 +517,6 @@ fn history_line(
         steps,
         games_total: 0,
         seconds: 0.0,
+        fit: None,
     }
 }

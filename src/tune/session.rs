@@ -155,6 +155,8 @@ impl TuneSession {
                     spec.hash()
                 )));
             }
+            // Where an outside program was found is not recorded: the spec just read found it.
+            ck.spec.engine.outside.clone_from(&spec.engine.outside);
             if let Some(b) = options.budget {
                 // A new cap on resume: tuning stops at it (at once when it is already spent),
                 // and the matches take their share of it.
@@ -351,12 +353,17 @@ impl TuneSession {
         let history = self.history()?;
         let theta = ck.state.theta().to_vec();
         let tuned = spec.weights_with(&theta);
+        let outside = super::outside::record(spec, &theta);
         let games = ck.games + confirmation.games + aa.as_ref().map_or(0, |m| m.games);
         let header = weights_header(spec, spec_path, ck, &history, &confirmation, games);
-        let in_folder = self.out.join(TUNED_WEIGHTS);
-        write_weights(spec, &tuned, &header, &in_folder)?;
+        let in_folder = self.out.join(if outside.is_some() {
+            super::outside::TUNED_OPTIONS
+        } else {
+            TUNED_WEIGHTS
+        });
+        write_tuned(spec, &theta, &tuned, &header, &in_folder)?;
         if let Some(path) = &self.copy {
-            write_weights(spec, &tuned, &header, path)?;
+            write_tuned(spec, &theta, &tuned, &header, path)?;
         }
         let weights_file = self
             .copy
@@ -395,8 +402,14 @@ impl TuneSession {
             weights_file,
             games,
             seconds: ck.seconds + match_seconds,
+            outside,
         };
-        let summary = summary_json(&record, &self.out);
+        let mut summary = summary_json(&record, &self.out);
+        if let Some(o) = &record.outside {
+            summary["options_file"] = json!(record.weights_file);
+            summary["options"] = json!(o.options);
+            summary["not_reproducible"] = json!(o.not_reproducible);
+        }
         let path = self.out.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).expect("a JSON value serialises");
         write_atomically(&path, text.as_bytes())
@@ -431,6 +444,20 @@ pub(super) fn match_tournament(
     openings: Vec<String>,
     aa_tie_break: bool,
 ) -> TournamentSpec {
+    if spec.is_outside() {
+        // The program under the tuned options and under the start's (no tie_break: the
+        // program makes its own choices).
+        let start = super::params::values(&spec.params);
+        let (seed, engines) = match kind {
+            MatchKind::Confirm => (STREAM_CONFIRM, [("tuned", theta), ("start", &start[..])]),
+            MatchKind::Aa => (
+                STREAM_AA,
+                [("start-a", &start[..]), ("start-b", &start[..])],
+            ),
+        };
+        let seed = derive_seed(spec.seed, seed, 0);
+        return super::outside::match_spec(spec, kind.folder(), seed, engines, openings);
+    }
     let tuned = spec.weights_with(theta);
     let start = spec.start_weights();
     let (seed, engines, tie_break) = match kind {
@@ -583,6 +610,27 @@ fn check_weights_copy(path: &Path, force: bool) -> Result<(), TuneError> {
     })
 }
 
+/// Writes the run's result to `path`: the tuned weights (`tuned`, every feature's), or an
+/// outside engine's tuned options (`theta`).
+fn write_tuned(
+    spec: &ResolvedTuneSpec,
+    theta: &[f64],
+    tuned: &[f64],
+    header: &str,
+    path: &Path,
+) -> Result<(), TuneError> {
+    if !spec.is_outside() {
+        return write_weights(spec, tuned, header, path);
+    }
+    let text = super::outside::options_file(spec, theta, header);
+    write_atomically(path, text.as_bytes()).map_err(|e| {
+        TuneError::Failed(format!(
+            "cannot write the tuned options to {}: {e}",
+            path.display()
+        ))
+    })
+}
+
 /// Writes a tuned weights file (temporary file, then rename).
 fn write_weights(
     spec: &ResolvedTuneSpec,
@@ -600,6 +648,7 @@ fn write_weights(
             Weights {
                 game: start.name(),
                 values: self.values.to_vec(),
+                endgame: None,
                 origin: "tuned".into(),
             }
             .to_toml(&start, self.header)

@@ -17,6 +17,10 @@
 //! algorithm = "alphabeta"
 //! depth = 3
 //! weights = "weights/othello-discs.toml"   # the start; features not tuned keep these values
+//!                                 # or an outside program (command, args, protocol, options,
+//!                                 # … as in tournaments; tc/st at the top put it on a clock):
+//!                                 # then each [[param]] is an option, its start from start = N
+//!                                 # or from options, integer = true to send it rounded
 //!
 //! [openings]                      # fresh random openings, never one twice in a run
 //! plies = 8                       # also balance_depth and max_imbalance, as in tournaments
@@ -61,9 +65,11 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::hill::{Acceptance, HillConfig, Neighbour};
+use super::outside::TunedOption;
 use super::params::Param;
 use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
+use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
     Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, engine_budget,
     hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
@@ -91,14 +97,18 @@ pub struct RawTuneSpec {
     method: Spanned<String>,
     weights_out: Option<Spanned<String>>,
     opponent: Option<Spanned<String>>,
+    tc: Option<Spanned<String>>,
+    st: Option<Spanned<String>>,
+    timemargin: Option<Spanned<String>>,
     engine: Spanned<RawEngine>,
     openings: Spanned<RawTuneOpenings>,
     #[serde(default)]
     pool: Vec<Spanned<RawEngine>>,
-    budget: Spanned<RawBudget>,
+    budget: Option<Spanned<RawBudget>>,
     hill: Option<Spanned<RawHill>>,
     sprt: Option<Spanned<RawSprt>>,
     spsa: Option<Spanned<RawSpsa>>,
+    regression: Option<Spanned<RawRegression>>,
     confirm: Spanned<RawConfirm>,
     #[serde(default)]
     param: Vec<Spanned<RawParam>>,
@@ -138,6 +148,16 @@ struct RawSpsa {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawRegression {
+    games: Spanned<i64>,
+    rounds: Option<Spanned<i64>>,
+    skip_plies: Option<Spanned<i64>>,
+    max_per_game: Option<Spanned<i64>>,
+    lambda: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawConfirm {
     games: Spanned<i64>,
     aa_games: Option<Spanned<i64>>,
@@ -153,6 +173,8 @@ struct RawParam {
     step: Spanned<f64>,
     c_end: Option<Spanned<f64>>,
     r_end: Option<Spanned<f64>>,
+    start: Option<Spanned<f64>>,
+    integer: Option<Spanned<bool>>,
 }
 
 /// The optimiser.
@@ -164,6 +186,10 @@ pub enum Method {
     /// SPSA ([`super::spsa`]).
     #[serde(rename = "spsa")]
     Spsa,
+    /// Regression on self-play positions, Texel's method ([`super::regression`],
+    /// [`super::regression_run`]).
+    #[serde(rename = "regression")]
+    Regression,
 }
 
 impl Method {
@@ -172,8 +198,25 @@ impl Method {
         match self {
             Method::HillClimb => "hill-climb",
             Method::Spsa => "spsa",
+            Method::Regression => "regression",
         }
     }
+}
+
+/// Regression tuning's settings (`[regression]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegressionConfig {
+    /// Self-play games per round, each from a fresh opening of the run, played once.
+    pub games: u64,
+    /// Rounds: each plays its games with the weights the previous round fitted (the first with
+    /// the start), then fits on the positions of every round so far.
+    pub rounds: u32,
+    /// Positions before this ply (the opening included) are not used.
+    pub skip_plies: usize,
+    /// At most this many positions of each game (a seeded sample); `None`: all.
+    pub max_per_game: Option<usize>,
+    /// The ridge strength λ.
+    pub lambda: f64,
 }
 
 /// The confirmation match.
@@ -223,8 +266,19 @@ pub struct ResolvedTuneSpec {
     pub hill: Option<HillConfig>,
     /// SPSA's settings.
     pub spsa: Option<SpsaConfig>,
+    /// Regression's settings (absent from the canonical form of the other methods, so their
+    /// hashes are unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionConfig>,
     /// The confirmation.
     pub confirm: Confirm,
+    /// The clock of an outside engine's games (`tc`, `st`, `timemargin`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ResolvedClock>,
+    /// An outside engine's tuned options, one per parameter (empty for a built-in engine, and
+    /// then absent from the canonical form, so that its hash is unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<TunedOption>,
 }
 
 impl ResolvedTuneSpec {
@@ -257,9 +311,13 @@ impl ResolvedTuneSpec {
     pub fn check(&self) -> Result<(), String> {
         GameKind::parse(&self.game).map_err(|e| e.to_string())?;
         let n = self.engine.weights.len();
-        if self.params.is_empty()
+        if self.is_outside() {
+            self.check_options()?;
+        } else if self.params.is_empty()
             || self.params.len() != self.features.len()
             || self.features.iter().any(|&f| f >= n)
+            || !self.options.is_empty()
+            || self.clock.is_some()
         {
             return Err("the parameters do not match the engine's features".into());
         }
@@ -271,6 +329,8 @@ impl ResolvedTuneSpec {
         match self.method {
             Method::HillClimb if self.hill.is_some() => {}
             Method::Spsa if self.spsa.is_some() && self.iterations.is_some() => {}
+            Method::Regression
+                if self.regression.is_some() && self.params.len() == self.engine.weights.len() => {}
             _ => return Err("the method's settings are missing".into()),
         }
         if self.confirm.games == 0 || !self.confirm.games.is_multiple_of(2) {
@@ -337,17 +397,96 @@ fn even_games(v: &Spanned<i64>, key: &str, loc: &Locator<'_>) -> Result<u64, Spe
     Ok(x)
 }
 
+/// `[regression]`, and what regression refuses of the other methods' keys.
+fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<RegressionConfig, SpecError> {
+    let belongs =
+        |what: &str| format!("[{what}] belongs to another method; regression plays no candidates");
+    if let Some(h) = &raw.hill {
+        return Err(loc.on(h, "hill", belongs("hill")));
+    }
+    if let Some(s) = &raw.sprt {
+        return Err(loc.on(s, "sprt", belongs("sprt")));
+    }
+    if let Some(s) = &raw.spsa {
+        return Err(loc.on(s, "spsa", belongs("spsa")));
+    }
+    if let Some(o) = &raw.opponent {
+        return Err(loc.on(
+            o,
+            "opponent",
+            "regression plays no candidates, so it has no opponents: it fits the weights to the results of self-play games",
+        ));
+    }
+    if let Some(p) = raw.param.first() {
+        return Err(loc.on(
+            p,
+            "param",
+            "regression fits every feature of the evaluation at once; remove the [[param]] tables",
+        ));
+    }
+    let Some(table) = &raw.regression else {
+        return Err(loc.on(
+            &raw.method,
+            "regression",
+            "method = \"regression\" needs a [regression] table with games = N, the self-play games of each round",
+        ));
+    };
+    let r = table.get_ref();
+    let games = positive(&r.games, "regression.games", MAX_TUNE_GAMES, loc)?;
+    let rounds = match &r.rounds {
+        None => 1,
+        Some(v) => positive(v, "regression.rounds", 100, loc)? as u32,
+    };
+    let skip_plies = match &r.skip_plies {
+        None => 0,
+        Some(v) if (0..=1000).contains(v.get_ref()) => *v.get_ref() as usize,
+        Some(v) => {
+            return Err(loc.on(
+                v,
+                "regression.skip_plies",
+                format!("skip_plies is {}; allowed: 0..=1000", v.get_ref()),
+            ));
+        }
+    };
+    let max_per_game = match &r.max_per_game {
+        None => None,
+        Some(v) => Some(positive(v, "regression.max_per_game", 100_000, loc)? as usize),
+    };
+    let lambda = match &r.lambda {
+        None => super::regression::DEFAULT_LAMBDA,
+        Some(v) => {
+            let x = *v.get_ref();
+            if !(x.is_finite() && (0.0..=1e6).contains(&x)) {
+                return Err(loc.on(
+                    v,
+                    "regression.lambda",
+                    format!("lambda is {x}; allowed: 0 (no ridge) to 1e6"),
+                ));
+            }
+            x
+        }
+    };
+    Ok(RegressionConfig {
+        games,
+        rounds,
+        skip_plies,
+        max_per_game,
+        lambda,
+    })
+}
+
 fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, SpecError> {
     let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
     let seed = *raw.seed.get_ref();
     let method = match raw.method.get_ref().trim() {
         "hill-climb" | "hill-climbing" => Method::HillClimb,
         "spsa" => Method::Spsa,
+        "regression" => Method::Regression,
         other => {
             return Err(loc.on(
                 &raw.method,
                 "method",
-                format!("unknown method '{other}'; allowed: hill-climb, spsa"),
+                format!("unknown method '{other}'; allowed: hill-climb, spsa, regression"),
             ));
         }
     };
@@ -374,7 +513,12 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             "the tuned engine takes no name: it is 'tuned' against 'start'",
         ));
     }
-    let engine = engine_budget(&raw.engine, "engine", "tuned", false, loc)?;
+    let outside = raw.engine.get_ref().is_outside();
+    let engine = if outside {
+        crate::arena::spec::outside_engine(&raw.engine, "engine", "tuned", &kind, loc)?
+    } else {
+        engine_budget(&raw.engine, "engine", "tuned", false, loc)?
+    };
     if engine.algorithm == "random" {
         return Err(loc.on(
             &raw.engine,
@@ -476,7 +620,13 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
     }
 
     // Budget.
-    let b = raw.budget.get_ref();
+    let no_budget = RawBudget {
+        iterations: None,
+        games: None,
+    };
+    let b = raw.budget.as_ref().map_or(&no_budget, |b| b.get_ref());
+    // Where budget errors point: the table, or the top of the file when it is missing.
+    let budget_at = raw.budget.as_ref().map_or(0, |b| b.span().start);
     let budget_value = |v: &Option<Spanned<i64>>, key: &str, max: u64| match v {
         None => Ok(None),
         Some(v) if *v.get_ref() == 0 => Err(loc.on(
@@ -488,16 +638,24 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
     };
     let iterations = budget_value(&b.iterations, "budget.iterations", MAX_ITERATIONS)?;
     let games = budget_value(&b.games, "budget.games", MAX_TUNE_GAMES)?;
-    if iterations.is_none() && games.is_none() {
-        return Err(loc.on(
-            &raw.budget,
+    if method == Method::Regression {
+        if let Some(i) = &b.iterations {
+            return Err(loc.on(
+                i,
+                "budget.iterations",
+                "regression plays no candidates: give its self-play games and rounds in [regression], and optionally a cap on all games with budget.games",
+            ));
+        }
+    } else if iterations.is_none() && games.is_none() {
+        return Err(loc.at(
+            budget_at,
             "budget",
             "give iterations = N (candidates), games = N (games in all, confirmation included), or both",
         ));
     }
     if method == Method::Spsa && iterations.is_none() {
-        return Err(loc.on(
-            &raw.budget,
+        return Err(loc.at(
+            budget_at,
             "budget.iterations",
             "spsa needs iterations = N: its schedule is planned for N iterations",
         ));
@@ -506,6 +664,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
     // The method's settings.
     let mut hill = None;
     let mut spsa = None;
+    let mut regression = None;
     match method {
         Method::HillClimb => {
             if let Some(s) = &raw.spsa {
@@ -627,6 +786,18 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 seed,
             });
         }
+        Method::Regression => {
+            regression = Some(resolve_regression(&raw, loc)?);
+        }
+    }
+    if method != Method::Regression
+        && let Some(r) = &raw.regression
+    {
+        return Err(loc.on(
+            r,
+            "regression",
+            "[regression] belongs to method = \"regression\"",
+        ));
     }
 
     // The confirmation.
@@ -663,8 +834,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         ));
     }
 
-    // Parameters: names checked against the game's features below.
-    if raw.param.is_empty() {
+    // Parameters: names checked against the game's features below (regression: every
+    // feature, filled in there).
+    if raw.param.is_empty() && method != Method::Regression {
         return Err(loc.on(
             &raw.engine,
             "param",
@@ -729,6 +901,13 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         }
         params.push(param);
     }
+    // An outside engine's parameters are its options, its games on a clock of the spec's.
+    let (clock, options) = resolve_outside(&raw, &engine, method, &kind, &mut params, loc)?;
+    let (params, option_params) = if outside {
+        (Vec::new(), params)
+    } else {
+        (params, Vec::new())
+    };
 
     // What needs the game: weights (engine, pool) and the parameters' features and starts.
     struct Resolve<'a, 'b> {
@@ -741,6 +920,8 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         openings: Vec<(u32, usize, &'static str)>,
         seed: u64,
         balance: Balance,
+        /// Regression: every feature is a parameter.
+        regression: bool,
     }
     type Resolved = (ResolvedEngine, Vec<ResolvedEngine>, Vec<Param>, Vec<usize>);
     impl FeaturesVisitor for Resolve<'_, '_> {
@@ -762,7 +943,22 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 self.pool[i].weights = names.iter().cloned().zip(pw.values).collect();
             }
             let mut features = Vec::new();
-            for (i, p) in self.params.iter_mut().enumerate() {
+            if self.regression {
+                // Every feature, within the bounds weights files allow.
+                let most = crate::eval::weights::MAX_WEIGHT;
+                self.params = names
+                    .iter()
+                    .zip(&w.values)
+                    .map(|(n, &v)| Param::new(n.clone(), v, -most, most, 1.0))
+                    .collect();
+                features = (0..names.len()).collect();
+            }
+            for (i, p) in self
+                .params
+                .iter_mut()
+                .enumerate()
+                .filter(|_| !self.regression)
+            {
                 let at = &self.raw.param[i].get_ref().name;
                 let Some(f) = names.iter().position(|n| *n == p.name) else {
                     return Err(self.loc.on(
@@ -809,7 +1005,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             Ok((self.engine, self.pool, self.params, features))
         }
     }
-    let (resolved_engine, pool, params, features) = crate::eval::dispatch(
+    let (mut resolved_engine, pool, mut params, features) = crate::eval::dispatch(
         &kind,
         Resolve {
             raw: &raw,
@@ -829,8 +1025,15 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             },
             seed,
             balance: balance.clone(),
+            regression: method == Method::Regression,
         },
     )?;
+    if outside {
+        // No weights of joute's: the program evaluates for itself.
+        resolved_engine.weights.clear();
+        resolved_engine.weights_origin.clear();
+        params = option_params;
+    }
 
     let spec = ResolvedTuneSpec {
         name,
@@ -848,11 +1051,141 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         games,
         hill,
         spsa,
+        regression,
         confirm: Confirm {
             games: confirm_games,
             aa_games,
             plies: confirm_plies,
         },
+        clock,
+        options,
     };
     Ok(spec)
+}
+
+/// What an outside engine (`[engine]` with `command`) adds to a tuning spec, and what a
+/// built-in engine refuses: the clock (`tc`, `st`, `timemargin`, as in tournaments) and each
+/// parameter's option — its start from `start`, else from the engine's `options` (required one
+/// way or the other), rounded when `integer = true`. Sets the parameters' values (the start).
+fn resolve_outside(
+    raw: &RawTuneSpec,
+    engine: &ResolvedEngine,
+    method: Method,
+    kind: &GameKind,
+    params: &mut [Param],
+    loc: &Locator<'_>,
+) -> Result<(Option<ResolvedClock>, Vec<TunedOption>), SpecError> {
+    let clock_keys = [
+        ("tc", &raw.tc),
+        ("st", &raw.st),
+        ("timemargin", &raw.timemargin),
+    ];
+    let Some(program) = &engine.outside else {
+        if let Some((k, Some(v))) = clock_keys.iter().find(|(_, v)| v.is_some()) {
+            return Err(loc.on(
+                v,
+                k,
+                format!("{k} is the clock of an outside engine's games (command = ...); a built-in engine is tuned at its own budget: depth, nodes or time in [engine]"),
+            ));
+        }
+        for (i, p) in raw.param.iter().enumerate() {
+            let r = p.get_ref();
+            if let Some(v) = &r.start {
+                return Err(loc.on(
+                    v,
+                    &format!("param[{}].start", i + 1),
+                    "start belongs to an outside engine's option (command = ...); a built-in engine's parameters start at its weights (engine.weights)",
+                ));
+            }
+            if let Some(v) = &r.integer {
+                return Err(loc.on(
+                    v,
+                    &format!("param[{}].integer", i + 1),
+                    "integer belongs to an outside engine's option (command = ...); a built-in engine's weights are any numbers",
+                ));
+            }
+        }
+        return Ok((None, Vec::new()));
+    };
+    if !matches!(method, Method::HillClimb | Method::Spsa) {
+        return Err(loc.on(
+            &raw.method,
+            "method",
+            format!(
+                "an outside engine's options are tuned by hill-climb or spsa; method = \"{}\" fits joute's own evaluation weights",
+                method.name()
+            ),
+        ));
+    }
+    fn text(v: &Option<Spanned<String>>) -> Option<&str> {
+        v.as_ref().map(|v| v.get_ref().as_str())
+    }
+    let at = |key: &str| {
+        let given = clock_keys.iter().find(|(k, _)| *k == key);
+        given
+            .and_then(|(_, v)| v.as_ref())
+            .map_or(0, |v| v.span().start)
+    };
+    let clock = crate::arena::spec::clock_of(text(&raw.tc), text(&raw.st), text(&raw.timemargin));
+    let clock = clock.map_err(|(key, m)| loc.at(at(key), key, m))?;
+    struct FeatureNames;
+    impl FeaturesVisitor for FeatureNames {
+        type Output = Vec<String>;
+        fn visit<G: Features>(self, start: G) -> Vec<String> {
+            start.features().iter().map(|f| f.name.clone()).collect()
+        }
+    }
+    let features = crate::eval::dispatch(kind, FeatureNames);
+    let mut options = Vec::new();
+    for (i, p) in params.iter_mut().enumerate() {
+        let r = raw.param[i].get_ref();
+        let key = |k: &str| format!("param[{}].{k}", i + 1);
+        let n = p.name.clone();
+        crate::arena::spec::check_option(program.protocol, &n, "0")
+            .map_err(|m| loc.on(&r.name, &key("name"), m))?;
+        let value = match (&r.start, program.options.get(&n)) {
+            (Some(v), _) => *v.get_ref(),
+            (None, Some(text)) => text.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
+                loc.on(
+                    &raw.engine,
+                    &format!("engine.options.{n}"),
+                    format!("option '{n}' is '{text}', not a number, so it cannot be tuned from there; give param[{}].start = N", i + 1),
+                )
+            })?,
+            (None, None) if features.contains(&n) => {
+                return Err(loc.on(
+                    &r.name,
+                    &key("name"),
+                    format!("'{n}' is a feature of joute's own evaluation of {kind}, which an outside program does not use; an outside engine's parameters are its options: name one, with start = N or its value in engine.options"),
+                ));
+            }
+            (None, None) => {
+                return Err(loc.on(
+                    &r.name,
+                    &key("name"),
+                    format!("option '{n}' has no start: give start = N, or its value in the engine's options = {{ {n} = N }}"),
+                ));
+            }
+        };
+        if value < p.min || value > p.max {
+            let (at, k) = match &r.start {
+                Some(v) => (v.span().start, "start"),
+                None => (r.name.span().start, "name"),
+            };
+            return Err(loc.at(
+                at,
+                &key(k),
+                format!(
+                    "option '{n}' starts at {value}, outside [min, max] = [{}, {}]; widen the bounds",
+                    p.min, p.max
+                ),
+            ));
+        }
+        p.value = value;
+        options.push(TunedOption {
+            name: n,
+            integer: r.integer.as_ref().is_some_and(|b| *b.get_ref()),
+        });
+    }
+    Ok((clock, options))
 }

@@ -268,11 +268,12 @@ pub fn match_spec(
                         continue;
                     }
                 };
-                let w = e
-                    .load_weights(&start)
+                let mut e = e.clone();
+                let (w, patterns) = e
+                    .load_evaluation(&start)
                     .map_err(|x| err("ENGINE", x.to_string()))?;
                 let c = &e.config;
-                resolved.push(ResolvedEngine {
+                let mut engine = ResolvedEngine {
                     name: name.clone(),
                     algorithm: c.algorithm.name().to_string(),
                     depth: c.limits.depth,
@@ -286,15 +287,18 @@ pub fn match_spec(
                     exploration: c.options.exploration,
                     tree_mib: c.options.tree_mib,
                     tie_break: c.options.tie_break,
-                    weights_origin: w.origin.clone(),
-                    weights: start
-                        .features()
-                        .iter()
-                        .map(|f| f.name.clone())
-                        .zip(w.values)
-                        .collect(),
+                    weights_origin: String::new(),
+                    weights: Vec::new(),
+                    endgame: None,
+                    patterns: None,
                     outside: None,
-                });
+                };
+                engine.set_weights(&start, &w);
+                if let (Some(p), Some(shared)) = (patterns, e.patterns) {
+                    let path = e.weights.as_deref().unwrap_or(Path::new("")).display();
+                    engine.patterns = Some(PatternsFile::new(&path.to_string(), &p, shared));
+                }
+                resolved.push(engine);
             }
             let kind = GameKind::parse(&start.name()).expect("own name");
             let balance = Balance::default_for(kind);

@@ -18,7 +18,7 @@ pub(crate) fn engine_budget(
         return Err(loc.on(
             c,
             &key("command"),
-            format!("engine '{name}': outside programs play in tournaments (joute run, joute match), not in tuning"),
+            format!("engine '{name}': a pool engine is built in; outside programs play in tournaments (joute run, joute match), or as the tuned [engine], their options tuned"),
         ));
     }
     no_outside_keys(raw, prefix, name, loc)?;
@@ -179,6 +179,42 @@ pub(crate) fn engine_budget(
     Ok(resolved)
 }
 
+/// Resolves what `engine` evaluates with: a pattern weights file (Othello; told by its first
+/// bytes) or linear weights ([`resolve_weights`]).
+pub(crate) fn resolve_evaluation<G: Features>(
+    start: &G,
+    value: Option<&Spanned<toml::Value>>,
+    key: &str,
+    loc: &Locator<'_>,
+    engine: &mut ResolvedEngine,
+) -> Result<(), SpecError> {
+    if let Some(v) = value
+        && let toml::Value::String(path) = v.get_ref()
+        && crate::eval::pattern::PatternWeights::is_pattern_file(&loc.path(path))
+    {
+        if start.name() != "othello" {
+            return Err(loc.on(
+                v,
+                key,
+                format!(
+                    "{path} is a pattern weights file, which evaluates Othello, not {}",
+                    start.name()
+                ),
+            ));
+        }
+        let (shared, weights) = crate::arena::engine::SharedPatterns::load(&loc.path(path))
+            .map_err(|e| loc.on(v, key, e.to_string()))?;
+        let mut linear = Weights::default_for(start);
+        linear.origin = path.clone();
+        engine.set_weights(start, &linear);
+        engine.patterns = Some(PatternsFile::new(path, &weights, shared));
+        return Ok(());
+    }
+    let w = resolve_weights(start, value, key, loc)?;
+    engine.set_weights(start, &w);
+    Ok(())
+}
+
 /// Loads an engine's weights (a file name or an inline table; the game's defaults when absent);
 /// `key` is the key path in errors (`engine[2].weights`).
 pub(crate) fn resolve_weights<G: Features>(
@@ -231,6 +267,7 @@ pub(crate) fn resolve_weights<G: Features>(
             Ok(Weights {
                 game: start.name(),
                 values,
+                endgame: None,
                 origin: "inline".into(),
             })
         }

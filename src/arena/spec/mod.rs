@@ -256,10 +256,15 @@ impl TournamentSpec {
                         name: e.name.clone(),
                         config: e.config(),
                         weights: None,
+                        patterns: e.patterns.as_ref().and_then(|p| p.loaded.clone()),
                     },
                     Weights {
                         game: resolved.game.clone(),
                         values: e.weights.iter().map(|(_, v)| *v).collect(),
+                        endgame: e
+                            .endgame
+                            .as_ref()
+                            .map(|w| w.iter().map(|(_, v)| *v).collect()),
                         origin: e.weights_origin.clone(),
                     },
                 ),

@@ -135,6 +135,11 @@ impl RawEngine {
     pub(crate) fn weights_value(&self) -> Option<&Spanned<toml::Value>> {
         self.weights.as_ref()
     }
+
+    /// Whether the table is an outside program's (`command` given).
+    pub(crate) fn is_outside(&self) -> bool {
+        self.command.is_some()
+    }
 }
 
 /// The two kinds of spec, told apart by the keys only one of them has.

@@ -69,6 +69,47 @@ pub(super) fn is_default_tree_mib(mib: &usize) -> bool {
     *mib == crate::search::DEFAULT_TREE_MIB
 }
 
+/// A pattern weights file an engine evaluates with: recorded by its path and a digest of its
+/// weights (so that the spec's hash changes when the file does), and kept loaded.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PatternsFile {
+    /// The path as the spec gives it.
+    pub path: String,
+    /// Phases in the file.
+    pub phases: usize,
+    /// A hash of the phases and the weights' bits, in hex.
+    pub digest: String,
+    /// The loaded evaluation (absent in a form read back from `run.json`).
+    #[serde(skip)]
+    pub loaded: Option<crate::arena::engine::SharedPatterns>,
+}
+
+impl PartialEq for PatternsFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.phases == other.phases && self.digest == other.digest
+    }
+}
+
+impl PatternsFile {
+    /// The record of `weights` loaded from `path` as `loaded`.
+    pub fn new(
+        path: &str,
+        weights: &crate::eval::pattern::PatternWeights,
+        loaded: crate::arena::engine::SharedPatterns,
+    ) -> Self {
+        let mut h = crate::games::hash::combine(0x7061_7474, weights.phases as u64);
+        for v in &weights.values {
+            h = crate::games::hash::combine(h, v.to_bits() as u64);
+        }
+        PatternsFile {
+            path: path.to_string(),
+            phases: weights.phases,
+            digest: format!("{h:016x}"),
+            loaded: Some(loaded),
+        }
+    }
+}
+
 /// One engine as resolved: everything that decides how it plays.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResolvedEngine {
@@ -107,6 +148,14 @@ pub struct ResolvedEngine {
     pub weights_origin: String,
     /// The weights, feature by feature, in the game's feature order.
     pub weights: Vec<(String, f64)>,
+    /// A tapered evaluation's endgame weights, in the same order (left out of `run.json`
+    /// when the weights have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endgame: Option<Vec<(String, f64)>>,
+    /// Othello's pattern evaluation, which then replaces the linear one (left out of
+    /// `run.json` when not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<PatternsFile>,
     /// An outside program (its `algorithm` is then `outside`, and the search fields keep
     /// their defaults); left out of `run.json` for built-in engines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,8 +186,26 @@ impl ResolvedEngine {
             tie_break: defaults.tie_break,
             weights_origin: String::new(),
             weights: Vec::new(),
+            endgame: None,
+            patterns: None,
             outside: None,
         }
+    }
+
+    /// Sets the engine's linear weights (and endgame weights) to `w`, features named as the
+    /// game of `start` names them.
+    pub fn set_weights<G: crate::eval::Features>(&mut self, start: &G, w: &Weights) {
+        let names = start.features();
+        let named = |values: &[f64]| -> Vec<(String, f64)> {
+            names
+                .iter()
+                .map(|f| f.name.clone())
+                .zip(values.iter().copied())
+                .collect()
+        };
+        self.weights_origin = w.origin.clone();
+        self.weights = named(&w.values);
+        self.endgame = w.endgame.as_deref().map(named);
     }
 
     /// An outside engine called `name` (the search fields keep their defaults).

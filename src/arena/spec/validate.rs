@@ -477,14 +477,13 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
                     continue;
                 }
                 let key = format!("engine[{}].weights", i + 1);
-                let w = resolve_weights(&start, e.get_ref().weights.as_ref(), &key, self.loc)?;
-                self.engines[i].weights_origin = w.origin.clone();
-                self.engines[i].weights = start
-                    .features()
-                    .iter()
-                    .map(|f| f.name.clone())
-                    .zip(w.values)
-                    .collect();
+                resolve_evaluation(
+                    &start,
+                    e.get_ref().weights.as_ref(),
+                    &key,
+                    self.loc,
+                    &mut self.engines[i],
+                )?;
             }
             let (source, moves) =
                 resolve_openings(&start, &self.request, self.seed, self.rounds, self.loc)?;

@@ -66,6 +66,12 @@ pub(super) struct TunePage<'a> {
     pub(super) games: u64,
     pub(super) time: String,
     pub(super) weights_file: &'a str,
+    /// What the run tuned: `weights`, or an outside program's `options`.
+    pub(super) tuned_what: &'static str,
+    /// An outside program's tuned options, as a tournament spec's table.
+    pub(super) options_table: Option<&'a str>,
+    /// What an outside program's results depend on, in a sentence.
+    pub(super) not_reproducible: Option<String>,
     pub(super) confirmation: Option<MatchView>,
     pub(super) aa: Option<MatchView>,
     pub(super) weights: Vec<WeightView>,
@@ -317,6 +323,16 @@ pub fn render_tune(
         games: record.games,
         time: duration(record.seconds),
         weights_file: &record.weights_file,
+        tuned_what: if record.outside.is_some() {
+            "options"
+        } else {
+            "weights"
+        },
+        options_table: record.outside.as_ref().map(|o| o.options.as_str()),
+        not_reproducible: record
+            .outside
+            .as_ref()
+            .and_then(|o| crate::tune::outside::not_reproducible_note(&o.not_reproducible)),
         confirmation: record.confirmation.as_ref().map(|m| match_view(m, false)),
         aa: record.aa.as_ref().map(|m| {
             let mut view = match_view(m, true);

@@ -98,6 +98,7 @@ fn hill_record(hostile: bool) -> TuneRecord {
             steps: steps.clone(),
             games_total,
             seconds: k as f64 * 2.5,
+            fit: None,
         });
     }
     let mut tuned = theta;
@@ -123,6 +124,7 @@ fn hill_record(hostile: bool) -> TuneRecord {
         weights_file: "weights/othello-tuned.toml".into(),
         games: games_total + 400 + 400,
         seconds: 3725.0,
+        outside: None,
     }
 }
 
@@ -165,6 +167,7 @@ fn spsa_record() -> TuneRecord {
             steps: c,
             games_total: 16 * k,
             seconds: k as f64,
+            fit: None,
         });
     }
     TuneRecord {
@@ -184,6 +187,7 @@ fn spsa_record() -> TuneRecord {
         weights_file: "weights/spsa.toml".into(),
         games: 480,
         seconds: 42.0,
+        outside: None,
     }
 }
 

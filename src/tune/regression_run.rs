@@ -1,0 +1,351 @@
+//! `method = "regression"`: tuning by regression on positions of self-play games, as a
+//! resumable run in the tuning folder like the other methods.
+//!
+//! Each round plays `[regression] games` self-play games of the tuned engine with the current
+//! weights (the start in round 1), each from a fresh opening of the run's stream, played once
+//! (a colour-swapped pair of one deterministic engine against itself would be the same game
+//! twice), logged to `selfplay/round-R.jsonl` (the games log format, readable by `joute fit`
+//! and `joute report`-free tools). Then the positions of every round so far are collected and
+//! K and the weights fitted ([`super::regression`]); the fitted weights are the next round's.
+//! One `history.jsonl` line per round says what the fit gave.
+//!
+//! **Resuming**: games are played in chunks; after each chunk the log is flushed and
+//! `checkpoint.json` saved with the games and openings used. A run killed mid-chunk left log
+//! lines beyond the checkpoint: they are cut, and the chunk replayed (every game is a pure
+//! function of its opening, engine and weights). The fit is a deterministic function of the
+//! logs, so a resumed run ends with the same weights bit for bit as an uninterrupted one.
+
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::derive_seed;
+use super::record::{HistoryLine, RoundFit};
+use super::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
+use super::run::{Checkpoint, MethodState, TuneError, engine_spec, opening_stream, prefix_bytes};
+use crate::arena::CancelToken;
+use crate::arena::engine::Engine;
+use crate::arena::game::{Opening, Referee, play_game};
+use crate::arena::log::{GameLine, LogWriter, scan_log};
+use crate::arena::openings::OpeningStream;
+use crate::eval::weights::MAX_WEIGHT;
+use crate::eval::{Features, Weights};
+use crate::games::Side;
+
+/// Seed stream of the self-play games.
+const STREAM_SELFPLAY: u64 = 105;
+
+/// Games per chunk and thread: the unit between two checkpoints.
+const CHUNK_PER_THREAD: u64 = 32;
+
+/// The folder of the self-play logs in the run's folder.
+pub const SELFPLAY_DIR: &str = "selfplay";
+
+/// Regression's state in the checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegressionState {
+    /// Rounds finished (fitted).
+    pub k: u64,
+    /// The weights of every feature: the start, then each round's fit.
+    pub theta: Vec<f64>,
+    /// Self-play games of the round under way, logged and counted.
+    pub round_games: u64,
+}
+
+impl RegressionState {
+    /// A fresh run from `start` weights.
+    pub fn new(start: Vec<f64>) -> Self {
+        RegressionState {
+            k: 0,
+            theta: start,
+            round_games: 0,
+        }
+    }
+}
+
+/// The self-play log of round `round` (from 0).
+pub fn round_log(dir: &Path, round: u64) -> std::path::PathBuf {
+    dir.join(SELFPLAY_DIR)
+        .join(format!("round-{}.jsonl", round + 1))
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> TuneError + '_ {
+    move |e| TuneError::Failed(format!("{}: {e}", path.display()))
+}
+
+/// Runs regression rounds until the spec's rounds or the plan's games are spent (or where a
+/// resumed run left off), appending a history line per round. Returns the run's opening
+/// stream (for the held-out openings).
+pub fn tune_by_regression<G: Features>(
+    start: G,
+    ck: &mut Checkpoint,
+    dir: &Path,
+    threads: usize,
+    cancel: &CancelToken,
+    mut on_step: impl FnMut(&HistoryLine, &Checkpoint),
+) -> Result<OpeningStream<G>, TuneError> {
+    let spec = ck.spec.clone();
+    let config = spec
+        .regression
+        .clone()
+        .ok_or_else(|| TuneError::Input("a regression spec without [regression]".into()))?;
+    let history_path = dir.join("history.jsonl");
+    let checkpoint_path = dir.join("checkpoint.json");
+    let mut history = LogWriter::lock(&history_path).map_err(io(&history_path))?;
+    let text = std::fs::read_to_string(&history_path).map_err(io(&history_path))?;
+    history
+        .cut(prefix_bytes(&text, ck.candidates))
+        .map_err(io(&history_path))?;
+    std::fs::create_dir_all(dir.join(SELFPLAY_DIR)).map_err(io(dir))?;
+    let mut stream = opening_stream(start, &spec, ck.openings_used).map_err(TuneError::Games)?;
+    let engine = engine_spec(&spec);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("joute-selfplay-{i}"))
+        .build()
+        .map_err(|e| TuneError::Failed(format!("cannot start the worker threads: {e}")))?;
+    let clock = Instant::now();
+    let seconds_before = ck.seconds;
+    let chunk = CHUNK_PER_THREAD * threads.max(1) as u64;
+    let save = |ck: &mut Checkpoint| -> Result<(), TuneError> {
+        ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+        ck.save(&checkpoint_path).map_err(io(&checkpoint_path))
+    };
+    while !ck.tuning_done {
+        let MethodState::Regression(state) = &ck.state else {
+            return Err(TuneError::Input(
+                "the checkpoint holds another method's state".into(),
+            ));
+        };
+        let round = state.k;
+        let left = ck.plan.tuning.saturating_sub(ck.games);
+        let target = config.games.min(state.round_games + left);
+        if round >= config.rounds as u64 || target == 0 {
+            ck.tuning_done = true;
+            break;
+        }
+        let weights = Weights {
+            game: spec.game.clone(),
+            values: state.theta.clone(),
+            endgame: None,
+            origin: format!("round {}", round + 1),
+        };
+        // Self-play: the log holds exactly the checkpoint's games of the round.
+        let log_path = round_log(dir, round);
+        let mut log = LogWriter::lock(&log_path).map_err(io(&log_path))?;
+        let logged = std::fs::read_to_string(&log_path).map_err(io(&log_path))?;
+        log.cut(prefix_bytes(&logged, state.round_games))
+            .map_err(io(&log_path))?;
+        let mut done = state.round_games;
+        while done < target {
+            if cancel.is_cancelled() {
+                save(ck)?;
+                return Err(TuneError::Interrupted);
+            }
+            let n = chunk.min(target - done);
+            let openings = (0..n)
+                .map(|_| stream.next_opening().map(|(moves, _)| moves))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| {
+                    TuneError::Games(format!(
+                        "{e}. Every self-play game needs a fresh opening: raise openings.plies, or play fewer games"
+                    ))
+                })?;
+            let first_id = done;
+            let lines: Vec<GameLine> = pool.install(|| {
+                openings
+                    .par_iter()
+                    .enumerate()
+                    .map(|(j, moves)| {
+                        let id = first_id + j as u64;
+                        let seed = derive_seed(spec.seed, STREAM_SELFPLAY, round << 32 | id);
+                        selfplay_game(start, &engine, &weights, moves, id, seed, &ck.spec_hash)
+                    })
+                    .collect()
+            });
+            for line in &lines {
+                log.append(line).map_err(io(&log_path))?;
+            }
+            done += n;
+            ck.games += n;
+            ck.openings_used = stream.given();
+            if let MethodState::Regression(s) = &mut ck.state {
+                s.round_games = done;
+            }
+            save(ck)?;
+        }
+        drop(log);
+
+        // The fit, on every round's positions.
+        let fit_clock = Instant::now();
+        let collect = CollectOptions {
+            skip_plies: config.skip_plies,
+            max_per_game: config.max_per_game,
+            seed: spec.seed,
+            ..CollectOptions::default()
+        };
+        let mut collector = Collector::new(start, collect);
+        for r in 0..=round {
+            let path = round_log(dir, r);
+            scan_log(&path, |line| collector.add_game(&line).map(|_| ()))
+                .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
+        }
+        let data = collector.finish();
+        if data.is_empty() {
+            return Err(TuneError::Games(format!(
+                "no positions to fit after round {}: the games are shorter than regression.skip_plies ({})",
+                round + 1,
+                config.skip_plies
+            )));
+        }
+        let options = FitOptions {
+            lambda: config.lambda,
+            phases: Phases::single(),
+            ..FitOptions::default()
+        };
+        let fitted = pool
+            .install(|| fit(&start, &data, &weights, &options))
+            .map_err(TuneError::Games)?;
+        let theta: Vec<f64> = fitted.weights[0]
+            .values
+            .iter()
+            .map(|w| w.clamp(-MAX_WEIGHT, MAX_WEIGHT))
+            .collect();
+        let (mut wins, mut draws, mut losses) = (0, 0, 0);
+        scan_log(&round_log(dir, round), |line: GameLine| {
+            if line.score == 1.0 {
+                wins += 1;
+            } else if line.score == 0.0 {
+                losses += 1;
+            } else {
+                draws += 1;
+            }
+            Ok(())
+        })
+        .map_err(TuneError::Games)?;
+        let MethodState::Regression(state) = &mut ck.state else {
+            unreachable!("checked above")
+        };
+        let previous = std::mem::replace(&mut state.theta, theta.clone());
+        state.k += 1;
+        state.round_games = 0;
+        ck.candidates += 1;
+        ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+        let line = HistoryLine {
+            k: round + 1,
+            method: spec.method.name().to_string(),
+            candidate: theta.clone(),
+            opponent: previous,
+            moved: (0..theta.len()).collect(),
+            pairs: 0,
+            games: done,
+            wins,
+            draws,
+            losses,
+            pentanomial: [0; 5],
+            llr: None,
+            elo: 0.0,
+            elo_error: 0.0,
+            accepted: true,
+            theta,
+            steps: Vec::new(),
+            games_total: ck.games,
+            seconds: ck.seconds,
+            fit: Some(RoundFit {
+                positions: data.len() as u64,
+                games: data.games,
+                k: fitted.k,
+                start_loss: fitted.start_loss,
+                loss: fitted.loss,
+                iterations: fitted.iterations as u64,
+                converged: fitted.converged,
+                seconds: fit_clock.elapsed().as_secs_f64(),
+            }),
+        };
+        history.append_json(&line).map_err(io(&history_path))?;
+        save(ck)?;
+        on_step(&line, ck);
+    }
+    save(ck)?;
+    Ok(stream)
+}
+
+/// One self-play game of `weights` against themselves after the opening `moves`, as a games
+/// log line (`first` and `second` both `selfplay`).
+fn selfplay_game<G: Features>(
+    start: G,
+    engine: &crate::arena::EngineSpec,
+    weights: &Weights,
+    moves: &[G::Move],
+    id: u64,
+    seed: u64,
+    spec_hash: &str,
+) -> GameLine {
+    let build = |side: u64| {
+        Engine::with_weights(
+            engine,
+            &start,
+            weights.clone(),
+            crate::games::hash::combine(seed, side),
+        )
+    };
+    let (mut first, mut second) = (build(0), build(1));
+    let opening = Opening {
+        initial: start,
+        moves,
+    };
+    let record = play_game(
+        &opening,
+        [&mut first, &mut second],
+        &mut Referee::default(),
+        |_, _| {},
+    );
+    let mut pos = record.start;
+    let mut nodes = [0u64; 2];
+    let mut timeouts = [0u32; 2];
+    let mut played = Vec::with_capacity(record.moves.len());
+    for m in &record.moves {
+        nodes[m.side as usize] += m.nodes;
+        timeouts[m.side as usize] += u32::from(m.timed_out);
+        played.push(pos.format_move(m.mv));
+        pos = pos.play(m.mv);
+    }
+    GameLine {
+        id,
+        pair: id,
+        round: 0,
+        opening_index: id,
+        opening: moves.iter().map(|&m| start.format_move(m)).collect(),
+        first: "selfplay".into(),
+        second: "selfplay".into(),
+        score: record.outcome.first_player_points(),
+        result: match record.outcome.winner {
+            Some(Side::First) => "1-0",
+            Some(Side::Second) => "0-1",
+            None => "1/2-1/2",
+        }
+        .into(),
+        margin: record.outcome.score,
+        termination: record.termination.name().into(),
+        detail: record.termination.detail().map(str::to_string),
+        adjudication: None,
+        plies: played.len(),
+        moves: played,
+        nodes,
+        timed_out: timeouts != [0, 0],
+        timeouts,
+        move_ms: Vec::new(),
+        clock_ms: Vec::new(),
+        scores: Vec::new(),
+        not_reproducible: if timeouts != [0, 0] {
+            vec!["time limit".into()]
+        } else {
+            Vec::new()
+        },
+        seed,
+        spec: spec_hash.to_string(),
+        seconds: record.seconds,
+    }
+}

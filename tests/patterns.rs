@@ -1,0 +1,264 @@
+//! Othello's pattern evaluation from the command line: `joute fit --patterns` writes a weights
+//! file that engines play with, in matches and in tournament specs, and bad pattern files are
+//! refused with a clear error.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A games log of `games` Othello games between two depth-2 engines, in `dir/NAME`.
+fn play(dir: &Path, name: &str, games: u32) -> PathBuf {
+    let out = dir.join(name);
+    common::joute_ok(&[
+        "match",
+        "othello",
+        "alphabeta:2",
+        "alphabeta:1",
+        "--games",
+        &games.to_string(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    out.join("games.jsonl")
+}
+
+/// `joute ARGS` must fail with exit 2 and one line holding every piece of `expected`.
+fn refused(args: &[&str], expected: &[&str]) {
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for piece in expected {
+        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
+    }
+}
+
+#[test]
+fn fitted_pattern_weights_play_in_matches_and_specs() {
+    let dir = common::scratch("patterns", "fit");
+    let log = play(&dir, "games", 200);
+    let weights = dir.join("p.jpw");
+    let text = common::joute_ok(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--patterns",
+        "--phases",
+        "4",
+        "--out",
+        weights.to_str().unwrap(),
+        "--json",
+    ]);
+    let fit: Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(fit["phases"], 4, "{fit}");
+    assert!(fit["loss"].as_f64().unwrap() < fit["start_loss"].as_f64().unwrap());
+    let bytes = std::fs::read(&weights).unwrap();
+    assert!(bytes.starts_with(b"JOUTEPAT"));
+
+    // The CSV form of the same fit is another file the engines read.
+    let csv = dir.join("p.csv");
+    common::joute_ok(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--patterns",
+        "--phases",
+        "4",
+        "--csv",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        std::fs::read_to_string(&csv)
+            .unwrap()
+            .starts_with("# joute pattern weights")
+    );
+
+    // A match with either file is the same match: the same games.
+    let games = |file: &Path, name: &str| -> Vec<Value> {
+        let out = dir.join(name);
+        common::joute_ok(&[
+            "match",
+            "othello",
+            &format!("alphabeta:2:{}", file.display()),
+            "alphabeta:2",
+            "--games",
+            "6",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        std::fs::read_to_string(out.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                for k in ["seconds", "spec", "first", "second"] {
+                    v.as_object_mut().unwrap().remove(k);
+                }
+                v
+            })
+            .collect()
+    };
+    let binary = games(&weights, "m1");
+    assert_eq!(binary, games(&csv, "m2"));
+    // The patterns decide the moves: the default linear evaluation plays other games.
+    let linear = {
+        let out = dir.join("m3");
+        common::joute_ok(&[
+            "match",
+            "othello",
+            "alphabeta:2",
+            "alphabeta:2",
+            "--games",
+            "6",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        std::fs::read_to_string(out.join("games.jsonl")).unwrap()
+    };
+    assert!(
+        binary
+            .iter()
+            .any(|g| !linear.contains(&g["moves"].to_string())),
+        "the pattern engine played the linear engine's games"
+    );
+
+    // In a spec: run.json records the file by path and digest, and a changed file blocks a
+    // resume.
+    let spec = dir.join("spec.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"name = "p"
+game = "othello"
+seed = 3
+[openings]
+plies = 6
+count = 3
+[[engine]]
+name = "patterns"
+algorithm = "alphabeta"
+depth = 2
+weights = "{}"
+[[engine]]
+name = "linear"
+algorithm = "alphabeta"
+depth = 2
+"#,
+            weights.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("run");
+    common::joute_ok(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let recorded = &run["spec"]["engines"][0]["patterns"];
+    assert_eq!(recorded["phases"], 4, "{run}");
+    assert_eq!(recorded["digest"].as_str().unwrap().len(), 16);
+    common::joute_ok(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--patterns",
+        "--phases",
+        "2",
+        "--out",
+        weights.to_str().unwrap(),
+    ]);
+    refused(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--resume",
+        ],
+        &["another spec", "engine 'patterns' changed"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_pattern_files_are_refused() {
+    let dir = common::scratch("patterns", "bad");
+    // The right header, the wrong number of weights.
+    let mut bytes = b"JOUTEPAT".to_vec();
+    for v in [1u32, 2, 167_266] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes.extend_from_slice(&[0u8; 400]);
+    let short = dir.join("short.jpw");
+    std::fs::write(&short, &bytes).unwrap();
+    refused(
+        &[
+            "match",
+            "othello",
+            &format!("pvs:2:{}", short.display()),
+            "random",
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ],
+        &["short.jpw", "2 phases"],
+    );
+    // A pattern file for another game.
+    let log = play(&dir, "games", 20);
+    let good = dir.join("good.jpw");
+    common::joute_ok(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--patterns",
+        "--out",
+        good.to_str().unwrap(),
+    ]);
+    refused(
+        &[
+            "match",
+            "connect4",
+            &format!("pvs:2:{}", good.display()),
+            "random",
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ],
+        &["good.jpw", "Othello"],
+    );
+    // --patterns for another game's log.
+    let c4 = dir.join("c4");
+    common::joute_ok(&[
+        "match",
+        "connect4",
+        "alphabeta:2",
+        "random",
+        "--games",
+        "4",
+        "--out",
+        c4.to_str().unwrap(),
+        "--quiet",
+    ]);
+    refused(
+        &[
+            "fit",
+            c4.join("games.jsonl").to_str().unwrap(),
+            "--patterns",
+        ],
+        &["--patterns", "othello"],
+    );
+    refused(
+        &["fit", log.to_str().unwrap(), "--patterns", "--phases", "61"],
+        &["--phases", "1..=60"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

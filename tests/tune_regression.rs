@@ -1,0 +1,318 @@
+//! `joute tune` with `method = "regression"`: self-play rounds and fits end to end, resume after
+//! SIGKILL to the same weights, and bad specs.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// An Othello regression spec (alphabeta depth 2 from the defaults); `regression` is the body
+/// of its `[regression]` table.
+fn spec_text(regression: &str) -> String {
+    format!(
+        r#"name = "r"
+game = "othello"
+seed = 11
+method = "regression"
+
+[engine]
+algorithm = "alphabeta"
+depth = 2
+weights = "{}/weights/othello.toml"
+
+[openings]
+plies = 8
+
+[regression]
+{regression}
+
+[confirm]
+games = 200
+aa_games = 40
+"#,
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The history without its wall-clock times.
+fn history(out: &Path) -> Vec<Value> {
+    jsonl(&out.join("history.jsonl"))
+        .into_iter()
+        .map(|mut v| {
+            let o = v.as_object_mut().unwrap();
+            o.remove("seconds");
+            o["fit"].as_object_mut().unwrap().remove("seconds");
+            v
+        })
+        .collect()
+}
+
+/// The self-play games of a round without their wall-clock times.
+fn selfplay(out: &Path, round: u32) -> Vec<Value> {
+    jsonl(&out.join(format!("selfplay/round-{round}.jsonl")))
+        .into_iter()
+        .map(|mut v| {
+            v.as_object_mut().unwrap().remove("seconds");
+            v
+        })
+        .collect()
+}
+
+fn weights_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
+    let dir = common::scratch("tune_regression", "rounds");
+    let spec = write(&dir, "spec.toml", &spec_text("games = 300\nrounds = 2"));
+    let out = dir.join("out");
+    let stdout = common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("confirmed") || stdout.contains("NOT confirmed"),
+        "{stdout}"
+    );
+
+    let lines = history(&out);
+    assert_eq!(lines.len(), 2, "one history line per round");
+    for (r, line) in lines.iter().enumerate() {
+        assert_eq!(line["method"], "regression");
+        assert_eq!(line["k"], r as u64 + 1);
+        assert_eq!(line["games"], 300);
+        let fit = &line["fit"];
+        // Each round fits the games of every round so far.
+        assert_eq!(fit["games"], 300 * (r as u64 + 1));
+        assert!(fit["positions"].as_u64().unwrap() > 300 * 20, "{fit}");
+        // The fit starts from the round's weights: it can only lower the loss it minimises
+        // (less the ridge, which is tiny at the default λ).
+        assert!(
+            fit["loss"].as_f64().unwrap() <= fit["start_loss"].as_f64().unwrap() + 1e-9,
+            "{fit}"
+        );
+        assert!(fit["k"].as_f64().unwrap() > 0.0);
+        let w: u64 = ["wins", "draws", "losses"]
+            .iter()
+            .map(|k| line[*k].as_u64().unwrap())
+            .sum();
+        assert_eq!(w, 300);
+    }
+    // Round 2 played with round 1's weights, and started from them.
+    assert_eq!(lines[1]["opponent"], lines[0]["theta"]);
+
+    // Every self-play game from an opening of its own, none of them a held-out one.
+    let mut openings = HashSet::new();
+    for round in [1, 2] {
+        let games = selfplay(&out, round);
+        assert_eq!(games.len(), 300);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g["id"], i as u64);
+            assert_eq!(g["first"], "selfplay");
+            assert!(openings.insert(g["opening"].to_string()), "{g}");
+        }
+    }
+    for held in ["confirm", "aa"] {
+        for g in jsonl(&out.join(held).join("games.jsonl")) {
+            assert!(!openings.contains(&g["opening"].to_string()), "{g}");
+        }
+    }
+
+    // The tuned weights are the last round's fit, and an engine can play them.
+    let tuned = out.join("tuned-weights.toml");
+    let text = std::fs::read_to_string(&tuned).unwrap();
+    let theta = lines[1]["theta"].as_array().unwrap();
+    let mobility = theta[1].as_f64().unwrap();
+    let written: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("mobility = "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (written - mobility).abs() <= 1e-9 * mobility.abs().max(1.0),
+        "{text}"
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["method"], "regression", "{summary}");
+    assert_eq!(
+        summary["confirmation"]["games"], 200,
+        "the confirmation was played: {summary}"
+    );
+    common::joute_ok(&[
+        "match",
+        "othello",
+        &format!("alphabeta:1:{}", tuned.display()),
+        "random",
+        "--games",
+        "4",
+        "--out",
+        dir.join("m").to_str().unwrap(),
+        "--quiet",
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_killed_regression_run_resumes_to_the_same_weights() {
+    let dir = common::scratch("tune_regression", "resume");
+    // Depth 3 and 2,000 games a round: slow enough to be killed during self-play.
+    let text = spec_text("games = 2000\nrounds = 2").replace("depth = 2", "depth = 3");
+    let spec = write(&dir, "spec.toml", &text);
+    let spec = spec.to_str().unwrap();
+    let whole = dir.join("whole");
+    common::joute_ok(&["tune", spec, "--out", whole.to_str().unwrap(), "--quiet"]);
+
+    let killed = dir.join("killed");
+    let bin = assert_cmd::cargo::cargo_bin("joute");
+    let lines =
+        |p: &Path| std::fs::read(p).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let mut kills = Vec::new();
+    // Kill in round 1's self-play, then in round 2's.
+    for (log, target) in [("round-1.jsonl", 700), ("round-2.jsonl", 300)] {
+        let log = killed.join("selfplay").join(log);
+        let mut args = vec!["tune", spec, "--out", killed.to_str().unwrap(), "--quiet"];
+        if killed.join("checkpoint.json").exists() {
+            args.push("--resume");
+        }
+        let mut child = std::process::Command::new(&bin)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        while child.try_wait().unwrap().is_none() && lines(&log) < target {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL on Unix
+            kills.push(lines(&log));
+        }
+        child.wait().unwrap();
+    }
+    eprintln!("killed with {kills:?} self-play games logged");
+    assert_eq!(kills.len(), 2, "the run finished before it could be killed");
+    common::joute_ok(&[
+        "tune",
+        spec,
+        "--out",
+        killed.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+    ]);
+    assert_eq!(
+        weights_lines(&killed.join("tuned-weights.toml")),
+        weights_lines(&whole.join("tuned-weights.toml"))
+    );
+    assert_eq!(history(&killed), history(&whole));
+    for round in [1, 2] {
+        assert_eq!(selfplay(&killed, round), selfplay(&whole, round));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `joute tune` on `text` and expects one clear line naming `expected`, exit 2.
+fn refused(dir: &Path, text: &str, expected: &[&str]) {
+    let path = write(dir, "bad.toml", text);
+    let out = Command::cargo_bin("joute")
+        .unwrap()
+        .args(["tune", path.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    for piece in expected {
+        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
+    }
+    assert!(
+        !dir.join("out").exists(),
+        "nothing is written for a bad spec"
+    );
+}
+
+#[test]
+fn bad_regression_specs_get_a_clear_error() {
+    let dir = common::scratch("tune_regression", "bad");
+    let good = spec_text("games = 300");
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            good.replace("[regression]\ngames = 300\n", ""),
+            vec!["bad.toml:4:10", "regression", "needs a [regression] table"],
+        ),
+        (
+            good.replace("games = 300", "games = 0"),
+            vec!["bad.toml:15:9", "regression.games", "allowed: 1..="],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nlambda = -1"),
+            vec!["bad.toml:16:10", "regression.lambda", "lambda is -1"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nrounds = 0"),
+            vec!["regression.rounds", "allowed: 1..=100"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nphases = 3"),
+            vec!["bad.toml:16", "phases"],
+        ),
+        (
+            format!("{good}\n[[param]]\nname = \"mobility\"\nmin = 0\nmax = 10\nstep = 1\n"),
+            vec!["param", "fits every feature"],
+        ),
+        (
+            format!("{good}\n[budget]\niterations = 5\n"),
+            vec!["budget.iterations", "regression plays no candidates"],
+        ),
+        (
+            format!("{good}\n[sprt]\nelo0 = 0\nelo1 = 5\n"),
+            vec!["sprt", "belongs to another method"],
+        ),
+        (
+            format!("{good}\n[budget]\ngames = 3000\n")
+                .replace("method = \"regression\"", "method = \"hill-climb\""),
+            vec![
+                "bad.toml:14:1",
+                "[regression] belongs to method = \"regression\"",
+            ],
+        ),
+        (
+            good.replace("method = \"regression\"", "method = \"texel\""),
+            vec!["bad.toml:4:10", "unknown method 'texel'", "regression"],
+        ),
+    ];
+    for (text, expected) in cases {
+        refused(&dir, &text, &expected);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
