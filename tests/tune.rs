@@ -269,29 +269,13 @@ fn a_killed_run_resumes_to_the_same_weights() {
 
     let killed = dir.join("killed");
     let log = killed.join("history.jsonl");
-    let bin = assert_cmd::cargo::cargo_bin("joute");
-    let lines =
-        |p: &Path| std::fs::read(p).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
     let mut kills = Vec::new();
     for target in [2usize, 5, 9] {
         let mut args = vec!["tune", spec, "--out", killed.to_str().unwrap(), "--quiet"];
         if killed.join("checkpoint.json").exists() {
             args.push("--resume");
         }
-        let mut child = std::process::Command::new(&bin)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        while child.try_wait().unwrap().is_none() && lines(&log) < target {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap(); // SIGKILL on Unix
-            kills.push(lines(&log));
-        }
-        child.wait().unwrap();
+        kills.extend(common::kill_at_lines(&args, &log, target));
     }
     eprintln!("killed with {kills:?} candidates in the history");
     assert!(

@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
@@ -305,29 +304,13 @@ fn a_killed_outside_run_leaves_no_program_and_resumes_to_the_same_history() {
 
     let killed = dir.join("killed");
     let log = killed.join("history.jsonl");
-    let bin = assert_cmd::cargo::cargo_bin("joute");
-    let lines =
-        |p: &Path| std::fs::read(p).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
     let mut kills = Vec::new();
     for target in [3usize, 15] {
         let mut args = vec!["tune", spec, "--out", killed.to_str().unwrap(), "--quiet"];
         if killed.join("checkpoint.json").exists() {
             args.push("--resume");
         }
-        let mut child = std::process::Command::new(&bin)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        while child.try_wait().unwrap().is_none() && lines(&log) < target {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap(); // SIGKILL: no exit path of joute's runs
-            kills.push(lines(&log));
-        }
-        child.wait().unwrap();
+        kills.extend(common::kill_at_lines(&args, &log, target));
         // The programs die with joute (their parent-death signal), at once.
         let since = Instant::now();
         while !running_with(&marker).is_empty() && since.elapsed() < Duration::from_secs(5) {

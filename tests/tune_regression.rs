@@ -5,8 +5,6 @@ mod common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -182,6 +180,46 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
 }
 
 #[test]
+fn a_tapered_fit_is_written_and_confirmed() {
+    let dir = common::scratch("tune_regression", "taper");
+    let spec = write(&dir, "spec.toml", &spec_text("games = 300\ntaper = true"));
+    let out = dir.join("out");
+    common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let text = std::fs::read_to_string(out.join("tuned-weights.toml")).unwrap();
+    let table = |name: &str| -> Vec<String> {
+        text.split(&format!("[{name}]\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no [{name}] in {text}"))
+            .lines()
+            .take_while(|l| !l.starts_with('['))
+            .filter(|l| l.contains('='))
+            .map(str::to_string)
+            .collect()
+    };
+    // Two vectors, and the fit made them differ (mobility matters more late in the game).
+    assert_eq!(table("weights").len(), table("endgame").len());
+    assert_ne!(table("weights"), table("endgame"));
+    // The confirmation played the tapered weights: its run records the endgame vector.
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("confirm/run.json")).unwrap())
+            .unwrap();
+    let tuned = &run["spec"]["engines"][0];
+    assert_eq!(tuned["name"], "tuned");
+    assert_eq!(
+        tuned["endgame"].as_array().map(Vec::len),
+        tuned["weights"].as_array().map(Vec::len),
+        "{tuned}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_killed_regression_run_resumes_to_the_same_weights() {
     let dir = common::scratch("tune_regression", "resume");
     // Depth 3 and 2,000 games a round: slow enough to be killed during self-play.
@@ -192,9 +230,6 @@ fn a_killed_regression_run_resumes_to_the_same_weights() {
     common::joute_ok(&["tune", spec, "--out", whole.to_str().unwrap(), "--quiet"]);
 
     let killed = dir.join("killed");
-    let bin = assert_cmd::cargo::cargo_bin("joute");
-    let lines =
-        |p: &Path| std::fs::read(p).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
     let mut kills = Vec::new();
     // Kill in round 1's self-play, then in round 2's.
     for (log, target) in [("round-1.jsonl", 700), ("round-2.jsonl", 300)] {
@@ -203,20 +238,7 @@ fn a_killed_regression_run_resumes_to_the_same_weights() {
         if killed.join("checkpoint.json").exists() {
             args.push("--resume");
         }
-        let mut child = std::process::Command::new(&bin)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        while child.try_wait().unwrap().is_none() && lines(&log) < target {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap(); // SIGKILL on Unix
-            kills.push(lines(&log));
-        }
-        child.wait().unwrap();
+        kills.extend(common::kill_at_lines(&args, &log, target));
     }
     eprintln!("killed with {kills:?} self-play games logged");
     assert_eq!(kills.len(), 2, "the run finished before it could be killed");

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::regression::{CollectOptions, Collector};
+use super::regression::{CollectOptions, Collector, sigmoid, softplus};
 use crate::arena::log::scan_log;
 use crate::eval::pattern::{
     FEATURES_PER_POSITION, MAX_PHASES, PatternWeights, WEIGHTS_PER_PHASE, feature_indices, phase_of,
@@ -157,27 +157,6 @@ impl PatternFit {
             self.start_loss,
             self.loss
         )
-    }
-}
-
-/// `log(1 + e^z)` without overflow.
-#[inline]
-fn softplus(z: f64) -> f64 {
-    if z > 0.0 {
-        z + (-z).exp().ln_1p()
-    } else {
-        z.exp().ln_1p()
-    }
-}
-
-/// σ(z).
-#[inline]
-fn sigmoid(z: f64) -> f64 {
-    if z >= 0.0 {
-        1.0 / (1.0 + (-z).exp())
-    } else {
-        let e = z.exp();
-        e / (1.0 + e)
     }
 }
 

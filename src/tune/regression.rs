@@ -614,7 +614,7 @@ impl Fit {
 
 /// `log(1 + e^z)` without overflow.
 #[inline]
-fn softplus(z: f64) -> f64 {
+pub(super) fn softplus(z: f64) -> f64 {
     if z > 0.0 {
         z + (-z).exp().ln_1p()
     } else {
@@ -624,7 +624,7 @@ fn softplus(z: f64) -> f64 {
 
 /// σ(z).
 #[inline]
-fn sigmoid(z: f64) -> f64 {
+pub(super) fn sigmoid(z: f64) -> f64 {
     if z >= 0.0 {
         1.0 / (1.0 + (-z).exp())
     } else {

@@ -52,6 +52,9 @@ pub struct RegressionState {
     pub theta: Vec<f64>,
     /// Self-play games of the round under way, logged and counted.
     pub round_games: u64,
+    /// The endgame vector of tapered weights (`[regression] taper`), after the first fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endgame: Option<Vec<f64>>,
 }
 
 impl RegressionState {
@@ -61,6 +64,7 @@ impl RegressionState {
             k: 0,
             theta: start,
             round_games: 0,
+            endgame: None,
         }
     }
 }
@@ -129,7 +133,7 @@ pub fn tune_by_regression<G: Features>(
         let weights = Weights {
             game: spec.game.clone(),
             values: state.theta.clone(),
-            endgame: None,
+            endgame: state.endgame.clone(),
             origin: format!("round {}", round + 1),
         };
         // Self-play: the log holds exactly the checkpoint's games of the round.
@@ -203,16 +207,17 @@ pub fn tune_by_regression<G: Features>(
         let options = FitOptions {
             lambda: config.lambda,
             phases: Phases::single(),
+            taper: config.taper,
             ..FitOptions::default()
         };
         let fitted = pool
             .install(|| fit(&start, &data, &weights, &options))
             .map_err(TuneError::Games)?;
-        let theta: Vec<f64> = fitted.weights[0]
-            .values
-            .iter()
-            .map(|w| w.clamp(-MAX_WEIGHT, MAX_WEIGHT))
-            .collect();
+        let clamp = |v: &[f64]| -> Vec<f64> {
+            v.iter().map(|w| w.clamp(-MAX_WEIGHT, MAX_WEIGHT)).collect()
+        };
+        let theta = clamp(&fitted.weights[0].values);
+        let endgame = fitted.weights[0].endgame.as_deref().map(clamp);
         let (mut wins, mut draws, mut losses) = (0, 0, 0);
         scan_log(&round_log(dir, round), |line: GameLine| {
             if line.score == 1.0 {
@@ -229,6 +234,7 @@ pub fn tune_by_regression<G: Features>(
             unreachable!("checked above")
         };
         let previous = std::mem::replace(&mut state.theta, theta.clone());
+        state.endgame = endgame;
         state.k += 1;
         state.round_games = 0;
         ck.candidates += 1;

@@ -103,6 +103,15 @@ impl MethodState {
         }
     }
 
+    /// The endgame vector of tapered weights, when the method fitted one (regression with
+    /// `taper`).
+    pub fn endgame(&self) -> Option<&[f64]> {
+        match self {
+            MethodState::Regression(r) => r.endgame.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Candidates so far.
     pub fn k(&self) -> u64 {
         match self {

@@ -270,8 +270,15 @@ impl TuneSession {
             return Ok(None);
         }
         let spec = &self.ck.spec;
-        let tournament =
-            match_tournament(spec, kind, self.ck.state.theta(), openings, aa_tie_break);
+        let state = &self.ck.state;
+        let tournament = match_tournament(
+            spec,
+            kind,
+            state.theta(),
+            state.endgame(),
+            openings,
+            aa_tie_break,
+        );
         let dir = self.out.join(kind.folder());
         // Said as a tournament run says them.
         let failed = |e: SessionError| match e {
@@ -361,9 +368,10 @@ impl TuneSession {
         } else {
             TUNED_WEIGHTS
         });
-        write_tuned(spec, &theta, &tuned, &header, &in_folder)?;
+        let endgame = ck.state.endgame();
+        write_tuned(spec, &theta, (&tuned, endgame), &header, &in_folder)?;
         if let Some(path) = &self.copy {
-            write_tuned(spec, &theta, &tuned, &header, path)?;
+            write_tuned(spec, &theta, (&tuned, endgame), &header, path)?;
         }
         let weights_file = self
             .copy
@@ -435,12 +443,14 @@ impl TuneSession {
     }
 }
 
-/// The tournament spec of `kind`'s match on `openings` (`theta`: the tuned parameters); the
-/// A/A copies break ties at random when `aa_tie_break`.
+/// The tournament spec of `kind`'s match on `openings` (`theta`: the tuned parameters,
+/// `endgame`: the endgame vector of tapered tuned weights); the A/A copies break ties at random
+/// when `aa_tie_break`.
 pub(super) fn match_tournament(
     spec: &ResolvedTuneSpec,
     kind: MatchKind,
     theta: &[f64],
+    endgame: Option<&[f64]>,
     openings: Vec<String>,
     aa_tie_break: bool,
 ) -> TournamentSpec {
@@ -463,42 +473,50 @@ pub(super) fn match_tournament(
     let (seed, engines, tie_break) = match kind {
         MatchKind::Confirm => (
             derive_seed(spec.seed, STREAM_CONFIRM, 0),
-            [("tuned", &tuned), ("start", &start)],
+            [("tuned", &tuned, endgame), ("start", &start, None)],
             spec.engine.tie_break,
         ),
         MatchKind::Aa => (
             derive_seed(spec.seed, STREAM_AA, 0),
-            [("start-a", &start), ("start-b", &start)],
+            [("start-a", &start, None), ("start-b", &start, None)],
             aa_tie_break || spec.engine.tie_break,
         ),
     };
     match_spec(spec, kind.folder(), seed, engines, tie_break, openings)
 }
 
-/// The tournament spec of a match: `engines` (name, full weight vector) on `openings`, the
-/// second engine anchored at 0, both with `tie_break` as given.
+/// An engine of a match: its name, every feature's weight, and the endgame vector of tapered
+/// weights.
+type MatchEngine<'a> = (&'a str, &'a Vec<f64>, Option<&'a [f64]>);
+
+/// The tournament spec of a match: `engines` (name, full weight vector, endgame vector of
+/// tapered weights) on `openings`, the second engine anchored at 0, both with `tie_break` as
+/// given.
 fn match_spec(
     spec: &ResolvedTuneSpec,
     folder: &str,
     seed: u64,
-    engines: [(&str, &Vec<f64>); 2],
+    engines: [MatchEngine<'_>; 2],
     tie_break: bool,
     openings: Vec<String>,
 ) -> TournamentSpec {
-    let engine = |name: &str, weights: &[f64]| ResolvedEngine {
+    let named = |weights: &[f64]| -> Vec<(String, f64)> {
+        spec.engine
+            .weights
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(weights.iter().copied())
+            .collect()
+    };
+    let engine = |name: &str, weights: &[f64], endgame: Option<&[f64]>| ResolvedEngine {
         name: name.to_string(),
         weights_origin: if name == "tuned" {
             TUNED_WEIGHTS.to_string()
         } else {
             spec.engine.weights_origin.clone()
         },
-        weights: spec
-            .engine
-            .weights
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(weights.iter().copied())
-            .collect(),
+        weights: named(weights),
+        endgame: endgame.map(named),
         tie_break,
         ..spec.engine.clone()
     };
@@ -521,8 +539,8 @@ fn match_spec(
         opening_moves: openings,
         rounds: 1,
         engines: vec![
-            engine(engines[0].0, engines[0].1),
-            engine(engines[1].0, engines[1].1),
+            engine(engines[0].0, engines[0].1, engines[0].2),
+            engine(engines[1].0, engines[1].1, engines[1].2),
         ],
         anchor: Some(Anchor {
             engine: engines[1].0.to_string(),
@@ -615,12 +633,12 @@ fn check_weights_copy(path: &Path, force: bool) -> Result<(), TuneError> {
 fn write_tuned(
     spec: &ResolvedTuneSpec,
     theta: &[f64],
-    tuned: &[f64],
+    (tuned, endgame): (&[f64], Option<&[f64]>),
     header: &str,
     path: &Path,
 ) -> Result<(), TuneError> {
     if !spec.is_outside() {
-        return write_weights(spec, tuned, header, path);
+        return write_weights(spec, (tuned, endgame), header, path);
     }
     let text = super::outside::options_file(spec, theta, header);
     write_atomically(path, text.as_bytes()).map_err(|e| {
@@ -634,12 +652,13 @@ fn write_tuned(
 /// Writes a tuned weights file (temporary file, then rename).
 fn write_weights(
     spec: &ResolvedTuneSpec,
-    values: &[f64],
+    (values, endgame): (&[f64], Option<&[f64]>),
     header: &str,
     path: &Path,
 ) -> Result<(), TuneError> {
     struct Text<'a> {
         values: &'a [f64],
+        endgame: Option<&'a [f64]>,
         header: &'a str,
     }
     impl FeaturesVisitor for Text<'_> {
@@ -648,13 +667,20 @@ fn write_weights(
             Weights {
                 game: start.name(),
                 values: self.values.to_vec(),
-                endgame: None,
+                endgame: self.endgame.map(<[f64]>::to_vec),
                 origin: "tuned".into(),
             }
             .to_toml(&start, self.header)
         }
     }
-    let text = crate::eval::dispatch(&spec.game_kind(), Text { values, header });
+    let text = crate::eval::dispatch(
+        &spec.game_kind(),
+        Text {
+            values,
+            endgame,
+            header,
+        },
+    );
     write_atomically(path, text.as_bytes()).map_err(|e| {
         TuneError::Failed(format!(
             "cannot write the tuned weights to {}: {e}",

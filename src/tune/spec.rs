@@ -154,6 +154,7 @@ struct RawRegression {
     skip_plies: Option<Spanned<i64>>,
     max_per_game: Option<Spanned<i64>>,
     lambda: Option<Spanned<f64>>,
+    taper: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -217,6 +218,9 @@ pub struct RegressionConfig {
     pub max_per_game: Option<usize>,
     /// The ridge strength λ.
     pub lambda: f64,
+    /// Fit tapered weights (an opening and an endgame vector).
+    #[serde(default)]
+    pub taper: bool,
 }
 
 /// The confirmation match.
@@ -472,6 +476,7 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         skip_plies,
         max_per_game,
         lambda,
+        taper: r.taper.as_ref().is_some_and(|t| *t.get_ref()),
     })
 }
 
@@ -934,6 +939,16 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 "engine.weights",
                 self.loc,
             )?;
+            if w.endgame.is_some() {
+                return Err(self.loc.on(
+                    self.raw.engine.get_ref().weights_value().expect("a file"),
+                    "engine.weights",
+                    format!(
+                        "{} is tapered ([endgame]); tuning starts from one weight vector (method = \"regression\" with [regression] taper = true fits a taper)",
+                        w.origin
+                    ),
+                ));
+            }
             self.engine.weights_origin = w.origin.clone();
             self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
             for (i, e) in self.raw.pool.iter().enumerate() {

@@ -74,3 +74,30 @@ pub fn run_spec(dir: &Path, text: &str) -> PathBuf {
     ]);
     out
 }
+
+/// Lines in the file at `path` (0 when it cannot be read).
+#[allow(dead_code)]
+pub fn lines_in(path: &Path) -> usize {
+    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+/// Runs `joute ARGS` and SIGKILLs it as soon as `log` holds `target` lines; returns the lines
+/// the log held then, or `None` when the run ended before (it is waited for either way).
+#[allow(dead_code)]
+pub fn kill_at_lines(args: &[&str], log: &Path, target: usize) -> Option<usize> {
+    let mut child = std::process::Command::new(bin())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() && lines_in(log) < target {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let killed = child.try_wait().unwrap().is_none().then(|| {
+        child.kill().unwrap(); // SIGKILL on Unix: no exit path of joute's runs
+        lines_in(log)
+    });
+    child.wait().unwrap();
+    killed
+}

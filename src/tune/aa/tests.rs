@@ -282,7 +282,7 @@ fn the_aa_check_passes_the_real_pipeline_and_fails_one_that_always_gives_a_the_f
 
     // The same games played one by one, as the schedule seats them: move for move the log's.
     let theta = session.ck.state.theta();
-    let tournament = match_tournament(&spec, MatchKind::Aa, theta, openings, true);
+    let tournament = match_tournament(&spec, MatchKind::Aa, theta, None, openings, true);
     let mut replayed = play_every_game(&tournament, false);
     let mut logged = logged;
     logged.sort_by_key(|g| g.id);
@@ -329,7 +329,7 @@ fn an_aa_match_without_random_choices_is_not_meaningful_unless_it_fails() {
     // Seated wrongly, the same deterministic copies fail: the copy moving first in both games
     // of a pair plays one game twice and scores it twice.
     let theta = session.ck.state.theta();
-    let tournament = match_tournament(&spec, MatchKind::Aa, theta, openings, false);
+    let tournament = match_tournament(&spec, MatchKind::Aa, theta, None, openings, false);
     let broken = tally_of(&play_every_game(&tournament, true));
     let check = judge(&broken, None);
     eprintln!(
@@ -352,7 +352,7 @@ fn the_aa_check_fails_about_1_honest_run_in_20_and_every_broken_one() {
     for seed in 0..seeds {
         let (spec, openings) = spec_and_openings(seed, 200);
         let theta: Vec<f64> = spec.params.iter().map(|p| p.value).collect();
-        let tournament = match_tournament(&spec, MatchKind::Aa, &theta, openings, true);
+        let tournament = match_tournament(&spec, MatchKind::Aa, &theta, None, openings, true);
         let real = tally_of(&play_every_game(&tournament, false));
         let check = judge(&real, None);
         assert_ne!(check.verdict, AaVerdict::NotMeaningful, "{}", check.reason);
