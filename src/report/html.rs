@@ -99,6 +99,8 @@ struct RatingView {
     elo: String,
     v_elo: f64,
     error: String,
+    /// Why there is no estimate, no interval, or only a bound.
+    reason: String,
     games: u64,
     points: String,
     score: String,
@@ -473,13 +475,10 @@ pub fn render(
         .map(|r| RatingView {
             rank: r.rank,
             name: r.name.clone(),
-            elo: format!("{}{}", r.bound, fixed(r.elo, 1)),
-            v_elo: r.elo,
-            error: if r.bound.is_empty() {
-                fixed(r.error, 1)
-            } else {
-                "-".into()
-            },
+            elo: r.elo_text(),
+            v_elo: r.elo.unwrap_or(f64::NEG_INFINITY).max(-1e9),
+            error: r.error_text(),
+            reason: r.reason.clone().unwrap_or_default(),
             games: r.games,
             points: format!("{}", r.points),
             score: format!("{:.1}%", r.score),
@@ -553,16 +552,23 @@ pub fn render(
                             class: "self",
                         }
                     } else {
-                        let l = ratings.los(i, j);
-                        Cell {
-                            text: percent(l),
-                            v: l,
-                            class: if l >= 0.95 {
-                                "good"
-                            } else if l <= 0.05 {
-                                "bad"
-                            } else {
-                                ""
+                        match ratings.los(i, j) {
+                            Some(l) => Cell {
+                                text: percent(l),
+                                v: l,
+                                class: if l >= 0.95 {
+                                    "good"
+                                } else if l <= 0.05 {
+                                    "bad"
+                                } else {
+                                    ""
+                                },
+                            },
+                            // A bound or no estimate: no likelihood of superiority.
+                            None => Cell {
+                                text: "-".into(),
+                                v: -1.0,
+                                class: "none",
                             },
                         }
                     }
