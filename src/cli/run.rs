@@ -660,7 +660,7 @@ impl Observer for Progress {
         if self.last_leader.elapsed() >= Duration::from_millis(500) || self.done == self.total {
             self.last_leader = Instant::now();
             let ratings = summary.ratings();
-            self.leader = leader(&ratings);
+            self.leader = table::leader(&ratings);
             if let Some(test) = &summary.sprt {
                 if !self.leader.is_empty() {
                     self.leader.push_str(", ");
@@ -698,23 +698,6 @@ impl Observer for Progress {
             }
         }
     }
-}
-
-/// `leader NAME +123`, or `leader NAME >+640` when the best rating is a bound (an engine that
-/// won every game has no estimate, only the bound the table prints); empty before any rating.
-fn leader(ratings: &joute::stats::ratings::Ratings) -> String {
-    ratings
-        .ratings
-        .iter()
-        .filter_map(|r| Some((r, r.elo?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or(String::new(), |(best, elo)| {
-            format!(
-                "leader {} {}{elo:+.0}",
-                best.name,
-                best.bound.map_or("", |b| b.mark())
-            )
-        })
 }
 
 /// The progress of a match inside another command (tuning's confirmation and A/A): a

@@ -127,7 +127,8 @@ pub fn write_crosstable(
 }
 
 /// `pairs.csv`: one row per engine pair that met, from A's point of view: games, W/D/L,
-/// points, score, Elo ± and LOS from the opening pairs, and the pentanomial counts.
+/// points, score, Elo ± and LOS from the opening pairs, and the pentanomial counts (error,
+/// nElo and LOS empty for a bound, `>`/`<` before the Elo, or when every pair scored the same).
 pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
     let names = summary.spec.engine_names();
     let rows: Vec<Vec<String>> = summary
@@ -146,13 +147,9 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
                 f(p.wdl.points(), 1),
                 f(100.0 * e.score, 2),
                 format!("{}{}", e.bound, f(e.elo, 2)),
-                if e.bound.is_empty() {
-                    f(e.error, 2)
-                } else {
-                    String::new()
-                },
-                f(e.nelo, 2),
-                f(e.los, 4),
+                e.error.map_or(String::new(), |x| f(x, 2)),
+                e.nelo.map_or(String::new(), |x| f(x, 2)),
+                e.los.map_or(String::new(), |x| f(x, 4)),
                 p.pentanomial.pairs().to_string(),
             ];
             row.extend(p.pentanomial.0.iter().map(|c| c.to_string()));

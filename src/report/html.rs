@@ -582,10 +582,10 @@ pub fn render(
         .filter(|p| p.wdl.games() > 0)
         .map(|p| {
             let e = finite_estimate(p);
-            let elo = if e.bound.is_empty() {
-                format!("{} ± {}", fixed(e.elo, 1), fixed(e.error, 1))
-            } else {
-                format!("{} {}", e.bound, fixed(e.elo, 1))
+            let elo = match (e.bound, e.error) {
+                ("", Some(error)) => format!("{} ± {}", fixed(e.elo, 1), fixed(error, 1)),
+                ("", None) => format!("{} ± n/a", fixed(e.elo, 1)),
+                (mark, _) => format!("{mark} {} (one-sided 95%)", fixed(e.elo, 1)),
             };
             PairView {
                 a: names[p.a].clone(),
@@ -599,8 +599,8 @@ pub fn render(
                 v_score: e.score,
                 elo,
                 v_elo: e.elo,
-                los: percent(e.los),
-                v_los: e.los,
+                los: e.los.map_or_else(|| "n/a".into(), percent),
+                v_los: e.los.unwrap_or(-1.0),
             }
         })
         .collect();

@@ -103,6 +103,24 @@ pub fn rows_of(ratings: &Ratings, draws: &[u64]) -> Vec<RatingRow> {
         .collect()
 }
 
+/// The progress line's leader: `leader NAME +123`, or `leader NAME >+640` when the best rating
+/// is a bound (an engine that won every game has no estimate, only the bound the table prints);
+/// empty before any engine is rated.
+pub fn leader(ratings: &Ratings) -> String {
+    ratings
+        .ratings
+        .iter()
+        .filter_map(|r| Some((r, r.elo?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(String::new(), |(best, elo)| {
+            format!(
+                "leader {} {}{elo:+.0}",
+                best.name,
+                best.bound.map_or("", Bound::mark)
+            )
+        })
+}
+
 /// `x` with `digits` decimals, never `-0.00`: a value that rounds to zero reads as zero
 /// whatever its sign (terminal, CSV and HTML all format through this).
 pub fn fixed(x: f64, digits: usize) -> String {
@@ -327,7 +345,7 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         return None;
     }
     let names = summary.spec.engine_names();
-    let e = p.estimate();
+    let e = finite_estimate(p);
     let pairs = p.pentanomial.pairs();
     let nelo_error = if pairs > 0 {
         Z95 / (2.0 * pairs as f64).sqrt() * 800.0 / LN_10
@@ -344,23 +362,31 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         "Results of {} vs {} ({}, {} games, seed {}):",
         names[p.a], names[p.b], summary.spec.game, games, summary.spec.seed
     );
-    match perfect_score_bound(p) {
-        Some((mark, bound)) => {
-            let _ = writeln!(
-                out,
-                "Elo: {mark} {} (every game {}: a one-sided 95% bound, unlike the table's > and <), nElo: -",
-                fixed(bound, 2),
-                if mark == ">" { "won" } else { "lost" }
-            );
-        }
-        None => {
+    match (e.bound, e.error, e.nelo) {
+        ("", Some(error), Some(nelo)) => {
             let _ = writeln!(
                 out,
                 "Elo: {} +/- {}, nElo: {} +/- {}",
                 fixed(e.elo, 2),
-                fixed(e.error, 2),
-                fixed(e.nelo, 2),
+                fixed(error, 2),
+                fixed(nelo, 2),
                 fixed(nelo_error, 2)
+            );
+        }
+        ("", _, _) => {
+            let _ = writeln!(
+                out,
+                "Elo: {} +/- n/a ({}), nElo: n/a",
+                fixed(e.elo, 2),
+                unmeasured_spread(p).unwrap_or("no spread to measure")
+            );
+        }
+        (mark, _, _) => {
+            let _ = writeln!(
+                out,
+                "Elo: {mark} {} (every game {}: a one-sided 95% bound, unlike the table's > and <), nElo: n/a",
+                fixed(e.elo, 2),
+                if mark == ">" { "won" } else { "lost" }
             );
         }
     }
@@ -379,8 +405,9 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
     };
     let _ = writeln!(
         out,
-        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}, GameDrawRatio: {game_draws:.2} %",
-        100.0 * e.los,
+        "LOS: {}, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}, GameDrawRatio: {game_draws:.2} %",
+        e.los
+            .map_or_else(|| "n/a".into(), |l| format!("{:.2} %", 100.0 * l)),
         if pairs > 0 {
             100.0 * (p.win_loss_pairs + p.draw_draw_pairs) as f64 / pairs as f64
         } else {
@@ -442,8 +469,10 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
 }
 
 /// A head-to-head estimate with finite numbers: for a pairing where A won (or lost) every game,
-/// the Elo is the one-sided 95% bound of [`perfect_score_bound`], marked in `bound`, with error
-/// and nElo 0.
+/// the Elo is the one-sided 95% bound of [`perfect_score_bound`], marked in `bound`; where every
+/// pair (or, before a pair is complete, every game) scored the same, the spread cannot be
+/// measured, and the interval, nElo and LOS are not available (`None`, `null` in JSON) rather
+/// than a zero-width interval.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FiniteEstimate {
     /// A's score.
@@ -451,13 +480,33 @@ pub struct FiniteEstimate {
     /// Elo (a bound when `bound` is not empty).
     pub elo: f64,
     /// Half-width of the 95% interval.
-    pub error: f64,
+    pub error: Option<f64>,
     /// Normalised Elo.
-    pub nelo: f64,
+    pub nelo: Option<f64>,
     /// Likelihood of superiority.
-    pub los: f64,
+    pub los: Option<f64>,
     /// `>`, `<` or empty.
     pub bound: &'static str,
+}
+
+/// Why a pairing's estimate has no interval: every unit (pair, or game before a pair is
+/// complete) scored the same, so their spread is unmeasured.
+pub fn unmeasured_spread(p: &super::summary::PairingStats) -> Option<&'static str> {
+    let kinds = if p.pentanomial.pairs() > 0 {
+        p.pentanomial.0.iter().filter(|&&c| c > 0).count()
+    } else {
+        [p.wdl.wins, p.wdl.draws, p.wdl.losses]
+            .iter()
+            .filter(|&&c| c > 0)
+            .count()
+    };
+    match (kinds, p.pentanomial.pairs()) {
+        (1, 1) => Some("one pair: no spread to measure"),
+        (1, 0) if p.wdl.games() == 1 => Some("one game: no spread to measure"),
+        (1, 0) => Some("every game scored the same: no spread to measure"),
+        (1, _) => Some("every pair scored the same: no spread to measure"),
+        _ => None,
+    }
 }
 
 /// [`FiniteEstimate`] of a pairing.
@@ -467,17 +516,25 @@ pub fn finite_estimate(p: &super::summary::PairingStats) -> FiniteEstimate {
         Some((mark, elo)) => FiniteEstimate {
             score: e.score,
             elo,
-            error: 0.0,
-            nelo: 0.0,
-            los: e.los,
+            error: None,
+            nelo: None,
+            los: None,
             bound: mark,
+        },
+        None if unmeasured_spread(p).is_some() => FiniteEstimate {
+            score: e.score,
+            elo: e.elo,
+            error: None,
+            nelo: None,
+            los: None,
+            bound: "",
         },
         None => FiniteEstimate {
             score: e.score,
             elo: e.elo,
-            error: e.error,
-            nelo: e.nelo,
-            los: e.los,
+            error: Some(e.error),
+            nelo: Some(e.nelo),
+            los: Some(e.los),
             bound: "",
         },
     }
@@ -714,6 +771,33 @@ ab-4              8            1        1      0             1      0
         let spec = spec(&["a", "b"]);
         let games = [game(&spec, 0, "normal", Some("a"), None)];
         assert_eq!(terminations(&summary(&spec, &games)), None);
+    }
+
+    #[test]
+    fn the_leader_of_a_sweep_is_a_bound_not_an_estimate() {
+        use crate::stats::ratings::{FitOptions, Results, fit};
+        // ab-2 won all 6 games: the old progress line read +17581 (a diverging fit).
+        let mut results = Results::new(vec!["ab-2".into(), "random".into()]);
+        for _ in 0..3 {
+            results.add_pair(0, 1, 1.0, 1.0);
+        }
+        let ratings = fit(&results, &FitOptions::default());
+        let line = leader(&ratings);
+        let elo: f64 = line
+            .strip_prefix("leader ab-2 >+")
+            .unwrap_or_else(|| panic!("{line}"))
+            .parse()
+            .unwrap();
+        // Six wins are as likely as not at L(d)^6 = ½, d twice the leader's rating (mean 0).
+        let d = 2.0 * elo;
+        let chance = (1.0 / (1.0 + 10f64.powf(-d / 400.0))).powi(6);
+        assert!((chance - 0.5).abs() < 0.01, "{line}: {chance}");
+        // Before any game, no leader.
+        let empty = fit(
+            &Results::new(vec!["a".into(), "b".into()]),
+            &FitOptions::default(),
+        );
+        assert_eq!(leader(&empty), "");
     }
 
     #[test]

@@ -379,44 +379,36 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
     let mut covariance = None;
     let quantile = student_t_quantile(0.975, solved.df);
     if let Some(v) = &solved.covariance {
-        let m = joint.len();
-        // Each joint engine's Elo as a combination of the parameters.
-        let k = v.len();
+        // Each joint engine's Elo is its parameter minus the anchor's (held at 0) or minus
+        // the mean of the joint engines' parameters, u·θ: Cov(a, b) = V_ab - (Vu)_a - (Vu)_b
+        // + uᵀVu, a held engine's terms 0.
         let anchored = options.anchor.map(|(a, _)| a).filter(|a| joint.contains(a));
-        let rows: Vec<Vec<f64>> = joint
+        let k = v.len();
+        let mut u = vec![0.0; k];
+        if anchored.is_none() {
+            for &j in &joint {
+                if let Some(p) = solved.layout.param[j] {
+                    u[p] += 1.0 / joint.len() as f64;
+                }
+            }
+        }
+        let vu: Vec<f64> = v
             .iter()
-            .map(|&i| {
-                let mut row = vec![0.0; k];
-                if let Some(p) = solved.layout.param[i] {
-                    row[p] += 1.0;
-                }
-                let subtract: Vec<usize> = match anchored {
-                    Some(a) => vec![a],
-                    None => joint.clone(),
-                };
-                let weight = 1.0 / subtract.len() as f64;
-                for j in subtract {
-                    if let Some(p) = solved.layout.param[j] {
-                        row[p] -= weight;
-                    }
-                }
-                row
-            })
+            .map(|row| row.iter().zip(&u).map(|(a, b)| a * b).sum())
             .collect();
-        let cov: Vec<Vec<f64>> = (0..m)
-            .map(|a| {
-                (0..m)
-                    .map(|b| {
-                        let mut s = 0.0;
-                        for (x, ra) in rows[a].iter().enumerate() {
-                            if *ra == 0.0 {
-                                continue;
-                            }
-                            for (y, rb) in rows[b].iter().enumerate() {
-                                s += ra * v[x][y] * rb;
-                            }
-                        }
-                        s
+        let uvu: f64 = u.iter().zip(&vu).map(|(a, b)| a * b).sum();
+        let params: Vec<Option<usize>> = joint.iter().map(|&i| solved.layout.param[i]).collect();
+        let cov: Vec<Vec<f64>> = params
+            .iter()
+            .map(|&pa| {
+                params
+                    .iter()
+                    .map(|&pb| {
+                        let at = |p: Option<usize>, q: Option<usize>| match (p, q) {
+                            (Some(p), Some(q)) => v[p][q],
+                            _ => 0.0,
+                        };
+                        at(pa, pb) - pa.map_or(0.0, |p| vu[p]) - pb.map_or(0.0, |p| vu[p]) + uvu
                     })
                     .collect()
             })
@@ -554,7 +546,23 @@ fn advantage_not_identified(
             )
         }
         None if inside.is_empty() => {
-            "no two engines have results both ways (every meeting is a perfect record)".into()
+            let players: Vec<usize> = (0..n)
+                .filter(|&i| cells.iter().any(|c| c.first == i || c.second == i))
+                .collect();
+            match players[..] {
+                // Two engines: say who.
+                [a, b] => {
+                    let a_won = cells.iter().all(|c| {
+                        (c.first == a && c.all_won()) || (c.second == a && c.all_lost())
+                    });
+                    format!(
+                        "{} won every game, so the ratings are bounds",
+                        name(if a_won { a } else { b })
+                    )
+                }
+                _ => "no two engines have results both ways (every meeting is a perfect record)"
+                    .into(),
+            }
         }
         None => "the colours cannot be told from the ratings: no engine played both colours against an opponent, directly or around a cycle of opponents".into(),
     })
