@@ -390,7 +390,7 @@ fn rating_a_first_move_sweep_with_draws_fits_the_ratings_without_the_advantage()
     let scale = std::fs::read_to_string(dir.join("scale.csv")).unwrap();
     assert!(scale.contains("first_move_elo,\n"), "{scale}");
     assert!(
-        scale.contains("first_move_reason,A won every game it moved first"),
+        scale.contains("first_move_reason,\"A won every game it moved first against B (5 games)"),
         "{scale}"
     );
     let ratings = std::fs::read_to_string(dir.join("ratings.csv")).unwrap();
