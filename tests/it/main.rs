@@ -20,6 +20,7 @@ mod fuzz;
 mod hostile;
 mod html;
 mod launcher;
+mod layers;
 mod openings;
 mod outside;
 mod patterns;
