@@ -325,11 +325,6 @@ fn pgn_of(games: &[(String, String, &str)]) -> String {
         .collect()
 }
 
-/// The Elo of a score, written again: `-400 log10(1/s - 1)`.
-fn elo_of_score(s: f64) -> f64 {
-    -400.0 * (1.0 / s - 1.0).log10()
-}
-
 /// Each rating row is an estimate with an interval of 0.5 to ±2,000 Elo, a bound without an
 /// interval, or no estimate, each of the last two with its reason; and the first mover is
 /// estimated within the same limits or not estimated with its reason.
@@ -385,7 +380,7 @@ fn rating_a_first_move_sweep_with_draws_fits_the_ratings_without_the_advantage()
             .unwrap()
     };
     // Without the advantage: the Elo of A's 7.5 of 10.
-    assert!((elo("A") - elo("B") - elo_of_score(0.75)).abs() < 0.01);
+    assert!((elo("A") - elo("B") - common::elo_of_score(0.75)).abs() < 0.01);
     // The files say the same: no interval is 0, the reason is in scale.csv.
     let scale = std::fs::read_to_string(dir.join("scale.csv")).unwrap();
     assert!(scale.contains("first_move_elo,\n"), "{scale}");

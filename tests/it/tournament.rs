@@ -1622,11 +1622,6 @@ fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone()
     assert_ne!(plain["ratings"], ignore["ratings"]);
 }
 
-/// The Elo of a score, written again: `-400 log10(1/s - 1)`.
-fn elo_of_score(s: f64) -> f64 {
-    -400.0 * (1.0 / s - 1.0).log10()
-}
-
 /// Plays `joute match connect4 pvs:8 alphabeta:4` with `games` and `seed` into a folder;
 /// returns the folder, the terminal's text and the JSON of `joute report` on its log.
 fn small_match(dir: &Path, games: u32, seed: u32) -> (PathBuf, String, Value) {
@@ -1701,7 +1696,7 @@ fn small_matches_print_no_finite_number_where_the_games_identify_none() {
     let rows = honest_rows(&json);
     // Without the advantage, the difference is the Elo of the score 6/8 (a two-engine fit).
     let d = rows["pvs:8"]["elo"].as_f64().unwrap() - rows["alphabeta:4"]["elo"].as_f64().unwrap();
-    assert!((d - elo_of_score(0.75)).abs() < 0.01, "{d}");
+    assert!((d - common::elo_of_score(0.75)).abs() < 0.01, "{d}");
     assert_eq!(json["scale"]["first_move_elo"], Value::Null);
     assert_eq!(json["scale"]["first_move_error"], Value::Null);
     assert!(
@@ -1731,7 +1726,7 @@ fn small_matches_print_no_finite_number_where_the_games_identify_none() {
     let rows = honest_rows(&json);
     let d = rows["pvs:8"]["elo"].as_f64().unwrap() - rows["alphabeta:4"]["elo"].as_f64().unwrap();
     let points = json["head_to_head"]["points"].as_f64().unwrap();
-    assert!((d - elo_of_score(points / 8.0)).abs() < 0.01, "{d}");
+    assert!((d - common::elo_of_score(points / 8.0)).abs() < 0.01, "{d}");
 
     // 4 games whose first mover lost every game (-17580.7 +/- 0.0 before).
     let (_, text, json) = small_match(&dir, 4, 27);
@@ -1760,7 +1755,7 @@ fn a_two_game_match_has_wide_intervals_and_the_true_reasons() {
     let rows = honest_rows(&json);
     let (a, b) = (&rows["pvs:8"], &rows["alphabeta:4"]);
     let d = a["elo"].as_f64().unwrap() - b["elo"].as_f64().unwrap();
-    assert!((d - elo_of_score(0.75)).abs() < 0.01, "{d}");
+    assert!((d - common::elo_of_score(0.75)).abs() < 0.01, "{d}");
     // One pair: the interval is the model's alone, on few degrees of freedom: hundreds of
     // Elo, not zero.
     assert!(a["error"].as_f64().unwrap() > 150.0, "{a}");
@@ -1788,7 +1783,9 @@ fn a_two_game_match_has_wide_intervals_and_the_true_reasons() {
     ]))
     .unwrap();
     let rows = honest_rows(&ignored);
-    assert!((rows["pvs:8"]["elo"].as_f64().unwrap() - 0.5 * elo_of_score(0.75)).abs() < 0.01);
+    assert!(
+        (rows["pvs:8"]["elo"].as_f64().unwrap() - 0.5 * common::elo_of_score(0.75)).abs() < 0.01
+    );
     assert!(rows["pvs:8"]["error"].as_f64().unwrap() > 150.0);
     assert_eq!(ignored["scale"]["first_move_reason"], Value::Null);
 
