@@ -1413,3 +1413,125 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("does not pass the line check"), "{stderr}");
 }
+
+#[test]
+fn engine_check_takes_a_tournaments_limits_and_working_folder() {
+    let dir = common::scratch("outside", "check-limits");
+    let fake = fake();
+    let log = dir.join("said.txt");
+    let log = log.to_str().unwrap();
+    // A budget and a folder: the program is told the budget and runs in the folder (the
+    // log's relative path lands there).
+    std::fs::create_dir(dir.join("data")).unwrap();
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "morpion-9x9-5",
+            "--protocol",
+            "gomocup",
+            "--nodes",
+            "5000",
+            "--depth",
+            "4",
+            "--dir",
+            "data",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "gomocup",
+            "--log",
+            "said.txt",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = std::fs::read_to_string(dir.join("data/said.txt")).unwrap();
+    assert!(said.contains("INFO max_node 5000\n"), "{said}");
+    assert!(said.contains("INFO max_depth 4\n"), "{said}");
+    // A clock: one more step, the game on it; a program that refuses GTP's time commands
+    // fails the check (it passes without the clock).
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "othello",
+            "--protocol",
+            "gtp",
+            "--tc",
+            "20+0.1",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "gtp",
+            "--log",
+            log,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("ok   7 a whole game on the clock (20 s + 100 ms a move)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("8 of 8 steps passed"), "{stdout}");
+    assert!(
+        std::fs::read_to_string(log)
+            .unwrap()
+            .contains("time_settings 20 0 0")
+    );
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "othello",
+            "--protocol",
+            "gtp",
+            "--st",
+            "1s",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "gtp",
+            "--no-clock",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("FAIL 2") && l.contains("time_settings")),
+        "{stdout}"
+    );
+    // Limits a protocol cannot pass, and bad words, exit 2 with one line.
+    for (args, expect) in [
+        (
+            vec!["--protocol", "gtp", "--nodes", "10"],
+            "cannot pass a node budget",
+        ),
+        (vec!["--protocol", "gtp", "--tc", "fast"], "--tc: "),
+        (
+            vec!["--protocol", "gtp", "--timemargin", "1s"],
+            "timemargin goes with a clock",
+        ),
+        (
+            vec!["--protocol", "gtp", "--dir", "no-such-folder"],
+            "--dir: no folder 'no-such-folder'",
+        ),
+    ] {
+        let mut all = vec!["engine", "check", "othello"];
+        all.extend(args);
+        all.extend(["--", "python3", &fake, "--protocol", "gtp"]);
+        let out = joute_in(&dir, &all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expect), "{all:?}: {stderr}");
+    }
+}
