@@ -411,8 +411,9 @@ impl<'a, G: Game> Steps<'a, G> {
         let (players, program): ([&mut dyn Player<G>; 2], Side) = match clock {
             None => ([&mut random, &mut self.player], Side::Second),
             Some((control, margin)) => {
-                referee.clock = Some(control);
-                referee.margin = margin;
+                // Only the program is on the clock: the random mover answers at once.
+                referee.clocks[0] = Some(control);
+                referee.margins[0] = margin;
                 ([&mut self.player, &mut random], Side::First)
             }
         };
@@ -697,11 +698,7 @@ pub(crate) mod testing {
         let [a, b] = specs.map(|spec| OutsidePlayer::<G>::new(Setup { game, spec, clock }, None));
         let (mut a, mut b) = (a, b);
         let moves = start.parse_sequence(opening).unwrap();
-        let mut referee = Referee {
-            clock,
-            margin: Duration::from_millis(300),
-            adjudicator: None,
-        };
+        let mut referee = Referee::on_clock(clock, Duration::from_millis(300));
         play_game(
             &Opening {
                 initial: start,
