@@ -322,11 +322,38 @@ pub(super) fn play(
         }
     }
     if talk && session.remaining() > 0 {
+        let own = spec.resolved.engines.iter().filter(|e| e.clock.is_some());
         if let Some(clock) = spec.resolved.clock {
+            let whom = if own.clone().count() > 0 {
+                "for the engines without a clock of their own"
+            } else {
+                "for every engine"
+            };
             note!(
-                "clock: {} for every engine, margin {} ms (games on a clock do not replay bit for bit)",
+                "clock: {} {whom}, margin {} ms (games on a clock do not replay bit for bit)",
                 clock.control.describe(),
                 clock.margin_ms
+            );
+        }
+        for e in own.clone() {
+            let c = e.clock.expect("filtered");
+            note!(
+                "clock of {}: {}, margin {} ms",
+                e.name,
+                c.control.describe(),
+                c.margin_ms
+            );
+        }
+        // TOML's trap: tc written below the last [[engine]] table belongs to that table.
+        let engines = &spec.resolved.engines;
+        if spec.resolved.clock.is_none()
+            && engines.len() > 2
+            && own.count() == 1
+            && engines.last().is_some_and(|e| e.clock.is_some())
+        {
+            note!(
+                "note: only '{}', the last engine, has a clock: a key written below an [[engine]] table belongs to it; a clock for every engine goes at the top of the spec",
+                engines[engines.len() - 1].name
             );
         }
         for e in &spec.resolved.engines {

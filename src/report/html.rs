@@ -450,6 +450,13 @@ pub fn render(
             if e.algorithm == "mcts" && e.nodes.is_none() {
                 budget.push(format!("{} playouts", e.playouts));
             }
+            if let Some(c) = e.clock {
+                budget.push(format!(
+                    "its own clock: {}, margin {} ms",
+                    c.control.describe(),
+                    c.margin_ms
+                ));
+            }
             EngineView {
                 name: e.name.clone(),
                 algorithm: match &e.outside {
@@ -661,8 +668,13 @@ pub fn render(
         rounds: spec.rounds,
         openings: openings_text(&spec.openings),
         clock: spec.clock.map(|c| {
+            let own = if spec.engines.iter().any(|e| e.clock.is_some()) {
+                " for the engines without a clock of their own"
+            } else {
+                ""
+            };
             format!(
-                "{}, margin {} ms (games on a clock do not replay bit for bit)",
+                "{}, margin {} ms{own} (games on a clock do not replay bit for bit)",
                 c.control.describe(),
                 c.margin_ms
             )

@@ -791,7 +791,11 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     refused_spec(
         &dir,
         &format!("{HEAD}{TWO}depht = 3\n"),
-        &["bad.toml:13:1:", "key 'depht'", "depth"],
+        &[
+            "bad.toml:13:1:",
+            "key 'depht'",
+            "unknown key; did you mean 'depth'?",
+        ],
     );
     refused_spec(
         &dir,
@@ -1069,15 +1073,25 @@ fn the_example_specs_are_valid() {
                 .starts_with("tune-")
         {
             let spec = joute::arena::TournamentSpec::load(&path);
-            // Specs that play the peers (Edax, Pons' solver) need them built into target/peers
-            // (tests/peers.rs plays them, and must not skip in CI); their only acceptable
-            // failure before that is the missing program.
+            // Specs that play the peers (Edax, Pons' solver) or the anchors need them built
+            // into target/peers and target/anchors (tests/it/peers.rs and anchors.rs play
+            // them, and must not skip in CI); their only acceptable failure before that is the
+            // missing program or folder.
             if let Err(e) = &spec
-                && e.key.ends_with(".command")
-                && e.message.contains("no program at '../target/peers/")
-                && std::env::var_os("JOUTE_PEERS").is_none()
+                && (e.key.ends_with(".command") || e.key.ends_with(".working_dir"))
+                && [
+                    ("'../target/peers/", "JOUTE_PEERS"),
+                    ("'../target/anchors/", "JOUTE_ANCHORS"),
+                ]
+                .iter()
+                .any(|(folder, built)| {
+                    e.message.contains(folder) && std::env::var_os(built).is_none()
+                })
             {
-                eprintln!("{}: skipped, the peers are not built: {e}", path.display());
+                eprintln!(
+                    "{}: skipped, its programs are not built: {e}",
+                    path.display()
+                );
                 continue;
             }
             assert!(spec.is_ok(), "{}: {}", path.display(), spec.unwrap_err());
