@@ -545,8 +545,9 @@ pub struct FitArgs {
 /// Arguments of `joute rate`.
 #[derive(Args, Debug)]
 pub struct RateArgs {
-    /// Record files: .pgn (White moved first), .wtb (WThor; names from the .jou beside it) or
-    /// .ggf.
+    /// Record files: .pgn (White moved first), .wtb (WThor; names from the .jou beside it),
+    /// .ggf, or joute games logs (games.jsonl with its run.json) of one or more runs, rated
+    /// jointly: engines matched by name, one name with two configurations refused.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Also write ratings.csv into this folder.
