@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod renju;
+
 /// 0 empty, 1 the first player (black, X), 2 the second.
 pub type CellValue = u8;
 

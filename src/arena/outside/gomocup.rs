@@ -1,4 +1,5 @@
-//! The Gomocup (piskvork) protocol, for five in a row on a square board (`morpion-NxN-5`).
+//! The Gomocup (piskvork) protocol, for five in a row on a square board (`morpion-NxN-5`, with
+//! `-exact` or `-renju`, and `renju`).
 //!
 //! ```text
 //! → START 15
@@ -30,8 +31,10 @@
 //! for the match); a game clock is `timeout_match` = `timeout_turn` = its base time, with the
 //! real time left (`INFO time_left MS`) before every move. Without a clock only `timeout_match
 //! 0` is said: the program keeps its own limit per move (the user may set one with an option,
-//! `timeout_turn = "1000"`). `rule 0` is freestyle — five or more in a row win — as joute's
-//! morpion counts them.
+//! `timeout_turn = "1000"`). `INFO rule` is the game's rule as the protocol numbers it (a bit
+//! set): 0 freestyle (five or more in a row win: `morpion-NxN-5`), 1 exactly five
+//! (`morpion-NxN-5-exact`), 4 renju (`renju`, `morpion-NxN-5-renju`). Under renju the referee
+//! judges black's forbidden points: a program that plays one loses by an illegal move.
 //!
 //! Every game starts with `START N` rather than `RESTART`: START is one of the mandatory
 //! commands, so every program answers it, and it clears the board as RESTART does (RESTART is
@@ -81,10 +84,21 @@ fn answer(
 /// The board's side, for a square five-in-a-row game.
 fn board_size(game: &GameKind) -> Result<u8, PlayerError> {
     match *game {
-        GameKind::Morpion { rows, cols, k: 5 } if rows == cols => Ok(rows),
+        GameKind::Morpion {
+            rows, cols, k: 5, ..
+        } if rows == cols => Ok(rows),
         _ => Err(PlayerError::Failed(format!(
             "the gomocup protocol plays five in a row on a square board, not {game}"
         ))),
+    }
+}
+
+/// The protocol's `INFO rule` for the game: 0 freestyle (five or more win), 1 exactly five,
+/// 4 renju (its bit set also has 2, a continuous game, and 8, caro, which joute does not play).
+fn rule(game: &GameKind) -> u32 {
+    match *game {
+        GameKind::Morpion { rule, .. } => rule.gomocup(),
+        _ => 0,
     }
 }
 
@@ -134,7 +148,7 @@ fn infos(setup: &Setup) -> Vec<String> {
     }
     lines.push("INFO max_memory 0".to_string());
     lines.push("INFO game_type 1".to_string());
-    lines.push("INFO rule 0".to_string());
+    lines.push(format!("INFO rule {}", rule(&setup.game)));
     for (name, value) in &setup.spec.options {
         lines.push(format!("INFO {name} {value}"));
     }
