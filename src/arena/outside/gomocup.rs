@@ -282,6 +282,18 @@ mod unit {
         assert_eq!(read_xy("-1,0"), None);
         assert_eq!(read_xy("1,2,3"), None);
     }
+
+    #[test]
+    fn the_rule_is_the_protocols_number() {
+        for (name, number) in [
+            ("morpion-15x15-5", 0),
+            ("morpion-15x15-5-exact", 1),
+            ("renju", 4),
+            ("morpion-9x9-5-renju", 4),
+        ] {
+            assert_eq!(rule(&GameKind::parse(name).unwrap()), number, "{name}");
+        }
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -291,7 +303,7 @@ mod tests {
     use super::super::Protocol;
     use super::super::check::testing::{crash_and_hang_lose, fake, log_file, play};
     use crate::arena::game::{Termination, TimeControl};
-    use crate::games::{Game, Morpion, Side};
+    use crate::games::{Game, Morpion, Rule, Side};
 
     fn gomocup(flags: &[&str]) -> super::super::OutsideSpec {
         fake(Protocol::Gomocup, "morpion-9x9-5", flags)
@@ -364,6 +376,40 @@ mod tests {
         );
         assert!(lines[board_at + 5].starts_with("TURN "));
         assert!(!said.contains("time_left"));
+    }
+
+    #[test]
+    fn renju_is_told_and_a_forbidden_point_loses() {
+        // The fake plays random empty points: sooner or later one of black's is forbidden.
+        let log = log_file();
+        let path = log.path().to_str().unwrap();
+        let renju = Morpion::with_rule(9, 9, 5, Rule::Renju);
+        let mut forfeits = 0;
+        for seed in 1..=12 {
+            let seed = seed.to_string();
+            let black = fake(
+                Protocol::Gomocup,
+                "morpion-9x9-5",
+                &["--seed", &seed, "--log", path],
+            );
+            let white = fake(Protocol::Gomocup, "morpion-9x9-5", &["--seed", "99"]);
+            let record = play(renju, "", [black, white], None);
+            match &record.termination {
+                Termination::Normal => assert!(record.last.outcome().is_some()),
+                Termination::IllegalMove(Side::First, line) => {
+                    // The last position, black to move, and the point it named is forbidden.
+                    let (x, y) = line.trim().split_once(',').unwrap();
+                    let (x, y): (usize, usize) = (x.parse().unwrap(), y.parse().unwrap());
+                    assert!(record.last.is_forbidden(y * 9 + x), "{line}");
+                    forfeits += 1;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(forfeits > 0, "no forbidden point was played");
+        let said = std::fs::read_to_string(log.path()).unwrap();
+        assert!(said.lines().any(|l| l == "INFO rule 4"), "{said}");
+        assert!(!said.lines().any(|l| l == "INFO rule 0"), "{said}");
     }
 
     #[test]
