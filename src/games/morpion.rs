@@ -222,8 +222,8 @@ impl Morpion {
 
     /// Whether the mark of `side` on `cell` belongs to a winning line: at least `k` marks of
     /// `side`, or exactly `k` where the rule says so.
+    #[inline]
     fn completes_line(&self, side: Side, cell: usize) -> bool {
-        let exact = self.rule.exact_for(side);
         let own = &self.marks[side as usize];
         let (rows, cols) = (self.rows as i32, self.cols as i32);
         let (r0, c0) = (
@@ -239,11 +239,17 @@ impl Morpion {
             }
             n
         };
+        let lines = [(0, 1), (1, 0), (1, 1), (1, -1)];
         let k = self.k as i32;
-        [(0, 1), (1, 0), (1, 1), (1, -1)].iter().any(|&(dr, dc)| {
-            let n = 1 + run(dr, dc) + run(-dr, -dc);
-            if exact { n == k } else { n >= k }
-        })
+        if self.rule.exact_for(side) {
+            lines
+                .iter()
+                .any(|&(dr, dc)| 1 + run(dr, dc) + run(-dr, -dc) == k)
+        } else {
+            lines
+                .iter()
+                .any(|&(dr, dc)| 1 + run(dr, dc) + run(-dr, -dc) >= k)
+        }
     }
 
     /// Whether renju's forbidden points apply to the side to move: black (X) to move under
@@ -260,6 +266,13 @@ impl Morpion {
         if !self.forbids() || self.winner.is_some() {
             return [0; 4];
         }
+        self.forbidden_points()
+    }
+
+    /// Renju's forbidden points for black, out of line: the freestyle paths that test for
+    /// them stay small.
+    #[inline(never)]
+    fn forbidden_points(&self) -> [u64; 4] {
         renju::forbidden_points(
             &self.marks[0],
             &self.marks[1],
@@ -279,6 +292,31 @@ impl Morpion {
                 self.cols as usize,
                 cell,
             )
+    }
+
+    /// Appends the empty cells not in `forbidden`, in cell order.
+    #[inline(always)]
+    fn push_moves(&self, moves: &mut MoveList<Cell>, forbidden: [u64; 4]) {
+        let n = self.cells();
+        for (w, (&x, &o)) in self.marks[0].iter().zip(&self.marks[1]).enumerate() {
+            let base = w * 64;
+            if base >= n {
+                break;
+            }
+            let valid = if n - base >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << (n - base)) - 1
+            };
+            let mut empty = !(x | o | forbidden[w]) & valid;
+            while empty != 0 {
+                // At most 225 cells, below MoveList's capacity.
+                unsafe {
+                    moves.push_unchecked(Cell((base + empty.trailing_zeros() as usize) as u8))
+                };
+                empty &= empty - 1;
+            }
+        }
     }
 
     fn cell_name(&self, cell: usize) -> String {
@@ -324,26 +362,11 @@ impl Game for Morpion {
         if self.winner.is_some() {
             return;
         }
-        let n = self.cells();
-        let forbidden = self.forbidden();
-        for (w, (&x, &o)) in self.marks[0].iter().zip(&self.marks[1]).enumerate() {
-            let base = w * 64;
-            if base >= n {
-                break;
-            }
-            let valid = if n - base >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << (n - base)) - 1
-            };
-            let mut empty = !(x | o | forbidden[w]) & valid;
-            while empty != 0 {
-                // At most 225 cells, below MoveList's capacity.
-                unsafe {
-                    moves.push_unchecked(Cell((base + empty.trailing_zeros() as usize) as u8))
-                };
-                empty &= empty - 1;
-            }
+        // Freestyle and exact stay on the plain path: one test of the rule.
+        if self.forbids() {
+            self.push_moves(moves, self.forbidden_points());
+        } else {
+            self.push_moves(moves, [0; 4]);
         }
     }
 
@@ -352,7 +375,7 @@ impl Game for Morpion {
         if self.winner.is_some() {
             0
         } else if self.forbids() {
-            let forbidden: u32 = self.forbidden().iter().map(|w| w.count_ones()).sum();
+            let forbidden: u32 = self.forbidden_points().iter().map(|w| w.count_ones()).sum();
             self.cells() - self.plies as usize - forbidden as usize
         } else {
             self.cells() - self.plies as usize

@@ -129,10 +129,12 @@ impl SlowFive {
             .unwrap()
     }
 
-    /// The fours black has through (r, c) along a line, black there: for each empty point of
-    /// the line that makes an unbroken row of exactly five holding (r, c), that row without
-    /// the point; the distinct ones.
-    fn fours(&self, r: i32, c: i32, line: (i32, i32), holding: &[(i32, i32)]) -> Vec<Stones> {
+    /// The fours black has along a line through `holding[0]`, holding every stone of
+    /// `holding`: for each empty point of the line that makes an unbroken row of exactly five
+    /// holding them, that row without the point. A straight four is listed twice (two points
+    /// make fives of the same four stones).
+    fn fours(&self, holding: &[(i32, i32)], line: (i32, i32)) -> Vec<Stones> {
+        let (r, c) = holding[0];
         let mut found: Vec<Stones> = Vec::new();
         for (er, ec) in self.line_points(r, c, line) {
             if self.at(er, ec) != 0 {
@@ -141,35 +143,23 @@ impl SlowFive {
             let after = self.with(er, ec, 1);
             let five = after.row_through(er, ec, line, 1);
             if five.len() == 5 && holding.iter().all(|p| five.contains(p)) {
-                let four: Stones = five.into_iter().filter(|&p| p != (er, ec)).collect();
-                if !found.contains(&four) {
-                    found.push(four);
-                }
+                found.push(five.into_iter().filter(|&p| p != (er, ec)).collect());
             }
         }
         found
     }
 
-    /// Whether black, with stones on (r, c) and (qr, qc), has a straight four holding both
-    /// along the line: two empty points making fives of the same four stones.
+    /// The number of different fours in `fours`.
+    fn distinct(mut fours: Vec<Stones>) -> usize {
+        fours.sort();
+        fours.dedup();
+        fours.len()
+    }
+
+    /// Whether black has a straight four along the line holding every stone of `holding`.
     fn straight_four(&self, holding: &[(i32, i32)], line: (i32, i32)) -> bool {
-        let (r, c) = holding[0];
-        let mut fours: Vec<Stones> = Vec::new();
-        for (er, ec) in self.line_points(r, c, line) {
-            if self.at(er, ec) != 0 {
-                continue;
-            }
-            let after = self.with(er, ec, 1);
-            let five = after.row_through(er, ec, line, 1);
-            if five.len() == 5 && holding.iter().all(|p| five.contains(p)) {
-                let four: Stones = five.into_iter().filter(|&p| p != (er, ec)).collect();
-                if fours.contains(&four) {
-                    return true;
-                }
-                fours.push(four);
-            }
-        }
-        false
+        let fours = self.fours(holding, line);
+        Self::distinct(fours.clone()) < fours.len()
     }
 
     /// Whether a black stone on the empty (r, c) makes a five.
@@ -191,7 +181,7 @@ impl SlowFive {
         }
         let fours: Vec<usize> = LINES
             .iter()
-            .map(|&l| after.fours(r, c, l, &[(r, c)]).len())
+            .map(|&l| Self::distinct(after.fours(&[(r, c)], l)))
             .collect();
         if fours.iter().sum::<usize>() >= 2 {
             return true;
