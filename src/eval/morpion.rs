@@ -22,8 +22,7 @@
 
 use crate::games::{Game, Morpion, Side};
 
-use super::features::{Feature, Features};
-use super::weights::Weights;
+use super::features::{Feature, Features, Weights};
 
 /// Bits per row of the padded board: 15 columns and a zero bit.
 const STRIDE: usize = 16;
@@ -294,7 +293,7 @@ impl Features for Morpion {
             game: self.name(),
             values: generated_defaults(self.k() as usize),
             endgame: None,
-            origin: super::weights::BUILT_IN.to_string(),
+            origin: super::features::BUILT_IN.to_string(),
         }
     }
 
@@ -325,6 +324,12 @@ mod tests {
     fn random_position(rows: u8, cols: u8, k: u8, seed: u64) -> Morpion {
         let plies = (mix64(seed) % (rows as u64 * cols as u64)) as usize;
         crate::games::random_position(Morpion::start(rows, cols, k), plies, seed)
+    }
+
+    #[test]
+    fn the_3x3_file_holds_the_generated_defaults_for_k_3() {
+        let ttt = Morpion::start(3, 3, 3);
+        assert_eq!(Weights::default_for(&ttt).values, generated_defaults(3));
     }
 
     /// The window counts by walking every window cell by cell.
