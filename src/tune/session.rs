@@ -714,3 +714,6 @@ fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
         "out": out.display().to_string(),
     })
 }
+
+#[cfg(test)]
+mod aa_tests;
