@@ -13,8 +13,8 @@ use super::interrupt;
 use super::run::{Voice, threads, voice};
 use super::{InputError, TuneArgs};
 use joute::tune::aa::{AaCheck, AaVerdict};
+use joute::tune::checkpoint::{Checkpoint, TuneError};
 use joute::tune::record::{HistoryLine, MatchResult, TuneRecord};
-use joute::tune::run::{Checkpoint, TuneError};
 use joute::tune::session::{MatchKind, TuneOptions, TuneSession};
 use joute::tune::spec::{Method, load};
 

@@ -18,13 +18,12 @@
 use std::path::Path;
 use std::time::Instant;
 
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-
+use super::checkpoint::{
+    Checkpoint, MethodState, TuneError, engine_spec, opening_stream, prefix_bytes,
+};
 use super::derive_seed;
 use super::record::{HistoryLine, RoundFit};
 use super::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
-use super::run::{Checkpoint, MethodState, TuneError, engine_spec, opening_stream, prefix_bytes};
 use crate::arena::CancelToken;
 use crate::arena::engine::Engine;
 use crate::arena::game::{Opening, Referee, play_game};
@@ -33,6 +32,7 @@ use crate::arena::openings::OpeningStream;
 use crate::eval::weights::MAX_WEIGHT;
 use crate::eval::{Features, Weights};
 use crate::games::Side;
+use rayon::prelude::*;
 
 /// Seed stream of the self-play games.
 const STREAM_SELFPLAY: u64 = 105;
@@ -42,32 +42,6 @@ const CHUNK_PER_THREAD: u64 = 32;
 
 /// The folder of the self-play logs in the run's folder.
 pub const SELFPLAY_DIR: &str = "selfplay";
-
-/// Regression's state in the checkpoint.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RegressionState {
-    /// Rounds finished (fitted).
-    pub k: u64,
-    /// The weights of every feature: the start, then each round's fit.
-    pub theta: Vec<f64>,
-    /// Self-play games of the round under way, logged and counted.
-    pub round_games: u64,
-    /// The endgame vector of tapered weights (`[regression] taper`), after the first fit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endgame: Option<Vec<f64>>,
-}
-
-impl RegressionState {
-    /// A fresh run from `start` weights.
-    pub fn new(start: Vec<f64>) -> Self {
-        RegressionState {
-            k: 0,
-            theta: start,
-            round_games: 0,
-            endgame: None,
-        }
-    }
-}
 
 /// The self-play log of round `round` (from 0).
 pub fn round_log(dir: &Path, round: u64) -> std::path::PathBuf {

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::aa::{AaCheck, AaTally, judge, pentanomial_elo};
+use super::checkpoint::{Checkpoint, Plan, TuneError, held_out_openings, read_history};
 use super::derive_seed;
 use super::record::{HistoryLine, MatchResult, TuneRecord};
-use super::run::{Checkpoint, Plan, TuneError, held_out_openings, read_history, tune};
+use super::run::tune;
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
 use crate::arena::log::{GameLine, scan_log, write_atomically};
@@ -23,7 +24,7 @@ use crate::tournament::{Ending, Observer, Options, Session, SessionError};
 /// The tuned weights in the run's folder.
 pub const TUNED_WEIGHTS: &str = "tuned-weights.toml";
 
-/// Seed streams of the two matches (tuning uses others: see `tune::run`).
+/// Seed streams of the two matches (tuning uses others: see `tune::checkpoint`).
 const STREAM_CONFIRM: u64 = 103;
 const STREAM_AA: u64 = 104;
 

@@ -9,7 +9,7 @@ use crate::arena::openings::parse_all;
 use crate::arena::runner::{Seats, play_slot};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::tune::aa::{AaCheck, AaTally, AaVerdict, judge, pentanomial_elo};
-use crate::tune::run::{held_out_openings, opening_stream};
+use crate::tune::checkpoint::{held_out_openings, opening_stream};
 use crate::tune::session::{MatchKind, TuneOptions, TuneSession, match_tournament};
 use crate::tune::spec::{ResolvedTuneSpec, parse};
 
