@@ -115,7 +115,7 @@ fn one(
     as_json: bool,
 ) -> anyhow::Result<()> {
     let progress = Arc::new(AtomicU64::new(0));
-    let watch = super::output::Watch::nodes(progress.clone(), !as_json);
+    let watch = super::meter::Watch::nodes(progress.clone(), !as_json);
     let clock = Instant::now();
     let (name, text, side, solution, explain): (String, String, Side, Solution<String>, String) =
         match kind {

@@ -20,6 +20,7 @@ use super::spsa::SpsaState;
 use crate::arena::EngineSpec;
 use crate::arena::openings::{self, OpeningStream};
 use crate::eval::Features;
+use crate::tournament::SessionError;
 
 /// Seed streams of a run (besides the optimisers' own).
 const STREAM_OPENINGS: u64 = 101;
@@ -246,6 +247,34 @@ impl Checkpoint {
     }
 }
 
+/// The two matches after tuning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchKind {
+    /// Tuned against start, on held-out openings (`confirm/`).
+    Confirm,
+    /// Start against itself, on other held-out openings (`aa/`).
+    Aa,
+}
+
+impl MatchKind {
+    /// The match's folder in the run's.
+    pub fn folder(self) -> &'static str {
+        match self {
+            MatchKind::Confirm => "confirm",
+            MatchKind::Aa => "aa",
+        }
+    }
+}
+
+/// Where a run was when it was interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Tuning: the checkpoint holds every finished candidate (or chunk of a regression round).
+    Tuning,
+    /// Playing a match: its games so far are in its folder.
+    Match(MatchKind),
+}
+
 /// Why a run stopped short.
 #[derive(Debug, thiserror::Error)]
 pub enum TuneError {
@@ -258,10 +287,10 @@ pub enum TuneError {
     /// Games could not be played (no fresh openings left).
     #[error("{0}")]
     Games(String),
-    /// Cancelled between two candidates (Ctrl-C); the checkpoint is saved and `--resume`
-    /// continues.
+    /// Cancelled (Ctrl-C), at the stage it names; `--resume` continues from there (the
+    /// checkpoint is saved, a match's games are in its folder).
     #[error("interrupted")]
-    Interrupted,
+    Interrupted(Stage),
     /// `history.jsonl` or `checkpoint.json` could not be read or written.
     #[error("{path}: {message}")]
     Io {
@@ -270,6 +299,24 @@ pub enum TuneError {
         /// What went wrong.
         message: String,
     },
+    /// A match, as a tournament session, was refused or failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The observer could not show the run's progress (the command line's output closed): the
+    /// run stops there, as it would interrupted.
+    #[error(transparent)]
+    Observer(std::io::Error),
+}
+
+impl TuneError {
+    /// Whether the user's input is at fault (the command line exits 2), rather than the run.
+    pub fn is_input(&self) -> bool {
+        match self {
+            TuneError::Input(_) => true,
+            TuneError::Session(e) => e.is_input(),
+            _ => false,
+        }
+    }
 }
 
 pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> TuneError + '_ {

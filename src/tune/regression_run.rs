@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::checkpoint::{
-    Checkpoint, MethodState, TuneError, engine_spec, opening_stream, prefix_bytes,
+    Checkpoint, MethodState, Stage, TuneError, engine_spec, opening_stream, prefix_bytes,
 };
 use super::derive_seed;
 use super::record::{HistoryLine, RoundFit};
@@ -120,7 +120,7 @@ pub fn tune_by_regression<G: Features>(
         while done < target {
             if cancel.is_cancelled() {
                 save(ck)?;
-                return Err(TuneError::Interrupted);
+                return Err(TuneError::Interrupted(Stage::Tuning));
             }
             let n = chunk.min(target - done);
             let openings = (0..n)

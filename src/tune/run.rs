@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::checkpoint::{
-    Checkpoint, MethodState, TuneError, engine_spec, io, opening_stream, prefix_bytes,
+    Checkpoint, MethodState, Stage, TuneError, engine_spec, io, opening_stream, prefix_bytes,
 };
 use super::objective::Trial;
 use super::oracle::EngineOracle;
@@ -88,7 +88,7 @@ pub fn tune<G: Features>(
             // Between two candidates: the checkpoint holds every finished one.
             ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
             ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
-            return Err(TuneError::Interrupted);
+            return Err(TuneError::Interrupted(Stage::Tuning));
         }
         let left_pairs = ck.plan.tuning.saturating_sub(ck.games) / per_pair;
         let mut line = match &mut ck.state {
@@ -159,7 +159,7 @@ pub fn tune<G: Features>(
 /// checkpoint holds every candidate before it), else the oracle's error.
 fn step_failed(cancel: &CancelToken, message: String) -> TuneError {
     if cancel.is_cancelled() {
-        TuneError::Interrupted
+        TuneError::Interrupted(Stage::Tuning)
     } else {
         TuneError::Games(message)
     }

@@ -9,8 +9,9 @@ use crate::arena::openings::parse_all;
 use crate::arena::runner::{Seats, play_slot};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::tune::aa::{AaCheck, AaTally, AaVerdict, judge, pentanomial_elo};
+use crate::tune::checkpoint::MatchKind;
 use crate::tune::checkpoint::{held_out_openings, opening_stream};
-use crate::tune::session::{MatchKind, TuneOptions, TuneSession, match_tournament};
+use crate::tune::session::{TuneOptions, TuneSession, match_tournament};
 use crate::tune::spec::{ResolvedTuneSpec, parse};
 
 /// A tuning spec of Morpion 5×5, four in a row, at depth 2: after its 2-ply openings the side
