@@ -9,7 +9,7 @@ use anyhow::Context;
 use super::interrupt;
 use super::meter::{Meter, eta_seconds, short_duration};
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
-use joute::arena::log::{GameLine, ReadLock, RunInfo};
+use joute::arena::log::{GameLine, ReadLock, RunInfo, create_out_folder};
 use joute::arena::schedule::Shard;
 use joute::arena::spec::{
     Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
@@ -234,12 +234,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
             );
         }
     }
-    std::fs::create_dir_all(&out).map_err(|e| {
-        InputError(format!(
-            "{}: cannot create the output folder: {e}",
-            out.display()
-        ))
-    })?;
+    create_out_folder(&out).map_err(InputError)?;
     // The run's timing as its record says (the first log's sessions).
     let timing = Timing {
         session: None,

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
+use crate::arena::log::{create_out_folder, now, peak_rss_kib, remove_stale_temporaries, scan_log};
 use crate::arena::openings;
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
@@ -196,12 +196,7 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
-        std::fs::create_dir_all(out).map_err(|e| {
-            SessionError::Input(format!(
-                "{}: cannot create the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_out_folder(out).map_err(SessionError::Input)?;
         let log_path = out.join("games.jsonl");
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.

@@ -19,7 +19,7 @@ use super::record::{HistoryLine, MatchResult, TuneRecord};
 use super::run::tune;
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
-use crate::arena::log::{GameLine, scan_log, write_atomically};
+use crate::arena::log::{GameLine, create_out_folder, scan_log, write_atomically};
 use crate::arena::openings::Balance;
 use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 use crate::eval::{Features, FeaturesVisitor, Weights};
@@ -135,12 +135,7 @@ impl TuneSession {
         options: &TuneOptions,
     ) -> Result<TuneSession, TuneError> {
         let input = TuneError::Input;
-        std::fs::create_dir_all(out).map_err(|e| {
-            input(format!(
-                "{}: cannot create the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_out_folder(out).map_err(input)?;
         check_writable(out).map_err(|e| {
             input(format!(
                 "{}: cannot write in the output folder: {e}",
