@@ -11,8 +11,6 @@
 
 use super::record::OutsideRecord;
 use super::spec::ResolvedTuneSpec;
-use crate::arena::openings::Balance;
-use crate::arena::spec::{Anchor, OpeningSource, ResolvedSpec, TournamentSpec};
 
 /// The tuned options in the run's folder (instead of `tuned-weights.toml`).
 pub const TUNED_OPTIONS: &str = "tuned-options.toml";
@@ -120,50 +118,6 @@ pub fn options_file(spec: &ResolvedTuneSpec, theta: &[f64], header: &str) -> Str
     text.push_str(&options_table(spec, theta));
     text.push('\n');
     text
-}
-
-/// The tournament spec of a confirmation or A/A match of an outside engine: the program under
-/// two sets of options (`engines`: name and tuned values), on `openings`, the second engine
-/// anchored at 0, on the tuning's clock.
-pub fn match_spec(
-    spec: &ResolvedTuneSpec,
-    folder: &str,
-    seed: u64,
-    engines: [(&str, &[f64]); 2],
-    openings: Vec<String>,
-) -> TournamentSpec {
-    let count = openings.len() as u32;
-    TournamentSpec::from_resolved(ResolvedSpec {
-        name: format!("{}-{folder}", spec.name),
-        game: spec.game.clone(),
-        seed,
-        format: "round-robin".into(),
-        challengers: Vec::new(),
-        openings: OpeningSource::Random {
-            plies: spec.confirm.plies,
-            count,
-            balance: Balance {
-                depth: spec.balance.depth,
-                max_imbalance: spec.balance.max_imbalance,
-            },
-            distinct: None,
-        },
-        opening_moves: openings,
-        rounds: 1,
-        engines: engines
-            .iter()
-            .map(|(name, theta)| spec.outside_engine_with(name, theta))
-            .collect(),
-        anchor: Some(Anchor {
-            engine: engines[1].0.to_string(),
-            elo: 0.0,
-        }),
-        ratings: Default::default(),
-        sprt: None,
-        clock: spec.clock,
-        adjudication: None,
-        records: Vec::new(),
-    })
 }
 
 #[cfg(test)]

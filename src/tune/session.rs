@@ -507,7 +507,8 @@ pub(super) fn match_tournament(
             ),
         };
         let seed = derive_seed(spec.seed, seed, 0);
-        return super::outside::match_spec(spec, kind.folder(), seed, engines, openings);
+        let engines = engines.map(|(name, theta)| spec.outside_engine_with(name, theta));
+        return match_spec(spec, kind.folder(), seed, engines, openings);
     }
     let tuned = spec.weights_with(theta);
     let start = spec.start_weights();
@@ -523,24 +524,20 @@ pub(super) fn match_tournament(
             aa_tie_break || spec.engine.tie_break,
         ),
     };
-    match_spec(spec, kind.folder(), seed, engines, tie_break, openings)
+    let engines = engines
+        .map(|(name, weights, endgame)| built_in_engine(spec, name, weights, endgame, tie_break));
+    match_spec(spec, kind.folder(), seed, engines, openings)
 }
 
-/// An engine of a match: its name, every feature's weight, and the endgame vector of tapered
-/// weights.
-type MatchEngine<'a> = (&'a str, &'a Vec<f64>, Option<&'a [f64]>);
-
-/// The tournament spec of a match: `engines` (name, full weight vector, endgame vector of
-/// tapered weights) on `openings`, the second engine anchored at 0, both with `tie_break` as
-/// given.
-fn match_spec(
+/// The tuned built-in engine called `name` with every feature's `weights` (and the endgame
+/// vector of tapered weights), breaking ties at random when `tie_break`.
+fn built_in_engine(
     spec: &ResolvedTuneSpec,
-    folder: &str,
-    seed: u64,
-    engines: [MatchEngine<'_>; 2],
+    name: &str,
+    weights: &[f64],
+    endgame: Option<&[f64]>,
     tie_break: bool,
-    openings: Vec<String>,
-) -> TournamentSpec {
+) -> ResolvedEngine {
     let named = |weights: &[f64]| -> Vec<(String, f64)> {
         spec.engine
             .weights
@@ -549,7 +546,7 @@ fn match_spec(
             .zip(weights.iter().copied())
             .collect()
     };
-    let engine = |name: &str, weights: &[f64], endgame: Option<&[f64]>| ResolvedEngine {
+    ResolvedEngine {
         name: name.to_string(),
         weights_origin: if name == "tuned" {
             TUNED_WEIGHTS.to_string()
@@ -560,8 +557,21 @@ fn match_spec(
         endgame: endgame.map(named),
         tie_break,
         ..spec.engine.clone()
-    };
+    }
+}
+
+/// The tournament spec of a match, built-in or outside engines alike: `engines` on
+/// `openings`, the second engine anchored at 0, on the tuning's clock (an outside engine's;
+/// none for a built-in one).
+fn match_spec(
+    spec: &ResolvedTuneSpec,
+    folder: &str,
+    seed: u64,
+    engines: [ResolvedEngine; 2],
+    openings: Vec<String>,
+) -> TournamentSpec {
     let count = openings.len() as u32;
+    let anchor = engines[1].name.clone();
     TournamentSpec::from_resolved(ResolvedSpec {
         name: format!("{}-{folder}", spec.name),
         game: spec.game.clone(),
@@ -579,17 +589,14 @@ fn match_spec(
         },
         opening_moves: openings,
         rounds: 1,
-        engines: vec![
-            engine(engines[0].0, engines[0].1, engines[0].2),
-            engine(engines[1].0, engines[1].1, engines[1].2),
-        ],
+        engines: engines.into(),
         anchor: Some(Anchor {
-            engine: engines[1].0.to_string(),
+            engine: anchor,
             elo: 0.0,
         }),
         ratings: Default::default(),
         sprt: None,
-        clock: None,
+        clock: spec.clock,
         adjudication: None,
         records: Vec::new(),
     })
