@@ -165,10 +165,23 @@ pub fn tune_by_regression<G: Features>(
             ..CollectOptions::default()
         };
         let mut collector = Collector::new(start, collect);
+        // This round's results are counted on the way (for its history line).
+        let (mut wins, mut draws, mut losses) = (0, 0, 0);
         for r in 0..=round {
             let path = round_log(dir, r);
-            scan_log(&path, |line| collector.add_game(&line).map(|_| ()))
-                .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
+            scan_log(&path, |line: GameLine| {
+                if r == round {
+                    if line.score == 1.0 {
+                        wins += 1;
+                    } else if line.score == 0.0 {
+                        losses += 1;
+                    } else {
+                        draws += 1;
+                    }
+                }
+                collector.add_game(&line).map(|_| ())
+            })
+            .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
         }
         let data = collector.finish();
         if data.is_empty() {
@@ -192,18 +205,6 @@ pub fn tune_by_regression<G: Features>(
         };
         let theta = clamp(&fitted.weights[0].values);
         let endgame = fitted.weights[0].endgame.as_deref().map(clamp);
-        let (mut wins, mut draws, mut losses) = (0, 0, 0);
-        scan_log(&round_log(dir, round), |line: GameLine| {
-            if line.score == 1.0 {
-                wins += 1;
-            } else if line.score == 0.0 {
-                losses += 1;
-            } else {
-                draws += 1;
-            }
-            Ok(())
-        })
-        .map_err(TuneError::Games)?;
         let MethodState::Regression(state) = &mut ck.state else {
             unreachable!("checked above")
         };
