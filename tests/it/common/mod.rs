@@ -302,3 +302,8 @@ pub fn running_with(marker: &str) -> Vec<u32> {
     }
     found
 }
+
+/// The Elo of a score, written again for the tests: `-400 log10(1/s - 1)`.
+pub fn elo_of_score(s: f64) -> f64 {
+    -400.0 * (1.0 / s - 1.0).log10()
+}
