@@ -13,24 +13,7 @@ use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     let _locks = super::run::open_logs(&args.logs, false)?;
-    // The game, from each log's run record: one game for all.
-    let mut kind: Option<GameKind> = args.game;
-    for log in args.logs.iter().filter(|_| args.game.is_none()) {
-        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
-        let info = RunInfo::load(&record).map_err(InputError)?;
-        let game = GameKind::parse(&info.spec.game)?;
-        match kind {
-            Some(k) if k != game => {
-                return Err(InputError(format!(
-                    "{}: a log of {game} games; the first log's are {k}",
-                    log.display()
-                ))
-                .into());
-            }
-            _ => kind = Some(game),
-        }
-    }
-    let kind = kind.expect("at least one log");
+    let kind = logs_game(args)?;
     if args.patterns {
         return fit_patterns(args, kind);
     }
@@ -91,6 +74,27 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         say!("weights: {}", out.display())?;
     }
     Ok(())
+}
+
+/// The game of the logs: `--game`, or else each log's run record's, one game for all.
+fn logs_game(args: &FitArgs) -> anyhow::Result<GameKind> {
+    let mut kind: Option<GameKind> = args.game;
+    for log in args.logs.iter().filter(|_| args.game.is_none()) {
+        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
+        let info = RunInfo::load(&record).map_err(InputError)?;
+        let game = GameKind::parse(&info.spec.game)?;
+        match kind {
+            Some(k) if k != game => {
+                return Err(InputError(format!(
+                    "{}: a log of {game} games; the first log's are {k}",
+                    log.display()
+                ))
+                .into());
+            }
+            _ => kind = Some(game),
+        }
+    }
+    Ok(kind.expect("at least one log"))
 }
 
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
