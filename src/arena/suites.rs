@@ -345,7 +345,12 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
             let weights = Weights::default_for(&start);
             othello_suite(plies.unwrap_or(8), count, seed, depth, max_score, &weights)
         }
-        GameKind::Morpion { rows, cols, k } => {
+        GameKind::Morpion {
+            rows,
+            cols,
+            k,
+            rule,
+        } => {
             if max_score.is_some() {
                 return Err(
                     "--max-score applies to connect4 and othello; Morpion openings are rejected only when the search finds a forced result".into(),
@@ -355,7 +360,7 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
             if !(0..=6).contains(&depth) {
                 return Err(format!("--depth is {depth}; for morpion 0..=6"));
             }
-            let start = Morpion::start(rows, cols, k);
+            let start = Morpion::with_rule(rows, cols, k, rule);
             morpion_suite(start, plies.unwrap_or(4), count, seed, depth)
         }
         ref other => Err(format!(

@@ -113,9 +113,12 @@ pub fn solve_position(
                         .into(),
             }
         }
-        GameKind::Morpion { rows, cols, k } => {
-            solve_morpion(Morpion::start(rows, cols, k), position, limits)?
-        }
+        GameKind::Morpion {
+            rows,
+            cols,
+            k,
+            rule,
+        } => solve_morpion(Morpion::with_rule(rows, cols, k, rule), position, limits)?,
         GameKind::RandomTree {
             branching,
             depth,
