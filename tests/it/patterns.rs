@@ -64,7 +64,8 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
             .starts_with("# joute pattern weights")
     );
 
-    // A match with either file is the same match: the same games.
+    // A match with either file is the same match: the same games (in id order: the log keeps
+    // the order they finished in, which the load decides).
     let games = |file: &Path, name: &str| -> Vec<Value> {
         let out = dir.join(name);
         common::joute_ok(&[
@@ -78,7 +79,7 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
             out.to_str().unwrap(),
             "--quiet",
         ]);
-        std::fs::read_to_string(out.join("games.jsonl"))
+        let mut games = std::fs::read_to_string(out.join("games.jsonl"))
             .unwrap()
             .lines()
             .map(|l| {
@@ -88,7 +89,9 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
                 }
                 v
             })
-            .collect()
+            .collect::<Vec<Value>>();
+        games.sort_by_key(|g| g["id"].as_u64());
+        games
     };
     let binary = games(&weights, "m1");
     assert_eq!(binary, games(&csv, "m2"));
