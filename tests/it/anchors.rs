@@ -15,11 +15,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{self, bin, manifest};
+use crate::common::{self, manifest};
 
 /// Where `build-anchors.sh` put the programs, and the adapters' folder.
 struct Anchors {
@@ -190,15 +189,6 @@ fn all(a: &Anchors) -> Vec<Anchor> {
     ]
 }
 
-fn joute_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 /// One anchor test at a time: PentaZen times its moves by CPU time, so a loaded machine makes
 /// it overrun its clock; the anchors' own tests should not be that load.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -218,7 +208,7 @@ fn short_match(dir: &Path, anchor: &Anchor, out: &str, games: u32) -> Vec<Value>
     } else {
         "2"
     };
-    let run = joute_in(
+    let run = common::joute_in(
         dir,
         &[
             "match",
@@ -267,11 +257,11 @@ fn every_anchor_passes_engine_check_with_joutes_own_keys() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "check");
+    let dir = common::scratch("check");
     for anchor in all(&a) {
         let mut args = vec!["engine", "check", anchor.game];
         args.extend(anchor.check.iter().map(String::as_str));
-        let out = joute_in(&dir, &args);
+        let out = common::joute_in(&dir, &args);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
             out.status.code(),
@@ -295,7 +285,7 @@ fn every_anchor_plays_a_short_match_to_the_end() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "match");
+    let dir = common::scratch("match");
     for anchor in all(&a) {
         short_match(&dir, &anchor, anchor.name, 4);
     }
@@ -309,7 +299,7 @@ fn fixed_depth_othello_anchors_replay_move_for_move() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "replay");
+    let dir = common::scratch("replay");
     for anchor in all(&a)
         .into_iter()
         .filter(|x| ["ntest", "egaroucid"].contains(&x.name))
@@ -353,7 +343,7 @@ fn the_shipped_ladders_start_every_outside_engine_as_written() {
         return;
     }
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "ladders");
+    let dir = common::scratch("ladders");
     let specs = PathBuf::from(manifest("tournaments"));
     for ladder in ["anchors-othello", "anchors-connect4", "anchors-gomoku"] {
         let text = std::fs::read_to_string(specs.join(format!("{ladder}.toml"))).unwrap();
@@ -410,7 +400,7 @@ fn the_shipped_ladders_start_every_outside_engine_as_written() {
         let path = dir.join(format!("{ladder}.toml"));
         std::fs::write(&path, toml::to_string(&mini).unwrap()).unwrap();
         let out_dir = dir.join(ladder);
-        let run = joute_in(
+        let run = common::joute_in(
             &dir,
             &[
                 "run",
