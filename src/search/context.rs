@@ -42,6 +42,19 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
         self.node_limit != u64::MAX || self.deadline.is_some()
     }
 
+    /// Half of what is left of the budget, for an exact solve that the search may have to
+    /// replace with the other half.
+    pub fn half_budget(&self) -> super::endgame::Budget {
+        let now = Instant::now();
+        super::endgame::Budget {
+            nodes: (self.node_limit != u64::MAX)
+                .then(|| self.node_limit.saturating_sub(self.nodes) / 2),
+            deadline: self
+                .deadline
+                .map(|d| now + d.saturating_duration_since(now) / 2),
+        }
+    }
+
     /// Removes the budget (for the short extra work after the main search).
     pub fn lift_limits(&mut self) {
         self.node_limit = u64::MAX;

@@ -264,6 +264,7 @@ pub fn engine_spec(spec: &ResolvedTuneSpec) -> EngineSpec {
         config: spec.engine.config(),
         weights: None,
         patterns: None,
+        exact: Some(spec.engine.exact),
     }
 }
 
@@ -379,6 +380,7 @@ pub fn tune<G: Features>(
                     config: e.config(),
                     weights: None,
                     patterns: None,
+                    exact: Some(e.exact),
                 },
                 Weights {
                     game: spec.game.clone(),

@@ -71,8 +71,8 @@ use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
-    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, engine_budget,
-    hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
+    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, default_exact,
+    engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
@@ -951,7 +951,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             }
             self.engine.weights_origin = w.origin.clone();
             self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
+            default_exact(&start, self.raw.engine.get_ref(), &mut self.engine);
             for (i, e) in self.raw.pool.iter().enumerate() {
+                default_exact(&start, e.get_ref(), &mut self.pool[i]);
                 let key = format!("pool[{}].weights", i + 1);
                 let pw = resolve_weights(&start, e.get_ref().weights_value(), &key, self.loc)?;
                 self.pool[i].weights_origin = pw.origin.clone();

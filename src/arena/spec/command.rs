@@ -44,9 +44,10 @@ impl MatchEngine {
     /// The keys of an outside engine on the command line.
     pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, option.NAME";
 
-    /// Reads an engine argument: `ALGORITHM[:BUDGET][:WEIGHTS]` or `cmd=...,proto=...`.
+    /// Reads an engine argument: `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS]` or
+    /// `cmd=...,proto=...` (told apart by an `=` before the first colon).
     pub fn parse(text: &str) -> Result<MatchEngine, SpecError> {
-        if !text.contains('=') {
+        if !text.split(':').next().unwrap_or("").contains('=') {
             return EngineSpec::parse(text)
                 .map(MatchEngine::BuiltIn)
                 .map_err(|e| command_line_error("ENGINE", e.to_string()));
@@ -287,6 +288,9 @@ pub fn match_spec(
                     exploration: c.options.exploration,
                     tree_mib: c.options.tree_mib,
                     tie_break: c.options.tie_break,
+                    exact: e.exact.unwrap_or_else(|| {
+                        crate::search::endgame::default_exact(&start, c.algorithm)
+                    }),
                     weights_origin: String::new(),
                     weights: Vec::new(),
                     endgame: None,
