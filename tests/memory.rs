@@ -2,6 +2,8 @@
 //! against the kernel's own account of the child (getrusage). In a test binary of its own,
 //! because RUSAGE_CHILDREN covers every child this process has waited for.
 
+#[allow(dead_code)] // This suite uses one helper of the shared module.
+#[path = "it/common/mod.rs"]
 mod common;
 
 /// The largest resident set of any child this process waited for, KiB (Linux's unit).

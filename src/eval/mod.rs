@@ -19,7 +19,7 @@
 //! k = 5 about 0.8 µs, the random tree under 10 ns. `joute bench` and `cargo bench --bench
 //! search` measure the searches that use it.
 //!
-//! Strength: `tests/strength.rs` plays the defaults against the simplest evaluations
+//! Strength: `tests/it/strength.rs` plays the defaults against the simplest evaluations
 //! (`weights/othello-discs.toml`, `weights/connect4-centre.toml`) with the search layer's
 //! alpha-beta at equal depth, 200 games from random openings with colours swapped.
 

@@ -9,7 +9,6 @@
 //! - [`html`]: `index.html`, the self-contained report with its game viewer.
 //! - [`records`]: the games as records other tools read (`joute export`, `[output] records`).
 //! - [`run`]: a run folder's report (CSV, charts, page) written together, and its JSON object.
-//! - [`tune`]: the report of a tuning run, its charts and its own `index.html`.
 
 pub mod charts;
 pub mod files;
@@ -19,7 +18,6 @@ pub mod records;
 pub mod run;
 pub mod summary;
 pub mod table;
-pub mod tune;
 
 pub use run::write_run_report;
 pub use summary::Summary;

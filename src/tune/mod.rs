@@ -19,6 +19,8 @@
 //!   logs, the scale K and then the weights fitted by logistic regression (Newton's method);
 //!   [`regression_run`]: `method = "regression"`, rounds of self-play games and fits as a
 //!   resumable tuning run.
+//! - [`report`]: the report of a tuning run, its charts and its own `index.html` (beside the
+//!   tuning code, so that `crate::report` never reads tuning's types).
 //!
 //! Every random choice comes from a seed derived from `(seed, stream, k)` by [`derive_seed`],
 //! so a state saved after step k and resumed replays the same trajectory.
@@ -34,6 +36,7 @@ pub mod pattern_fit;
 pub mod record;
 pub mod regression;
 pub mod regression_run;
+pub mod report;
 pub mod run;
 pub mod session;
 pub mod spec;

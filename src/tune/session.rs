@@ -426,7 +426,7 @@ impl TuneSession {
         let text = serde_json::to_string_pretty(&summary).expect("a JSON value serialises");
         write_atomically(&path, text.as_bytes())
             .map_err(|e| TuneError::Failed(format!("cannot write {}: {e}", path.display())))?;
-        let written = crate::report::tune::write_tune_report(&record, &self.out).map_err(|e| {
+        let written = super::report::write_tune_report(&record, &self.out).map_err(|e| {
             TuneError::Failed(format!(
                 "cannot write the tuning report in {}: {e}",
                 self.out.display()

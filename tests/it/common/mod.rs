@@ -1,5 +1,4 @@
 //! Helpers shared by the command-line test suites.
-#![allow(dead_code)] // Each suite uses its own subset.
 
 use std::path::{Path, PathBuf};
 

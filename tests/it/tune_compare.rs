@@ -3,7 +3,7 @@
 //! that it writes nothing outside its `--out` folder. Skipped (with the reason printed) when
 //! `python3` is not installed.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

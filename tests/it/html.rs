@@ -13,7 +13,7 @@ use joute::report::html::{Timing, write_report};
 use joute::report::load::summarize_logs;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 const XSS: &str = "<script>alert(1)</script>";
 
@@ -301,7 +301,7 @@ fn selftest(browser: &Path, page: &Path, fragment: &str) -> Value {
 }
 
 #[test]
-#[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test html -- --include-ignored"]
+#[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it html:: -- --include-ignored"]
 fn report_works_in_a_browser() {
     let Some(browser) = browser() else {
         panic!(

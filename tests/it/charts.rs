@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use joute::report::Summary;
 
-mod common;
+use crate::common;
 use joute::report::charts::{chart_names, svg_charts, write_charts};
 use joute::report::load::summarize_logs;
 
@@ -306,7 +306,7 @@ fn an_engine_name_is_escaped_in_the_svg() {
 }
 
 /// How long drawing every chart of a 20-engine round robin takes (PNG and SVG files, then the
-/// SVG in memory). `cargo test --release --test charts -- --ignored --nocapture`.
+/// SVG in memory). `cargo test --release --test it charts:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn timing_of_twenty_engines() {

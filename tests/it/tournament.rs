@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
-mod common;
+use crate::common;
 use serde_json::Value;
 
 fn joute() -> Command {
@@ -1082,7 +1082,7 @@ fn the_example_specs_are_valid() {
             assert!(spec.is_ok(), "{}: {}", path.display(), spec.unwrap_err());
         }
     }
-    let embedded = include_str!("../tournaments/quickstart.toml");
+    let embedded = include_str!("../../tournaments/quickstart.toml");
     assert!(joute::arena::TournamentSpec::parse(embedded, "quickstart").is_ok());
 }
 

@@ -1,6 +1,6 @@
 //! Game records: `joute export` and `joute rate` (issue #15).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{joute_ok, scratch};

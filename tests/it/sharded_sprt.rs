@@ -3,7 +3,7 @@
 //! has finished, at the pair one machine decides it at, and every shard stops there — one of
 //! them killed (SIGKILL) and resumed on the way.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Stdio};

@@ -7,7 +7,7 @@ use joute::games::othello::{Othello, OthelloMove};
 use joute::games::{Game, MoveList, Side};
 use joute::search::solver::othello::{FfoEntry, OthelloSolver, parse_ffo_line};
 
-const SUITE: &str = include_str!("data/othello-ffo-40-59.txt");
+const SUITE: &str = include_str!("../data/othello-ffo-40-59.txt");
 
 fn suite() -> Vec<FfoEntry> {
     SUITE
@@ -208,7 +208,7 @@ fn suite_lines_are_read_and_bad_ones_named() {
 }
 
 /// Timing of FFO #40–#44 outside criterion (test profile, opt-level 3): `cargo test --test
-/// solve_othello time_ffo -- --ignored --nocapture`.
+/// it solve_othello::time_ffo -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn time_ffo_40_to_44() {

@@ -5,9 +5,9 @@ use joute::games::connect4::{Column, Connect4};
 use joute::games::{Game, MoveList};
 use joute::search::solver::connect4::{Connect4Solver, parse_suite_line};
 
-const L3: &str = include_str!("data/connect4/Test_L3_R1.txt");
-const L2: &str = include_str!("data/connect4/Test_L2_R1.txt");
-const L1: &str = include_str!("data/connect4/Test_L1_R1.txt");
+const L3: &str = include_str!("../data/connect4/Test_L3_R1.txt");
+const L2: &str = include_str!("../data/connect4/Test_L2_R1.txt");
+const L1: &str = include_str!("../data/connect4/Test_L1_R1.txt");
 
 fn suite(text: &str) -> Vec<(String, Connect4, i32)> {
     text.lines()

@@ -2,7 +2,7 @@
 //! file that engines play with, in matches and in tournament specs, and bad pattern files are
 //! refused with a clear error.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

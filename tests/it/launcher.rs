@@ -6,7 +6,7 @@
 //! build this machine can run gives the same results.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Write;

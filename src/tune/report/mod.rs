@@ -16,7 +16,7 @@
 //!   log-likelihood ratio, accepted ones green and rejected ones grey, with the test's bounds.
 //!
 //! A chart that does not apply is neither drawn nor written. The charts are drawn like a run's
-//! charts ([`super::charts`]: the embedded DejaVu font, the same colours, PNG and SVG written
+//! charts ([`crate::report::charts`]: the embedded DejaVu font, the same colours, PNG and SVG written
 //! atomically), and every text in them is escaped by plotters' SVG backend.
 //!
 //! The page is an askama template (`templates/tune.html`) with the run report's stylesheet
@@ -31,11 +31,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::charts::{
+use crate::arena::log::write_atomically;
+use crate::report::charts::{
     AXIS, BOUND, ChartError, Drawn, LABEL, POINT, TITLE, error_of, font, padded, register_fonts,
     svg_text, text, whole, write_png, write_svg,
 };
-use crate::arena::log::write_atomically;
 use crate::tune::aa::AaVerdict;
 use crate::tune::params::Param;
 use crate::tune::record::{HistoryLine, MatchResult, TuneRecord};

@@ -1,7 +1,7 @@
 //! `joute tune` from the command line: a small run end to end, resume after SIGKILL, and bad
 //! input.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

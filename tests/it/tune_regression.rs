@@ -1,7 +1,7 @@
 //! `joute tune` with `method = "regression"`: self-play rounds and fits end to end, resume after
 //! SIGKILL to the same weights, and bad specs.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Perft counts: the published counts, and counts of boards without published
 //! figures checked against the plain implementations in `slow/`.
 
-mod slow;
+use crate::slow;
 
 use joute::games::perft::{divide, perft, perft_parallel};
 use joute::games::{Connect4, Game, Morpion, Othello};

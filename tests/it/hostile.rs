@@ -5,7 +5,7 @@
 //! panic, and nothing written but the case's own inputs (the command runs in a scratch folder
 //! of its own, with TMPDIR inside it).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

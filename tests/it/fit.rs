@@ -1,7 +1,7 @@
 //! `joute fit`: evaluation weights fitted to games logs by logistic regression (issue #17),
 //! then played with; and its bad input.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{joute_ok, scratch};

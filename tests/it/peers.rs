@@ -4,7 +4,7 @@
 //! loses a game it starts from a won or drawn position, by joute's own solver.
 //!
 //! They need the peers built: `bash ../shared/peers/build.sh target/peers`, then
-//! `JOUTE_PEERS=$PWD/target/peers cargo test --test peers`. Without `JOUTE_PEERS` the tests
+//! `JOUTE_PEERS=$PWD/target/peers cargo test --test it peers::`. Without `JOUTE_PEERS` the tests
 //! pass, the suite saying it skipped them (a user's clone has no `../shared`), unless
 //! `JOUTE_REQUIRE_PEERS=1`: CI (`.ci/run`) builds the peers and sets both, so there the tests
 //! cannot skip silently.
@@ -12,7 +12,7 @@
 //! Linux only: the peers are built for Linux, and the adapter is a `python3` script.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{bin, manifest};
 
@@ -46,9 +46,9 @@ fn peers() -> Option<Peers> {
         // even when the tests pass.
         static SAID: std::sync::Once = std::sync::Once::new();
         SAID.call_once(|| {
-            let line = "tests/peers.rs: skipped, JOUTE_PEERS is not set (to run it: bash \
+            let line = "tests/it/peers.rs: skipped, JOUTE_PEERS is not set (to run it: bash \
                         ../shared/peers/build.sh target/peers && \
-                        JOUTE_PEERS=$PWD/target/peers cargo test --test peers)\n";
+                        JOUTE_PEERS=$PWD/target/peers cargo test --test it peers::)\n";
             let _ = std::io::stderr().write_all(line.as_bytes());
         });
         return None;

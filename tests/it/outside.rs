@@ -8,7 +8,7 @@
 //! Linux only: the engines are `python3` scripts, and the orphan checks read `/proc`.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{bin, manifest};
 

@@ -2,7 +2,7 @@
 //! the symmetries of Othello, and agreement with the plain implementations in `slow/` along
 //! random games.
 
-mod slow;
+use crate::slow;
 
 use std::collections::{HashMap, HashSet};
 

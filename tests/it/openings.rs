@@ -174,7 +174,7 @@ fn the_shipped_connect4_suite_regenerates_and_its_scores_are_exact() {
     check_connect4_suite(1, 5);
 }
 
-/// Every score solved: about a minute (`cargo test --test openings -- --ignored`).
+/// Every score solved: about a minute (`cargo test --test it openings:: -- --ignored`).
 #[test]
 #[ignore = "solves all 20 openings of 6 plies: about a minute"]
 fn every_score_of_the_shipped_connect4_suite_is_exact() {

@@ -5,7 +5,7 @@
 //!
 //! Linux only (the orphan check reads `/proc`); needs `python3`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -15,7 +15,7 @@ use joute::search::solver::connect4::Connect4Solver;
 use joute::search::solver::generic;
 use joute::search::solver::othello::OthelloSolver;
 
-mod common;
+use crate::common;
 
 fn scratch(name: &str) -> common::Scratch {
     common::scratch("adjudication", name)
