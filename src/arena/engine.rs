@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::eval::pattern::{PatternEval, PatternWeights};
-use crate::eval::{EvalError, Evaluator, Features, LinearEval, Weights};
+use crate::eval::{EvalError, EvalState, Evaluator, Features, LinearEval, Weights};
 use crate::games::Othello;
 use crate::search::{
     Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, SearchConfig, SearchError,
@@ -106,6 +106,39 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
         match self {
             EngineEval::Linear(e) => e.bound(),
             EngineEval::Patterns(p) => p.bound(),
+        }
+    }
+
+    #[inline]
+    fn tracks(&self) -> bool {
+        matches!(self, EngineEval::Patterns(_))
+    }
+
+    #[inline]
+    fn track(&self, pos: &G, state: &mut EvalState) {
+        if let (EngineEval::Patterns(p), Some(o)) = (self, (pos as &dyn Any).downcast_ref()) {
+            p.track(o, state);
+        }
+    }
+
+    #[inline]
+    fn track_move(&self, parent: &G, child: &G, state: &EvalState, out: &mut EvalState) {
+        let (parent, child) = (parent as &dyn Any, child as &dyn Any);
+        if let (EngineEval::Patterns(p), Some(parent), Some(child)) =
+            (self, parent.downcast_ref(), child.downcast_ref())
+        {
+            p.track_move(parent, child, state, out);
+        }
+    }
+
+    #[inline]
+    fn evaluate_tracked(&self, pos: &G, state: &EvalState) -> i32 {
+        match self {
+            EngineEval::Linear(e) => e.evaluate(pos),
+            EngineEval::Patterns(p) => match (pos as &dyn Any).downcast_ref::<Othello>() {
+                Some(o) => p.evaluate_tracked(o, state),
+                None => 0,
+            },
         }
     }
 }

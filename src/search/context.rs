@@ -6,7 +6,7 @@ use std::time::Instant;
 use arrayvec::ArrayVec;
 
 use super::{Limits, MAX_PLY, WIN, WIN_THRESHOLD};
-use crate::eval::Evaluator;
+use crate::eval::{EvalState, Evaluator};
 use crate::games::{Game, MAX_MOVES, MoveList, Side};
 
 /// The per-search state the algorithms thread through their recursion.
@@ -106,6 +106,18 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
         match self.terminal(pos, ply) {
             Some(score) => score,
             None => self.evaluate(pos),
+        }
+    }
+
+    /// [`Ctx::horizon`] for a search that keeps the evaluation's state of `pos`.
+    #[inline]
+    pub fn horizon_tracked(&mut self, pos: &G, ply: u32, state: &EvalState) -> i32 {
+        match self.terminal(pos, ply) {
+            Some(score) => score,
+            None => {
+                self.leaves += 1;
+                self.eval.evaluate_tracked(pos, state)
+            }
         }
     }
 }

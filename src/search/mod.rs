@@ -25,7 +25,7 @@ use arrayvec::ArrayVec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::eval::Evaluator;
+use crate::eval::{EvalState, Evaluator};
 use crate::games::{Game, MAX_MOVES, MoveList};
 use context::{Ctx, PvTable};
 use tt::TranspositionTable;
@@ -299,6 +299,9 @@ pub struct Searcher<G: Game> {
     pv: PvTable<G::Move>,
     rng: ChaCha8Rng,
     endgame: endgame::Endgame,
+    /// The evaluation's state of each position of the line `pvs` and `mtdf` search
+    /// ([`Evaluator::tracks`]), by ply.
+    states: Vec<EvalState>,
 }
 
 impl<G: Game> Searcher<G> {
@@ -308,6 +311,7 @@ impl<G: Game> Searcher<G> {
             .then(|| TranspositionTable::new(config.options.tt_mib));
         let rng = ChaCha8Rng::seed_from_u64(config.options.seed);
         let endgame = endgame::Endgame::new(config.options.tt_mib);
+        let tracked = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
         Searcher {
             config,
             tt,
@@ -316,6 +320,11 @@ impl<G: Game> Searcher<G> {
             pv: PvTable::new(),
             rng,
             endgame,
+            states: if tracked {
+                vec![EvalState::default(); MAX_PLY + 1]
+            } else {
+                Vec::new()
+            },
         }
     }
 
