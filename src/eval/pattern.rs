@@ -999,25 +999,20 @@ const READING_LIST: [Reading; READINGS] = {
     list
 };
 
-/// The most folded readings a square takes part in.
-const READINGS_PER_SQUARE: usize = 8;
+/// [`PatternState`]'s lanes: the readings, padded to a whole number of 512-bit vectors (the
+/// padding is always 0 and never read).
+const LANES: usize = READINGS.div_ceil(16) * 16;
 
-/// For each square, the readings it takes part in and its digit's weight there:
-/// `(reading, 3^i)`, unused slots `(0, 0)`.
-const SQUARE_READINGS: [[(u8, u16); READINGS_PER_SQUARE]; 64] = {
-    let mut table = [[(0u8, 0u16); READINGS_PER_SQUARE]; 64];
-    let mut count = [0usize; 64];
+/// For each square, its digit's weight (`3^i`) in each reading it takes part in, 0 in the
+/// others: what a disc on it adds to black's half of every reading at once.
+static SQUARE_DIGITS: [[u32; LANES]; 64] = {
+    let mut table = [[0u32; LANES]; 64];
     let mut f = 0;
     while f < READINGS {
         let mut i = 0;
         while i < READING_LIST[f].len {
             let sq = READING_LIST[f].squares[i] as usize;
-            assert!(
-                count[sq] < READINGS_PER_SQUARE,
-                "a square in too many readings"
-            );
-            table[sq][count[sq]] = (f as u8, pow3(i) as u16);
-            count[sq] += 1;
+            table[sq][f] = pow3(i) as u32;
             i += 1;
         }
         f += 1;
@@ -1025,21 +1020,34 @@ const SQUARE_READINGS: [[(u8, u16); READINGS_PER_SQUARE]; 64] = {
     table
 };
 
+/// Each lane's block offset in a phase (0 for the padding).
+static LANE_OFFSETS: [u32; LANES] = {
+    let mut offsets = [0u32; LANES];
+    let mut f = 0;
+    while f < READINGS {
+        offsets[f] = READING_LIST[f].offset;
+        f += 1;
+    }
+    offsets
+};
+
 /// The configurations of [`PatternEval`]'s folded readings of a position, kept up to date move
 /// by move as Edax keeps its features: each reading's base-3 number over its squares, black's
 /// discs in the low 16 bits and white's in the high 16, whoever is to move (the side to move
 /// picks which half weighs 1 and which 2 when the evaluation reads them). After a move only the
-/// readings of the squares that changed change: a few additions instead of reading the board
-/// through its 8 images ([`PatternEval::evaluate_tracked`] then costs the 46 table reads).
+/// squares that changed count: per square one vector addition over every reading
+/// ([`SQUARE_DIGITS`]), instead of reading the board through its 8 images;
+/// [`PatternEval::evaluate_tracked`] then costs the 46 table reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(64))]
 pub struct PatternState {
-    configs: [u32; READINGS],
+    configs: [u32; LANES],
 }
 
 impl Default for PatternState {
     fn default() -> Self {
         PatternState {
-            configs: [0; READINGS],
+            configs: [0; LANES],
         }
     }
 }
@@ -1048,7 +1056,7 @@ impl PatternState {
     /// The configurations of `pos`, read square by square.
     pub fn of(pos: &Othello) -> PatternState {
         let (black, white) = (pos.black(), pos.white());
-        let mut configs = [0u32; READINGS];
+        let mut configs = [0u32; LANES];
         for (config, reading) in configs.iter_mut().zip(&READING_LIST) {
             for (i, &sq) in reading.squares[..reading.len].iter().enumerate() {
                 let digit = (black >> sq & 1) as u32 + (((white >> sq & 1) as u32) << 16);
@@ -1073,10 +1081,8 @@ impl PatternState {
             let db = ((b1 >> sq & 1) as u32).wrapping_sub((b0 >> sq & 1) as u32);
             let dw = ((w1 >> sq & 1) as u32).wrapping_sub((w0 >> sq & 1) as u32);
             let factor = db.wrapping_add(dw << 16);
-            for &(f, power) in &SQUARE_READINGS[sq] {
-                // Unused slots add 0 to reading 0.
-                let c = &mut next.configs[f as usize];
-                *c = c.wrapping_add((power as u32).wrapping_mul(factor));
+            for (c, &digit) in next.configs.iter_mut().zip(&SQUARE_DIGITS[sq]) {
+                *c = c.wrapping_add(digit.wrapping_mul(factor));
             }
         }
         next
@@ -1338,16 +1344,16 @@ fn type_sum<const T: usize, W: Copy + Into<i64>>(
 #[inline(always)]
 fn tracked_sum<W: Copy + Into<i64>>(table: &[W], state: &PatternState, white: bool) -> i64 {
     let table = &table[..WEIGHTS_PER_PHASE];
+    // The indices first, every lane at once: the side to move's half to the low 16 bits.
+    let turn = if white { 16 } else { 0 };
+    let mut index = [0u32; LANES];
+    for ((i, &c), &offset) in index.iter_mut().zip(&state.configs).zip(&LANE_OFFSETS) {
+        let c = c.rotate_left(turn);
+        *i = offset + (c & 0xffff) + 2 * (c >> 16);
+    }
     let mut sum: i64 = table[BIAS_INDEX].into();
-    for (reading, &config) in READING_LIST.iter().zip(&state.configs) {
-        // The side to move's half in the low 16 bits.
-        let c = if white {
-            config.rotate_left(16)
-        } else {
-            config
-        };
-        let index = reading.offset as usize + (c & 0xffff) as usize + 2 * (c >> 16) as usize;
-        sum += table[index].into();
+    for &i in &index[..READINGS] {
+        sum += table[i as usize].into();
     }
     sum
 }
