@@ -42,12 +42,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         .into());
     }
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
+    let collect = collect_options(args)?;
     let options = FitOptions {
         lambda: args.lambda,
         taper: args.taper,
@@ -93,6 +88,24 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How the positions of the logs are chosen and labelled.
+fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
+    let max = joute::tune::spec::MAX_EXACT_LABELS as u32;
+    if args.exact_labels > max {
+        return Err(InputError(format!(
+            "--exact-labels {} is out of range; allowed: 0 (never) to {max}",
+            args.exact_labels
+        )));
+    }
+    Ok(CollectOptions {
+        skip_plies: args.skip_plies,
+        max_per_game: args.max_per_game,
+        seed: args.seed,
+        include_failures: false,
+        exact_labels: args.exact_labels,
+    })
+}
+
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
 fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
     use joute::eval::pattern::{MAX_PHASES, PatternWeights};
@@ -121,13 +134,8 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
         .into());
     }
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
-    let (data, games, skipped) =
+    let collect = collect_options(args)?;
+    let (data, games, skipped, solved) =
         collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
     if data.is_empty() {
         return Err(InputError(format!(
@@ -164,12 +172,19 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
             json!({
                 "game": "othello", "positions": data.len(), "games": games,
                 "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
+                "solved": solved,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),
             })
         )?;
     } else {
         say!("{}", fit.summary())?;
+        if collect.exact_labels > 0 {
+            say!(
+                "{solved} positions of at most {} empty squares labelled by the exact solver",
+                collect.exact_labels
+            )?;
+        }
         say!("weights: {}", out.display())?;
     }
     Ok(())

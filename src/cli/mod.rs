@@ -521,6 +521,11 @@ pub struct FitArgs {
     /// progress (the file gets an [endgame] table).
     #[arg(long)]
     pub taper: bool,
+    /// Label the positions with at most this many empty squares (cells) by their result
+    /// under perfect play, solved by the game's exact solver, instead of their game's result
+    /// (0: never; at most 24).
+    #[arg(long, default_value_t = 0)]
+    pub exact_labels: u32,
     /// Fit Othello's pattern evaluation (thousands of weights per phase, from zero) instead
     /// of the game's linear features; writes a binary pattern weights file (default:
     /// fitted-patterns.jpw beside the first log).
