@@ -1406,22 +1406,10 @@ mod tests {
     /// Every position (not finished) of `games` random games, played with the game's own move
     /// generation.
     fn random_positions(seed: u64, games: usize) -> Vec<Othello> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut positions = Vec::new();
-        let mut moves = MoveList::new();
-        for _ in 0..games {
-            let mut pos = Othello::start();
-            loop {
-                moves.clear();
-                pos.legal_moves(&mut moves);
-                if moves.is_empty() {
-                    break;
-                }
-                positions.push(pos);
-                pos = pos.play(moves[rng.random_range(0..moves.len())]);
-            }
-        }
-        positions
+        random_lines(seed, games)
+            .into_iter()
+            .map(|(pos, _)| pos)
+            .collect()
     }
 
     fn random_weights(phases: usize, seed: u64) -> PatternWeights {

@@ -1702,12 +1702,18 @@ mod tests {
         path
     }
 
-    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
-    fn connect4_games() -> Vec<GameLine> {
-        let start = Connect4::start();
-        let mut lines: Vec<GameLine> = (0..8)
+    /// `games` log lines of random games of `start` of at most `plies` plies (game `g` from
+    /// seed `seed + g`), the first `opening` moves their opening.
+    fn random_lines<G: Game>(
+        start: G,
+        games: u64,
+        plies: usize,
+        seed: u64,
+        opening: usize,
+    ) -> Vec<GameLine> {
+        (0..games)
             .map(|g| {
-                let (_, moves) = random_game(start, 42, 100 + g);
+                let (_, moves) = random_game(start, plies, seed + g);
                 let mut pos = start;
                 let text: Vec<String> = moves
                     .iter()
@@ -1717,9 +1723,15 @@ mod tests {
                         t
                     })
                     .collect();
-                line(start, g, &text, 2)
+                line(start, g, &text, opening)
             })
-            .collect();
+            .collect()
+    }
+
+    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
+    fn connect4_games() -> Vec<GameLine> {
+        let start = Connect4::start();
+        let mut lines = random_lines(start, 8, 42, 100, 2);
         let cut: Vec<String> = "4453".chars().map(|c| c.to_string()).collect();
         lines.push(line(start, 8, &cut, 2));
         lines[8].score = 1.0;
@@ -1821,21 +1833,7 @@ mod tests {
     fn exact_labels_are_the_results_under_perfect_play() {
         let dir = tempfile::tempdir().unwrap();
         let start = Othello::start();
-        let lines: Vec<GameLine> = (0..6)
-            .map(|g| {
-                let (_, moves) = random_game(start, 80, 300 + g);
-                let mut pos = start;
-                let text: Vec<String> = moves
-                    .iter()
-                    .map(|&m| {
-                        let t = pos.format_move(m);
-                        pos = pos.play(m);
-                        t
-                    })
-                    .collect();
-                line(start, g, &text, 4)
-            })
-            .collect();
+        let lines = random_lines(start, 6, 80, 300, 4);
         let path = write_log(dir.path(), &lines);
         let by_result = |exact_labels| CollectOptions {
             exact_labels,

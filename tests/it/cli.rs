@@ -413,7 +413,7 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
     refuses(&with(&["-repeat"]), &["already played twice"]);
     refuses(
         &with(&["-each", "tc=10+0.1"]),
-        &["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "pvs:200ms"],
+        &["ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]", "pvs:200ms"],
     );
     refuses(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
     refuses(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
@@ -470,7 +470,12 @@ fn help_texts_give_the_engine_syntax_the_games_and_the_files() {
                 "{command}: {algorithm} missing\n{help}"
             );
         }
-        for piece in ["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "nN", "200ms", "1..=64"] {
+        for piece in [
+            "ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]",
+            "nN",
+            "200ms",
+            "1..=64",
+        ] {
             assert!(help.contains(piece), "{command}: {piece} missing\n{help}");
         }
     }
