@@ -25,7 +25,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         .into());
     }
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = collect_options(args);
+    let collect = collect_options(args)?;
     let options = FitOptions {
         lambda: args.lambda,
         taper: args.taper,
@@ -92,14 +92,22 @@ fn logs_game(args: &FitArgs) -> anyhow::Result<GameKind> {
     Ok(kind.expect("at least one log"))
 }
 
-/// Which positions of the logs a fit reads.
-fn collect_options(args: &FitArgs) -> CollectOptions {
-    CollectOptions {
+/// Which positions of the logs a fit reads, and how they are labelled.
+fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
+    let max = joute::tune::spec::MAX_EXACT_LABELS as u32;
+    if args.exact_labels > max {
+        return Err(InputError(format!(
+            "--exact-labels {} is out of range; allowed: 0 (never) to {max}",
+            args.exact_labels
+        )));
+    }
+    Ok(CollectOptions {
         skip_plies: args.skip_plies,
         max_per_game: args.max_per_game,
         seed: args.seed,
         include_failures: false,
-    }
+        exact_labels: args.exact_labels,
+    })
 }
 
 /// The arguments `--patterns` refuses: another game's logs, phases out of range, a negative
@@ -138,8 +146,8 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
     use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
     check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = collect_options(args);
-    let (data, games, skipped) =
+    let collect = collect_options(args)?;
+    let (data, games, skipped, solved) =
         collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
     if data.is_empty() {
         return Err(InputError(format!(
@@ -176,12 +184,19 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
             json!({
                 "game": "othello", "positions": data.len(), "games": games,
                 "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
+                "solved": solved,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),
             })
         )?;
     } else {
         say!("{}", fit.summary())?;
+        if collect.exact_labels > 0 {
+            say!(
+                "{solved} positions of at most {} empty squares labelled by the exact solver",
+                collect.exact_labels
+            )?;
+        }
         say!("weights: {}", out.display())?;
     }
     Ok(())

@@ -648,6 +648,9 @@ pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), St
         ));
     }
     for (a, b) in old.engines.iter().zip(&new.engines) {
+        if let Some(why) = comparable(a).exact_changed(&comparable(b)) {
+            return Err(why);
+        }
         if comparable(a) != comparable(b) {
             return Err(format!(
                 "engine '{}' changed (its name, algorithm, budget, options or weights)",

@@ -333,6 +333,7 @@ pub fn engine_spec(spec: &ResolvedTuneSpec) -> EngineSpec {
         config: spec.engine.config(),
         weights: None,
         patterns: None,
+        exact: Some(spec.engine.exact),
     }
 }
 

@@ -162,6 +162,7 @@ pub fn tune_by_regression<G: Features>(
             skip_plies: config.skip_plies,
             max_per_game: config.max_per_game,
             seed: spec.seed,
+            exact_labels: config.exact_labels.unwrap_or(0),
             ..CollectOptions::default()
         };
         let mut collector = Collector::new(start, collect);

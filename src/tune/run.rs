@@ -53,6 +53,7 @@ pub fn tune<G: Features>(
                     config: e.config(),
                     weights: None,
                     patterns: None,
+                    exact: Some(e.exact),
                 },
                 Weights {
                     game: spec.game.clone(),

@@ -160,8 +160,12 @@ impl TuneSession {
             let mut ck =
                 Checkpoint::load(&checkpoint_path).map_err(|e| input(format!("--resume: {e}")))?;
             if ck.spec_hash != spec.hash() {
+                let why = std::iter::once((&ck.spec.engine, &spec.engine))
+                    .chain(ck.spec.pool.iter().zip(&spec.pool))
+                    .find_map(|(old, new)| old.exact_changed(new))
+                    .unwrap_or_else(|| "the spec or a weights file changed since".into());
                 return Err(input(format!(
-                    "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); the spec or a weights file changed since. Choose another --out to start afresh",
+                    "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); {why}. Choose another --out to start afresh",
                     out.display(),
                     ck.spec_hash,
                     ck.spec.name,

@@ -71,8 +71,8 @@ use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
-    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, engine_budget,
-    hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
+    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, default_exact,
+    engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
@@ -155,6 +155,7 @@ struct RawRegression {
     max_per_game: Option<Spanned<i64>>,
     lambda: Option<Spanned<f64>>,
     taper: Option<Spanned<bool>>,
+    exact_labels: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -221,6 +222,12 @@ pub struct RegressionConfig {
     /// Fit tapered weights (an opening and an endgame vector).
     #[serde(default)]
     pub taper: bool,
+    /// Label the positions with at most this many empty squares (cells) by the exact solver's
+    /// result instead of their game's ([`super::regression::CollectOptions::exact_labels`]);
+    /// `None`: every position by its game's. Left out of the spec's form when `None`, so
+    /// earlier specs keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_labels: Option<u32>,
 }
 
 /// The confirmation match.
@@ -447,6 +454,10 @@ fn parse_in(text: &str, file: &str, base: Option<&Path>) -> Result<ResolvedTuneS
     validate(raw, &loc)
 }
 
+/// The most empty squares (cells) of a position the solver labels: beyond, a solve takes
+/// seconds.
+pub const MAX_EXACT_LABELS: u64 = 24;
+
 /// A positive whole number within `max`.
 fn positive(v: &Spanned<i64>, key: &str, max: u64, loc: &Locator<'_>) -> Result<u64, SpecError> {
     let x = *v.get_ref();
@@ -540,6 +551,10 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
             x
         }
     };
+    let exact_labels = match &r.exact_labels {
+        None => None,
+        Some(v) => Some(positive(v, "regression.exact_labels", MAX_EXACT_LABELS, loc)? as u32),
+    };
     Ok(RegressionConfig {
         games,
         rounds,
@@ -547,6 +562,7 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         max_per_game,
         lambda,
         taper: r.taper.as_ref().is_some_and(|t| *t.get_ref()),
+        exact_labels,
     })
 }
 
@@ -870,6 +886,15 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         }
         Method::Regression => {
             regression = Some(resolve_regression(&raw, loc)?);
+            if let (GameKind::RandomTree { .. }, Some(table)) = (&kind, &raw.regression)
+                && let Some(v) = &table.get_ref().exact_labels
+            {
+                return Err(loc.on(
+                    v,
+                    "regression.exact_labels",
+                    "a random tree has no exact solver; exact_labels is for othello, connect4 and morpion",
+                ));
+            }
         }
     }
     if method != Method::Regression
@@ -1028,7 +1053,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             }
             self.engine.weights_origin = w.origin.clone();
             self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
+            default_exact(&start, self.raw.engine.get_ref(), &mut self.engine);
             for (i, e) in self.raw.pool.iter().enumerate() {
+                default_exact(&start, e.get_ref(), &mut self.pool[i]);
                 let key = format!("pool[{}].weights", i + 1);
                 let pw = resolve_weights(&start, e.get_ref().weights_value(), &key, self.loc)?;
                 self.pool[i].weights_origin = pw.origin.clone();

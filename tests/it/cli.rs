@@ -392,7 +392,7 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
     common::refused(&with(&["-repeat"]), &["already played twice"]);
     common::refused(
         &with(&["-each", "tc=10+0.1"]),
-        &["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "pvs:200ms"],
+        &["ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]", "pvs:200ms"],
     );
     common::refused(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
     common::refused(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
@@ -449,7 +449,12 @@ fn help_texts_give_the_engine_syntax_the_games_and_the_files() {
                 "{command}: {algorithm} missing\n{help}"
             );
         }
-        for piece in ["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "nN", "200ms", "1..=64"] {
+        for piece in [
+            "ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]",
+            "nN",
+            "200ms",
+            "1..=64",
+        ] {
             assert!(help.contains(piece), "{command}: {piece} missing\n{help}");
         }
     }

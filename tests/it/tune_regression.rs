@@ -198,6 +198,42 @@ fn a_tapered_fit_is_written_and_confirmed() {
 }
 
 #[test]
+fn exact_labels_change_the_fit_and_the_spec_hash() {
+    let dir = common::scratch("tune-regression-exact");
+    let tune = |name: &str, regression: &str| -> (String, Value) {
+        let spec = write(&dir, &format!("{name}.toml"), &spec_text(regression));
+        let out = dir.join(name);
+        common::joute_ok(&[
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        let checkpoint: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).unwrap())
+                .unwrap();
+        (
+            weights_lines(&out.join("tuned-weights.toml")).join("\n"),
+            checkpoint,
+        )
+    };
+    let (by_results, plain) = tune("results", "games = 120");
+    let (by_solver, exact) = tune("solver", "games = 120\nexact_labels = 8");
+    // The same games (the labels do not change the self-play of the first round), other
+    // labels for their last positions: other weights.
+    assert_ne!(by_results, by_solver);
+    assert_eq!(
+        exact["spec"]["regression"]["exact_labels"], 8,
+        "{}",
+        exact["spec"]
+    );
+    assert!(plain["spec"]["regression"].get("exact_labels").is_none());
+    assert_ne!(plain["spec_hash"], exact["spec_hash"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_killed_regression_run_resumes_to_the_same_weights() {
     let dir = common::scratch("resume");
     // Depth 3 and 2,000 games a round: slow enough to be killed during self-play.
@@ -264,6 +300,28 @@ fn bad_regression_specs_get_a_clear_error() {
         (
             good.replace("games = 300", "games = 300\nlambda = -1"),
             vec!["bad.toml:16:10", "regression.lambda", "lambda is -1"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nexact_labels = 0"),
+            vec![
+                "bad.toml:16:16",
+                "regression.exact_labels",
+                "allowed: 1..=24",
+            ],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nexact_labels = 25"),
+            vec!["regression.exact_labels", "allowed: 1..=24"],
+        ),
+        (
+            good.replace("game = \"othello\"", "game = \"random-tree-4x6\"")
+                .replace("games = 300", "games = 300\nexact_labels = 8")
+                .replace("weights = ", "# weights = "),
+            vec![
+                "bad.toml:16:16",
+                "regression.exact_labels",
+                "no exact solver",
+            ],
         ),
         (
             good.replace("games = 300", "games = 300\nrounds = 0"),
