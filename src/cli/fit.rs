@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{FitArgs, InputError};
-use joute::arena::log::{RunInfo, write_atomically};
+use joute::arena::log::RunInfo;
 use joute::games::GameKind;
+use joute::outputs::{check_output_file, write_atomically};
 use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 
 /// Runs `joute fit`.
@@ -31,8 +32,26 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         }
     }
     let kind = kind.expect("at least one log");
+    let default_name = match (args.patterns, args.csv) {
+        (false, _) => "fitted-weights.toml",
+        (true, true) => "fitted-patterns.csv",
+        (true, false) => "fitted-patterns.jpw",
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.logs[0]
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(default_name)
+    });
+    let inputs: Vec<&Path> = args
+        .logs
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(args.weights.as_deref())
+        .collect();
+    check_output_file(&out, &inputs, args.force, args.out.is_none()).map_err(InputError)?;
     if args.patterns {
-        return fit_patterns(args, kind);
+        return fit_patterns(args, kind, &out);
     }
     if !(args.lambda.is_finite() && args.lambda >= 0.0) {
         return Err(InputError(format!(
@@ -55,12 +74,6 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     };
     let fitted =
         fit_logs(&kind, &logs, args.weights.as_deref(), &collect, &options).map_err(InputError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join("fitted-weights.toml")
-    });
     write_atomically(&out, fitted.toml.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
     let f = &fitted.fit;
@@ -94,7 +107,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
 }
 
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
-fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
+fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
     use joute::eval::pattern::{MAX_PHASES, PatternWeights};
     use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
     if kind != GameKind::Othello {
@@ -142,20 +155,10 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
     };
     let fit =
         fit_patterns(&data, &PatternWeights::zeros(args.phases), &options).map_err(InputError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(if args.csv {
-                "fitted-patterns.csv"
-            } else {
-                "fitted-patterns.jpw"
-            })
-    });
     let written = if args.csv {
-        fit.weights.write_csv(&out)
+        fit.weights.write_csv(out)
     } else {
-        fit.weights.write_binary(&out)
+        fit.weights.write_binary(out)
     };
     written.map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
     if args.json {

@@ -105,6 +105,10 @@ pub struct RunArgs {
     /// Continue an interrupted run from its games log.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an existing --out folder of other files that holds no run (refused
+    /// otherwise: joute would replace its index.html, ratings.csv, ...).
+    #[arg(long)]
+    pub force: bool,
     /// Play only the games whose id is I modulo N.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -167,6 +171,10 @@ pub struct MatchArgs {
     /// Continue an interrupted match from the log in --out.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an existing --out folder of other files that holds no run (refused
+    /// otherwise).
+    #[arg(long)]
+    pub force: bool,
     /// Print only the final table.
     #[arg(long)]
     pub quiet: bool,
@@ -180,7 +188,7 @@ pub struct MatchArgs {
 pub struct TuneArgs {
     /// Tuning spec (TOML; every key in docs/spec.md).
     pub spec: PathBuf,
-    /// Output folder.
+    /// Output folder (default: reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
@@ -194,7 +202,8 @@ pub struct TuneArgs {
     /// only with --force.
     #[arg(long, value_name = "PATH")]
     pub write_weights: Option<PathBuf>,
-    /// Replace the file named by --write-weights (or weights_out) if it exists.
+    /// Replace the file named by --write-weights (or weights_out) if it exists, and write into
+    /// an existing --out folder of other files that holds no run.
     #[arg(long)]
     pub force: bool,
     /// Cap on the number of games, confirmation included (the confirmation then gets at most
@@ -215,9 +224,13 @@ pub struct ReportArgs {
     /// Game logs (games.jsonl); shards of one run merge.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// Output folder.
+    /// Output folder (default: the log's folder; for several logs, reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an existing --out folder of other files that holds no run or report
+    /// (refused otherwise: joute would replace its index.html, ratings.csv, ...).
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -477,9 +490,13 @@ pub struct ExportArgs {
     #[arg(long)]
     pub format: String,
     /// Where to write (default: beside the log, games.pgn, games.ggf, games.wtb with
-    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ).
+    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ). Never an input
+    /// or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the files named by --out if they exist.
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -496,8 +513,12 @@ pub struct FitArgs {
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Where to write the fitted weights (default: fitted-weights.toml beside the first log).
+    /// Never an input or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the file named by --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Record no position before this ply (the opening's never are).
     #[arg(long, default_value_t = 0)]
     pub skip_plies: usize,
@@ -546,9 +567,13 @@ pub struct RateArgs {
     /// .ggf.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Also write ratings.csv into this folder.
+    /// Also write ratings.csv and scale.csv into this folder (existing ones are replaced only
+    /// with --force).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace ratings.csv and scale.csv in --out if they exist.
+    #[arg(long)]
+    pub force: bool,
     /// Fix PLAYER at ELO (0 when `=ELO` is left out); default: the mean is 0.
     #[arg(long, value_name = "PLAYER=ELO")]
     pub anchor: Option<String>,
@@ -582,9 +607,13 @@ pub struct OpeningsArgs {
     /// Othello: depth of the pvs search that scores each opening (default 10).
     #[arg(long)]
     pub depth: Option<u32>,
-    /// Write the suite to this file (default: stdout).
+    /// Write the suite to this file (default: stdout); an existing file is replaced only with
+    /// --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the file named by --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout (the openings and the header) instead of the file's text.
     #[arg(long)]
     pub json: bool,

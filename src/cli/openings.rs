@@ -12,6 +12,9 @@ use joute::games::{GameKind, Morpion, Othello};
 
 /// Runs `joute openings`.
 pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.out {
+        joute::outputs::check_output_file(path, &[], args.force, false).map_err(InputError)?;
+    }
     if args.count == 0 || args.count > 100_000 {
         return Err(InputError(format!("--count is {}; allowed: 1..=100000", args.count)).into());
     }
@@ -93,7 +96,7 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
         .join(" ");
     let text = suite.to_file(&command, args.seed);
     if let Some(path) = &args.out {
-        std::fs::write(path, &text)
+        joute::outputs::write_atomically(path, text.as_bytes())
             .map_err(|e| InputError(format!("cannot write {}: {e}", path.display())))?;
     }
     let mut stdout = std::io::stdout().lock();

@@ -36,21 +36,7 @@ pub fn write_err(args: fmt::Arguments) {
 /// user text echoed in a message can then neither move the cursor, clear the screen, retitle
 /// the terminal nor break the message onto several lines.
 pub fn for_terminal(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\u{1b}' => out.push_str("\\e"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    joute::outputs::escape_controls(text)
 }
 
 /// [`for_terminal`] line by line: the text's own line breaks stay.

@@ -5,12 +5,13 @@
 //! A game without a result (`*`), or anything malformed, is refused with the file and the
 //! game's number.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use super::{InputError, RateArgs};
 use joute::arena::records::{self, RatedGame};
+use joute::outputs::check_output_file;
 use joute::report::{files, table};
 use joute::stats::ratings::{FirstMove, FitOptions, fit};
 
@@ -61,6 +62,12 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
 
 /// Runs `joute rate`.
 pub fn run(args: &RateArgs) -> anyhow::Result<()> {
+    if let Some(dir) = &args.out {
+        let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        for name in ["ratings.csv", "scale.csv"] {
+            check_output_file(&dir.join(name), &inputs, args.force, false).map_err(InputError)?;
+        }
+    }
     let files = args
         .files
         .iter()

@@ -15,9 +15,10 @@ use joute::arena::schedule::Shard;
 use joute::arena::spec::{
     Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
 };
+use joute::outputs::file_name;
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
-use joute::report::run::{SessionTiming, run_timing, summary_json};
+use joute::report::run::{SessionTiming, check_report_folder, run_timing, summary_json};
 use joute::report::{table, write_run_report};
 use joute::stats::ratings::FirstMove;
 use joute::stats::sprt::{Decision, EloModel, Sprt};
@@ -54,15 +55,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .transpose()
         .map_err(|e| InputError(format!("--shard: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| {
-        let base = PathBuf::from("reports").join(&spec.resolved.name);
+        let base = PathBuf::from("reports").join(file_name(&spec.resolved.name, ""));
         match shard {
             Some(s) => base.join(s.folder_name()),
             None => base,
         }
     });
-    let voice = voice(args.quiet, args.json);
-    let threads = threads(args.threads)?;
-    play(&spec, &out, Some(shard), args.resume, threads, voice, true)
+    let options = Options {
+        threads: threads(args.threads)?,
+        shard,
+        extend: args.resume,
+        force: args.force,
+    };
+    play(&spec, &out, options, voice(args.quiet, args.json), true)
 }
 
 /// `joute match GAME ENGINE ENGINE`.
@@ -99,9 +104,14 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     {
         note!("{note}");
     }
-    let threads = threads(args.threads)?;
+    let mut options = Options {
+        threads: threads(args.threads)?,
+        shard: None,
+        extend: args.resume,
+        force: args.force,
+    };
     match &args.out {
-        Some(out) => play(&spec, out, None, args.resume, threads, voice, true),
+        Some(out) => play(&spec, out, options, voice, true),
         None => {
             if args.resume {
                 return Err(InputError(
@@ -115,7 +125,8 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
                 .tempdir()
                 .context("cannot create a scratch folder for the match")?;
             interrupt::set_scratch(Some(dir.path().to_path_buf()));
-            let result = play(&spec, dir.path(), None, false, threads, voice, false);
+            options.extend = false;
+            let result = play(&spec, dir.path(), options, voice, false);
             interrupt::set_scratch(None);
             result
         }
@@ -208,9 +219,10 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
                 .unwrap_or(Path::new("."))
                 .to_path_buf()
         } else {
-            PathBuf::from("reports").join(&info.spec.name)
+            PathBuf::from("reports").join(file_name(&info.spec.name, ""))
         }
     });
+    check_report_folder(&out, &info, args.force).map_err(InputError)?;
     let voice = if args.json {
         Voice::Json
     } else {
@@ -291,21 +303,15 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
 
 /// Plays the games of `spec` that `out` does not hold yet (this shard's, when sharded), then
 /// reports. `keep` false: a scratch folder (a match without --out), whose path is not shown.
-/// `resume`: the user said `--resume`, which also lets a spec extend the run it finds.
+/// `options.extend`: the user said `--resume`, which also lets a spec extend the run it finds.
 pub(super) fn play(
     spec: &TournamentSpec,
     out: &Path,
-    shard: Option<Option<Shard>>,
-    resume: bool,
-    threads: usize,
+    options: Options,
     voice: Voice,
     keep: bool,
 ) -> anyhow::Result<()> {
-    let options = Options {
-        threads,
-        shard: shard.flatten(),
-        extend: resume,
-    };
+    let (resume, threads) = (options.extend, options.threads);
     let session = Session::open(spec, out, options).map_err(session_error)?;
     let talk = voice == Voice::Normal;
     for notice in session.notices() {

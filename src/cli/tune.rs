@@ -23,10 +23,9 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let spec = load(&args.spec).map_err(|e| InputError(e.to_string()))?;
     let threads = threads(args.threads)?;
     let voice = voice(args.quiet, args.json);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("reports").join(joute::outputs::file_name(&spec.name, ""))
+    });
     let options = TuneOptions {
         resume: args.resume,
         budget: args.budget,

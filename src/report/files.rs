@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::summary::{FAILURES, Summary};
 use super::table::{RatingRow, RatingScale};
-use crate::arena::log::write_atomically;
+use crate::outputs::write_atomically;
 use crate::stats::ratings::Ratings;
 
 /// Writes `rows` as CSV to `path` atomically.

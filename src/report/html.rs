@@ -414,11 +414,9 @@ pub fn write_report(
 ) -> Result<PathBuf, HtmlError> {
     let html = render(summary, ratings, charts, logs, timing)?;
     let path = dir.join("index.html");
-    crate::arena::log::write_atomically(&path, html.as_bytes()).map_err(|source| {
-        HtmlError::Io {
-            path: path.clone(),
-            source,
-        }
+    crate::outputs::write_atomically(&path, html.as_bytes()).map_err(|source| HtmlError::Io {
+        path: path.clone(),
+        source,
     })?;
     Ok(path)
 }

@@ -3,14 +3,15 @@
 //! spec has `[output] records`, both from the logs in game-id order, and game by game while
 //! the run plays ([`LiveRecords`]).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Summary;
-use crate::arena::log::{GameLine, scan_log, write_atomically};
+use crate::arena::log::{GameLine, scan_log};
 use crate::arena::records::{self, Format, Record};
 use crate::games::GameKind;
+use crate::outputs::write_atomically;
 
 /// Why records could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +55,48 @@ fn board(kind: &GameKind) -> (u8, u8) {
     match *kind {
         GameKind::Morpion { rows, cols, .. } => (rows, cols),
         _ => (0, 0),
+    }
+}
+
+/// Checks where `joute export` is to write `format`: `out` (and the `.jou` beside a WThor
+/// file) is none of the `logs` nor their run records, no run's own file, and no existing file
+/// unless `force` or `default` (the format's default name beside the log, joute's own file);
+/// a PSQ folder is no run's folder, and an existing one of other files needs `force` too.
+pub fn check_records_out(
+    format: Format,
+    out: &Path,
+    logs: &[PathBuf],
+    force: bool,
+    default: bool,
+) -> Result<(), String> {
+    use crate::outputs::{check_output_file, is_run_folder};
+    let records: Vec<PathBuf> = logs
+        .iter()
+        .map(|l| l.parent().unwrap_or(Path::new(".")).join("run.json"))
+        .collect();
+    let inputs: Vec<&Path> = logs.iter().chain(&records).map(PathBuf::as_path).collect();
+    match format {
+        Format::Psq => {
+            if is_run_folder(out) || inputs.iter().any(|i| crate::outputs::same_file(out, i)) {
+                return Err(format!(
+                    "{}: a run's folder or an input; PSQ records go in a folder of their own",
+                    out.display()
+                ));
+            }
+            let holds_files = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+            if out.exists() && !out.is_dir() || holds_files && !force && !default {
+                return Err(format!(
+                    "{} exists; add --force to write the PSQ files in it, or name a new folder",
+                    out.display()
+                ));
+            }
+            Ok(())
+        }
+        Format::Wtb => {
+            check_output_file(out, &inputs, force, default)?;
+            check_output_file(&out.with_extension("jou"), &inputs, force, default)
+        }
+        _ => check_output_file(out, &inputs, force, default),
     }
 }
 
@@ -161,11 +204,7 @@ impl LiveRecords {
                     let i = match self.files.iter().position(|(f, _)| *f == format) {
                         Some(i) => i,
                         None => {
-                            let file = OpenOptions::new()
-                                .create(true)
-                                .append(true)
-                                .open(&path)
-                                .map_err(io)?;
+                            let file = crate::outputs::open_append(&path).map_err(io)?;
                             self.files.push((format, file));
                             self.files.len() - 1
                         }

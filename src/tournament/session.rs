@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
+use crate::arena::log::{now, peak_rss_kib, scan_log};
 use crate::arena::openings;
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
@@ -30,6 +30,7 @@ use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
+use crate::outputs::{check_output_folder, remove_stale_temporaries};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
@@ -61,6 +62,9 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Keep the games of an earlier spec that this one extends (the user said `--resume`).
     pub extend: bool,
+    /// Write into an existing folder of other files that holds no run (the user said
+    /// `--force`); refused otherwise.
+    pub force: bool,
 }
 
 /// What the folder held when the session opened.
@@ -171,6 +175,7 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
+        check_output_folder(out, options.force).map_err(SessionError::Input)?;
         std::fs::create_dir_all(out).map_err(|e| {
             SessionError::Input(format!(
                 "{}: cannot create the output folder: {e}",

@@ -14,10 +14,11 @@ use super::record::{HistoryLine, MatchResult, TuneRecord};
 use super::run::{Checkpoint, Plan, TuneError, held_out_openings, read_history, tune};
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
-use crate::arena::log::{GameLine, scan_log, write_atomically};
+use crate::arena::log::{GameLine, scan_log};
 use crate::arena::openings::Balance;
 use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 use crate::eval::{Features, FeaturesVisitor, Weights};
+use crate::outputs::write_atomically;
 use crate::tournament::{Ending, Observer, Options, Session, SessionError};
 
 /// The tuned weights in the run's folder.
@@ -36,7 +37,8 @@ pub struct TuneOptions {
     pub budget: Option<u64>,
     /// A copy of the tuned weights outside the folder (overrides the spec's `weights_out`).
     pub write_weights: Option<PathBuf>,
-    /// The copy may replace an existing file.
+    /// The copy may replace an existing file, and the run may go in an existing folder of
+    /// other files.
     pub force: bool,
 }
 
@@ -117,6 +119,7 @@ impl TuneSession {
         options: &TuneOptions,
     ) -> Result<TuneSession, TuneError> {
         let input = TuneError::Input;
+        crate::outputs::check_output_folder(out, options.force).map_err(input)?;
         std::fs::create_dir_all(out).map_err(|e| {
             input(format!(
                 "{}: cannot create the output folder: {e}",
@@ -289,6 +292,7 @@ impl TuneSession {
             threads,
             shard: None,
             extend: true,
+            force: false,
         };
         let session = Session::open(&tournament, &dir, options).map_err(failed)?;
         let outcome = session.play(observer, cancel).map_err(failed)?;

@@ -22,6 +22,7 @@ mod html;
 mod launcher;
 mod layers;
 mod openings;
+mod outputs;
 mod outside;
 mod patterns;
 mod peers;

@@ -175,12 +175,7 @@ impl Locator<'_> {
 /// The hash of a value's JSON form: 16 hex digits (FNV-1a, 64 bits).
 pub fn hash_json(value: &impl Serialize) -> String {
     let json = serde_json::to_string(value).expect("a resolved spec serialises");
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in json.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", crate::outputs::fnv1a(json.as_bytes()))
 }
 
 /// One engine of a run, ready to build: a built-in engine with its weights, or an outside
