@@ -286,12 +286,14 @@ pub trait Adjudicator<G: Game> {
     ) -> Option<(Outcome, String)>;
 }
 
-/// The rules beyond the game's own: a clock and an adjudicator, both optional.
+/// The rules beyond the game's own: each side's clock and an adjudicator, all optional.
 pub struct Referee<'a, G: Game> {
-    /// The clock; `None`: players keep their own limits (built-in engines' budgets).
-    pub clock: Option<TimeControl>,
-    /// Overrun forgiven on every move (process start-up, scheduling, pipes).
-    pub margin: Duration,
+    /// The first and the second player's clocks (time odds: each its own); `None`: that
+    /// player keeps its own limits (built-in engines' budgets).
+    pub clocks: [Option<TimeControl>; 2],
+    /// Overrun forgiven on every move of the first and the second player (process start-up,
+    /// scheduling, pipes).
+    pub margins: [Duration; 2],
     /// Asked after every move.
     pub adjudicator: Option<&'a mut dyn Adjudicator<G>>,
 }
@@ -299,8 +301,19 @@ pub struct Referee<'a, G: Game> {
 impl<G: Game> Default for Referee<'_, G> {
     fn default() -> Self {
         Referee {
-            clock: None,
-            margin: Duration::ZERO,
+            clocks: [None; 2],
+            margins: [Duration::ZERO; 2],
+            adjudicator: None,
+        }
+    }
+}
+
+impl<G: Game> Referee<'_, G> {
+    /// A referee with one clock and margin for both sides, and no adjudicator.
+    pub fn on_clock(clock: Option<TimeControl>, margin: Duration) -> Self {
+        Referee {
+            clocks: [clock; 2],
+            margins: [margin; 2],
             adjudicator: None,
         }
     }
@@ -437,15 +450,16 @@ pub fn play_game<G: Game>(
     let mut pos = start;
     let mut moves: Vec<MoveRecord<G::Move>> = Vec::new();
     let mut played: Vec<G::Move> = Vec::new();
-    let game_clock = match referee.clock {
+    // Each side's game clock (base, increment, moves per period), and the time it has left.
+    let game_clocks = referee.clocks.map(|clock| match clock {
         Some(TimeControl::Game {
             base,
             increment,
             moves,
         }) => Some((base, increment, moves)),
         _ => None,
-    };
-    let mut time_left = game_clock.map(|(base, ..)| [base; 2]);
+    });
+    let mut time_left = game_clocks.map(|c| c.map(|(base, ..)| base));
     let mut moves_made = [0u32; 2];
     let mut legal = MoveList::new();
     let lost = |side: Side| Outcome::win(side.opponent());
@@ -466,21 +480,21 @@ pub fn play_game<G: Game>(
         }
         let side = pos.side_to_move();
         let me = side as usize;
-        let move_time = match referee.clock {
+        let move_time = match referee.clocks[me] {
             Some(TimeControl::Move { time }) => Some(time),
             _ => None,
         };
-        let moves_to_go = game_clock
+        let moves_to_go = game_clocks[me]
             .and_then(|(_, _, period)| period)
             .map(|period| period - moves_made[me] % period);
-        let time_left_now = time_left.map(|t| t[me]);
-        let deadline = move_time.or(time_left_now).map(|t| t + referee.margin);
+        let time_left_now = time_left[me];
+        let deadline = move_time.or(time_left_now).map(|t| t + referee.margins[me]);
         let turn = Turn {
             position: &pos,
             moves: &played,
             time_left: time_left_now,
-            opponent_time_left: time_left.map(|t| t[1 - me]),
-            increment: game_clock.map_or(Duration::ZERO, |(_, inc, _)| inc),
+            opponent_time_left: time_left[1 - me],
+            increment: game_clocks[me].map_or(Duration::ZERO, |(_, inc, _)| inc),
             moves_to_go,
             move_time,
             deadline,
@@ -504,12 +518,12 @@ pub fn play_game<G: Game>(
         }
         moves_made[me] += 1;
         let mut clock_left = None;
-        if let (Some((base, increment, period)), Some(t)) = (game_clock, time_left.as_mut()) {
-            t[me] = t[me].saturating_sub(took) + increment;
+        if let (Some((base, increment, period)), Some(t)) = (game_clocks[me], &mut time_left[me]) {
+            *t = t.saturating_sub(took) + increment;
             if period.is_some_and(|p| moves_made[me].is_multiple_of(p)) {
-                t[me] += base;
+                *t += base;
             }
-            clock_left = Some(t[me]);
+            clock_left = Some(*t);
         }
         legal.clear();
         pos.legal_moves(&mut legal);
@@ -564,6 +578,8 @@ mod tests {
     struct Scripted {
         script: Vec<&'static str>,
         told: Vec<String>,
+        /// Each turn's clock as the referee gave it: move time, own and opponent's time left.
+        clocks: Vec<[Option<Duration>; 3]>,
         over: Option<Outcome>,
     }
 
@@ -572,6 +588,7 @@ mod tests {
             Scripted {
                 script: script.iter().rev().copied().collect(),
                 told: Vec::new(),
+                clocks: Vec::new(),
                 over: None,
             }
         }
@@ -590,6 +607,8 @@ mod tests {
 
         fn think(&mut self, turn: &Turn<'_, Connect4>) -> Result<Thought<C4Move>, PlayerError> {
             self.told.push(format!("turn after {}", turn.moves.len()));
+            self.clocks
+                .push([turn.move_time, turn.time_left, turn.opponent_time_left]);
             let mut legal = MoveList::new();
             turn.position.legal_moves(&mut legal);
             let mv = match self.script.pop() {
@@ -677,6 +696,59 @@ mod tests {
     }
 
     #[test]
+    fn each_side_keeps_its_own_clock() {
+        // Time odds: the first player on a game clock, the second on a time per move.
+        let game = TimeControl::Game {
+            base: Duration::from_millis(500),
+            increment: Duration::from_millis(20),
+            moves: None,
+        };
+        let per_move = TimeControl::Move {
+            time: Duration::from_millis(80),
+        };
+        let mut a = Scripted::new(&["sleep:30"]);
+        let mut b = Scripted::new(&[]);
+        let mut referee = Referee {
+            clocks: [Some(game), Some(per_move)],
+            margins: [Duration::ZERO, Duration::from_millis(5)],
+            adjudicator: None,
+        };
+        let record = play(&mut a, &mut b, &mut referee);
+        assert_eq!(record.termination, Termination::Normal);
+        // The first player is told its time left and no time per move; the second has no
+        // game clock, so the first is told none for it.
+        assert_eq!(a.clocks[0], [None, Some(Duration::from_millis(500)), None]);
+        let left = a.clocks[1][1].unwrap();
+        assert!(left <= Duration::from_millis(490) && left > Duration::from_millis(400));
+        // The second (to move after the opening) is told its time per move and the first
+        // player's time left, which runs once the first has moved.
+        assert_eq!(
+            b.clocks[0],
+            [
+                Some(Duration::from_millis(80)),
+                None,
+                Some(Duration::from_millis(500))
+            ]
+        );
+        assert!(b.clocks[1][2].is_some_and(|t| t < Duration::from_millis(500)));
+        // Only the first player's moves leave a clock reading.
+        for m in &record.moves {
+            assert_eq!(m.clock_left.is_some(), m.side == Side::First, "{m:?}");
+        }
+        // An overrun loses for the side whose clock it is, whatever the other's.
+        let mut a = Scripted::new(&[]);
+        let mut b = Scripted::new(&["sleep:120"]);
+        let mut referee = Referee {
+            clocks: [None, Some(per_move)],
+            margins: [Duration::ZERO, Duration::from_millis(5)],
+            adjudicator: None,
+        };
+        let record = play(&mut a, &mut b, &mut referee);
+        assert_eq!(record.termination.failed(), Some(Side::Second));
+        assert_eq!(record.termination.name(), "timeout");
+    }
+
+    #[test]
     fn the_clock_is_kept_by_the_referee_and_an_overrun_loses() {
         let clock = TimeControl::Game {
             base: Duration::from_millis(150),
@@ -686,11 +758,7 @@ mod tests {
         // Three sleeps of 60 ms: 150 - 60 + 10 = 100, 100 - 60 + 10 = 50, then 60 > 50 + 5.
         let mut a = Scripted::new(&[]);
         let mut b = Scripted::new(&["sleep:60", "sleep:60", "sleep:60"]);
-        let mut referee = Referee {
-            clock: Some(clock),
-            margin: Duration::from_millis(5),
-            adjudicator: None,
-        };
+        let mut referee = Referee::on_clock(Some(clock), Duration::from_millis(5));
         let record = play(&mut a, &mut b, &mut referee);
         assert_eq!(record.termination.name(), "timeout");
         assert_eq!(record.termination.failed(), Some(Side::Second));

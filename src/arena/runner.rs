@@ -55,17 +55,17 @@ impl<G: Game> Seats<G> {
                 .logs
                 .as_ref()
                 .map(|dir| engine_log(dir, &spec.resolved.engines[index].name));
-            OutsidePlayer::new(setup(spec, outside), log)
+            OutsidePlayer::new(setup(spec, index, outside), log)
         }))
     }
 }
 
-/// What an outside engine of `spec` is told of the match.
-fn setup(spec: &TournamentSpec, outside: &OutsideSpec) -> Setup {
+/// What outside engine `index` of `spec` is told of the match: the game, and its own clock.
+fn setup(spec: &TournamentSpec, index: usize, outside: &OutsideSpec) -> Setup {
     Setup {
         game: spec.resolved.game_kind(),
         spec: outside.clone(),
-        clock: spec.resolved.clock.map(|c| c.control),
+        clock: spec.resolved.engine_clock(index).map(|c| c.control),
     }
 }
 
@@ -98,7 +98,7 @@ pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Res
         if let Entrant::Outside(outside) = entrant {
             let name = &spec.resolved.engines[i].name;
             let log = logs.map(|dir| engine_log(dir, name));
-            let mut player: OutsidePlayer<G> = OutsidePlayer::new(setup(spec, outside), log);
+            let mut player: OutsidePlayer<G> = OutsidePlayer::new(setup(spec, i, outside), log);
             player.start().map_err(|e| {
                 format!(
                     "engine '{name}' ({}) did not start: {e}",
@@ -141,11 +141,10 @@ pub fn play_slot<G: Features>(
         seats.solvers.new_game(start);
         GameAdjudicator::new(rules, &mut seats.solvers, opening.moves.len())
     });
+    let clocks = [slot.first, slot.second].map(|i| resolved.engine_clock(i));
     let mut referee = Referee {
-        clock: resolved.clock.map(|c| c.control),
-        margin: resolved
-            .clock
-            .map_or(std::time::Duration::ZERO, |c| c.margin()),
+        clocks: clocks.map(|c| c.map(|c| c.control)),
+        margins: clocks.map(|c| c.map_or(std::time::Duration::ZERO, |c| c.margin())),
         adjudicator: solver.as_mut().map(|a| a as &mut dyn Adjudicator<G>),
     };
     let record = {
@@ -170,7 +169,7 @@ pub fn play_slot<G: Features>(
     let mut timeouts = [0u32; 2];
     let mut pos = record.start;
     let mut moves = Vec::with_capacity(record.moves.len());
-    let clocked = resolved.clock.is_some();
+    let clocked = clocks.iter().any(Option::is_some);
     let mut move_ms = Vec::new();
     let mut clock_ms = Vec::new();
     let scored = resolved

@@ -54,10 +54,10 @@ impl FeaturesVisitor for Estimate<'_> {
         }
         let n = positions.len() as f64;
         let (branching, left) = ((branching / n).max(1.0), (left / n).max(1.0));
-        self.spec
-            .engines
-            .iter()
-            .filter_map(|e| warning(e, &start.name(), branching, left))
+        // An engine on a clock stops when its time is up: the clock bounds its games.
+        (0..self.spec.engines.len())
+            .filter(|&i| self.spec.engine_clock(i).is_none())
+            .filter_map(|i| warning(&self.spec.engines[i], &start.name(), branching, left))
             .collect()
     }
 }

@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use super::{GAME_HELP, InputError, parse_game};
 use joute::arena::outside::check::{CheckConfig, CheckStep, StepResult, refuse, run_check};
 use joute::arena::outside::{OutsideSpec, Protocol};
-use joute::arena::spec::check_option;
+use joute::arena::spec::{check_option, clock_of};
 use joute::games::GameKind;
 
 /// Arguments of `joute engine`.
@@ -53,9 +53,25 @@ pub struct CheckArgs {
     /// NBoard's protocol version (1 for Edax, 2 for NTest; default 2).
     #[arg(long, value_name = "V")]
     pub protocol_version: Option<u32>,
-    /// A search depth passed to the program (nboard, line).
+    /// A search depth passed to the program (nboard: set depth; gomocup: INFO max_depth; line).
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
+    /// A node budget passed to the program (gomocup: INFO max_node; line).
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// Check on a game clock, as specs write it: [MOVES/]TIME[+INCREMENT] in seconds (10+0.1):
+    /// the program is told it the protocol's way and must move within it.
+    #[arg(long, value_name = "TC", conflicts_with = "st")]
+    pub tc: Option<String>,
+    /// Check on a fixed time per move (0.5s, 200ms).
+    #[arg(long, value_name = "TIME")]
+    pub st: Option<String>,
+    /// Overrun forgiven on each move with --tc or --st (default 0; 50ms, 0.1s).
+    #[arg(long, value_name = "TIME")]
+    pub timemargin: Option<String>,
+    /// The folder the program runs in (programs that read their data from it: NTest, Zebra).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
     /// Seed of the openings, the positions and the random mover.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -106,6 +122,22 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
             "the {protocol} protocol cannot pass a search depth; give it in the program's arguments or as an --option"
         )));
     }
+    if args.nodes.is_some() && !protocol.passes_nodes() {
+        return Err(input(format!(
+            "the {protocol} protocol cannot pass a node budget; give it in the program's arguments or as an --option"
+        )));
+    }
+    let clock = clock_of(
+        args.tc.as_deref(),
+        args.st.as_deref(),
+        args.timemargin.as_deref(),
+    )
+    .map_err(|(key, m)| input(format!("--{key}: {m}")))?;
+    if let Some(dir) = &args.dir
+        && !dir.is_dir()
+    {
+        return Err(input(format!("--dir: no folder '{}'", dir.display())));
+    }
     for (name, value) in &args.options {
         check_option(protocol, name, value).map_err(|m| input(format!("--option: {m}")))?;
     }
@@ -118,16 +150,17 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
         spec: OutsideSpec {
             command: PathBuf::from(command),
             args: program_args.to_vec(),
-            working_dir: None,
+            working_dir: args.dir.clone(),
             protocol,
             protocol_version: args.protocol_version,
             options: args.options.iter().cloned().collect::<BTreeMap<_, _>>(),
             depth: args.depth,
-            nodes: None,
+            nodes: args.nodes,
             stall_ms: args.timeout.as_millis() as u64,
             program: None,
             folder: None,
         },
+        clock: clock.map(|c| (c.control, c.margin())),
         seed: args.seed,
     };
     if let Some(why) = refuse(&config) {

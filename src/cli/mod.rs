@@ -387,9 +387,12 @@ fn match_help() -> String {
 Outside programs: comma-separated KEY=VALUE words (docs/protocols.md)
   keys       {}
 Examples: cmd=./lEdax-x86-64-v3,proto=gtp,name=edax,args=-gtp -n 1 -l 4 -book-usage off
-          cmd=python3,arg=examples/engines/connect4.py,proto=line",
+          cmd=python3,arg=examples/engines/connect4.py,proto=line
+A built-in engine may be followed by {}: pvs:30,name=fast,st=50ms
+Time odds: tc=, st= and timemargin= give one engine its own clock, in place of --tc/--st.",
         engine_help(),
-        joute::arena::spec::MatchEngine::KEYS
+        joute::arena::spec::MatchEngine::KEYS,
+        joute::arena::spec::MatchEngine::BUILT_IN_KEYS
     )
 }
 

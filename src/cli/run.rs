@@ -328,11 +328,38 @@ pub(super) fn play(
         }
     }
     if talk && session.remaining() > 0 {
+        let own = spec.resolved.engines.iter().filter(|e| e.clock.is_some());
         if let Some(clock) = spec.resolved.clock {
+            let whom = if own.clone().count() > 0 {
+                "for the engines without a clock of their own"
+            } else {
+                "for every engine"
+            };
             note!(
-                "clock: {} for every engine, margin {} ms (games on a clock do not replay bit for bit)",
+                "clock: {} {whom}, margin {} ms (games on a clock do not replay bit for bit)",
                 clock.control.describe(),
                 clock.margin_ms
+            );
+        }
+        for e in own.clone() {
+            let c = e.clock.expect("filtered");
+            note!(
+                "clock of {}: {}, margin {} ms",
+                e.name,
+                c.control.describe(),
+                c.margin_ms
+            );
+        }
+        // TOML's trap: tc written below the last [[engine]] table belongs to that table.
+        let engines = &spec.resolved.engines;
+        if spec.resolved.clock.is_none()
+            && engines.len() > 2
+            && own.count() == 1
+            && engines.last().is_some_and(|e| e.clock.is_some())
+        {
+            note!(
+                "note: only '{}', the last engine, has a clock: a key written below an [[engine]] table belongs to it; a clock for every engine goes at the top of the spec",
+                engines[engines.len() - 1].name
             );
         }
         for e in &spec.resolved.engines {
@@ -666,16 +693,12 @@ impl Observer for Progress {
         if self.last_leader.elapsed() >= Duration::from_millis(500) || self.done == self.total {
             self.last_leader = Instant::now();
             let ratings = summary.ratings();
-            if let Some(best) = ratings
-                .ratings
-                .iter()
-                .filter(|r| r.games > 0.0)
-                .max_by(|a, b| a.elo.total_cmp(&b.elo))
-            {
-                self.leader = format!("leader {} {:+.0}", best.name, best.elo);
-            }
+            self.leader = table::leader(&ratings);
             if let Some(test) = &summary.sprt {
-                self.leader.push_str(&format!(", LLR {:.2}", test.llr()));
+                if !self.leader.is_empty() {
+                    self.leader.push_str(", ");
+                }
+                self.leader.push_str(&format!("LLR {:.2}", test.llr()));
             }
         }
         let elapsed = self.started.elapsed().as_secs_f64();

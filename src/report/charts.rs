@@ -344,15 +344,24 @@ pub(crate) fn padded(lo: f64, hi: f64, fraction: f64) -> std::ops::Range<f64> {
     (lo - span * fraction)..(hi + span * fraction)
 }
 
-/// What is written next to an engine's point: its Elo, or `> elo` / `< elo` for a bound.
-fn elo_label(summary: &Summary, ratings: &Ratings, i: usize) -> String {
+/// What is written next to an engine's point: its Elo ± its interval, or `> elo` / `< elo` for
+/// a bound.
+fn elo_label(ratings: &Ratings, i: usize) -> String {
     let r = &ratings.ratings[i];
-    if r.bounded {
-        let won_all = r.points >= r.games;
-        let _ = summary;
-        format!("{} {:.0}", if won_all { ">" } else { "<" }, r.elo)
+    let elo = r.elo.unwrap_or(0.0);
+    match (r.bound, r.error) {
+        (Some(bound), _) => format!("{} {elo:.0}", bound.mark()),
+        (None, Some(error)) => format!("{elo:.0} ± {:.0}", error_of(error)),
+        (None, None) => format!("{elo:.0}"),
+    }
+}
+
+/// The half-width drawn around an engine's point: 0 for a bound or an estimate without one.
+fn drawn_error(r: &crate::stats::ratings::Rating) -> f64 {
+    if r.bound.is_some() {
+        0.0
     } else {
-        format!("{:.0} ± {:.0}", r.elo, error_of(r.error))
+        r.error.map_or(0.0, error_of)
     }
 }
 
@@ -368,29 +377,32 @@ fn draw_elo<DB: DrawingBackend>(
     ratings: &Ratings,
     root: &DrawingArea<DB, Shift>,
 ) -> Drawn {
-    let n = ratings.ratings.len();
-    // Worst first: row 0 is at the bottom, the best engine at the top.
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| ratings.ratings[a].elo.total_cmp(&ratings.ratings[b].elo));
+    // Engines without an estimate have nothing to draw. Worst first: row 0 is at the bottom,
+    // the best engine at the top.
+    let elo = |i: usize| ratings.ratings[i].elo.unwrap_or(0.0);
+    let mut order: Vec<usize> = (0..ratings.ratings.len())
+        .filter(|&i| ratings.ratings[i].elo.is_some())
+        .collect();
+    order.sort_by(|&a, &b| elo(a).total_cmp(&elo(b)));
+    let n = order.len();
     let names: Vec<&str> = order
         .iter()
         .map(|&i| ratings.ratings[i].name.as_str())
         .collect();
     // The axis fits the estimated engines: a bound (an engine that won or lost everything,
     // rated a thousand Elo away) would squash them; it is drawn at the edge, pointing out.
-    let any_estimated = ratings.ratings.iter().any(|r| !r.bounded);
-    let in_range = |r: &&crate::stats::ratings::Rating| !any_estimated || !r.bounded;
-    let lo = ratings
-        .ratings
+    let bounded = |i: usize| ratings.ratings[i].bound.is_some();
+    let any_estimated = order.iter().any(|&i| !bounded(i));
+    let in_range = |i: &&usize| !any_estimated || !bounded(**i);
+    let lo = order
         .iter()
         .filter(in_range)
-        .map(|r| r.elo - if r.bounded { 0.0 } else { error_of(r.error) })
+        .map(|&i| elo(i) - drawn_error(&ratings.ratings[i]))
         .fold(f64::INFINITY, f64::min);
-    let hi = ratings
-        .ratings
+    let hi = order
         .iter()
         .filter(in_range)
-        .map(|r| r.elo + if r.bounded { 0.0 } else { error_of(r.error) })
+        .map(|&i| elo(i) + drawn_error(&ratings.ratings[i]))
         .fold(f64::NEG_INFINITY, f64::max);
     // Room on both sides: the labels on the right, an arrow on the left.
     let x_range = {
@@ -441,24 +453,23 @@ fn draw_elo<DB: DrawingBackend>(
     let estimated: Vec<(usize, usize)> = order
         .iter()
         .enumerate()
-        .filter(|&(_, &i)| !ratings.ratings[i].bounded)
+        .filter(|&(_, &i)| !bounded(i))
         .map(|(row, &i)| (row, i))
         .collect();
-    let bounded: Vec<(usize, usize)> = order
+    let bounds: Vec<(usize, usize)> = order
         .iter()
         .enumerate()
-        .filter(|&(_, &i)| ratings.ratings[i].bounded)
+        .filter(|&(_, &i)| bounded(i))
         .map(|(row, &i)| (row, i))
         .collect();
 
     chart
         .draw_series(estimated.iter().map(|&(row, i)| {
-            let r = &ratings.ratings[i];
-            let e = error_of(r.error);
+            let e = drawn_error(&ratings.ratings[i]);
             PathElement::new(
                 vec![
-                    (r.elo - e, SegmentValue::CenterOf(row)),
-                    (r.elo + e, SegmentValue::CenterOf(row)),
+                    (elo(i) - e, SegmentValue::CenterOf(row)),
+                    (elo(i) + e, SegmentValue::CenterOf(row)),
                 ],
                 POINT.stroke_width(2),
             )
@@ -466,9 +477,8 @@ fn draw_elo<DB: DrawingBackend>(
         .map_err(text)?;
     chart
         .draw_series(estimated.iter().flat_map(|&(row, i)| {
-            let r = &ratings.ratings[i];
-            let e = error_of(r.error);
-            [r.elo - e, r.elo + e].map(|x| {
+            let e = drawn_error(&ratings.ratings[i]);
+            [elo(i) - e, elo(i) + e].map(|x| {
                 EmptyElement::at((x, SegmentValue::CenterOf(row)))
                     + PathElement::new(vec![(0, -5), (0, 5)], POINT.stroke_width(2))
             })
@@ -476,8 +486,7 @@ fn draw_elo<DB: DrawingBackend>(
         .map_err(text)?;
     chart
         .draw_series(estimated.iter().map(|&(row, i)| {
-            let r = &ratings.ratings[i];
-            EmptyElement::at((r.elo, SegmentValue::CenterOf(row)))
+            EmptyElement::at((elo(i), SegmentValue::CenterOf(row)))
                 + Circle::new((0, 0), 5, POINT.filled())
         }))
         .map_err(text)?
@@ -487,15 +496,14 @@ fn draw_elo<DB: DrawingBackend>(
                 + PathElement::new(vec![(-8, 0), (8, 0)], POINT.stroke_width(2))
                 + Circle::new((0, 0), 5, POINT.filled())
         });
-    if !bounded.is_empty() {
+    if !bounds.is_empty() {
         chart
-            .draw_series(bounded.iter().map(|&(row, i)| {
-                let r = &ratings.ratings[i];
-                let (x, side) = shown_at(r.elo);
+            .draw_series(bounds.iter().map(|&(row, i)| {
+                let (x, side) = shown_at(elo(i));
                 // An arrow pointing the way the bound goes (off the axis, or its sign).
                 let direction = if side != 0 {
                     side as i32
-                } else if r.points >= r.games {
+                } else if ratings.ratings[i].bound == Some(crate::stats::ratings::Bound::Lower) {
                     1
                 } else {
                     -1
@@ -505,7 +513,7 @@ fn draw_elo<DB: DrawingBackend>(
                     + Polygon::new(vec![(d, 0), (-d, -7), (-d, 7)], BOUND.filled())
             }))
             .map_err(text)?
-            .label("bound: won or lost every game (off the axis: at its edge)")
+            .label("bound: perfect records only (off the axis: at its edge)")
             .legend(|(x, y)| {
                 Polygon::new(
                     vec![(x + 8, y), (x - 8, y - 7), (x - 8, y + 7)],
@@ -515,15 +523,14 @@ fn draw_elo<DB: DrawingBackend>(
     }
     chart
         .draw_series(order.iter().enumerate().map(|(row, &i)| {
-            let r = &ratings.ratings[i];
-            let right = if r.bounded {
-                shown_at(r.elo).0
+            let right = if bounded(i) {
+                shown_at(elo(i)).0
             } else {
-                r.elo + error_of(r.error)
+                elo(i) + drawn_error(&ratings.ratings[i])
             };
             EmptyElement::at((right, SegmentValue::CenterOf(row)))
                 + Text::new(
-                    elo_label(summary, ratings, i),
+                    elo_label(ratings, i),
                     (12, 0),
                     font(LABEL).pos(Pos::new(HPos::Left, VPos::Center)),
                 )
@@ -564,7 +571,7 @@ fn draw_crosstable<DB: DrawingBackend>(
     // Best first, top to bottom and left to right.
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| {
-        let elo = |i: usize| ratings.ratings.get(i).map_or(0.0, |r| r.elo);
+        let elo = |i: usize| ratings.ratings.get(i).and_then(|r| r.elo).unwrap_or(0.0);
         elo(b).total_cmp(&elo(a))
     });
     let names: Vec<&str> = order.iter().map(|&i| results.names[i].as_str()).collect();
@@ -713,16 +720,27 @@ fn draw_elo_by_depth<DB: DrawingBackend>(
     ratings: &Ratings,
     root: &DrawingArea<DB, Shift>,
 ) -> Drawn {
-    let groups = depth_groups(summary);
+    // Engines without an estimate have no point; bounds have no bar.
+    let groups: Vec<(String, Vec<(u32, usize)>)> = depth_groups(summary)
+        .into_iter()
+        .map(|(label, members)| {
+            let kept = members
+                .into_iter()
+                .filter(|&(_, i)| ratings.ratings[i].elo.is_some())
+                .collect();
+            (label, kept)
+        })
+        .collect();
     let all = || groups.iter().flat_map(|(_, m)| m.iter().copied());
     let dmin = all().map(|(d, _)| d).min().unwrap_or(0) as i32;
     let dmax = all().map(|(d, _)| d).max().unwrap_or(1) as i32;
-    let rating = |i: usize| &ratings.ratings[i];
+    let elo = |i: usize| ratings.ratings[i].elo.unwrap_or(0.0);
+    let bar = |i: usize| drawn_error(&ratings.ratings[i]);
     let lo = all()
-        .map(|(_, i)| rating(i).elo - error_of(rating(i).error))
+        .map(|(_, i)| elo(i) - bar(i))
         .fold(f64::INFINITY, f64::min);
     let hi = all()
-        .map(|(_, i)| rating(i).elo + error_of(rating(i).error))
+        .map(|(_, i)| elo(i) + bar(i))
         .fold(f64::NEG_INFINITY, f64::max);
 
     let mut chart = ChartBuilder::on(root)
@@ -748,10 +766,7 @@ fn draw_elo_by_depth<DB: DrawingBackend>(
 
     for (g, (algorithm, members)) in groups.iter().enumerate() {
         let colour = Palette99::pick(g).to_rgba();
-        let points: Vec<(i32, f64)> = members
-            .iter()
-            .map(|&(d, i)| (d as i32, rating(i).elo))
-            .collect();
+        let points: Vec<(i32, f64)> = members.iter().map(|&(d, i)| (d as i32, elo(i))).collect();
         chart
             .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
             .map_err(text)?
@@ -761,17 +776,17 @@ fn draw_elo_by_depth<DB: DrawingBackend>(
             });
         chart
             .draw_series(members.iter().map(|&(d, i)| {
-                let e = error_of(rating(i).error);
+                let e = bar(i);
                 PathElement::new(
-                    vec![(d as i32, rating(i).elo - e), (d as i32, rating(i).elo + e)],
+                    vec![(d as i32, elo(i) - e), (d as i32, elo(i) + e)],
                     colour.stroke_width(1),
                 )
             }))
             .map_err(text)?;
         chart
             .draw_series(members.iter().flat_map(|&(d, i)| {
-                let e = error_of(rating(i).error);
-                [rating(i).elo - e, rating(i).elo + e].map(|y| {
+                let e = bar(i);
+                [elo(i) - e, elo(i) + e].map(|y| {
                     EmptyElement::at((d as i32, y))
                         + PathElement::new(vec![(-4, 0), (4, 0)], colour.stroke_width(1))
                 })

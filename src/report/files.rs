@@ -6,7 +6,7 @@ use std::path::Path;
 use super::summary::{FAILURES, Summary};
 use super::table::{RatingRow, RatingScale};
 use crate::outputs::write_atomically;
-use crate::stats::ratings::Ratings;
+use crate::stats::ratings::{Bound, Ratings};
 
 /// Writes `rows` as CSV to `path` atomically.
 fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
@@ -23,9 +23,10 @@ fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Res
 
 use super::table::fixed as f;
 
-/// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound` (score and draws in
-/// percent; bound `>`/`<` for an engine that won or lost every game, whose error is left
-/// empty: its rating is a bound, not an estimate with an interval).
+/// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound,reason` (score and
+/// draws in percent; bound `>`/`<` when the Elo is a bound, not an estimate; elo empty when
+/// there is no estimate, error empty when there is no interval; reason why, when either is
+/// missing or the Elo is a bound).
 pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = rows
         .iter()
@@ -33,31 +34,29 @@ pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
             vec![
                 r.rank.to_string(),
                 r.name.clone(),
-                f(r.elo, 2),
-                if r.bound.is_empty() {
-                    f(r.error, 2)
-                } else {
-                    String::new()
-                },
+                r.elo.map_or(String::new(), |e| f(e, 2)),
+                r.error.map_or(String::new(), |e| f(e, 2)),
                 r.games.to_string(),
                 f(r.points, 1),
                 f(r.score, 2),
                 f(r.draws, 2),
-                r.bound.clone(),
+                r.bound.map_or("", Bound::mark).to_string(),
+                r.reason.clone().unwrap_or_default(),
             ]
         })
         .collect();
     write_csv(
         &dir.join("ratings.csv"),
         &[
-            "rank", "name", "elo", "error", "games", "points", "score", "draws", "bound",
+            "rank", "name", "elo", "error", "games", "points", "score", "draws", "bound", "reason",
         ],
         &rows,
     )
 }
 
 /// `scale.csv`: what the ratings mean, one `key,value` row each — the scale, the anchor (or
-/// the mean the ratings are relative to), the first-move model and its fitted advantage.
+/// the mean the ratings are relative to), the first-move model, its fitted advantage, and why
+/// it is not estimated when it is not.
 pub fn write_scale(dir: &Path, scale: &RatingScale) -> std::io::Result<()> {
     let opt = |x: Option<f64>| x.map_or(String::new(), |x| f(x, 2));
     let rows = vec![
@@ -67,12 +66,17 @@ pub fn write_scale(dir: &Path, scale: &RatingScale) -> std::io::Result<()> {
         vec!["first_move".into(), scale.first_move.into()],
         vec!["first_move_elo".into(), opt(scale.first_move_elo)],
         vec!["first_move_error".into(), opt(scale.first_move_error)],
+        vec![
+            "first_move_reason".into(),
+            scale.first_move_reason.clone().unwrap_or_default(),
+        ],
     ];
     write_csv(&dir.join("scale.csv"), &["key", "value"], &rows)
 }
 
 /// `crosstable.csv`: one row per engine in rating order, its points against each opponent as
-/// `points/games` (empty where they did not meet), then its LOS over each opponent.
+/// `points/games` (empty where they did not meet), then its LOS over each opponent (empty
+/// unless both have estimates with intervals).
 pub fn write_crosstable(
     dir: &Path,
     summary: &Summary,
@@ -112,7 +116,7 @@ pub fn write_crosstable(
                 row.push(if i == j {
                     String::new()
                 } else {
-                    f(ratings.los(i, j), 4)
+                    ratings.los(i, j).map_or(String::new(), |l| f(l, 4))
                 });
             }
             row
@@ -123,7 +127,8 @@ pub fn write_crosstable(
 }
 
 /// `pairs.csv`: one row per engine pair that met, from A's point of view: games, W/D/L,
-/// points, score, Elo ± and LOS from the opening pairs, and the pentanomial counts.
+/// points, score, Elo ± and LOS from the opening pairs, and the pentanomial counts (error,
+/// nElo and LOS empty for a bound, `>`/`<` before the Elo, or when every pair scored the same).
 pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
     let names = summary.spec.engine_names();
     let rows: Vec<Vec<String>> = summary
@@ -142,13 +147,9 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
                 f(p.wdl.points(), 1),
                 f(100.0 * e.score, 2),
                 format!("{}{}", e.bound, f(e.elo, 2)),
-                if e.bound.is_empty() {
-                    f(e.error, 2)
-                } else {
-                    String::new()
-                },
-                f(e.nelo, 2),
-                f(e.los, 4),
+                e.error.map_or(String::new(), |x| f(x, 2)),
+                e.nelo.map_or(String::new(), |x| f(x, 2)),
+                e.los.map_or(String::new(), |x| f(x, 4)),
                 p.pentanomial.pairs().to_string(),
             ];
             row.extend(p.pentanomial.0.iter().map(|c| c.to_string()));

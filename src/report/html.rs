@@ -99,6 +99,8 @@ struct RatingView {
     elo: String,
     v_elo: f64,
     error: String,
+    /// Why there is no estimate, no interval, or only a bound.
+    reason: String,
     games: u64,
     points: String,
     score: String,
@@ -446,6 +448,13 @@ pub fn render(
             if e.algorithm == "mcts" && e.nodes.is_none() {
                 budget.push(format!("{} playouts", e.playouts));
             }
+            if let Some(c) = e.clock {
+                budget.push(format!(
+                    "its own clock: {}, margin {} ms",
+                    c.control.describe(),
+                    c.margin_ms
+                ));
+            }
             EngineView {
                 name: e.name.clone(),
                 algorithm: match &e.outside {
@@ -471,13 +480,10 @@ pub fn render(
         .map(|r| RatingView {
             rank: r.rank,
             name: r.name.clone(),
-            elo: format!("{}{}", r.bound, fixed(r.elo, 1)),
-            v_elo: r.elo,
-            error: if r.bound.is_empty() {
-                fixed(r.error, 1)
-            } else {
-                "-".into()
-            },
+            elo: r.elo_text(),
+            v_elo: r.elo.unwrap_or(f64::NEG_INFINITY).max(-1e9),
+            error: r.error_text(),
+            reason: r.reason.clone().unwrap_or_default(),
             games: r.games,
             points: format!("{}", r.points),
             score: format!("{:.1}%", r.score),
@@ -551,16 +557,23 @@ pub fn render(
                             class: "self",
                         }
                     } else {
-                        let l = ratings.los(i, j);
-                        Cell {
-                            text: percent(l),
-                            v: l,
-                            class: if l >= 0.95 {
-                                "good"
-                            } else if l <= 0.05 {
-                                "bad"
-                            } else {
-                                ""
+                        match ratings.los(i, j) {
+                            Some(l) => Cell {
+                                text: percent(l),
+                                v: l,
+                                class: if l >= 0.95 {
+                                    "good"
+                                } else if l <= 0.05 {
+                                    "bad"
+                                } else {
+                                    ""
+                                },
+                            },
+                            // A bound or no estimate: no likelihood of superiority.
+                            None => Cell {
+                                text: "-".into(),
+                                v: -1.0,
+                                class: "none",
                             },
                         }
                     }
@@ -574,10 +587,10 @@ pub fn render(
         .filter(|p| p.wdl.games() > 0)
         .map(|p| {
             let e = finite_estimate(p);
-            let elo = if e.bound.is_empty() {
-                format!("{} ± {}", fixed(e.elo, 1), fixed(e.error, 1))
-            } else {
-                format!("{} {}", e.bound, fixed(e.elo, 1))
+            let elo = match (e.bound, e.error) {
+                ("", Some(error)) => format!("{} ± {}", fixed(e.elo, 1), fixed(error, 1)),
+                ("", None) => format!("{} ± n/a", fixed(e.elo, 1)),
+                (mark, _) => format!("{mark} {} (one-sided 95%)", fixed(e.elo, 1)),
             };
             PairView {
                 a: names[p.a].clone(),
@@ -591,8 +604,8 @@ pub fn render(
                 v_score: e.score,
                 elo,
                 v_elo: e.elo,
-                los: percent(e.los),
-                v_los: e.los,
+                los: e.los.map_or_else(|| "n/a".into(), percent),
+                v_los: e.los.unwrap_or(-1.0),
             }
         })
         .collect();
@@ -653,8 +666,13 @@ pub fn render(
         rounds: spec.rounds,
         openings: openings_text(&spec.openings),
         clock: spec.clock.map(|c| {
+            let own = if spec.engines.iter().any(|e| e.clock.is_some()) {
+                " for the engines without a clock of their own"
+            } else {
+                ""
+            };
             format!(
-                "{}, margin {} ms (games on a clock do not replay bit for bit)",
+                "{}, margin {} ms{own} (games on a clock do not replay bit for bit)",
                 c.control.describe(),
                 c.margin_ms
             )

@@ -6,20 +6,21 @@ use std::fmt::Write;
 
 use super::summary::{FAILURES, Summary};
 use crate::stats::Z95;
-use crate::stats::ratings::Ratings;
+use crate::stats::ratings::{Bound, Ratings};
 use crate::stats::sprt::Decision;
 
-/// One row of the rating table (and of `ratings.csv`).
+/// One row of the rating table (and of `ratings.csv` and `--json`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RatingRow {
-    /// 1 for the highest rating.
+    /// 1 for the highest rating (engines without an estimate last).
     pub rank: usize,
     /// Engine name.
     pub name: String,
-    /// Elo (mean 0, or relative to the anchor).
-    pub elo: f64,
-    /// Half-width of the 95% interval.
-    pub error: f64,
+    /// Elo (mean 0, or relative to the anchor); `null` when there is no estimate.
+    pub elo: Option<f64>,
+    /// Half-width of the 95% interval; `null` for a bound, no estimate, the anchor, or a fit
+    /// too large for its covariance.
+    pub error: Option<f64>,
     /// Games played.
     pub games: u64,
     /// Points scored.
@@ -28,11 +29,30 @@ pub struct RatingRow {
     pub score: f64,
     /// Draws, percent of games.
     pub draws: f64,
-    /// `>` when the engine won every game (its Elo is a lower bound), `<` when it lost every
-    /// game, empty otherwise.
-    pub bound: String,
-    /// Likelihood that this engine is stronger than the one ranked just below it.
+    /// `lower` when the Elo is a lower bound (`>`), `upper` for an upper bound (`<`), `null`
+    /// for an estimate.
+    pub bound: Option<Bound>,
+    /// Why there is no estimate, no interval, or only a bound (`null` for an estimate with its
+    /// interval).
+    pub reason: Option<String>,
+    /// Likelihood that this engine is stronger than the one ranked just below it, when both
+    /// have estimates with intervals.
     pub los_next: Option<f64>,
+}
+
+impl RatingRow {
+    /// The Elo as the tables print it: `>640.7`, `-12.5`, or `-` without an estimate.
+    pub fn elo_text(&self) -> String {
+        match self.elo {
+            Some(elo) => format!("{}{}", self.bound.map_or("", Bound::mark), fixed(elo, 1)),
+            None => "-".into(),
+        }
+    }
+
+    /// The interval's half-width as the tables print it, `-` without one.
+    pub fn error_text(&self) -> String {
+        self.error.map_or_else(|| "-".into(), |e| fixed(e, 1))
+    }
 }
 
 /// The rows of the rating table of a run, best first.
@@ -40,13 +60,17 @@ pub fn rating_rows(summary: &Summary, ratings: &Ratings) -> Vec<RatingRow> {
     rows_of(ratings, &summary.draws)
 }
 
-/// The rows of the rating table, best first, from the fit and each engine's draws.
+/// The rows of the rating table, best first (engines without an estimate last, in index
+/// order), from the fit and each engine's draws.
 pub fn rows_of(ratings: &Ratings, draws: &[u64]) -> Vec<RatingRow> {
     let mut order: Vec<usize> = (0..ratings.ratings.len()).collect();
+    let key = |i: usize| ratings.ratings[i].elo.unwrap_or(f64::NEG_INFINITY);
     order.sort_by(|&i, &j| {
-        ratings.ratings[j]
-            .elo
-            .total_cmp(&ratings.ratings[i].elo)
+        let (a, b) = (&ratings.ratings[i], &ratings.ratings[j]);
+        b.elo
+            .is_some()
+            .cmp(&a.elo.is_some())
+            .then(key(j).total_cmp(&key(i)))
             .then(i.cmp(&j))
     });
     order
@@ -71,15 +95,30 @@ pub fn rows_of(ratings: &Ratings, draws: &[u64]) -> Vec<RatingRow> {
                 points: r.points,
                 score: percent(r.points),
                 draws: percent(draws.get(i).copied().unwrap_or(0) as f64),
-                bound: match (r.bounded, r.points > 0.0) {
-                    (false, _) => String::new(),
-                    (true, true) => ">".into(),
-                    (true, false) => "<".into(),
-                },
-                los_next: order.get(rank + 1).map(|&j| ratings.los(i, j)),
+                bound: r.bound,
+                reason: r.reason.clone(),
+                los_next: order.get(rank + 1).and_then(|&j| ratings.los(i, j)),
             }
         })
         .collect()
+}
+
+/// The progress line's leader: `leader NAME +123`, or `leader NAME >+640` when the best rating
+/// is a bound (an engine that won every game has no estimate, only the bound the table prints);
+/// empty before any engine is rated.
+pub fn leader(ratings: &Ratings) -> String {
+    ratings
+        .ratings
+        .iter()
+        .filter_map(|r| Some((r, r.elo?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(String::new(), |(best, elo)| {
+            format!(
+                "leader {} {}{elo:+.0}",
+                best.name,
+                best.bound.map_or("", Bound::mark)
+            )
+        })
 }
 
 /// `x` with `digits` decimals, never `-0.00`: a value that rounds to zero reads as zero
@@ -106,7 +145,12 @@ pub(super) fn cut(name: &str, width: usize) -> String {
     }
 }
 
-/// The rating table: `Rank Name Elo +/- Games Score Draw LOS`.
+/// The most engines whose missing estimate or interval is explained below the table, one line
+/// each (the CSV files and `--json` have every reason).
+const REASONS_SHOWN: usize = 10;
+
+/// The rating table: `Rank Name Elo +/- Games Score Draw LOS`, then what its marks mean and
+/// why an engine has no estimate or no interval.
 pub fn rating_table(rows: &[RatingRow]) -> String {
     // A name column as wide as the longest name, up to a limit: longer names are cut (the
     // CSV files and the HTML report have them whole).
@@ -123,37 +167,79 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         "Name", "Elo", "+/-", "Games", "Score", "Draw", "LOS"
     );
     for r in rows {
-        let elo = format!("{}{}", r.bound, fixed(r.elo, 1));
         let los = r
             .los_next
             .map_or(String::new(), |l| format!("{:.1}%", 100.0 * l));
-        // A bound has no interval: it is rated outside the joint fit.
-        let error = if r.bound.is_empty() {
-            fixed(r.error, 1)
-        } else {
-            "-".into()
-        };
         let _ = writeln!(
             out,
             "{:>4} {:<width$} {:>8} {:>6} {:>7} {:>6.1}% {:>5.1}% {:>6}",
             r.rank,
             cut(&r.name, width),
-            elo,
-            error,
+            r.elo_text(),
+            r.error_text(),
             r.games,
             r.score,
             r.draws,
             los
         );
     }
-    if rows.iter().any(|r| !r.bound.is_empty()) {
+    if rows.iter().any(|r| r.bound.is_some()) {
         out.push_str(
-            "  > or <: the engine won or lost every game; its Elo is a bound, the rating at which that record is as likely as not (as Ordo rates it)\n",
+            "  > or <: a bound, not an estimate: the engine won or lost every game (or sits above or below the joint fit by perfect records only); the value is the rating at which that record is as likely as not (Ordo's), not a 95% bound\n",
         );
     }
     out.push_str("  Elo: joint maximum likelihood; +/-: 95% interval; LOS: likelihood of superiority over the next engine\n");
+    // Why an engine has no estimate, or an estimate without an interval (the anchor aside).
+    let unexplained: Vec<&RatingRow> = rows
+        .iter()
+        .filter(|r| r.bound.is_none() && (r.elo.is_none() || r.error.is_none()))
+        .filter(|r| r.reason.as_deref() != Some(ANCHOR_REASON))
+        .collect();
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for r in &unexplained {
+        let text = r.reason.clone().unwrap_or_default();
+        match reasons.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, count)) => *count += 1,
+            None => reasons.push((text, 1)),
+        }
+    }
+    // A reason shared by many engines (a fit too large for its covariance) is said once.
+    for (text, count) in reasons.iter().filter(|(_, c)| *c > 1) {
+        let _ = writeln!(out, "  {count} engines: {text}");
+    }
+    let single: Vec<&&RatingRow> = unexplained
+        .iter()
+        .filter(|r| {
+            let text = r.reason.clone().unwrap_or_default();
+            reasons.iter().any(|(t, c)| *t == text && *c == 1)
+        })
+        .collect();
+    for r in single.iter().take(REASONS_SHOWN) {
+        let _ = writeln!(
+            out,
+            "  {}: {} — {}",
+            cut(&r.name, MAX_NAME_COLUMN),
+            if r.elo.is_none() {
+                "no estimate"
+            } else {
+                "no interval"
+            },
+            r.reason.as_deref().unwrap_or("")
+        );
+    }
+    if single.len() > REASONS_SHOWN {
+        let _ = writeln!(
+            out,
+            "  … and {} more (the CSV files and --json give every reason)",
+            single.len() - REASONS_SHOWN
+        );
+    }
     out
 }
+
+/// The reason an anchor has no interval (it is not explained below the table: the origin's
+/// line says it).
+pub const ANCHOR_REASON: &str = crate::stats::ratings::ANCHOR_REASON;
 
 /// What a rating table's numbers mean: the scale, the origin and the first-move model, stated
 /// with every table (terminal, `scale.csv`, `--json`, the HTML report).
@@ -168,10 +254,13 @@ pub struct RatingScale {
     pub anchor_elo: f64,
     /// `fit` or `ignore` (spec `[ratings] first_move`).
     pub first_move: &'static str,
-    /// The first mover's fitted advantage, Elo.
+    /// The first mover's fitted advantage, Elo (`null`: the model has none, or the games do
+    /// not identify it).
     pub first_move_elo: Option<f64>,
     /// Half-width of its 95% interval.
     pub first_move_error: Option<f64>,
+    /// Why the model's advantage is not estimated (`null` when it is, or with `ignore`).
+    pub first_move_reason: Option<String>,
 }
 
 impl RatingScale {
@@ -197,7 +286,8 @@ impl RatingScale {
             anchor_elo: anchor.map_or(0.0, |(_, elo)| elo),
             first_move: first_move.as_str(),
             first_move_elo: ratings.first_move.map(|a| a.elo),
-            first_move_error: ratings.first_move.map(|a| a.error),
+            first_move_error: ratings.first_move.and_then(|a| a.error),
+            first_move_reason: ratings.first_move_reason.clone(),
         }
     }
 
@@ -212,17 +302,26 @@ impl RatingScale {
     /// The first-move model in words: `first mover: +188.2 +/- 20.1 Elo (fitted with the
     /// ratings)`, or why there is no figure.
     pub fn first_move_text(&self, plus_minus: &str) -> String {
+        let signed = |x: f64| format!("{}{}", if x >= 0.0 { "+" } else { "" }, fixed(x, 1));
         match (self.first_move, self.first_move_elo, self.first_move_error) {
             ("ignore", _, _) => {
                 "first mover: no advantage in the model ([ratings] first_move = \"ignore\")".into()
             }
             (_, Some(elo), Some(error)) => format!(
-                "first mover: {}{} {plus_minus} {} Elo (fitted with the ratings)",
-                if elo >= 0.0 { "+" } else { "" },
-                fixed(elo, 1),
+                "first mover: {} {plus_minus} {} Elo (fitted with the ratings)",
+                signed(elo),
                 fixed(error, 1)
             ),
-            _ => "first mover: no estimate (no engine of the joint fit played both colours)".into(),
+            (_, Some(elo), None) => format!(
+                "first mover: {} Elo (fitted with the ratings; no interval: the joint fit is too large for its covariance)",
+                signed(elo)
+            ),
+            _ => format!(
+                "first mover: not estimated — {}; the ratings are fitted without it",
+                self.first_move_reason
+                    .as_deref()
+                    .unwrap_or("the games do not identify it")
+            ),
         }
     }
 
@@ -246,7 +345,7 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         return None;
     }
     let names = summary.spec.engine_names();
-    let e = p.estimate();
+    let e = finite_estimate(p);
     let pairs = p.pentanomial.pairs();
     let nelo_error = if pairs > 0 {
         Z95 / (2.0 * pairs as f64).sqrt() * 800.0 / LN_10
@@ -263,30 +362,39 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
         "Results of {} vs {} ({}, {} games, seed {}):",
         names[p.a], names[p.b], summary.spec.game, games, summary.spec.seed
     );
-    match perfect_score_bound(p) {
-        Some((mark, bound)) => {
-            let _ = writeln!(
-                out,
-                "Elo: {mark} {} (every game {}; one-sided 95% bound), nElo: -",
-                fixed(bound, 2),
-                if mark == ">" { "won" } else { "lost" }
-            );
-        }
-        None => {
+    match (e.bound, e.error, e.nelo) {
+        ("", Some(error), Some(nelo)) => {
             let _ = writeln!(
                 out,
                 "Elo: {} +/- {}, nElo: {} +/- {}",
                 fixed(e.elo, 2),
-                fixed(e.error, 2),
-                fixed(e.nelo, 2),
+                fixed(error, 2),
+                fixed(nelo, 2),
                 fixed(nelo_error, 2)
             );
         }
+        ("", _, _) => {
+            let _ = writeln!(
+                out,
+                "Elo: {} +/- n/a ({}), nElo: n/a",
+                fixed(e.elo, 2),
+                unmeasured_spread(p).unwrap_or("no spread to measure")
+            );
+        }
+        (mark, _, _) => {
+            let _ = writeln!(
+                out,
+                "Elo: {mark} {} (every game {}: a one-sided 95% bound, unlike the table's > and <), nElo: n/a",
+                fixed(e.elo, 2),
+                if mark == ">" { "won" } else { "lost" }
+            );
+        }
     }
+    // A ratio whose denominator is 0 is not available (fastchess prints inf).
     let pairs_ratio = if ll + ld > 0 {
         format!("{:.2}", (ww + wd) as f64 / (ll + ld) as f64)
     } else {
-        "inf".into()
+        "n/a".into()
     };
     // fastchess's DrawRatio is the share of drawn pairs (WL + DD) when it reports pairs; the
     // share of drawn games follows under its own name.
@@ -297,8 +405,9 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
     };
     let _ = writeln!(
         out,
-        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}, GameDrawRatio: {game_draws:.2} %",
-        100.0 * e.los,
+        "LOS: {}, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}, GameDrawRatio: {game_draws:.2} %",
+        e.los
+            .map_or_else(|| "n/a".into(), |l| format!("{:.2} %", 100.0 * l)),
         if pairs > 0 {
             100.0 * (p.win_loss_pairs + p.draw_draw_pairs) as f64 / pairs as f64
         } else {
@@ -321,7 +430,7 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
     let wl_dd = if p.draw_draw_pairs > 0 {
         format!("{:.2}", p.win_loss_pairs as f64 / p.draw_draw_pairs as f64)
     } else {
-        "inf".into()
+        "n/a".into()
     };
     let _ = writeln!(
         out,
@@ -360,8 +469,10 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
 }
 
 /// A head-to-head estimate with finite numbers: for a pairing where A won (or lost) every game,
-/// the Elo is the one-sided 95% bound of [`perfect_score_bound`], marked in `bound`, with error
-/// and nElo 0.
+/// the Elo is the one-sided 95% bound of [`perfect_score_bound`], marked in `bound`; where every
+/// pair (or, before a pair is complete, every game) scored the same, the spread cannot be
+/// measured, and the interval, nElo and LOS are not available (`None`, `null` in JSON) rather
+/// than a zero-width interval.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FiniteEstimate {
     /// A's score.
@@ -369,13 +480,33 @@ pub struct FiniteEstimate {
     /// Elo (a bound when `bound` is not empty).
     pub elo: f64,
     /// Half-width of the 95% interval.
-    pub error: f64,
+    pub error: Option<f64>,
     /// Normalised Elo.
-    pub nelo: f64,
+    pub nelo: Option<f64>,
     /// Likelihood of superiority.
-    pub los: f64,
+    pub los: Option<f64>,
     /// `>`, `<` or empty.
     pub bound: &'static str,
+}
+
+/// Why a pairing's estimate has no interval: every unit (pair, or game before a pair is
+/// complete) scored the same, so their spread is unmeasured.
+pub fn unmeasured_spread(p: &super::summary::PairingStats) -> Option<&'static str> {
+    let kinds = if p.pentanomial.pairs() > 0 {
+        p.pentanomial.0.iter().filter(|&&c| c > 0).count()
+    } else {
+        [p.wdl.wins, p.wdl.draws, p.wdl.losses]
+            .iter()
+            .filter(|&&c| c > 0)
+            .count()
+    };
+    match (kinds, p.pentanomial.pairs()) {
+        (1, 1) => Some("one pair: no spread to measure"),
+        (1, 0) if p.wdl.games() == 1 => Some("one game: no spread to measure"),
+        (1, 0) => Some("every game scored the same: no spread to measure"),
+        (1, _) => Some("every pair scored the same: no spread to measure"),
+        _ => None,
+    }
 }
 
 /// [`FiniteEstimate`] of a pairing.
@@ -385,17 +516,25 @@ pub fn finite_estimate(p: &super::summary::PairingStats) -> FiniteEstimate {
         Some((mark, elo)) => FiniteEstimate {
             score: e.score,
             elo,
-            error: 0.0,
-            nelo: 0.0,
-            los: e.los,
+            error: None,
+            nelo: None,
+            los: None,
             bound: mark,
+        },
+        None if unmeasured_spread(p).is_some() => FiniteEstimate {
+            score: e.score,
+            elo: e.elo,
+            error: None,
+            nelo: None,
+            los: None,
+            bound: "",
         },
         None => FiniteEstimate {
             score: e.score,
             elo: e.elo,
-            error: e.error,
-            nelo: e.nelo,
-            los: e.los,
+            error: Some(e.error),
+            nelo: Some(e.nelo),
+            los: Some(e.los),
             bound: "",
         },
     }
@@ -566,13 +705,14 @@ mod tests {
         RatingRow {
             rank: 1,
             name: name.to_string(),
-            elo: 12.5,
-            error: 3.0,
+            elo: Some(12.5),
+            error: Some(3.0),
             games: 10,
             points: 5.0,
             score: 50.0,
             draws: 10.0,
-            bound: String::new(),
+            bound: None,
+            reason: None,
             los_next: None,
         }
     }
@@ -631,6 +771,33 @@ ab-4              8            1        1      0             1      0
         let spec = spec(&["a", "b"]);
         let games = [game(&spec, 0, "normal", Some("a"), None)];
         assert_eq!(terminations(&summary(&spec, &games)), None);
+    }
+
+    #[test]
+    fn the_leader_of_a_sweep_is_a_bound_not_an_estimate() {
+        use crate::stats::ratings::{FitOptions, Results, fit};
+        // ab-2 won all 6 games: the old progress line read +17581 (a diverging fit).
+        let mut results = Results::new(vec!["ab-2".into(), "random".into()]);
+        for _ in 0..3 {
+            results.add_pair(0, 1, 1.0, 1.0);
+        }
+        let ratings = fit(&results, &FitOptions::default());
+        let line = leader(&ratings);
+        let elo: f64 = line
+            .strip_prefix("leader ab-2 >+")
+            .unwrap_or_else(|| panic!("{line}"))
+            .parse()
+            .unwrap();
+        // Six wins are as likely as not at L(d)^6 = ½, d twice the leader's rating (mean 0).
+        let d = 2.0 * elo;
+        let chance = (1.0 / (1.0 + 10f64.powf(-d / 400.0))).powi(6);
+        assert!((chance - 0.5).abs() < 0.01, "{line}: {chance}");
+        // Before any game, no leader.
+        let empty = fit(
+            &Results::new(vec!["a".into(), "b".into()]),
+            &FitOptions::default(),
+        );
+        assert_eq!(leader(&empty), "");
     }
 
     #[test]

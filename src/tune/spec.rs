@@ -519,6 +519,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         ));
     }
     let outside = raw.engine.get_ref().is_outside();
+    crate::arena::spec::no_engine_clock(raw.engine.get_ref(), "engine", "tuned", loc)?;
     let engine = if outside {
         crate::arena::spec::outside_engine(&raw.engine, "engine", "tuned", &kind, loc)?
     } else {
@@ -578,6 +579,12 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 "a pool engine's name must be non-empty, unique, not 'tuned' or 'start', without commas or control characters",
             ));
         }
+        crate::arena::spec::no_engine_clock(
+            e.get_ref(),
+            &format!("pool[{}]", i + 1),
+            &n_text,
+            loc,
+        )?;
         pool.push(engine_budget(
             e,
             &format!("pool[{}]", i + 1),

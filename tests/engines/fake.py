@@ -392,6 +392,8 @@ class Fake:
             elif cmd == "clear_board":
                 pos = Othello()
                 ok()
+            elif cmd in ("time_settings", "time_left") and self.a.no_clock:
+                fail("unknown command")
             elif cmd in ("komi", "time_settings", "time_left"):
                 ok()
             elif cmd in ("play", "genmove"):
@@ -604,6 +606,7 @@ def main():
     p.add_argument("--exit-at-start", action="store_true")
     p.add_argument("--bad-handshake", action="store_true")
     p.add_argument("--sleep-ms", type=int, default=0, metavar="MS")
+    p.add_argument("--no-clock", action="store_true", help="GTP: answer '?' to the clock's commands")
     p.add_argument("--once", metavar="DIR")
     p.add_argument("--name")
     p.add_argument("--stderr-lines", type=int, default=0, metavar="N")

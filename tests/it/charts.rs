@@ -258,11 +258,13 @@ fn a_bound_rating_is_drawn_at_the_axis_edge_and_does_not_stretch_it() {
     let summary = round_robin();
     let mut ratings = summary.ratings();
     // The Morpion example's case: random lost everything and is rated near -1890.
+    let elo = |r: &joute::stats::ratings::Rating| r.elo.unwrap();
     let weakest = (0..ratings.ratings.len())
-        .min_by(|&a, &b| ratings.ratings[a].elo.total_cmp(&ratings.ratings[b].elo))
+        .min_by(|&a, &b| elo(&ratings.ratings[a]).total_cmp(&elo(&ratings.ratings[b])))
         .unwrap();
-    ratings.ratings[weakest].elo = -1890.0;
-    ratings.ratings[weakest].bounded = true;
+    ratings.ratings[weakest].elo = Some(-1890.0);
+    ratings.ratings[weakest].error = None;
+    ratings.ratings[weakest].bound = Some(joute::stats::ratings::Bound::Upper);
     let charts = svg_charts(summary, &ratings).unwrap();
     let (_, svg) = charts.iter().find(|(n, _)| n == "elo").unwrap();
     // Its bound is written beside it...
@@ -271,8 +273,8 @@ fn a_bound_rating_is_drawn_at_the_axis_edge_and_does_not_stretch_it() {
     let lowest_estimate = ratings
         .ratings
         .iter()
-        .filter(|r| !r.bounded)
-        .map(|r| r.elo - r.error)
+        .filter(|r| r.bound.is_none())
+        .map(|r| elo(r) - r.error.unwrap())
         .fold(f64::INFINITY, f64::min);
     let ticks: Vec<f64> = svg
         .lines()

@@ -12,6 +12,7 @@ mod slow;
 
 mod adjudication;
 mod analysis;
+mod anchors;
 mod charts;
 mod cli;
 mod cli_search;

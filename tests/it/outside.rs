@@ -976,6 +976,27 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
             "spec.toml:11:17: key 'engine[1].stall_timeout'",
             "needs a unit",
         ),
+        (
+            BAD_BASE,
+            "depth = 1",
+            "depth = 1\ntc = \"fast\"",
+            "spec.toml:16:6: key 'engine[2].tc'",
+            "engine 'b': time control 'fast'",
+        ),
+        (
+            BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\ntc = \"10\"\nst = \"1s\"",
+            "spec.toml:12:6: key 'engine[1].st'",
+            "not both",
+        ),
+        (
+            BAD_BASE,
+            "depth = 1",
+            "depth = 1\ntimemargin = \"50ms\"",
+            "spec.toml:16:14: key 'engine[2].timemargin'",
+            "timemargin goes with a clock",
+        ),
     ];
     for (base, old, new, place, message) in cases {
         assert!(base.contains(old), "{old}");
@@ -1002,6 +1023,15 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
             "cmd=sh,proto=gtp",
             "the gtp protocol plays othello, not connect4",
         ),
+        (
+            "cmd=sh,proto=line,st=5",
+            "st: time per move '5' needs a unit",
+        ),
+        (
+            "alphabeta:2,colour=red",
+            "unknown key 'colour'; keys after a built-in engine",
+        ),
+        ("alphabeta:2,timemargin=1s", "timemargin goes with a clock"),
     ] {
         refused_in(
             &dir,
@@ -1412,4 +1442,191 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     assert!(stdout.lines().any(|l| l.starts_with("ok ")), "{stdout}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("does not pass the line check"), "{stderr}");
+}
+
+#[test]
+fn engine_check_takes_a_tournaments_limits_and_working_folder() {
+    let dir = common::scratch("outside", "check-limits");
+    let fake = fake();
+    let log = dir.join("said.txt");
+    let log = log.to_str().unwrap();
+    // A budget and a folder: the program is told the budget and runs in the folder (the
+    // log's relative path lands there).
+    std::fs::create_dir(dir.join("data")).unwrap();
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "morpion-9x9-5",
+            "--protocol",
+            "gomocup",
+            "--nodes",
+            "5000",
+            "--depth",
+            "4",
+            "--dir",
+            "data",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "gomocup",
+            "--log",
+            "said.txt",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = std::fs::read_to_string(dir.join("data/said.txt")).unwrap();
+    assert!(said.contains("INFO max_node 5000\n"), "{said}");
+    assert!(said.contains("INFO max_depth 4\n"), "{said}");
+    // A clock: one more step, the game on it; a program that refuses GTP's time commands
+    // fails the check (it passes without the clock).
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "othello",
+            "--protocol",
+            "gtp",
+            "--tc",
+            "20+0.1",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "gtp",
+            "--log",
+            log,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("ok   7 a whole game on the clock (20 s + 100 ms a move)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("8 of 8 steps passed"), "{stdout}");
+    assert!(
+        std::fs::read_to_string(log)
+            .unwrap()
+            .contains("time_settings 20 0 0")
+    );
+    let out = joute_in(
+        &dir,
+        &[
+            "engine",
+            "check",
+            "othello",
+            "--protocol",
+            "gtp",
+            "--st",
+            "1s",
+            "--",
+            "python3",
+            &fake,
+            "--protocol",
+            "gtp",
+            "--no-clock",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("FAIL 2") && l.contains("time_settings")),
+        "{stdout}"
+    );
+    // Limits a protocol cannot pass, and bad words, exit 2 with one line.
+    for (args, expect) in [
+        (
+            vec!["--protocol", "gtp", "--nodes", "10"],
+            "cannot pass a node budget",
+        ),
+        (vec!["--protocol", "gtp", "--tc", "fast"], "--tc: "),
+        (
+            vec!["--protocol", "gtp", "--timemargin", "1s"],
+            "timemargin goes with a clock",
+        ),
+        (
+            vec!["--protocol", "gtp", "--dir", "no-such-folder"],
+            "--dir: no folder 'no-such-folder'",
+        ),
+    ] {
+        let mut all = vec!["engine", "check", "othello"];
+        all.extend(args);
+        all.extend(["--", "python3", &fake, "--protocol", "gtp"]);
+        let out = joute_in(&dir, &all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expect), "{all:?}: {stderr}");
+    }
+}
+
+#[test]
+fn each_engine_may_keep_its_own_clock() {
+    let dir = common::scratch("outside", "own-clock");
+    let fake = fake();
+    let log = dir.join("said.txt");
+    // The outside program on its own time per move, the built-in engine on the match's
+    // clock: each is told its own, the report says which is which.
+    let program = format!(
+        "cmd=python3,arg={fake},arg=--protocol,arg=line,arg=--log,arg={},proto=line,name=prog,st=700ms,timemargin=400ms",
+        log.display()
+    );
+    let out = joute_in(
+        &dir,
+        &[
+            "match",
+            "connect4",
+            &program,
+            "alphabeta:30,name=ab",
+            "--games",
+            "2",
+            "--tc",
+            "30+1",
+            "--timemargin",
+            "500ms",
+            "--out",
+            "m",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("clock: 30+1 for the engines without a clock of their own, margin 500 ms"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("clock of prog: 700 ms/move, margin 400 ms"),
+        "{stderr}"
+    );
+    let said = std::fs::read_to_string(&log).unwrap();
+    let requests: Vec<&str> = said.lines().filter(|l| l.starts_with("move ")).collect();
+    assert!(!requests.is_empty(), "{said}");
+    assert!(
+        requests
+            .iter()
+            .all(|l| l.contains("movetime=700") && !l.contains("time=30")),
+        "{said}"
+    );
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("m/run.json")).unwrap()).unwrap();
+    let engines = run["spec"]["engines"].as_array().unwrap();
+    assert_eq!(engines[0]["clock"]["margin_ms"], 400, "{run}");
+    assert!(engines[1].get("clock").is_none(), "{run}");
+    assert_eq!(run["spec"]["clock"]["margin_ms"], 500);
+    // The built-in engine's moves are on the game clock (a reading after each), the
+    // program's are not.
+    let games = std::fs::read_to_string(dir.join("m/games.jsonl")).unwrap();
+    for line in games.lines() {
+        let g: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(g["termination"], "normal", "{g}");
+        let ab_moves = g["moves"].as_array().unwrap().len() / 2;
+        let readings = g["clock_ms"].as_array().unwrap().len();
+        assert!(readings.abs_diff(ab_moves) <= 1, "{g}");
+    }
 }

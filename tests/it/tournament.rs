@@ -482,7 +482,8 @@ fn an_engine_that_wins_everything_gets_a_finite_marked_rating() {
     .unwrap();
     assert_eq!(json["head_to_head"]["bound"], ">");
     assert!(json["head_to_head"]["elo"].as_f64().unwrap() > 200.0);
-    assert_eq!(json["ratings"][0]["bound"], ">");
+    assert_eq!(json["ratings"][0]["bound"], "lower");
+    assert_eq!(json["ratings"][0]["error"], Value::Null);
     assert!(json["ratings"][0]["elo"].as_f64().unwrap().is_finite());
 }
 
@@ -790,7 +791,11 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     refused_spec(
         &dir,
         &format!("{HEAD}{TWO}depht = 3\n"),
-        &["bad.toml:13:1:", "key 'depht'", "depth"],
+        &[
+            "bad.toml:13:1:",
+            "key 'depht'",
+            "unknown key; did you mean 'depth'?",
+        ],
     );
     refused_spec(
         &dir,
@@ -1068,15 +1073,25 @@ fn the_example_specs_are_valid() {
                 .starts_with("tune-")
         {
             let spec = joute::arena::TournamentSpec::load(&path);
-            // Specs that play the peers (Edax, Pons' solver) need them built into target/peers
-            // (tests/peers.rs plays them, and must not skip in CI); their only acceptable
-            // failure before that is the missing program.
+            // Specs that play the peers (Edax, Pons' solver) or the anchors need them built
+            // into target/peers and target/anchors (tests/it/peers.rs and anchors.rs play
+            // them, and must not skip in CI); their only acceptable failure before that is the
+            // missing program or folder.
             if let Err(e) = &spec
-                && e.key.ends_with(".command")
-                && e.message.contains("no program at '../target/peers/")
-                && std::env::var_os("JOUTE_PEERS").is_none()
+                && (e.key.ends_with(".command") || e.key.ends_with(".working_dir"))
+                && [
+                    ("'../target/peers/", "JOUTE_PEERS"),
+                    ("'../target/anchors/", "JOUTE_ANCHORS"),
+                ]
+                .iter()
+                .any(|(folder, built)| {
+                    e.message.contains(folder) && std::env::var_os(built).is_none()
+                })
             {
-                eprintln!("{}: skipped, the peers are not built: {e}", path.display());
+                eprintln!(
+                    "{}: skipped, its programs are not built: {e}",
+                    path.display()
+                );
                 continue;
             }
             assert!(spec.is_ok(), "{}: {}", path.display(), spec.unwrap_err());
@@ -1247,7 +1262,7 @@ playouts = 100
                 names[i],
                 r[i] + shift
             );
-            assert_eq!(row["bound"], "");
+            assert_eq!(row["bound"], Value::Null);
         }
     };
     let (r, w) = direct(true);
@@ -1556,7 +1571,11 @@ fn zero_reads_as_zero_never_minus_zero() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(text.contains("Elo: 0.00 +/- 0.00"), "{text}");
+    // Every pair a win each: no spread to measure, so no interval (it read +/- 0.00).
+    assert!(
+        text.contains("Elo: 0.00 +/- n/a (every pair scored the same: no spread to measure)"),
+        "{text}"
+    );
     let mut files = vec![("stdout".to_string(), text)];
     for name in ["ratings.csv", "crosstable.csv", "pairs.csv", "index.html"] {
         files.push((
@@ -1583,7 +1602,9 @@ fn zero_reads_as_zero_never_minus_zero() {
 #[test]
 fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone() {
     let dir = scratch("model");
-    let spec = small_spec(&dir, 2);
+    // 6 openings: with 2, ab-1 loses every game it starts against ab-3, and the advantage is
+    // (rightly) not estimated.
+    let spec = small_spec(&dir, 6);
     let text = std::fs::read_to_string(&spec).unwrap();
     let run = |name: &str, extra: &str| -> (Value, String) {
         let path = dir.join(format!("{name}.toml"));
@@ -1613,4 +1634,199 @@ fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone()
     assert_eq!(ignore["scale"]["first_move"], "ignore");
     assert_eq!(ignore["scale"]["first_move_elo"], Value::Null);
     assert_ne!(plain["ratings"], ignore["ratings"]);
+}
+
+/// Plays `joute match connect4 pvs:8 alphabeta:4` with `games` and `seed` into a folder;
+/// returns the folder, the terminal's text and the JSON of `joute report` on its log.
+fn small_match(dir: &Path, games: u32, seed: u32) -> (PathBuf, String, Value) {
+    let out = dir.join(format!("m{games}-{seed}"));
+    let text = ok(&[
+        "match",
+        "connect4",
+        "pvs:8",
+        "alphabeta:4",
+        "--games",
+        &games.to_string(),
+        "--seed",
+        &seed.to_string(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let log = out.join("games.jsonl");
+    let json: Value =
+        serde_json::from_str(&ok(&["report", log.to_str().unwrap(), "--json"])).unwrap();
+    (out, text, json)
+}
+
+/// Every rating row of the JSON is an estimate with an interval of at least 0.5 Elo within
+/// ±2,000 Elo, a bound without an interval, or no estimate with a reason; returns the rows by
+/// name.
+fn honest_rows(json: &Value) -> BTreeMap<String, Value> {
+    let mut rows = BTreeMap::new();
+    for row in json["ratings"].as_array().unwrap() {
+        match (
+            row["elo"].as_f64(),
+            row["error"].as_f64(),
+            row["bound"].as_str(),
+        ) {
+            (Some(elo), Some(error), None) => {
+                assert!(error >= 0.5 && elo.abs() <= 2000.0, "{row}");
+            }
+            (Some(_), None, Some("lower" | "upper")) => assert!(row["reason"].is_string()),
+            (None, None, None) => assert!(row["reason"].is_string(), "{row}"),
+            (Some(_), None, None) => assert!(row["reason"].is_string(), "{row}"),
+            _ => panic!("a row neither estimate, bound nor 'no estimate': {row}"),
+        }
+        rows.insert(row["name"].as_str().unwrap().to_string(), row.clone());
+    }
+    rows
+}
+
+/// The terminal table's rows: (name, Elo column, +/- column).
+fn table_rows(text: &str) -> Vec<(String, String, String)> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("Rank "))
+        .skip(1)
+        .take_while(|l| !l.starts_with("  "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[1].to_string(), f[2].to_string(), f[3].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn small_matches_print_no_finite_number_where_the_games_identify_none() {
+    // Issue #27's cases, each once the way a new user meets it.
+    let dir = scratch("small-matches");
+    // 8 games, seed 4: pvs:8 won the 4 games it started and split the other 4. It printed
+    // 1617.9 ± 0.0 and a first mover of +3235.8.
+    let (_, text, json) = small_match(&dir, 8, 4);
+    assert!(text.contains("Wins: 6, Losses: 2, Draws: 0"), "{text}");
+    assert!(
+        text.contains("first mover: not estimated — pvs:8 won every game it moved first against alphabeta:4 (4 games), which no finite advantage explains; the ratings are fitted without it"),
+        "{text}"
+    );
+    let rows = honest_rows(&json);
+    // Without the advantage, the difference is the Elo of the score 6/8 (a two-engine fit).
+    let d = rows["pvs:8"]["elo"].as_f64().unwrap() - rows["alphabeta:4"]["elo"].as_f64().unwrap();
+    assert!((d - common::elo_of_score(0.75)).abs() < 0.01, "{d}");
+    assert_eq!(json["scale"]["first_move_elo"], Value::Null);
+    assert_eq!(json["scale"]["first_move_error"], Value::Null);
+    assert!(
+        json["scale"]["first_move_reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("pvs:8 won every game it moved first")
+    );
+    for (name, elo, error) in table_rows(&text) {
+        let error: f64 = error.parse().unwrap_or_else(|_| panic!("{name}: {error}"));
+        let elo: f64 = elo.parse().unwrap();
+        assert!(error >= 0.5 && elo.abs() <= 2000.0, "{text}");
+    }
+    // A ratio with a zero denominator is not available.
+    assert!(
+        text.contains("PairsRatio: n/a") && text.contains("WL/DD Ratio: n/a"),
+        "{text}"
+    );
+    assert!(!text.contains("inf"), "{text}");
+
+    // Seed 5: the first mover lost every game alphabeta:4 started (-3308.0 before).
+    let (_, text, json) = small_match(&dir, 8, 5);
+    assert!(
+        text.contains("first mover: not estimated — alphabeta:4 lost every game it moved first against pvs:8 (4 games)"),
+        "{text}"
+    );
+    let rows = honest_rows(&json);
+    let d = rows["pvs:8"]["elo"].as_f64().unwrap() - rows["alphabeta:4"]["elo"].as_f64().unwrap();
+    let points = json["head_to_head"]["points"].as_f64().unwrap();
+    assert!((d - common::elo_of_score(points / 8.0)).abs() < 0.01, "{d}");
+
+    // 4 games whose first mover lost every game (-17580.7 +/- 0.0 before).
+    let (_, text, json) = small_match(&dir, 4, 27);
+    assert!(
+        text.contains("first mover: not estimated — the first mover lost every game (4 games)"),
+        "{text}"
+    );
+    let rows = honest_rows(&json);
+    assert!(
+        rows.values()
+            .all(|r| r["elo"].as_f64().unwrap().abs() < 1e-9)
+    );
+}
+
+#[test]
+fn a_two_game_match_has_wide_intervals_and_the_true_reasons() {
+    let dir = scratch("two-games");
+    // Seed 8: pvs:8 won the game it started, the other was drawn. It printed 1617.9 ± 0.0,
+    // LOS 100%, a first mover of +3235.8 +/- 0.0, and Elo: 190.85 +/- 0.00 head to head.
+    let (out, text, json) = small_match(&dir, 2, 8);
+    assert!(text.contains("Wins: 1, Losses: 0, Draws: 1"), "{text}");
+    assert!(
+        text.contains("first mover: not estimated — pvs:8 won every game it moved first against alphabeta:4 (1 game)"),
+        "{text}"
+    );
+    let rows = honest_rows(&json);
+    let (a, b) = (&rows["pvs:8"], &rows["alphabeta:4"]);
+    let d = a["elo"].as_f64().unwrap() - b["elo"].as_f64().unwrap();
+    assert!((d - common::elo_of_score(0.75)).abs() < 0.01, "{d}");
+    // One pair: the interval is the model's alone, on few degrees of freedom: hundreds of
+    // Elo, not zero.
+    assert!(a["error"].as_f64().unwrap() > 150.0, "{a}");
+    // Head to head: one pair has no spread to measure.
+    assert!(
+        text.contains("Elo: 190.85 +/- n/a (one pair: no spread to measure), nElo: n/a"),
+        "{text}"
+    );
+    assert!(text.contains("LOS: n/a"), "{text}");
+    assert_eq!(json["head_to_head"]["error"], Value::Null);
+    assert_eq!(json["head_to_head"]["los"], Value::Null);
+    let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    assert!(
+        pairs.lines().nth(1).unwrap().contains(",190.85,,,,"),
+        "{pairs}"
+    );
+    // Without the advantage in the model (95.4 ± 0.0 before): the same difference, an interval.
+    let log = out.join("games.jsonl");
+    let ignored: Value = serde_json::from_str(&ok(&[
+        "report",
+        log.to_str().unwrap(),
+        "--json",
+        "--first-move",
+        "ignore",
+    ]))
+    .unwrap();
+    let rows = honest_rows(&ignored);
+    assert!(
+        (rows["pvs:8"]["elo"].as_f64().unwrap() - 0.5 * common::elo_of_score(0.75)).abs() < 0.01
+    );
+    assert!(rows["pvs:8"]["error"].as_f64().unwrap() > 150.0);
+    assert_eq!(ignored["scale"]["first_move_reason"], Value::Null);
+
+    // Seed 2: both engines played both colours; the advantage is not estimated because the
+    // results are separated, not because "no engine played both colours".
+    let (_, text, _) = small_match(&dir, 2, 2);
+    assert!(
+        text.contains("first mover: not estimated — alphabeta:4 lost every game it moved first against pvs:8 (1 game)"),
+        "{text}"
+    );
+    assert!(!text.contains("played both colours"), "{text}");
+
+    // Seed 4: pvs:8 won both games: bounds, and the two kinds of > read differently.
+    let (_, text, json) = small_match(&dir, 2, 4);
+    assert!(text.contains("Wins: 2, Losses: 0, Draws: 0"), "{text}");
+    let rows = honest_rows(&json);
+    assert_eq!(rows["pvs:8"]["bound"], "lower");
+    assert_eq!(rows["alphabeta:4"]["bound"], "upper");
+    assert!(text.contains("not a 95% bound"), "{text}");
+    assert!(
+        text.contains("a one-sided 95% bound, unlike the table's > and <"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "first mover: not estimated — pvs:8 won every game, so the ratings are bounds"
+        ),
+        "{text}"
+    );
 }

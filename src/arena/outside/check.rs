@@ -8,7 +8,12 @@
 //! 4. Othello: the program must pass (it answers `pass`), then it moves after its opponent's
 //!    pass; other games: a position a few moves before the end of a random game;
 //! 5. a whole game from the start against a random mover, every move of the program legal;
-//! 6. the program leaves within 2 s of the protocol's goodbye.
+//! 6. with a clock (`--tc`, `--st`): a whole game on that clock, the program first, every move
+//!    within its time — the protocol's time commands accepted;
+//! 7. the program leaves within 2 s of the protocol's goodbye.
+//!
+//! With a clock, the moves of steps 2 to 4 are asked on a fresh clock too (the time per move,
+//! or the whole base time) and must come within it, margin included.
 //!
 //! Every random choice comes from one seed: the same seed gives the same conversation.
 
@@ -20,7 +25,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{OutsidePlayer, OutsideSpec, Setup};
 use crate::arena::game::{
-    Opening, Player, PlayerError, Referee, Thought, Turn, play_game, seconds_text,
+    Opening, Player, PlayerError, Referee, Thought, TimeControl, Turn, play_game, seconds_text,
 };
 use crate::arena::process::{EngineProcess, ProcessSpec};
 use crate::games::{Game, GameKind, GameVisitor, MoveList, Outcome, Side};
@@ -28,14 +33,18 @@ use crate::games::{Game, GameKind, GameVisitor, MoveList, Outcome, Side};
 /// How long a program may take to leave after the goodbye.
 pub const QUIT_LIMIT: Duration = Duration::from_secs(2);
 
-/// What to check: the game, the program (its `stall_ms` is the time each answer may take) and
-/// the seed of the random choices.
+/// What to check: the game, the program (its `stall_ms` is the time each answer may take, its
+/// `depth` and `nodes` the budget it is given), the clock it is checked on, and the seed of the
+/// random choices.
 #[derive(Clone, Debug)]
 pub struct CheckConfig {
     /// The game.
     pub game: GameKind,
     /// The program and its protocol.
     pub spec: OutsideSpec,
+    /// The clock the program is told and must keep to, with the margin forgiven on each move
+    /// (`None`: no clock; each answer within the stall limit).
+    pub clock: Option<(TimeControl, Duration)>,
     /// The seed of the openings, the positions and the random mover.
     pub seed: u64,
 }
@@ -266,8 +275,18 @@ impl<'a, G: Game> Steps<'a, G> {
         self.step(
             "a whole game against a random mover (the program second)",
             skip,
-            |s| s.whole_game(),
+            |s| s.whole_game(None),
         );
+        if let Some((clock, margin)) = self.config.clock {
+            self.step(
+                format!(
+                    "a whole game on the clock ({}), the program first, every move in time",
+                    clock_text(&clock)
+                ),
+                skip,
+                |s| s.whole_game(Some((clock, margin))),
+            );
+        }
         self.player.quit();
         self.step(
             format!(
@@ -298,9 +317,15 @@ impl<'a, G: Game> Steps<'a, G> {
         let pos = moves
             .iter()
             .fold(opening.position(), |pos, &mv| pos.play(mv));
-        let turn = quiet_turn(&pos, moves);
+        let turn = fresh_turn(&pos, moves, self.config.clock);
+        let asked = Instant::now();
         let thought = self.player.think(&turn).map_err(|e| {
-            let mut text = describe(&e);
+            let mut text = match (&e, turn.deadline) {
+                (PlayerError::NoAnswer(_), Some(limit)) => {
+                    format!("no move within the clock's {}", seconds_text(limit))
+                }
+                _ => describe(&e),
+            };
             if let PlayerError::BadAnswer(_) = e {
                 text.push_str(&format!(
                     ", no legal move here (legal: {})",
@@ -309,6 +334,16 @@ impl<'a, G: Game> Steps<'a, G> {
             }
             text
         })?;
+        let took = asked.elapsed();
+        if let Some(limit) = turn.deadline
+            && took > limit
+        {
+            return Err(format!(
+                "it answered after {} with {} allowed by the clock",
+                seconds_text(took),
+                seconds_text(limit)
+            ));
+        }
         let mut legal = MoveList::new();
         pos.legal_moves(&mut legal);
         if !legal.contains(&thought.mv) {
@@ -366,20 +401,26 @@ impl<'a, G: Game> Steps<'a, G> {
         line
     }
 
-    /// A whole game from the start, the program second against a random mover.
-    fn whole_game(&mut self) -> Result<String, String> {
+    /// A whole game from the start against a random mover: off the clock the program plays
+    /// second; on `clock` (with its margin) it plays first, the referee keeping its time.
+    fn whole_game(&mut self, clock: Option<(TimeControl, Duration)>) -> Result<String, String> {
         let mut random = RandomMover {
             rng: ChaCha8Rng::seed_from_u64(self.rng.random()),
         };
-        let record = play_game(
-            &Opening::none(self.start),
-            [&mut random, &mut self.player],
-            &mut Referee::default(),
-            |_, _| {},
-        );
+        let mut referee = Referee::default();
+        let (players, program): ([&mut dyn Player<G>; 2], Side) = match clock {
+            None => ([&mut random, &mut self.player], Side::Second),
+            Some((control, margin)) => {
+                // Only the program is on the clock: the random mover answers at once.
+                referee.clocks[0] = Some(control);
+                referee.margins[0] = margin;
+                ([&mut self.player, &mut random], Side::First)
+            }
+        };
+        let record = play_game(&Opening::none(self.start), players, &mut referee, |_, _| {});
         let plies = record.moves.len();
         if let Some(side) = record.termination.failed() {
-            let who = if side == Side::Second {
+            let who = if side == program {
                 "it"
             } else {
                 "the random mover"
@@ -395,8 +436,8 @@ impl<'a, G: Game> Steps<'a, G> {
             "{}, {}",
             moves_text(plies),
             match record.outcome.winner {
-                Some(Side::Second) => "it won",
-                Some(Side::First) => "it lost",
+                Some(side) if side == program => "it won",
+                Some(_) => "it lost",
                 None => "a draw",
             }
         ))
@@ -427,12 +468,33 @@ impl<'a, G: Game> Steps<'a, G> {
     }
 }
 
-/// The match setup of the check: no clock, the program's stall limit bounding each answer.
+/// The match setup of the check: the check's clock, if any (the program's stall limit bounds
+/// each answer off the clock).
 fn setup(config: &CheckConfig) -> Setup {
     Setup {
         game: config.game,
         spec: config.spec.clone(),
-        clock: None,
+        clock: config.clock.map(|(control, _)| control),
+    }
+}
+
+/// `10+0.1 s`, `0.5 s a move`: a clock for a step's name.
+fn clock_text(clock: &TimeControl) -> String {
+    match *clock {
+        TimeControl::Move { time } => format!("{} a move", seconds_text(time)),
+        TimeControl::Game {
+            base,
+            increment,
+            moves,
+        } => {
+            let period = moves.map(|m| format!("{m} moves in ")).unwrap_or_default();
+            let plus = if increment.is_zero() {
+                String::new()
+            } else {
+                format!(" + {} a move", seconds_text(increment))
+            };
+            format!("{period}{}{plus}", seconds_text(base))
+        }
     }
 }
 
@@ -451,9 +513,14 @@ fn moves_text(n: usize) -> String {
     format!("{n} move{}", if n == 1 { "" } else { "s" })
 }
 
-/// A turn off the clock.
-fn quiet_turn<'a, G: Game>(position: &'a G, moves: &'a [G::Move]) -> Turn<'a, G> {
-    Turn {
+/// A turn on a fresh `clock` (the time per move, or the whole base time for both sides), or
+/// off the clock; the deadline is the clock's time and margin.
+fn fresh_turn<'a, G: Game>(
+    position: &'a G,
+    moves: &'a [G::Move],
+    clock: Option<(TimeControl, Duration)>,
+) -> Turn<'a, G> {
+    let mut turn = Turn {
         position,
         moves,
         time_left: None,
@@ -462,7 +529,29 @@ fn quiet_turn<'a, G: Game>(position: &'a G, moves: &'a [G::Move]) -> Turn<'a, G>
         moves_to_go: None,
         move_time: None,
         deadline: None,
+    };
+    match clock {
+        None => {}
+        Some((TimeControl::Move { time }, margin)) => {
+            turn.move_time = Some(time);
+            turn.deadline = Some(time + margin);
+        }
+        Some((
+            TimeControl::Game {
+                base,
+                increment,
+                moves,
+            },
+            margin,
+        )) => {
+            turn.time_left = Some(base);
+            turn.opponent_time_left = Some(base);
+            turn.increment = increment;
+            turn.moves_to_go = moves;
+            turn.deadline = Some(base + margin);
+        }
     }
+    turn
 }
 
 /// A failure in words.
@@ -609,11 +698,7 @@ pub(crate) mod testing {
         let [a, b] = specs.map(|spec| OutsidePlayer::<G>::new(Setup { game, spec, clock }, None));
         let (mut a, mut b) = (a, b);
         let moves = start.parse_sequence(opening).unwrap();
-        let mut referee = Referee {
-            clock,
-            margin: Duration::from_millis(300),
-            adjudicator: None,
-        };
+        let mut referee = Referee::on_clock(clock, Duration::from_millis(300));
         play_game(
             &Opening {
                 initial: start,
@@ -641,6 +726,7 @@ mod tests {
         let config = CheckConfig {
             game: GameKind::parse(game).unwrap(),
             spec,
+            clock: None,
             seed: 7,
         };
         let mut reported = 0;
@@ -755,11 +841,73 @@ mod tests {
         );
     }
 
+    fn check_on(game: &str, spec: OutsideSpec, clock: TimeControl) -> Vec<CheckStep> {
+        let config = CheckConfig {
+            game: GameKind::parse(game).unwrap(),
+            spec,
+            clock: Some((clock, Duration::from_millis(100))),
+            seed: 7,
+        };
+        run_check(&config, &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn on_a_clock_a_program_that_refuses_the_time_commands_fails() {
+        let clock = TimeControl::Game {
+            base: Duration::from_secs(5),
+            increment: Duration::ZERO,
+            moves: None,
+        };
+        // Off the clock it passes every step: its fault only shows on the clock.
+        let steps = check("othello", fake(Protocol::Gtp, "othello", &["--no-clock"]));
+        assert!(steps.iter().all(CheckStep::passed), "{:?}", summary(&steps));
+        let steps = check_on(
+            "othello",
+            fake(Protocol::Gtp, "othello", &["--no-clock"]),
+            clock,
+        );
+        let lines = summary(&steps);
+        assert_eq!(steps.len(), 8, "{lines:?}");
+        assert!(
+            lines[1].starts_with("2 FAIL at the new game") && lines[1].contains("time_settings"),
+            "{lines:?}"
+        );
+        assert!(
+            steps[6]
+                .name
+                .starts_with("a whole game on the clock (5 s), the program first"),
+            "{:?}",
+            steps[6].name
+        );
+        assert!(lines[6].starts_with("7 FAIL it lost by crash"), "{lines:?}");
+        // A program that keeps the clock passes it.
+        let steps = check_on("othello", fake(Protocol::Gtp, "othello", &[]), clock);
+        assert!(steps.iter().all(CheckStep::passed), "{:?}", summary(&steps));
+    }
+
+    #[test]
+    fn on_a_clock_a_move_over_its_time_fails() {
+        let clock = TimeControl::Move {
+            time: Duration::from_millis(100),
+        };
+        let slow = fake(Protocol::Line, "connect4", &["--sleep-ms", "400"]);
+        let lines = summary(&check_on("connect4", slow, clock));
+        assert_eq!(lines[1], "2 FAIL no move within the clock's 200 ms");
+        assert!(
+            lines[5].starts_with("6 FAIL it lost by timeout"),
+            "{lines:?}"
+        );
+        let quick = fake(Protocol::Line, "connect4", &[]);
+        let steps = check_on("connect4", quick, clock);
+        assert!(steps.iter().all(CheckStep::passed), "{:?}", summary(&steps));
+    }
+
     #[test]
     fn what_cannot_be_checked_is_refused() {
         let config = |game: &str, spec| CheckConfig {
             game: GameKind::parse(game).unwrap(),
             spec,
+            clock: None,
             seed: 1,
         };
         let why = refuse(&config("connect4", fake(Protocol::Gtp, "othello", &[]))).unwrap();

@@ -3,8 +3,9 @@
 //! ```text
 //! → START 15
 //! ← OK
-//! → INFO timeout_turn 1000       (from the clock; no answer)
+//! → INFO timeout_turn 1000       (from the clock, or the default; no answer)
 //! → INFO timeout_match 0
+//! → INFO max_node 10000          (a budget, when the spec gives one)
 //! → INFO max_memory 0
 //! → INFO game_type 1
 //! → INFO rule 0
@@ -28,10 +29,12 @@
 //!
 //! The limits: a time per move is `timeout_turn` = that time and `timeout_match` = 0 (no limit
 //! for the match); a game clock is `timeout_match` = `timeout_turn` = its base time, with the
-//! real time left (`INFO time_left MS`) before every move. Without a clock only `timeout_match
-//! 0` is said: the program keeps its own limit per move (the user may set one with an option,
-//! `timeout_turn = "1000"`). `rule 0` is freestyle — five or more in a row win — as joute's
-//! morpion counts them.
+//! real time left (`INFO time_left MS`) before every move. A depth or node budget goes as
+//! `INFO max_depth N` / `INFO max_node N` (the Yixin-Board extension, which Rapfi and most
+//! engines of the Gomocup era read), with the stall limit as `timeout_turn`. With no clock and
+//! no budget the program gets [`DEFAULT_TURN`] a move: `timeout_match 0` alone means "no
+//! limit", and some programs then never answer. `rule 0` is freestyle — five or more in a row
+//! win — as joute's morpion counts them.
 //!
 //! Every game starts with `START N` rather than `RESTART`: START is one of the mandatory
 //! commands, so every program answers it, and it clears the board as RESTART does (RESTART is
@@ -118,9 +121,21 @@ fn xy(name: &str) -> Result<String, PlayerError> {
     Ok(format!("{x},{y}"))
 }
 
+/// The time per move a program is given when neither a clock nor a budget limits it: the
+/// protocol's `timeout_match 0` alone means "no limit", and programs that read it so (Rapfi,
+/// PentaZen) then think until they are killed. Five seconds, as Gomocup's fast games; never more
+/// than the program's stall limit, so that it answers before joute gives up on it.
+pub const DEFAULT_TURN: Duration = Duration::from_secs(5);
+
 /// The `INFO` lines for `setup`: the limits, the rules, then the user's options.
+///
+/// Every program gets a finite limit. On a clock, the clock's (`timeout_turn`, `timeout_match`,
+/// and `time_left` before each move). With a budget (`depth`, `nodes`), the Yixin-Board
+/// extension most engines read (`INFO max_depth N`, `INFO max_node N`) and the stall limit as
+/// `timeout_turn`, a backstop the budget should never reach. With neither, [`DEFAULT_TURN`].
 fn infos(setup: &Setup) -> Vec<String> {
     let mut lines = Vec::new();
+    let budget = setup.spec.depth.is_some() || setup.spec.nodes.is_some();
     match setup.clock {
         Some(TimeControl::Move { time }) => {
             lines.push(format!("INFO timeout_turn {}", time.as_millis()));
@@ -130,7 +145,22 @@ fn infos(setup: &Setup) -> Vec<String> {
             lines.push(format!("INFO timeout_turn {}", base.as_millis()));
             lines.push(format!("INFO timeout_match {}", base.as_millis()));
         }
-        None => lines.push("INFO timeout_match 0".to_string()),
+        None => {
+            let stall = setup.spec.stall();
+            let turn = if budget {
+                stall
+            } else {
+                DEFAULT_TURN.min(stall)
+            };
+            lines.push(format!("INFO timeout_turn {}", turn.as_millis()));
+            lines.push("INFO timeout_match 0".to_string());
+        }
+    }
+    if let Some(depth) = setup.spec.depth {
+        lines.push(format!("INFO max_depth {depth}"));
+    }
+    if let Some(nodes) = setup.spec.nodes {
+        lines.push(format!("INFO max_node {nodes}"));
     }
     lines.push("INFO max_memory 0".to_string());
     lines.push("INFO game_type 1".to_string());
@@ -350,6 +380,67 @@ mod tests {
         );
         assert!(lines[board_at + 5].starts_with("TURN "));
         assert!(!said.contains("time_left"));
+    }
+
+    /// The `INFO` lines a program is told before its first game, from its log.
+    fn told_limits(spec: super::super::OutsideSpec, clock: Option<TimeControl>) -> Vec<String> {
+        let log = log_file();
+        let mut spec = spec;
+        spec.args
+            .extend(["--log".to_string(), log.path().display().to_string()]);
+        let record = play(board(), "", [spec, gomocup(&["--seed", "3"])], clock);
+        assert_eq!(record.termination, Termination::Normal);
+        let said = std::fs::read_to_string(log.path()).unwrap();
+        said.lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("INFO"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn every_program_gets_a_finite_limit_and_its_budget() {
+        // No clock, no budget: five seconds a move (never more than the stall limit), not the
+        // protocol's "no limit".
+        let plain = gomocup(&["--seed", "4"]);
+        assert_eq!(
+            told_limits(plain.clone(), None)[..2],
+            ["INFO timeout_turn 5000", "INFO timeout_match 0"]
+        );
+        let mut hasty = plain.clone();
+        hasty.stall_ms = 1500;
+        assert_eq!(told_limits(hasty, None)[0], "INFO timeout_turn 1500");
+        // A budget: the Yixin-Board extension, with the stall limit as a backstop.
+        let mut budget = plain.clone();
+        budget.depth = Some(6);
+        budget.nodes = Some(20_000);
+        let lines = told_limits(budget.clone(), None);
+        let backstop = format!("INFO timeout_turn {}", budget.stall_ms);
+        assert_eq!(
+            lines[..4],
+            [
+                backstop.as_str(),
+                "INFO timeout_match 0",
+                "INFO max_depth 6",
+                "INFO max_node 20000"
+            ]
+        );
+        // On a clock the clock decides the time, and the budget still goes.
+        let lines = told_limits(
+            budget,
+            Some(TimeControl::Move {
+                time: Duration::from_millis(800),
+            }),
+        );
+        assert_eq!(
+            lines[..4],
+            [
+                "INFO timeout_turn 800",
+                "INFO timeout_match 0",
+                "INFO max_depth 6",
+                "INFO max_node 20000"
+            ]
+        );
     }
 
     #[test]

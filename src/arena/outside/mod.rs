@@ -107,12 +107,12 @@ impl Protocol {
 
     /// Whether the protocol can pass a search depth to the program.
     pub fn passes_depth(self) -> bool {
-        matches!(self, Protocol::Nboard | Protocol::Line)
+        matches!(self, Protocol::Nboard | Protocol::Line | Protocol::Gomocup)
     }
 
     /// Whether the protocol can pass a node budget to the program.
     pub fn passes_nodes(self) -> bool {
-        matches!(self, Protocol::Line)
+        matches!(self, Protocol::Line | Protocol::Gomocup)
     }
 }
 

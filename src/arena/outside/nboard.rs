@@ -7,6 +7,7 @@
 //! → ping 1
 //! ← set myname Edax6             (lines before the pong are passed over)
 //! ← pong 1
+//! → set depth 6                  (again at every new game: NTest starts it afresh)
 //! → set game (;GM[Othello]PC[joute]...BO[8 ---...--- *]B[F5]W[D6];)
 //! → ping 2
 //! ← pong 2
@@ -153,6 +154,12 @@ impl<G: Game> Dialect<G> for Nboard {
         setup: &Setup,
         history: &History<'_, G>,
     ) -> Result<(), PlayerError> {
+        // The depth again at every game: NTest then makes a fresh computer (new search tables),
+        // so a game does not depend on the games the program played before — which differ
+        // with the thread a game lands on — and a fixed-depth match replays.
+        if let Some(depth) = setup.spec.depth {
+            io.send(&format!("set depth {depth}"))?;
+        }
         self.set_game(io, history)?;
         self.sync(io, setup.spec.stall())
     }
@@ -262,18 +269,20 @@ mod tests {
             lines[..4],
             ["nboard 1", "set depth 4", "set contempt 0", "ping 1"]
         );
+        // The depth again at the new game (a fresh search in NTest), then the game.
+        assert_eq!(lines[4], "set depth 4");
         assert!(
-            lines[4].starts_with("set game (;GM[Othello]"),
+            lines[5].starts_with("set game (;GM[Othello]"),
             "{}",
-            lines[4]
+            lines[5]
         );
-        assert!(lines[4].ends_with("B[F5];)"), "{}", lines[4]);
-        assert_eq!(lines[5], "ping 2");
+        assert!(lines[5].ends_with("B[F5];)"), "{}", lines[5]);
+        assert_eq!(lines[6], "ping 2");
         // White moved after the opening: black is told its move, then asked.
-        assert!(lines[6].starts_with("move "), "{}", lines[6]);
-        assert_eq!(lines[7], "go");
+        assert!(lines[7].starts_with("move "), "{}", lines[7]);
+        assert_eq!(lines[8], "go");
         // Its own move is told back to it with the opponent's.
-        assert!(lines[8].starts_with("move ") && lines[9].starts_with("move "));
+        assert!(lines[9].starts_with("move ") && lines[10].starts_with("move "));
         assert_eq!(lines.last(), Some(&"quit"));
     }
 

@@ -200,16 +200,18 @@ type InputGame<'a> = (usize, usize, f64, Option<(usize, &'a str)>);
 /// and each player's draws. The two games of one opening pair of one file (the same
 /// [`RatedGame::pair`], colours swapped) are one cluster for the error bars, as in
 /// `joute report`; every other game is its own. `files` holds each file's games.
-pub fn rating_inputs(
-    files: &[Vec<RatedGame>],
+pub fn rating_inputs<'a>(
+    files: &'a [Vec<RatedGame>],
 ) -> Result<(crate::stats::ratings::Results, Vec<u64>), String> {
+    // Players by name: a map, so that reading grows with the games, not players² (a record
+    // file may name 100,000 players).
     let mut names: Vec<String> = Vec::new();
-    let mut index = |name: &str| match names.iter().position(|n| n == name) {
-        Some(i) => i,
-        None => {
+    let mut known: std::collections::HashMap<&str, usize> = Default::default();
+    let mut index = |name: &'a str| {
+        *known.entry(name).or_insert_with(|| {
             names.push(name.to_string());
             names.len() - 1
-        }
+        })
     };
     let mut games: Vec<InputGame> = Vec::new();
     for (f, file) in files.iter().enumerate() {

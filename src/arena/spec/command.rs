@@ -25,33 +25,71 @@ pub struct MatchOpenings {
     pub repeat: bool,
 }
 
-/// An engine of `joute match`: a built-in engine (`pvs:8`) or an outside program, written as
-/// comma-separated `KEY=VALUE` words: `cmd=./edax,proto=gtp,name=edax,arg=-gtp,arg=-l,arg=4`.
+/// An engine's own clock on the command line (`tc=`, `st=`, `timemargin=`), as written:
+/// resolved against the match's clock by [`match_spec`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClockWords {
+    /// A game clock of its own.
+    pub tc: Option<String>,
+    /// A time per move of its own.
+    pub st: Option<String>,
+    /// Its own margin.
+    pub timemargin: Option<String>,
+}
+
+impl ClockWords {
+    /// Takes `key=value` when it is a clock word.
+    fn take(&mut self, key: &str, value: &str) -> bool {
+        let slot = match key {
+            "tc" => &mut self.tc,
+            "st" => &mut self.st,
+            "timemargin" => &mut self.timemargin,
+            _ => return false,
+        };
+        *slot = Some(value.to_string());
+        true
+    }
+}
+
+/// An engine of `joute match`: a built-in engine (`pvs:8`, with optional `,name=...,tc=...`
+/// words) or an outside program, written as comma-separated `KEY=VALUE` words:
+/// `cmd=./edax,proto=gtp,name=edax,arg=-gtp,arg=-l,arg=4`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MatchEngine {
     /// A built-in engine.
-    BuiltIn(EngineSpec),
+    BuiltIn {
+        /// The engine.
+        engine: EngineSpec,
+        /// Its own clock, if any.
+        clock: ClockWords,
+    },
     /// An outside program called `name`.
     Outside {
         /// Its name in tables.
         name: String,
         /// How to run it.
         spec: OutsideSpec,
+        /// Its own clock, if any.
+        clock: ClockWords,
     },
 }
 
 impl MatchEngine {
     /// The keys of an outside engine on the command line.
-    pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, option.NAME";
+    pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, tc, st, timemargin, option.NAME";
 
-    /// Reads an engine argument: `ALGORITHM[:BUDGET][:WEIGHTS]` or `cmd=...,proto=...`.
+    /// The keys that may follow a built-in engine.
+    pub const BUILT_IN_KEYS: &'static str = "name, tc, st, timemargin";
+
+    /// Reads an engine argument: `ALGORITHM[:BUDGET][:WEIGHTS][,KEY=VALUE...]` or
+    /// `cmd=...,proto=...`.
     pub fn parse(text: &str) -> Result<MatchEngine, SpecError> {
-        if !text.contains('=') {
-            return EngineSpec::parse(text)
-                .map(MatchEngine::BuiltIn)
-                .map_err(|e| command_line_error("ENGINE", e.to_string()));
+        let (head, rest) = text.split_once(',').unwrap_or((text, ""));
+        if !head.contains('=') {
+            return Self::parse_built_in(head, rest);
         }
         let bad = |m: String| command_line_error("ENGINE", format!("outside engine '{text}': {m}"));
+        let mut clock = ClockWords::default();
         let mut name = None;
         let mut command = None;
         let mut protocol = None;
@@ -83,6 +121,9 @@ impl MatchEngine {
                     .filter(|v| (1..=max).contains(v))
                     .ok_or_else(|| bad(format!("{key} is '{value}'; allowed: 1..={max}")))
             };
+            if clock.take(key, value) {
+                continue;
+            }
             match key {
                 "name" => name = Some(value.to_string()),
                 "cmd" => command = Some(value.to_string()),
@@ -164,14 +205,54 @@ impl MatchEngine {
         spec.args = args;
         spec.program = Some(absolute(&program));
         spec.folder = spec.working_dir.as_deref().map(absolute);
-        Ok(MatchEngine::Outside { name, spec })
+        Ok(MatchEngine::Outside { name, spec, clock })
+    }
+
+    /// A built-in engine `head` (`pvs:8`) and the `KEY=VALUE` words after it.
+    fn parse_built_in(head: &str, rest: &str) -> Result<MatchEngine, SpecError> {
+        let mut engine =
+            EngineSpec::parse(head).map_err(|e| command_line_error("ENGINE", e.to_string()))?;
+        let mut clock = ClockWords::default();
+        for word in rest.split(',').filter(|w| !w.is_empty()) {
+            let bad =
+                |m: String| command_line_error("ENGINE", format!("engine '{head},{rest}': {m}"));
+            let (key, value) = word.split_once('=').ok_or_else(|| {
+                bad(format!(
+                    "'{word}' is not KEY=VALUE; keys after a built-in engine: {}",
+                    Self::BUILT_IN_KEYS
+                ))
+            })?;
+            if clock.take(key, value) {
+                continue;
+            }
+            match key {
+                "name" => {
+                    check_name(value).map_err(bad)?;
+                    engine.name = value.to_string();
+                }
+                other => {
+                    return Err(bad(format!(
+                        "unknown key '{other}'; keys after a built-in engine: {}",
+                        Self::BUILT_IN_KEYS
+                    )));
+                }
+            }
+        }
+        Ok(MatchEngine::BuiltIn { engine, clock })
     }
 
     /// The engine's name.
     pub fn name(&self) -> &str {
         match self {
-            MatchEngine::BuiltIn(e) => &e.name,
+            MatchEngine::BuiltIn { engine, .. } => &engine.name,
             MatchEngine::Outside { name, .. } => name,
+        }
+    }
+
+    /// The engine's own clock words.
+    fn clock_words(&self) -> &ClockWords {
+        match self {
+            MatchEngine::BuiltIn { clock, .. } | MatchEngine::Outside { clock, .. } => clock,
         }
     }
 }
@@ -207,7 +288,7 @@ pub fn match_spec(
 ) -> Result<(TournamentSpec, Option<String>), SpecError> {
     let err = command_line_error;
     for e in &engines {
-        if let MatchEngine::Outside { name, spec } = e
+        if let MatchEngine::Outside { name, spec, .. } = e
             && let Some(why) = spec.protocol.refuses(&kind)
         {
             return Err(err("ENGINE", format!("engine '{name}': {why}")));
@@ -261,10 +342,20 @@ pub fn match_spec(
             }
             let mut resolved = Vec::new();
             for (e, name) in self.engines.iter().zip(&names) {
+                let words = e.clock_words();
+                let own_clock = engine_clock_of(
+                    words.tc.as_deref(),
+                    words.st.as_deref(),
+                    words.timemargin.as_deref(),
+                    self.clock,
+                )
+                .map_err(|(key, m)| err("ENGINE", format!("engine '{name}': {key}: {m}")))?;
                 let e = match e {
-                    MatchEngine::BuiltIn(e) => e,
+                    MatchEngine::BuiltIn { engine, .. } => engine,
                     MatchEngine::Outside { spec, .. } => {
-                        resolved.push(ResolvedEngine::outside(name, spec.clone()));
+                        let mut engine = ResolvedEngine::outside(name, spec.clone());
+                        engine.clock = own_clock;
+                        resolved.push(engine);
                         continue;
                     }
                 };
@@ -292,6 +383,7 @@ pub fn match_spec(
                     endgame: None,
                     patterns: None,
                     outside: None,
+                    clock: own_clock,
                 };
                 engine.set_weights(&start, &w);
                 if let (Some(p), Some(shared)) = (patterns, e.patterns) {

@@ -67,6 +67,90 @@ pub(super) fn resolve_clock(
     })
 }
 
+/// Resolves an engine's own `tc`, `st` and `timemargin` (time odds, as cutechess' per-engine
+/// `tc`) against the spec's clock `shared`: `tc` or `st` gives the engine a clock of its own
+/// (with its `timemargin`, else the spec's); `timemargin` alone changes the margin of the
+/// spec's clock for this engine. `None`: the engine plays on the spec's clock, or none.
+pub(crate) fn resolve_engine_clock(
+    raw: &Spanned<RawEngine>,
+    shared: Option<ResolvedClock>,
+    prefix: &str,
+    name: &str,
+    loc: &Locator<'_>,
+) -> Result<Option<ResolvedClock>, SpecError> {
+    let e = raw.get_ref();
+    fn text(v: &Option<Spanned<String>>) -> Option<&str> {
+        v.as_ref().map(|v| v.get_ref().as_str())
+    }
+    let fail = |key: &str, m: String| {
+        let at = match key {
+            "tc" => e.tc.as_ref(),
+            "st" => e.st.as_ref(),
+            _ => e.timemargin.as_ref(),
+        };
+        loc.at(
+            at.map_or(raw.span().start, |v| v.span().start),
+            &format!("{prefix}.{key}"),
+            format!("engine '{name}': {m}"),
+        )
+    };
+    engine_clock_of(text(&e.tc), text(&e.st), text(&e.timemargin), shared)
+        .map_err(|(k, m)| fail(k, m))
+}
+
+/// An engine's own clock from its `tc`, `st` and `timemargin` as written, against the clock
+/// `shared` every other engine plays on ([`resolve_engine_clock`]); an error names the key.
+pub fn engine_clock_of(
+    tc: Option<&str>,
+    st: Option<&str>,
+    timemargin: Option<&str>,
+    shared: Option<ResolvedClock>,
+) -> Result<Option<ResolvedClock>, (&'static str, String)> {
+    match (tc, st, timemargin) {
+        (None, None, None) => Ok(None),
+        (None, None, Some(margin)) => {
+            let Some(shared) = shared else {
+                return Err((
+                    "timemargin",
+                    "timemargin goes with a clock: tc = \"10+0.1\" or st = \"100ms\" for this engine or for all".into(),
+                ));
+            };
+            let own = clock_of(Some("1"), None, Some(margin))?;
+            Ok(own.map(|c| ResolvedClock {
+                control: shared.control,
+                margin_ms: c.margin_ms,
+            }))
+        }
+        (tc, st, margin) => {
+            let inherited = shared.map(|c| format!("{}ms", c.margin_ms));
+            clock_of(tc, st, margin.or(inherited.as_deref()))
+        }
+    }
+}
+
+/// Refuses an engine's own clock where there is no tournament to keep it (tuning specs).
+pub(crate) fn no_engine_clock(
+    raw: &RawEngine,
+    prefix: &str,
+    name: &str,
+    loc: &Locator<'_>,
+) -> Result<(), SpecError> {
+    for (key, value) in [
+        ("tc", &raw.tc),
+        ("st", &raw.st),
+        ("timemargin", &raw.timemargin),
+    ] {
+        if let Some(v) = value {
+            return Err(loc.on(
+                v,
+                &format!("{prefix}.{key}"),
+                format!("engine '{name}': an engine's own clock belongs to tournaments; a tuning spec's clock is tc, st or timemargin at its top"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The clock of a game clock `tc`, a time per move `st` and a `timemargin`, each as written;
 /// an error names the key at fault.
 pub fn clock_of(
@@ -248,7 +332,7 @@ pub(crate) fn outside_engine(
     if let Some((i, Some(at))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
         let k = BUILT_IN_KEYS[i];
         let hint = if k == "time" {
-            ": an outside program's time comes from the clock, tc = \"10+0.1\" or st = \"100ms\" at the top of the spec"
+            ": an outside program's time comes from the clock, tc = \"10+0.1\" or st = \"100ms\" in its table or at the top of the spec"
         } else {
             ", not to an outside program (command = ...); its own settings go in args or options"
         };

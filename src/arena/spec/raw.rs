@@ -123,6 +123,10 @@ pub(crate) struct RawEngine {
     pub(super) exploration: Option<Spanned<f64>>,
     pub(super) tree_mib: Option<Spanned<i64>>,
     pub(super) tie_break: Option<Spanned<bool>>,
+    /// The engine's own clock (time odds), in place of the spec's.
+    pub(super) tc: Option<Spanned<String>>,
+    pub(super) st: Option<Spanned<String>>,
+    pub(super) timemargin: Option<Spanned<String>>,
 }
 
 impl RawEngine {
@@ -238,9 +242,18 @@ pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (
             .trim_start_matches(", expected one of ")
             .trim_start_matches(", expected ")
             .replace('`', "");
+        // A misspelling gets the key meant (as the command line does), not the whole list.
+        let closest = allowed
+            .split(", ")
+            .map(|k| (strsim::damerau_levenshtein(key, k), k))
+            .filter(|(d, k)| *d <= 2 && *d < k.len())
+            .min();
         return (
             key.to_string(),
-            format!("unknown key; allowed keys here: {allowed}"),
+            match closest {
+                Some((_, meant)) => format!("unknown key; did you mean '{meant}'?"),
+                None => format!("unknown key; allowed keys here: {allowed}"),
+            },
         );
     }
     if let Some(rest) = message.strip_prefix("missing field `") {

@@ -160,6 +160,10 @@ pub struct ResolvedEngine {
     /// their defaults); left out of `run.json` for built-in engines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside: Option<OutsideSpec>,
+    /// The engine's own clock (`tc`/`st`/`timemargin` in its table: time odds), in place of the
+    /// spec's; left out of `run.json` when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ResolvedClock>,
 }
 
 /// The `algorithm` an outside engine is recorded with.
@@ -189,6 +193,7 @@ impl ResolvedEngine {
             endgame: None,
             patterns: None,
             outside: None,
+            clock: None,
         }
     }
 
@@ -339,7 +344,8 @@ pub struct ResolvedSpec {
     pub ratings: RatingsModel,
     /// The sequential test, for two-engine runs.
     pub sprt: Option<Sprt>,
-    /// The clock, when games are played on one (left out of `run.json` otherwise).
+    /// The clock of every engine that has none of its own, when games are played on one (left
+    /// out of `run.json` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ResolvedClock>,
     /// Perfect-knowledge adjudication by the game's solver (`[adjudication]`; left out of
@@ -354,6 +360,16 @@ pub struct ResolvedSpec {
 }
 
 impl ResolvedSpec {
+    /// The clock engine `index` plays on: its own, else the spec's.
+    pub fn engine_clock(&self, index: usize) -> Option<ResolvedClock> {
+        self.engines[index].clock.or(self.clock)
+    }
+
+    /// Whether any engine plays on a clock.
+    pub fn has_clock(&self) -> bool {
+        self.clock.is_some() || self.engines.iter().any(|e| e.clock.is_some())
+    }
+
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {

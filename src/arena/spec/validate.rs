@@ -453,11 +453,15 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
     let mut engines = Vec::new();
     for (i, e) in raw.engine.iter().enumerate() {
         let prefix = format!("engine[{}]", i + 1);
-        engines.push(if e.get_ref().command.is_some() {
+        let own_clock = resolve_engine_clock(e, clock, &prefix, &names[i], loc)?;
+        let mut engine = if e.get_ref().command.is_some() {
             outside_engine(e, &prefix, &names[i], &kind, loc)?
         } else {
-            engine_budget(e, &prefix, &names[i], clock.is_some(), loc)?
-        });
+            let clocked = clock.is_some() || own_clock.is_some();
+            engine_budget(e, &prefix, &names[i], clocked, loc)?
+        };
+        engine.clock = own_clock;
+        engines.push(engine);
     }
 
     // What needs the game's type: weights and openings.

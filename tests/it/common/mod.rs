@@ -100,3 +100,8 @@ pub fn kill_at_lines(args: &[&str], log: &Path, target: usize) -> Option<usize> 
     child.wait().unwrap();
     killed
 }
+
+/// The Elo of a score, written again for the tests: `-400 log10(1/s - 1)`.
+pub fn elo_of_score(s: f64) -> f64 {
+    -400.0 * (1.0 / s - 1.0).log10()
+}

@@ -1,0 +1,329 @@
+//! The anchors: six strong public programs others wrote and trained (`../shared/peers`, README
+//! there), each played over its own protocol with joute's own keys — NTest (NBoard, `depth`,
+//! its working folder), Egaroucid (GTP through its small front end), Zebra (the line protocol
+//! through its adapter), Rapfi (Gomocup, `nodes`), PentaZen (Gomocup on a clock), Velena (the
+//! line protocol through its adapter). Each passes `joute engine check` and plays a short
+//! match that ends by the rules; NTest's and Egaroucid's fixed-depth matches replay move for
+//! move.
+//!
+//! They need the anchors built: `bash ../shared/peers/build-anchors.sh target/anchors`, then
+//! `JOUTE_ANCHORS=$PWD/target/anchors cargo test --test it anchors::`. Without `JOUTE_ANCHORS`
+//! the tests pass, saying once that they skipped, unless `JOUTE_REQUIRE_ANCHORS=1` (CI sets
+//! both). The adapters (Zebra's, Velena's) are read from `../shared/peers/adapters`, or from
+//! `JOUTE_ANCHOR_ADAPTERS`.
+#![cfg(target_os = "linux")]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{self, bin, manifest};
+
+/// Where `build-anchors.sh` put the programs, and the adapters' folder.
+struct Anchors {
+    dir: PathBuf,
+    adapters: PathBuf,
+}
+
+impl Anchors {
+    fn path(&self, relative: &str) -> String {
+        let path = self.dir.join(relative);
+        assert!(
+            path.exists(),
+            "JOUTE_ANCHORS: {} is missing",
+            path.display()
+        );
+        path.display().to_string()
+    }
+
+    fn adapter(&self, name: &str) -> String {
+        let path = self.adapters.join(name);
+        assert!(path.is_file(), "no adapter {}", path.display());
+        path.display().to_string()
+    }
+}
+
+/// The anchors of `JOUTE_ANCHORS`; `None` (the test skips, saying so once) when it is unset, a
+/// failure when `JOUTE_REQUIRE_ANCHORS=1`.
+fn anchors() -> Option<Anchors> {
+    let Some(dir) = std::env::var_os("JOUTE_ANCHORS").filter(|d| !d.is_empty()) else {
+        assert!(
+            std::env::var("JOUTE_REQUIRE_ANCHORS").as_deref() != Ok("1"),
+            "JOUTE_REQUIRE_ANCHORS=1 but JOUTE_ANCHORS is not set: build them with \
+             `bash ../shared/peers/build-anchors.sh target/anchors` and set \
+             JOUTE_ANCHORS=$PWD/target/anchors"
+        );
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            let line = "tests/it/anchors.rs: skipped, JOUTE_ANCHORS is not set (the six anchor \
+                        engines are built from ../shared/peers: bash \
+                        ../shared/peers/build-anchors.sh target/anchors && \
+                        JOUTE_ANCHORS=$PWD/target/anchors cargo test --test it anchors::)\n";
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        });
+        return None;
+    };
+    let adapters = std::env::var_os("JOUTE_ANCHOR_ADAPTERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(manifest("../shared/peers/adapters")));
+    Some(Anchors {
+        dir: std::path::absolute(PathBuf::from(dir)).unwrap(),
+        adapters: std::path::absolute(adapters).unwrap(),
+    })
+}
+
+/// One anchor: its game, what `joute engine check` is given (flags, then the program and its
+/// arguments) and its `joute match` engine word.
+struct Anchor {
+    name: &'static str,
+    game: &'static str,
+    check: Vec<String>,
+    word: String,
+    /// joute's built-in opponent in the short match.
+    opponent: &'static str,
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn all(a: &Anchors) -> Vec<Anchor> {
+    let ntest = a.path("ntest/build/ntest");
+    let ntest_dir = a.path("ntest/run");
+    let egaroucid = a.path("egaroucid/egaroucid-gtp");
+    let zebra = a.path("zebra/zebra");
+    let zebra_dir = a.path("zebra");
+    let zebra_py = a.adapter("zebra.py");
+    let rapfi = a.path("rapfi/build/pbrain-rapfi");
+    let pentazen = a.path("pentazen/pbrain-pentazen");
+    let velena = a.path("velena/velena");
+    let velena_dir = a.path("velena");
+    let velena_py = a.adapter("velena.py");
+    vec![
+        Anchor {
+            name: "ntest",
+            game: "othello",
+            check: strings(&[
+                "--protocol",
+                "nboard",
+                "--depth",
+                "4",
+                "--dir",
+                &ntest_dir,
+                "--",
+                &ntest,
+            ]),
+            word: format!("cmd={ntest},proto=nboard,dir={ntest_dir},depth=4,name=ntest-4"),
+            opponent: "pvs:4",
+        },
+        Anchor {
+            name: "egaroucid",
+            game: "othello",
+            check: strings(&["--protocol", "gtp", "--", &egaroucid, "-l", "4"]),
+            word: format!("cmd={egaroucid},proto=gtp,args=-l 4,name=egaroucid-4"),
+            opponent: "pvs:4",
+        },
+        Anchor {
+            name: "zebra",
+            game: "othello",
+            check: strings(&[
+                "--protocol",
+                "line",
+                "--dir",
+                &zebra_dir,
+                "--",
+                "python3",
+                &zebra_py,
+                &zebra,
+                "2",
+            ]),
+            word: format!(
+                "cmd=python3,arg={zebra_py},arg={zebra},arg=2,proto=line,dir={zebra_dir},name=zebra-2"
+            ),
+            opponent: "pvs:4",
+        },
+        Anchor {
+            name: "rapfi",
+            game: "morpion-15x15-5",
+            check: strings(&["--protocol", "gomocup", "--nodes", "10000", "--", &rapfi]),
+            word: format!("cmd={rapfi},proto=gomocup,nodes=10000,name=rapfi-10k"),
+            opponent: "alphabeta:2",
+        },
+        Anchor {
+            name: "pentazen",
+            game: "morpion-15x15-5",
+            check: strings(&[
+                "--protocol",
+                "gomocup",
+                "--tc",
+                "20+0.2",
+                "--timemargin",
+                "1s",
+                "--",
+                &pentazen,
+            ]),
+            word: format!("cmd={pentazen},proto=gomocup,tc=20+0.2,timemargin=1s,name=pentazen"),
+            opponent: "alphabeta:2",
+        },
+        Anchor {
+            name: "velena",
+            game: "connect4",
+            check: strings(&[
+                "--protocol",
+                "line",
+                "--dir",
+                &velena_dir,
+                "--",
+                "python3",
+                &velena_py,
+                &velena,
+                "b",
+            ]),
+            word: format!(
+                "cmd=python3,arg={velena_py},arg={velena},arg=b,proto=line,dir={velena_dir},name=velena-b"
+            ),
+            opponent: "alphabeta:4",
+        },
+    ]
+}
+
+fn joute_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// One anchor test at a time: PentaZen times its moves by CPU time, so a loaded machine makes
+/// it overrun its clock; the anchors' own tests should not be that load.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `joute match GAME WORD OPPONENT` for `games` games into `dir/out` (on one thread for a
+/// program on a clock): every game ended by the rules; the games, sorted by id.
+fn short_match(dir: &Path, anchor: &Anchor, out: &str, games: u32) -> Vec<Value> {
+    let games_text = games.to_string();
+    let threads = if anchor.word.contains(",tc=") {
+        "1"
+    } else {
+        "2"
+    };
+    let run = joute_in(
+        dir,
+        &[
+            "match",
+            anchor.game,
+            &anchor.word,
+            anchor.opponent,
+            "--games",
+            &games_text,
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            "--out",
+            out,
+            "--quiet",
+        ],
+    );
+    assert!(
+        run.status.success(),
+        "{}: {:?}\n{}\n{}",
+        anchor.name,
+        run.status,
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let log = std::fs::read_to_string(dir.join(out).join("games.jsonl")).unwrap();
+    let mut all: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    all.sort_by_key(|g| g["id"].as_u64().unwrap());
+    assert_eq!(all.len(), games as usize, "{}", anchor.name);
+    for g in &all {
+        assert_eq!(
+            g["termination"], "normal",
+            "{}: game {} ended by {}: {}",
+            anchor.name, g["id"], g["termination"], g["detail"]
+        );
+    }
+    all
+}
+
+#[test]
+fn every_anchor_passes_engine_check_with_joutes_own_keys() {
+    let Some(a) = anchors() else {
+        return;
+    };
+    let _alone = one_at_a_time();
+    let dir = common::scratch("anchors", "check");
+    for anchor in all(&a) {
+        let mut args = vec!["engine", "check", anchor.game];
+        args.extend(anchor.check.iter().map(String::as_str));
+        let out = joute_in(&dir, &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {stdout}\n{}",
+            anchor.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let steps = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+        assert!(
+            steps >= 6 && stdout.contains(&format!("{steps} of {steps} steps passed")),
+            "{}: {stdout}",
+            anchor.name
+        );
+    }
+}
+
+#[test]
+fn every_anchor_plays_a_short_match_to_the_end() {
+    let Some(a) = anchors() else {
+        return;
+    };
+    let _alone = one_at_a_time();
+    let dir = common::scratch("anchors", "match");
+    for anchor in all(&a) {
+        short_match(&dir, &anchor, anchor.name, 4);
+    }
+}
+
+/// NTest and Egaroucid at a fixed depth are deterministic, and so is joute's PVS: the same
+/// match twice is the same games, move for move — the protocols kept the positions exactly.
+#[test]
+fn fixed_depth_othello_anchors_replay_move_for_move() {
+    let Some(a) = anchors() else {
+        return;
+    };
+    let _alone = one_at_a_time();
+    let dir = common::scratch("anchors", "replay");
+    for anchor in all(&a)
+        .into_iter()
+        .filter(|x| ["ntest", "egaroucid"].contains(&x.name))
+    {
+        let first = short_match(&dir, &anchor, &format!("{}-1", anchor.name), 6);
+        let second = short_match(&dir, &anchor, &format!("{}-2", anchor.name), 6);
+        for (x, y) in first.iter().zip(&second) {
+            assert_eq!(x["moves"], y["moves"], "{}: game {}", anchor.name, x["id"]);
+            assert_eq!(x["result"], y["result"]);
+        }
+        // Not a trivial replay: the anchor won some of its games.
+        assert!(
+            first.iter().any(|g| g["result"] != "1/2-1/2"),
+            "{}: every game drawn",
+            anchor.name
+        );
+    }
+}
