@@ -53,10 +53,10 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     if args.patterns {
         return fit_patterns(args, kind, &out);
     }
-    if !(args.lambda.is_finite() && args.lambda >= 0.0) {
+    if !(0.0..=joute::tune::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
-            "--lambda {} is not a ridge (0 or more)",
-            args.lambda
+            "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
+            joute::outputs::number_text(args.lambda)
         ))
         .into());
     }
@@ -124,7 +124,11 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
         .into());
     }
     if !(args.ridge.is_finite() && args.ridge >= 0.0) {
-        return Err(InputError(format!("--ridge {} is not 0 or more", args.ridge)).into());
+        return Err(InputError(format!(
+            "--ridge {} is not 0 or more",
+            joute::outputs::number_text(args.ridge)
+        ))
+        .into());
     }
     if args.weights.is_some() || args.taper {
         return Err(InputError(

@@ -531,8 +531,8 @@ pub struct FitArgs {
     /// Seed of the per-game samples.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The ridge towards the start weights, on standardised features.
-    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA)]
+    /// The ridge towards the start weights, on standardised features (0 to 1e6).
+    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA, allow_negative_numbers = true)]
     pub lambda: f64,
     /// Fit tapered weights: an opening and an endgame vector, interpolated by the game's
     /// progress (the file gets an [endgame] table).
@@ -548,7 +548,7 @@ pub struct FitArgs {
     pub phases: usize,
     /// With --patterns: the ridge α towards 0, in positions (each weight is pulled to 0 as
     /// if by α positions that say nothing).
-    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE)]
+    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
     pub ridge: f64,
     /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of
     /// binary.
@@ -605,7 +605,7 @@ pub struct OpeningsArgs {
     pub seed: u64,
     /// Largest score kept (Connect 4: |exact score| in Pons' convention, default 2; Othello:
     /// weight units of the pvs score, default 8).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_score: Option<f64>,
     /// Othello: depth of the pvs search that scores each opening (default 10).
     #[arg(long)]

@@ -30,7 +30,8 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
             let max_score = args.max_score.unwrap_or(2.0);
             if !(0.0..=22.0).contains(&max_score) || max_score.fract() != 0.0 {
                 return Err(InputError(format!(
-                    "--max-score is {max_score}; for connect4 a whole number in 0..=22"
+                    "--max-score is {}; for connect4 a whole number in 0..=22",
+                    joute::outputs::number_text(max_score)
                 ))
                 .into());
             }
@@ -49,7 +50,8 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
             let max_score = args.max_score.unwrap_or(OTHELLO_MAX_SCORE);
             if max_score.is_nan() || max_score < 0.0 {
                 return Err(InputError(format!(
-                    "--max-score is {max_score}; it must be 0 or more"
+                    "--max-score is {}; it must be 0 or more",
+                    joute::outputs::number_text(max_score)
                 ))
                 .into());
             }

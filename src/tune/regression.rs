@@ -64,6 +64,9 @@ use crate::games::{GameError, Side};
 /// The default ridge strength λ (see the module documentation).
 pub const DEFAULT_LAMBDA: f64 = 1e-4;
 
+/// The largest ridge strength λ a spec or `joute fit --lambda` may ask for.
+pub const MAX_LAMBDA: f64 = 1e6;
+
 /// Added to each feature's mean square in the ridge's weights.
 const RIDGE_FLOOR: f64 = 0.01;
 

@@ -161,6 +161,11 @@ impl Locator<'_> {
         }
     }
 
+    /// A value as the spec writes it (`1e308`, not its 309 digits), for messages that echo it.
+    pub(crate) fn written<T>(&self, value: &Spanned<T>) -> &str {
+        self.text.get(value.span()).map_or("?", str::trim)
+    }
+
     /// An error at a spanned value.
     pub(crate) fn on<T>(
         &self,

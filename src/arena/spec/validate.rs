@@ -329,7 +329,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
             if let Some(m) = &raw_openings.max_imbalance {
                 let v = *m.get_ref();
                 if v.is_nan() || v <= 0.0 {
-                    return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {v}; it must be a positive number (in weight units) or inf")));
+                    return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {}; it must be a positive number (in weight units) or inf", loc.written(m))));
                 }
                 balance.max_imbalance = v.is_finite().then_some(v);
             }
@@ -391,7 +391,8 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
                     elo.as_ref().expect("given"),
                     "anchor_elo",
                     format!(
-                        "anchor_elo is {elo_value}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}"
+                        "anchor_elo is {}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}",
+                        loc.written(elo.as_ref().expect("given"))
                     ),
                 ));
             }
