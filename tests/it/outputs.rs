@@ -264,3 +264,42 @@ fn planted_links_never_lead_joute_to_write_their_targets() {
     assert!(err.contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's");
 }
+
+/// Player names from foreign records reach `ratings.csv` as text: never a spreadsheet formula,
+/// never a raw control byte.
+#[test]
+fn csv_files_hold_no_formula_and_no_control_byte() {
+    let dir = common::scratch("outputs", "csv");
+    let game = |white: &str, black: &str, result: &str| {
+        format!("[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n{result}\n\n")
+    };
+    let formula = "=cmd|' /C calc'!A0";
+    let escape = "b\u{1b}[2Jx\u{7}";
+    let pgn = [
+        game(formula, escape, "1-0"),
+        game(escape, formula, "0-1"),
+        game("@SUM(A1:A9)", "+1+1", "1/2-1/2"),
+        game("-2+3", formula, "1-0"),
+    ]
+    .concat();
+    std::fs::write(dir.join("g.pgn"), pgn).unwrap();
+    ok(&dir, &["rate", "g.pgn", "--out", "rated"]);
+    let bytes = std::fs::read(dir.join("rated/ratings.csv")).unwrap();
+    assert!(
+        !bytes.iter().any(|&b| b.is_ascii_control() && b != b'\n'),
+        "a control byte in {bytes:?}"
+    );
+    let text = String::from_utf8(bytes).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let names: Vec<String> = reader
+        .records()
+        .map(|r| r.unwrap()[1].to_string())
+        .collect();
+    assert_eq!(names.len(), 5, "{text}");
+    for name in &names {
+        assert!(!name.starts_with(['=', '+', '-', '@']), "{text}");
+    }
+    assert!(text.contains("b\\e[2Jx\\u{7}"), "{text}");
+    assert!(text.contains("'=cmd|' /C calc'!A0"), "{text}");
+    assert!(text.contains("'@SUM(A1:A9)"), "{text}");
+}
