@@ -3,7 +3,9 @@
 
 pub mod adjudication;
 pub mod cancel;
+pub mod descendants;
 pub mod engine;
+pub mod engine_log;
 pub mod game;
 pub mod log;
 pub mod openings;

@@ -237,6 +237,7 @@ pub fn match_spec(
         clock: spec.clock,
         adjudication: None,
         records: Vec::new(),
+        engine_log_mib: None,
     })
 }
 

@@ -555,6 +555,7 @@ fn match_spec(
         clock: None,
         adjudication: None,
         records: Vec::new(),
+        engine_log_mib: None,
     })
 }
 

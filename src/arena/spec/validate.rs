@@ -524,6 +524,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         clock,
         adjudication,
         records: resolve_records(&raw, &kind, loc)?,
+        engine_log_mib: resolve_engine_log(&raw, loc)?,
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {
@@ -678,6 +679,31 @@ fn resolve_records(
         names.push(format.name().to_string());
     }
     Ok(names)
+}
+
+/// The largest `[output] engine_log_mib`: 64 GiB.
+pub const MAX_ENGINE_LOG_MIB: i64 = 65_536;
+
+/// `[output] engine_log_mib`: the cap of each outside engine's stderr log, 1..=65536 MiB.
+fn resolve_engine_log(raw: &RawSpec, loc: &Locator<'_>) -> Result<Option<u64>, SpecError> {
+    let Some(v) = raw
+        .output
+        .as_ref()
+        .and_then(|o| o.get_ref().engine_log_mib.as_ref())
+    else {
+        return Ok(None);
+    };
+    match *v.get_ref() {
+        m @ 1..=MAX_ENGINE_LOG_MIB => Ok(Some(m as u64)),
+        _ => Err(loc.on(
+            v,
+            "output.engine_log_mib",
+            format!(
+                "engine_log_mib is {}; allowed: 1..={MAX_ENGINE_LOG_MIB} (MiB of each outside engine's stderr log; default 64)",
+                loc.written(v)
+            ),
+        )),
+    }
 }
 
 /// The most `move_count` and `move_number` of the score rules.
