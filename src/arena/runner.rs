@@ -70,25 +70,10 @@ fn setup(spec: &TournamentSpec, index: usize, outside: &OutsideSpec) -> Setup {
     }
 }
 
-/// The file an engine's stderr goes to in the folder `dir`: `NAME.log`, the name made safe
-/// for a file name.
+/// The file an engine's stderr goes to in the folder `dir`: `NAME.log`, the name made into a
+/// valid file name whatever its length in bytes ([`crate::outputs::file_name`]).
 pub fn engine_log(dir: &Path, name: &str) -> PathBuf {
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c == '/' || c == '\\' || c.is_control() {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    let safe = if safe.starts_with('.') {
-        format!("_{safe}")
-    } else {
-        safe
-    };
-    dir.join(format!("{safe}.log"))
+    dir.join(crate::outputs::file_name(name, ".log"))
 }
 
 /// Starts every outside program of `spec` once and speaks its handshake, so that a program

@@ -30,6 +30,7 @@ use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
+use crate::games::{Game, GameVisitor};
 use crate::outputs::{check_output_folder, remove_stale_temporaries};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
@@ -165,6 +166,8 @@ pub struct Session {
     notices: Vec<Notice>,
     /// A sharded SPRT run: the test over every shard's log.
     shared: Option<SharedSprt>,
+    /// The outside programs were checked when the folder was opened.
+    outside_checked: bool,
 }
 
 impl Session {
@@ -176,13 +179,21 @@ impl Session {
         options: Options,
     ) -> Result<Session, SessionError> {
         check_output_folder(out, options.force).map_err(SessionError::Input)?;
+        let log_path = out.join("games.jsonl");
+        // A fresh run checks its outside programs before it creates anything: a program that
+        // is missing or does not speak its protocol leaves no folder behind (the check's
+        // stderr is then only in the error).
+        let fresh = log_path.metadata().map_or(true, |m| m.len() == 0);
+        let outside_checked = fresh && spec.has_outside();
+        if outside_checked {
+            check_programs(spec, None).map_err(SessionError::Input)?;
+        }
         std::fs::create_dir_all(out).map_err(|e| {
             SessionError::Input(format!(
                 "{}: cannot create the output folder: {e}",
                 out.display()
             ))
         })?;
-        let log_path = out.join("games.jsonl");
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
         let mut writer = LogWriter::lock(&log_path).map_err(|e| {
@@ -320,6 +331,7 @@ impl Session {
             opened,
             notices,
             shared,
+            outside_checked,
         })
     }
 
@@ -437,6 +449,7 @@ impl Session {
             todo,
             options,
             shared,
+            outside_checked,
             ..
         } = &mut self;
         let result = crate::eval::dispatch(
@@ -448,6 +461,7 @@ impl Session {
                 stop_pair: &stop_pair,
                 cancel,
                 engine_logs: &engine_logs,
+                outside_checked: *outside_checked,
                 consume: |game: GameLine| {
                     writer.append(&game).map_err(|e| {
                         SessionError::Failed(format!(
@@ -528,6 +542,8 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     cancel: &'a CancelToken,
     /// Where outside programs' stderr goes (`engines/` in the run folder).
     engine_logs: &'a Path,
+    /// The programs were checked already (a fresh run's, before its folder was made).
+    outside_checked: bool,
     consume: F,
 }
 
@@ -540,7 +556,10 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
             std::fs::create_dir_all(self.engine_logs).map_err(|e| {
                 SessionError::Failed(format!("cannot create {}: {e}", self.engine_logs.display()))
             })?;
-            check_outside::<G>(self.spec, Some(self.engine_logs)).map_err(SessionError::Input)?;
+            if !self.outside_checked {
+                check_outside::<G>(self.spec, Some(self.engine_logs))
+                    .map_err(SessionError::Input)?;
+            }
         }
         run_games(
             self.spec,
@@ -554,6 +573,19 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
             self.consume,
         )
     }
+}
+
+/// Starts every outside program of `spec` once and speaks its handshake
+/// ([`check_outside`]), its stderr to `logs` when given.
+fn check_programs(spec: &TournamentSpec, logs: Option<&Path>) -> Result<(), String> {
+    struct Check<'a>(&'a TournamentSpec, Option<&'a Path>);
+    impl GameVisitor for Check<'_> {
+        type Output = Result<(), String>;
+        fn visit<G: Game>(self, _: G) -> Result<(), String> {
+            check_outside::<G>(self.0, self.1)
+        }
+    }
+    spec.resolved.game_kind().dispatch(Check(spec, logs))
 }
 
 fn describe_shard(shard: Option<Shard>) -> String {

@@ -616,22 +616,22 @@ fn misbehaves_once(
         .unwrap();
     row[1 + column] = 1;
     assert_eq!(termination_row(&stdout, "fake"), row, "{stdout}");
-    // Three processes: the handshake check's, the one that misbehaved, and its replacement.
+    // Two processes in the log: the one that misbehaved, and its replacement (the handshake
+    // check of a fresh run runs before its folder exists: its stderr is kept only for errors).
     let log = engine_log(&dir.join("out"), "fake");
     let starts: Vec<u32> = log
         .iter()
         .filter(|(_, l)| l == "fake stderr line 1")
         .map(|(pid, _)| *pid)
         .collect();
-    assert_eq!(starts.len(), 3, "{log:?}");
+    assert_eq!(starts.len(), 2, "{log:?}");
     let misbehaved: u32 = std::fs::read_to_string(once.join("misbehaved"))
         .unwrap()
         .trim()
         .parse()
         .unwrap();
-    // (The check's line and the first worker's may reach the log in either order.)
-    assert!(starts[..2].contains(&misbehaved), "{log:?}");
-    assert_ne!(starts[2], misbehaved, "{log:?}");
+    assert_eq!(starts[0], misbehaved, "{log:?}");
+    assert_ne!(starts[1], misbehaved, "{log:?}");
     assert!(!alive(misbehaved), "the program that failed still runs");
     (all, log)
 }
@@ -1078,21 +1078,10 @@ fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
         "{protocol} {flag}: '{why}' not in {stderr}"
     );
     assert!(out.stdout.is_empty());
-    // What is written: the run's record (no game played), an empty log, the engine's stderr.
+    // Nothing is written: the programs are checked before the run's folder is made (the
+    // program's last stderr lines are in the error).
     let out_dir = dir.join("out");
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
-    assert_eq!(record["sessions"][0]["games_played"], 0);
-    assert_eq!(
-        std::fs::read_to_string(out_dir.join("games.jsonl")).unwrap(),
-        ""
-    );
-    if flag == "--exit-at-start" {
-        let log = engine_log(&out_dir, "fake");
-        assert_eq!(log.len(), 1, "{log:?}");
-        assert_eq!(log[0].1, "fake: refusing to start");
-    }
-    assert!(!out_dir.join("index.html").exists());
+    assert!(!out_dir.exists(), "a refused run left its folder");
 
     // Without --quiet, the notes on the engines come first: one error line still.
     let out = run(&dir, &text, &[]);
@@ -1629,6 +1618,45 @@ fn each_engine_may_keep_its_own_clock() {
         let readings = g["clock_ms"].as_array().unwrap().len();
         assert!(readings.abs_diff(ab_moves) <= 1, "{g}");
     }
+}
+
+// ---------------------------------------------------------------- file names of long names
+
+/// Names are limited to 64 characters, and 64 four-byte characters are 256 bytes: the engine's
+/// log and the run's default folder still get valid file names (cut, with a hash), and the run
+/// plays.
+#[test]
+fn a_name_of_64_four_byte_characters_makes_valid_file_names() {
+    let dir = common::scratch("outside", "long-name");
+    let long = "\u{1d11e}".repeat(64);
+    let text = spec("connect4", 1, "", "line", &[], "stall_timeout = \"5s\"")
+        .replace("name = \"fake\"", &format!("name = \"{long}\""))
+        .replace("name = \"t\"", &format!("name = \"{long}\""));
+    std::fs::write(dir.join("spec.toml"), text).unwrap();
+    let out = joute_in(&dir, &["run", "spec.toml", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<_> = std::fs::read_dir(dir.join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(reports.len(), 1);
+    let folder = &reports[0];
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    assert!(name.len() <= 255 && name.starts_with('\u{1d11e}'), "{name}");
+    assert_eq!(games(folder).len(), 2);
+    let logs: Vec<String> = std::fs::read_dir(folder.join("engines"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(
+        logs[0].len() <= 255 && logs[0].ends_with(".log"),
+        "{logs:?}"
+    );
 }
 
 // ---------------------------------------------------------------- daemons and floods
