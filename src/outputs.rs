@@ -242,6 +242,25 @@ pub fn is_run_folder(dir: &Path) -> bool {
     RUN_FILES.iter().any(|f| dir.join(f).exists())
 }
 
+/// Whether `dir` holds the shards of a run (`shard-I-of-N` run folders): the merge's report
+/// goes there.
+fn is_shards_folder(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let shard = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("shard-"))
+            .and_then(|n| {
+                let (i, n) = n.split_once("-of-")?;
+                Some(i.parse::<u64>().is_ok() && n.parse::<u64>().is_ok())
+            });
+        shard == Some(true) && is_run_folder(&e.path())
+    })
+}
+
 /// Whether `dir` holds a report joute wrote: an `index.html` with joute's generator mark in its
 /// first kilobytes.
 fn is_report_folder(dir: &Path) -> bool {
@@ -257,8 +276,9 @@ fn is_report_folder(dir: &Path) -> bool {
 }
 
 /// Checks a folder that a command is to fill with its files (a run's, a report's): it may be new,
-/// empty, a run folder, or a folder of a report joute wrote; an existing folder of other files
-/// is refused unless `force` (joute would replace its `index.html`, `ratings.csv`, …).
+/// empty, a run folder, the folder of a run's shards, or a folder of a report joute wrote; an
+/// existing folder of other files is refused unless `force` (joute would replace its
+/// `index.html`, `ratings.csv`, …).
 pub fn check_output_folder(dir: &Path, force: bool) -> Result<(), String> {
     if !dir.exists() {
         return Ok(());
@@ -269,7 +289,7 @@ pub fn check_output_folder(dir: &Path, force: bool) -> Result<(), String> {
             dir.display()
         ));
     }
-    if force || is_run_folder(dir) || is_report_folder(dir) {
+    if force || is_run_folder(dir) || is_report_folder(dir) || is_shards_folder(dir) {
         return Ok(());
     }
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -508,6 +528,13 @@ mod tests {
         )
         .unwrap();
         assert!(check_output_folder(&report, false).is_ok());
+        // The parent of a run's shards: the merge's report goes there.
+        let shards = dir.join("shards");
+        std::fs::create_dir_all(shards.join("shard-0-of-2")).unwrap();
+        std::fs::write(shards.join("notes.txt"), "").unwrap();
+        assert!(check_output_folder(&shards, false).is_err());
+        std::fs::write(shards.join("shard-0-of-2/run.json"), "{}").unwrap();
+        assert!(check_output_folder(&shards, false).is_ok());
         assert!(check_output_folder(&log, false).is_err());
     }
 }
