@@ -286,15 +286,39 @@ pub struct Scan {
     pub torn: bool,
 }
 
-/// Reads the log at `path`, handing every game to `each` in file order; a torn last line is
+/// One line of the log at `path` (line `number`) as a game; an error names the file, the line
+/// and the column.
+pub(crate) fn parse_line(path: &Path, number: u64, text: &str) -> Result<GameLine, String> {
+    serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{}:{number}:{}: not a game record: {e}",
+            path.display(),
+            e.column()
+        )
+    })
+}
+
+/// Reads the log at `path`, handing every game to `each` in file order, unchecked (the run's
+/// logs are read through [`super::reader`], which checks every line); a torn last line is
 /// ignored (and reported in [`Scan::torn`]). Memory stays bounded by one line.
 pub fn scan_log(
     path: &Path,
+    each: impl FnMut(GameLine) -> Result<(), String>,
+) -> Result<Scan, String> {
+    scan_log_prefix(path, u64::MAX, each)
+}
+
+/// [`scan_log`] over the first `limit` bytes of the log: the lines a checked read covered,
+/// read again.
+pub fn scan_log_prefix(
+    path: &Path,
+    limit: u64,
     mut each: impl FnMut(GameLine) -> Result<(), String>,
 ) -> Result<Scan, String> {
+    use std::io::Read;
     let file =
         File::open(path).map_err(|e| format!("{}: cannot read the log: {e}", path.display()))?;
-    let mut reader = BufReader::new(file);
+    let mut reader = BufReader::new(file.take(limit));
     let mut scan = Scan::default();
     let mut line = Vec::new();
     let mut number = 0u64;
@@ -316,13 +340,7 @@ pub fn scan_log(
             scan.good_bytes += n as u64;
             continue;
         }
-        let game: GameLine = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "{}:{number}:{}: not a game record: {e}",
-                path.display(),
-                e.column()
-            )
-        })?;
+        let game = parse_line(path, number, &text)?;
         each(game).map_err(|e| format!("{}:{number}: {e}", path.display()))?;
         scan.games += 1;
         scan.good_bytes += n as u64;

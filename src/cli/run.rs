@@ -238,6 +238,11 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
             loaded.games_scheduled
         );
     }
+    for duplicate in &loaded.duplicates {
+        if voice == Voice::Normal {
+            note!("note: {}", duplicate.describe());
+        }
+    }
     for torn in &loaded.torn {
         if voice == Voice::Normal {
             note!(
@@ -324,6 +329,7 @@ pub(super) fn play(
                 out.display(),
                 env!("CARGO_PKG_VERSION")
             ),
+            Notice::Duplicates(d) if voice != Voice::Json => note!("note: {}", d.describe()),
             _ => {}
         }
     }
@@ -410,6 +416,13 @@ pub(super) fn play(
     let outcome = session.play(&mut progress, &cancel);
     progress.finish();
     let outcome = outcome.map_err(session_error)?;
+    for notice in &outcome.notices {
+        if let Notice::Duplicates(d) = notice
+            && voice != Voice::Json
+        {
+            note!("note: {}", d.describe());
+        }
+    }
     if talk && outcome.played > 0 {
         say!("{}", timing_line(&spec.resolved.name, &outcome, threads))?;
         if let Some(s) = outcome.info.shard {

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Summary;
-use crate::arena::log::{GameLine, scan_log};
+use crate::arena::log::{GameLine, IdSet, scan_log};
 use crate::arena::records::{self, Format, Record};
 use crate::games::GameKind;
 use crate::outputs::write_atomically;
@@ -37,9 +37,15 @@ pub enum RecordsError {
 pub fn counted_games(logs: &[PathBuf], summary: &Summary) -> Result<Vec<GameLine>, RecordsError> {
     let cutoff = summary.decision().map(|d| d.pairs);
     let mut games = Vec::new();
+    // The games the summary read (checked, each once): a game logged twice is written once,
+    // and lines a running log gained since are left for the next report.
+    let mut taken = IdSet::new(summary.schedule_games());
     for log in logs {
         scan_log(log, |game| {
-            if cutoff.is_none_or(|c| game.pair < c) {
+            if summary.has_game(game.id)
+                && cutoff.is_none_or(|c| game.pair < c)
+                && taken.insert(game.id).is_ok()
+            {
                 games.push(game);
             }
             Ok(())
@@ -110,6 +116,11 @@ pub fn write_records(
     out: &Path,
 ) -> Result<Vec<PathBuf>, RecordsError> {
     format.check_game(kind).map_err(RecordsError::Format)?;
+    // Every format gets only games that replay, as WThor's writer demands: no illegal move,
+    // no stray byte in a move, no result the moves contradict.
+    for game in games {
+        crate::arena::replay::check_game(kind, game).map_err(RecordsError::Format)?;
+    }
     let put = |path: &Path, bytes: &[u8]| -> Result<PathBuf, RecordsError> {
         write_atomically(path, bytes).map_err(|source| RecordsError::Io {
             path: path.to_path_buf(),
@@ -221,11 +232,13 @@ impl LiveRecords {
 mod tests {
     use super::*;
 
-    fn game(id: u64, moves: &[&str], score: f64) -> GameLine {
+    /// A game cut short: lost by the side to move's crash, or adjudicated.
+    fn game(id: u64, moves: &[&str], score: f64, termination: &str) -> GameLine {
         let line = format!(
-            r#"{{"id":{id},"pair":{},"round":0,"opening_index":0,"opening":[],"first":"a","second":"b","score":{score},"result":"{}","margin":0,"termination":"normal","moves":{},"plies":{},"nodes":[0,0],"timed_out":false,"seed":1,"spec":"x","seconds":0.0}}"#,
+            r#"{{"id":{id},"pair":{},"round":0,"opening_index":0,"opening":[],"first":"a","second":"b","score":{score},"result":"{}","margin":{},"termination":"{termination}","moves":{},"plies":{},"nodes":[0,0],"timed_out":false,"seed":1,"spec":"x","seconds":0.0}}"#,
             id / 2,
             crate::arena::records::result_text(score),
+            (2.0 * score - 1.0) as i32,
             serde_json::to_string(moves).unwrap(),
             moves.len()
         );
@@ -236,9 +249,9 @@ mod tests {
     fn appended_games_read_as_the_whole_file_written_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let games = [
-            game(0, &["4", "4", "3"], 1.0),
-            game(1, &["3", "4"], 0.5),
-            game(2, &["1"], 0.0),
+            game(0, &["4", "4", "3"], 1.0, "crash"),
+            game(1, &["3", "4"], 0.5, "adjudication"),
+            game(2, &["1"], 0.0, "adjudication"),
         ];
         let kind = GameKind::Connect4;
         let mut live = LiveRecords::new(kind, "e", dir.path(), &[Format::Moves, Format::Pgn]);
@@ -261,6 +274,34 @@ mod tests {
                 },
                 &expected
             );
+        }
+    }
+
+    #[test]
+    fn no_format_takes_a_game_that_does_not_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let othello = GameKind::Othello;
+        let mut bad = game(0, &["f5", "d6", "c3"], 1.0, "crash");
+        write_records(
+            Format::Ggf,
+            &othello,
+            "e",
+            &[bad.clone()],
+            &dir.path().join("a.ggf"),
+        )
+        .unwrap();
+        for (moves, piece) in [
+            (["f5", "f5", "c3"], "cannot be played"),
+            (["f5", "d6", "c3\u{1b}[2J"], "cannot be played"),
+            (["F5", "d6", "c3"], "joute writes this move 'f5'"),
+        ] {
+            bad.moves = moves.iter().map(|m| m.to_string()).collect();
+            for format in [Format::Ggf, Format::Wtb, Format::Pgn] {
+                let out = dir.path().join(format!("b.{}", format.name()));
+                let err = write_records(format, &othello, "e", &[bad.clone()], &out).unwrap_err();
+                assert!(err.to_string().contains(piece), "{format:?}: {err}");
+                assert!(!out.exists());
+            }
         }
     }
 }

@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib, scan_log};
+use crate::arena::log::{GameLine, LogWriter, RunInfo, Session as SessionRecord};
+use crate::arena::log::{now, peak_rss_kib};
 use crate::arena::openings;
+use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
@@ -97,6 +98,9 @@ pub enum Notice {
         /// The version that started it.
         started_by: String,
     },
+    /// A log (this run's, or another shard's) holds a game twice, the same line both times:
+    /// skipped.
+    Duplicates(Duplicate),
 }
 
 /// How a session ended.
@@ -151,6 +155,9 @@ pub struct Outcome {
     /// A sharded SPRT run: the run's decision, read from every shard's log (a shard's own
     /// summary cannot decide: it lacks the other shards' pairs).
     pub run_decision: Option<Decided>,
+    /// What was found while playing that the user should hear (another shard's log holding a
+    /// game twice).
+    pub notices: Vec<Notice>,
 }
 
 /// An open run folder, its log locked.
@@ -225,7 +232,7 @@ impl Session {
             spec: spec.resolved.clone(),
         };
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
-        let mut done = IdSet::new(total);
+        let mut lines = RunLines::new(&spec.resolved, vec![spec.hash.clone()]);
         let mut notices = Vec::new();
         let mut opened = Opened::Fresh;
         if holds_games {
@@ -269,12 +276,14 @@ impl Session {
                 });
             }
             info.sessions = previous.sessions.clone();
-            let scan = scan_log(&log_path, |game| {
+            let mut hashes = vec![spec.hash.clone()];
+            hashes.extend(info.extends.iter().cloned());
+            lines = RunLines::new(&spec.resolved, hashes);
+            // Every line checked (a game of the run, replayed to its result), then counted.
+            let scan = read_log(&log_path, &mut lines, |game| {
                 if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
                     return Err(format!("game id {} does not belong to this shard", game.id));
                 }
-                done.insert(game.id)?;
-                // Checks the line against the schedule and counts it.
                 summary.add(&game).map(|_| ()).map_err(|e| e.0)
             })
             .map_err(|e| {
@@ -290,6 +299,7 @@ impl Session {
             if scan.torn {
                 notices.push(Notice::TornLine);
             }
+            notices.extend(lines.duplicates().iter().cloned().map(Notice::Duplicates));
             writer.cut(scan.good_bytes).map_err(|e| {
                 SessionError::Failed(format!(
                     "cannot cut the torn line of {}: {e}",
@@ -314,10 +324,16 @@ impl Session {
             Some(s) => s.look(true).map_err(SessionError::Input)?,
             None => None,
         };
+        if let Some(s) = shared.as_mut() {
+            // This shard's own duplicates were said above.
+            let own = log_path.as_path();
+            let others = s.new_duplicates().into_iter().filter(|d| d.path != own);
+            notices.extend(others.map(Notice::Duplicates));
+        }
         let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
         let todo = (0..total)
             .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
-            .filter(|&id| !done.contains(id))
+            .filter(|&id| !lines.contains(id))
             .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
             .collect();
         Ok(Session {
@@ -398,6 +414,7 @@ impl Session {
                 info: self.info,
                 summary,
                 run_decision: self.shared.as_ref().and_then(SharedSprt::decision),
+                notices: Vec::new(),
             });
         }
         let (started_unix, started) = now();
@@ -522,6 +539,14 @@ impl Session {
             Some(s) => s.look(true).map_err(SessionError::Failed)?,
             None => None,
         };
+        let notices = match self.shared.as_mut() {
+            Some(s) => s
+                .new_duplicates()
+                .into_iter()
+                .map(Notice::Duplicates)
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Outcome {
             ending,
             played,
@@ -529,6 +554,7 @@ impl Session {
             info: self.info,
             summary,
             run_decision,
+            notices,
         })
     }
 }

@@ -161,7 +161,7 @@ fn games_are_identical_across_threads_and_shards() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("appears twice"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("given twice"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
