@@ -31,6 +31,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         budget: args.budget,
         write_weights: args.write_weights.clone(),
         force: args.force,
+        inputs: vec![args.spec.clone()],
     };
     let mut session = TuneSession::open(spec, &out, &options).map_err(tune_error)?;
     let ck = &session.ck;

@@ -40,6 +40,8 @@ pub struct TuneOptions {
     /// The copy may replace an existing file, and the run may go in an existing folder of
     /// other files.
     pub force: bool,
+    /// The files the run reads (its spec): the weights copy is never one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// The two matches after tuning.
@@ -142,8 +144,19 @@ impl TuneSession {
                 out.display()
             )));
         }
+        if started {
+            // Files a killed session was writing when it died (only joute's own).
+            crate::outputs::remove_stale_temporaries(out);
+        }
         let copy = options.write_weights.clone().or(spec.weights_out.clone());
         if let Some(path) = &copy {
+            // Never over an input: the spec, the start weights, a pool engine's weights.
+            let weights = std::iter::once(&spec.engine)
+                .chain(&spec.pool)
+                .map(|e| PathBuf::from(&e.weights_origin));
+            let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
+            let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+            crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
             check_weights_copy(path, options.force)?;
         }
         let ck = if checkpoint_path.exists() {
