@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use super::schedule::{Schedule, Shard};
 use super::spec::ResolvedSpec;
 
-/// One finished game, as a line of `games.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One finished game, as a line of `games.jsonl` (the default: an empty line, for tests to fill).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GameLine {
     /// Game id (see the schedule).
     pub id: u64,

@@ -201,8 +201,6 @@ mod tests {
         GameLine {
             id: 3,
             pair: 1,
-            round: 0,
-            opening_index: 0,
             opening: moves[..2].to_vec(),
             first: "a".into(),
             second: "b".into(),
@@ -210,20 +208,11 @@ mod tests {
             result: result_text(score).into(),
             margin,
             termination: termination.into(),
-            detail: None,
-            adjudication: None,
             plies: moves.len() - 2,
             moves: moves[2..].to_vec(),
-            nodes: [0, 0],
-            timed_out: false,
-            timeouts: [0, 0],
-            move_ms: Vec::new(),
-            clock_ms: Vec::new(),
-            scores: Vec::new(),
-            not_reproducible: Vec::new(),
             seed: 1,
             spec: "x".into(),
-            seconds: 0.0,
+            ..GameLine::default()
         }
     }
 

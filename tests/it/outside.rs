@@ -1735,40 +1735,15 @@ fn a_daemon_that_leaves_the_group_does_not_outlive_joute() {
         // engine check: the process left behind fails the last step.
         let mark = marker("daemon-check");
         let fake = fake();
-        let out = joute_in(
-            &dir,
-            &[
-                "engine",
-                "check",
-                "connect4",
-                "--protocol",
-                "line",
-                "--",
-                "python3",
-                &fake,
-                "--protocol",
-                "line",
-            ],
-        );
+        let check = |extra: &[&str]| {
+            let mut args = vec!["engine", "check", "connect4", "--protocol", "line", "--"];
+            args.extend(["python3", &fake, "--protocol", "line"]);
+            args.extend(extra);
+            joute_in(&dir, &args)
+        };
+        let out = check(&[]);
         assert_eq!(out.status.code(), Some(0), "{out:?}");
-        let out = joute_in(
-            &dir,
-            &[
-                "engine",
-                "check",
-                "connect4",
-                "--protocol",
-                "line",
-                "--",
-                "python3",
-                &fake,
-                "--protocol",
-                "line",
-                "--name",
-                &mark,
-                flag,
-            ],
-        );
+        let out = check(&["--name", &mark, flag]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(1), "{stdout}");
         let failed: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL ")).collect();
