@@ -94,7 +94,8 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
             out.to_str().unwrap(),
             "--quiet",
         ]);
-        std::fs::read_to_string(out.join("games.jsonl"))
+        // In game order: the log is in the order games finished, which the threads decide.
+        let mut games: Vec<Value> = std::fs::read_to_string(out.join("games.jsonl"))
             .unwrap()
             .lines()
             .map(|l| {
@@ -104,7 +105,9 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
                 }
                 v
             })
-            .collect()
+            .collect();
+        games.sort_by_key(|g| g["id"].as_u64());
+        games
     };
     let binary = games(&weights, "m1");
     assert_eq!(binary, games(&csv, "m2"));
@@ -178,6 +181,8 @@ depth = 2
         "2",
         "--out",
         weights.to_str().unwrap(),
+        // Replacing the file the run's engine reads: an existing file needs --force.
+        "--force",
     ]);
     refused(
         &[

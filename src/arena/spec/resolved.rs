@@ -407,8 +407,6 @@ impl ResolvedSpec {
             ));
         }
         for (i, e) in self.engines.iter().enumerate() {
-            super::validate::check_name(&e.name)
-                .map_err(|why| format!("engine '{}': {why}", e.name))?;
             if self.engines[..i].iter().any(|f| f.name == e.name) {
                 return Err(format!("two engines are called '{}'", e.name));
             }
