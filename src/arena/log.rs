@@ -275,6 +275,13 @@ impl RunInfo {
     }
 }
 
+/// Creates a run's output folder `out` and its parents (nothing when it exists); the refusal
+/// names the folder.
+pub fn create_out_folder(out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("{}: cannot create the output folder: {e}", out.display()))
+}
+
 /// What a scan of a log found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scan {

@@ -4,6 +4,7 @@
 pub mod adjudication;
 pub mod cancel;
 pub mod descendants;
+pub mod duel;
 pub mod engine;
 pub mod engine_log;
 pub mod game;

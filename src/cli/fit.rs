@@ -8,65 +8,26 @@ use serde_json::json;
 use super::{FitArgs, InputError};
 use joute::arena::log::RunInfo;
 use joute::games::GameKind;
-use joute::outputs::{check_output_file, write_atomically};
+use joute::outputs::{check_output_file, number_text, write_atomically};
 use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     let _locks = super::run::open_logs(&args.logs, false)?;
-    // The game, from each log's run record: one game for all.
-    let mut kind: Option<GameKind> = args.game;
-    for log in args.logs.iter().filter(|_| args.game.is_none()) {
-        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
-        let info = RunInfo::load(&record).map_err(InputError)?;
-        let game = GameKind::parse(&info.spec.game)?;
-        match kind {
-            Some(k) if k != game => {
-                return Err(InputError(format!(
-                    "{}: a log of {game} games; the first log's are {k}",
-                    log.display()
-                ))
-                .into());
-            }
-            _ => kind = Some(game),
-        }
-    }
-    let kind = kind.expect("at least one log");
-    let default_name = match (args.patterns, args.csv) {
-        (false, _) => "fitted-weights.toml",
-        (true, true) => "fitted-patterns.csv",
-        (true, false) => "fitted-patterns.jpw",
-    };
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(default_name)
-    });
-    let inputs: Vec<&Path> = args
-        .logs
-        .iter()
-        .map(PathBuf::as_path)
-        .chain(args.weights.as_deref())
-        .collect();
-    check_output_file(&out, &inputs, args.force, args.out.is_none()).map_err(InputError)?;
+    let kind = logs_game(args)?;
+    let out = output_file(args)?;
     if args.patterns {
         return fit_patterns(args, kind, &out);
     }
     if !(0.0..=joute::tune::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
             "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
-            joute::outputs::number_text(args.lambda)
+            number_text(args.lambda)
         ))
         .into());
     }
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
+    let collect = collect_options(args);
     let options = FitOptions {
         lambda: args.lambda,
         taper: args.taper,
@@ -106,44 +67,98 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
-fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
-    use joute::eval::pattern::{MAX_PHASES, PatternWeights};
-    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+/// The file the fit goes to (`--out`, or a default name beside the first log), checked: never
+/// an input, a run's own file, or (named by the user) an existing file without `--force`.
+fn output_file(args: &FitArgs) -> Result<PathBuf, InputError> {
+    let default_name = match (args.patterns, args.csv) {
+        (false, _) => "fitted-weights.toml",
+        (true, true) => "fitted-patterns.csv",
+        (true, false) => "fitted-patterns.jpw",
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.logs[0]
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(default_name)
+    });
+    let inputs: Vec<&Path> = args
+        .logs
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(args.weights.as_deref())
+        .collect();
+    check_output_file(&out, &inputs, args.force, args.out.is_none()).map_err(InputError)?;
+    Ok(out)
+}
+
+/// The game of the logs: `--game`, or else each log's run record's, one game for all.
+fn logs_game(args: &FitArgs) -> anyhow::Result<GameKind> {
+    let mut kind: Option<GameKind> = args.game;
+    for log in args.logs.iter().filter(|_| args.game.is_none()) {
+        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
+        let info = RunInfo::load(&record).map_err(InputError)?;
+        let game = GameKind::parse(&info.spec.game)?;
+        match kind {
+            Some(k) if k != game => {
+                return Err(InputError(format!(
+                    "{}: a log of {game} games; the first log's are {k}",
+                    log.display()
+                ))
+                .into());
+            }
+            _ => kind = Some(game),
+        }
+    }
+    Ok(kind.expect("at least one log"))
+}
+
+/// Which positions of the logs a fit reads.
+fn collect_options(args: &FitArgs) -> CollectOptions {
+    CollectOptions {
+        skip_plies: args.skip_plies,
+        max_per_game: args.max_per_game,
+        seed: args.seed,
+        include_failures: false,
+    }
+}
+
+/// The arguments `--patterns` refuses: another game's logs, phases out of range, a negative
+/// ridge, and the linear features' options.
+fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> {
+    use joute::eval::pattern::MAX_PHASES;
     if kind != GameKind::Othello {
         return Err(InputError(format!(
             "--patterns fits Othello's pattern evaluation; these are logs of {kind} games, not othello"
-        ))
-        .into());
+        )));
     }
     if !(1..=MAX_PHASES).contains(&args.phases) {
         return Err(InputError(format!(
             "--phases {} is out of range; allowed: 1..={MAX_PHASES}",
             args.phases
-        ))
-        .into());
+        )));
     }
     if !(args.ridge.is_finite() && args.ridge >= 0.0) {
         return Err(InputError(format!(
             "--ridge {} is not 0 or more",
-            joute::outputs::number_text(args.ridge)
-        ))
-        .into());
+            number_text(args.ridge)
+        )));
     }
     if args.weights.is_some() || args.taper {
         return Err(InputError(
             "--patterns fits from zero weights: --weights and --taper are for linear features"
                 .into(),
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
+fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
+    use joute::eval::pattern::PatternWeights;
+    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
+    let collect = collect_options(args);
     let (data, games, skipped) =
         collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
     if data.is_empty() {

@@ -10,6 +10,7 @@ mod engine;
 mod export;
 mod fit;
 mod interrupt;
+mod meter;
 mod openings;
 mod perft;
 mod play;
@@ -34,6 +35,20 @@ pub use run::Interrupted;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct InputError(pub String);
+
+/// Whether `err` says the user's input is wrong (exit 2) rather than the run failed (exit 1):
+/// the command line's own [`InputError`], and the library's errors that know they are the
+/// input's (a position that does not parse, a run folder or spec refused).
+pub fn refused_input(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<InputError>().is_some()
+        || err.downcast_ref::<joute::games::GameError>().is_some()
+        || err
+            .downcast_ref::<joute::tournament::SessionError>()
+            .is_some_and(|e| e.is_input())
+        || err
+            .downcast_ref::<joute::tune::checkpoint::TuneError>()
+            .is_some_and(|e| e.is_input())
+}
 
 /// joute: self-play tournaments, ratings and weight tuning for board-game engines.
 #[derive(Parser, Debug)]

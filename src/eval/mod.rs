@@ -31,10 +31,10 @@ pub mod othello;
 pub mod pattern;
 pub mod weights;
 
-pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, dispatch};
+pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, Weights, dispatch};
 pub use linear::LinearEval;
 pub use pattern::{PatternEval, PatternWeights};
-pub use weights::{EvalError, Weights};
+pub use weights::EvalError;
 
 use crate::games::Game;
 

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::arena::log::{GameLine, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib};
+use crate::arena::log::{create_out_folder, now, peak_rss_kib};
 use crate::arena::openings;
 use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
@@ -36,6 +36,8 @@ use crate::outputs::{check_output_folder, remove_stale_temporaries};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
+use crate::report::run::{ReportError, write_run_report};
+use crate::report::table::{RatingRow, RatingScale, rating_rows};
 use crate::stats::sequential::Decided;
 
 use super::shared_sprt::SharedSprt;
@@ -53,6 +55,16 @@ pub enum SessionError {
     /// The run failed (a file could not be written, the openings do not replay).
     #[error("{0}")]
     Failed(String),
+    /// The games were played but the report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+impl SessionError {
+    /// Whether the user's input is at fault (the command line exits 2), rather than the run.
+    pub fn is_input(&self) -> bool {
+        matches!(self, SessionError::Input(_))
+    }
 }
 
 /// How to open a run folder.
@@ -160,6 +172,19 @@ pub struct Outcome {
     pub notices: Vec<Notice>,
 }
 
+/// What [`Session::play_and_report`] did: the session's outcome and the run's rating table.
+#[derive(Debug)]
+pub struct Reported {
+    /// How the session went.
+    pub outcome: Outcome,
+    /// The rating table's rows, best first.
+    pub rows: Vec<RatingRow>,
+    /// What the ratings mean (scale, anchor, first-move advantage).
+    pub scale: RatingScale,
+    /// The report's page (`index.html`), when the report was written.
+    pub page: Option<PathBuf>,
+}
+
 /// An open run folder, its log locked.
 pub struct Session {
     spec: TournamentSpec,
@@ -195,12 +220,7 @@ impl Session {
         if outside_checked {
             check_programs(spec, None).map_err(SessionError::Input)?;
         }
-        std::fs::create_dir_all(out).map_err(|e| {
-            SessionError::Input(format!(
-                "{}: cannot create the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_out_folder(out).map_err(SessionError::Input)?;
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
         let mut writer = LogWriter::lock(&log_path).map_err(|e| {
@@ -555,6 +575,46 @@ impl Session {
             summary,
             run_decision,
             notices,
+        })
+    }
+}
+
+impl Session {
+    /// A run in its folder, start to end: plays the remaining games ([`Session::play`]), writes
+    /// the run's report in the folder from its log ([`write_run_report`]; with `write_report`
+    /// false, for a scratch folder, only the rating table is worked out), then records this
+    /// process's peak memory in `run.json` ([`record_peak_memory`]), in that order, so that
+    /// the figure covers the report. An interrupted session is reported like a finished one:
+    /// [`Outcome::ending`] says it was interrupted.
+    pub fn play_and_report(
+        self,
+        observer: &mut dyn Observer,
+        cancel: &CancelToken,
+        write_report: bool,
+    ) -> Result<Reported, SessionError> {
+        let out = self.out.clone();
+        let outcome = self.play(observer, cancel)?;
+        let summary = &outcome.summary;
+        let (rows, scale, page) = if write_report {
+            let logs = [out.join("games.jsonl")];
+            let written = write_run_report(summary, &out, &outcome.info, &logs)?;
+            (written.rows, written.scale, Some(written.page))
+        } else {
+            let ratings = summary.ratings();
+            (
+                rating_rows(summary, &ratings),
+                RatingScale::of(summary, &ratings),
+                None,
+            )
+        };
+        if outcome.played > 0 {
+            record_peak_memory(&out)?;
+        }
+        Ok(Reported {
+            outcome,
+            rows,
+            scale,
+            page,
         })
     }
 }

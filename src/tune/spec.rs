@@ -59,13 +59,13 @@
 //! r_end = 0.002                   # optional (spsa)
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::hill::{Acceptance, HillConfig, Neighbour};
-use super::outside::TunedOption;
 use super::params::Param;
 use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
@@ -342,6 +342,76 @@ impl ResolvedTuneSpec {
             return Err("the confirmation needs a positive even number of games".into());
         }
         Ok(())
+    }
+}
+
+/// How one tuned parameter reaches the program: the option it sets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TunedOption {
+    /// The option's name (the parameter's).
+    pub name: String,
+    /// The value sent is rounded to a whole number (`integer = true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
+}
+
+/// The text an option's value `x` is sent as: a whole number when `integer` (rounded), else the
+/// shortest decimal that reads back as `x` (`12.5`, `3`).
+pub fn option_text(x: f64, integer: bool) -> String {
+    if integer {
+        format!("{}", x.round() as i64)
+    } else {
+        // `-0` reads as 0 everywhere, but a program may not take the sign.
+        format!("{}", if x == 0.0 { 0.0 } else { x })
+    }
+}
+
+impl ResolvedTuneSpec {
+    /// Whether the engine tuned is an outside program (its parameters are options).
+    pub fn is_outside(&self) -> bool {
+        self.engine.outside.is_some()
+    }
+
+    /// The outside engine's options with the tuned ones set to `theta`.
+    pub fn options_with(&self, theta: &[f64]) -> BTreeMap<String, String> {
+        let mut options = self
+            .engine
+            .outside
+            .as_ref()
+            .map(|o| o.options.clone())
+            .unwrap_or_default();
+        for (o, &x) in self.options.iter().zip(theta) {
+            options.insert(o.name.clone(), option_text(x, o.integer));
+        }
+        options
+    }
+
+    /// Checks an outside engine's spec read back from a checkpoint: one option per parameter,
+    /// named alike, and none of a built-in engine's weights or features.
+    pub(super) fn check_options(&self) -> Result<(), String> {
+        if self.params.is_empty()
+            || self.options.len() != self.params.len()
+            || self
+                .options
+                .iter()
+                .zip(&self.params)
+                .any(|(o, p)| o.name != p.name)
+            || !self.features.is_empty()
+            || !self.engine.weights.is_empty()
+        {
+            return Err("the parameters do not match the outside engine's options".into());
+        }
+        Ok(())
+    }
+
+    /// The outside engine called `name`, its tuned options set to `theta`.
+    pub fn outside_engine_with(&self, name: &str, theta: &[f64]) -> ResolvedEngine {
+        let mut engine = self.engine.clone();
+        engine.name = name.to_string();
+        if let Some(o) = &mut engine.outside {
+            o.options = self.options_with(theta);
+        }
+        engine
     }
 }
 

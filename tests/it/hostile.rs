@@ -201,7 +201,7 @@ fn edit_game(log: &Path, text: &str, edit: impl FnOnce(&mut serde_json::Value)) 
 /// Runs one case in a fresh scratch folder; returns a description of what went wrong, if
 /// anything did.
 fn check(case: &Case) -> Option<String> {
-    let scratch = common::scratch("hostile", "case");
+    let scratch = common::scratch("case");
     let dir: &Path = &scratch;
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);

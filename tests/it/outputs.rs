@@ -50,7 +50,7 @@ fn finished_run(dir: &Path) {
 
 #[test]
 fn no_output_replaces_an_input_or_a_run_record() {
-    let dir = common::scratch("outputs", "inputs");
+    let dir = common::scratch("inputs");
     finished_run(&dir);
     let log = std::fs::read(dir.join("run/games.jsonl")).unwrap();
     let record = std::fs::read(dir.join("run/run.json")).unwrap();
@@ -165,7 +165,7 @@ fn no_output_replaces_an_input_or_a_run_record() {
 
 #[test]
 fn a_folder_of_other_files_is_refused_without_force_and_nothing_is_deleted() {
-    let dir = common::scratch("outputs", "folder");
+    let dir = common::scratch("folder");
     std::fs::write(dir.join("spec.toml"), SPEC).unwrap();
     let mine = dir.join("mine");
     std::fs::create_dir(&mine).unwrap();
@@ -222,7 +222,7 @@ fn a_folder_of_other_files_is_refused_without_force_and_nothing_is_deleted() {
 
 #[test]
 fn a_report_is_not_written_over_another_runs_folder() {
-    let dir = common::scratch("outputs", "other-run");
+    let dir = common::scratch("other-run");
     finished_run(&dir);
     std::fs::write(dir.join("other.toml"), SPEC.replace("seed = 1", "seed = 2")).unwrap();
     ok(&dir, &["run", "other.toml", "--out", "other", "--quiet"]);
@@ -237,7 +237,7 @@ fn a_report_is_not_written_over_another_runs_folder() {
 #[cfg(unix)]
 #[test]
 fn planted_links_never_lead_joute_to_write_their_targets() {
-    let dir = common::scratch("outputs", "links");
+    let dir = common::scratch("links");
     finished_run(&dir);
     std::fs::write(dir.join("victim.txt"), "the user's").unwrap();
     let victim = dir.join("victim.txt");
@@ -269,7 +269,7 @@ fn planted_links_never_lead_joute_to_write_their_targets() {
 /// never a raw control byte.
 #[test]
 fn csv_files_hold_no_formula_and_no_control_byte() {
-    let dir = common::scratch("outputs", "csv");
+    let dir = common::scratch("csv");
     let game = |white: &str, black: &str, result: &str| {
         format!("[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n{result}\n\n")
     };
