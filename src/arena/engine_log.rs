@@ -27,6 +27,10 @@ pub const DEFAULT_CAP: u64 = 64 << 20;
 /// write on each side.
 pub const MIN_CAP: u64 = 1 << 20;
 
+/// How far back from the head's cap a line end (or the marker) is looked for: more than the
+/// longest line an engine may write (`process::MAX_LINE`, 64 KiB; a test there checks it).
+pub const LOOK_BACK: u64 = (64 << 10) + 64;
+
 /// The start of the marker line.
 const MARKER_START: &[u8] = b"[joute] ";
 
@@ -179,7 +183,7 @@ impl CappedLog {
 
     /// The offset just after the last line end at or before `limit` (0 when there is none).
     fn line_end_before(&self, limit: u64) -> std::io::Result<u64> {
-        let from = limit.saturating_sub(crate::arena::process::MAX_LINE as u64 + 64);
+        let from = limit.saturating_sub(LOOK_BACK);
         let mut bytes = vec![0u8; (limit - from) as usize];
         self.file.read_exact_at(&mut bytes, from)?;
         Ok(bytes
@@ -215,9 +219,7 @@ impl CappedLog {
     /// within a line's length of the head's cap.
     fn find_marker(&mut self) -> std::io::Result<()> {
         let width = marker_line(0).len() as u64;
-        let from = self
-            .head_cap
-            .saturating_sub(crate::arena::process::MAX_LINE as u64 + 64);
+        let from = self.head_cap.saturating_sub(LOOK_BACK);
         let to = (self.head_cap + width).min(self.size);
         if to <= from {
             return Ok(());

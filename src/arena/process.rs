@@ -497,6 +497,11 @@ mod tests {
     }
 
     #[test]
+    fn the_engine_log_looks_back_further_than_the_longest_line() {
+        assert!(MAX_LINE as u64 + 64 <= crate::arena::engine_log::LOOK_BACK);
+    }
+
+    #[test]
     fn a_daemon_that_leaves_the_group_is_killed_with_the_engine() {
         // A process in a session of its own (out of the engine's group), its parent gone: it
         // comes back to joute, a subreaper, and dies with the engine.

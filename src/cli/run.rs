@@ -319,6 +319,7 @@ pub(super) fn play(
 ) -> anyhow::Result<()> {
     let (resume, threads) = (options.extend, options.threads);
     let session = Session::open(spec, out, options)?;
+    say_duplicates(session.notices(), voice);
     if voice == Voice::Normal {
         say_opened(&session, spec, resume, keep);
     }
@@ -388,7 +389,8 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
                 out.display(),
                 env!("CARGO_PKG_VERSION")
             ),
-            Notice::Duplicates(d) => note!("note: {}", d.describe()),
+            // Said whatever the voice, but --json ([`say_duplicates`]).
+            Notice::Duplicates(_) => {}
         }
     }
     let remaining = session.remaining();
@@ -456,6 +458,18 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
     }
 }
 
+/// The logs found to hold a game twice, the same line (skipped): said even with --quiet, a
+/// log once; not with --json.
+fn say_duplicates(notices: &[Notice], voice: Voice) {
+    for notice in notices {
+        if let Notice::Duplicates(d) = notice
+            && voice != Voice::Json
+        {
+            note!("note: {}", d.describe());
+        }
+    }
+}
+
 /// The lines after play: its timing, and for a shard, what its tables cover and the run's test.
 fn say_played(
     spec: &TournamentSpec,
@@ -463,14 +477,7 @@ fn say_played(
     voice: Voice,
     threads: usize,
 ) -> anyhow::Result<()> {
-    // Another shard's log found to hold a game twice, the same line: skipped, said here.
-    for notice in &outcome.notices {
-        if let Notice::Duplicates(d) = notice
-            && voice != Voice::Json
-        {
-            note!("note: {}", d.describe());
-        }
-    }
+    say_duplicates(&outcome.notices, voice);
     if voice == Voice::Normal && outcome.played > 0 {
         say!("{}", timing_line(&spec.resolved.name, outcome, threads))?;
         if let Some(s) = outcome.info.shard {
