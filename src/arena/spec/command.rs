@@ -422,6 +422,7 @@ pub fn match_spec(
                     clock: self.clock,
                     adjudication: None,
                     records: Vec::new(),
+                    engine_log_mib: None,
                 },
                 note,
             ))

@@ -150,7 +150,10 @@ pub(crate) fn engine_budget(
             return Err(loc.on(
                 x,
                 &key("exploration"),
-                format!("engine '{name}': exploration is {v}; allowed: 0..=100"),
+                format!(
+                    "engine '{name}': exploration is {}; allowed: 0..=100",
+                    loc.written(x)
+                ),
             ));
         }
         resolved.exploration = v;
