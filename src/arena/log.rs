@@ -57,7 +57,8 @@ pub struct GameLine {
     pub plies: usize,
     /// Positions searched by `first` and by `second`.
     pub nodes: [u64; 2],
-    /// Some move was cut by a time limit: the game depends on the machine.
+    /// Some move was cut by a time limit, or a side lost on time (`termination: "timeout"`):
+    /// the game depends on the machine.
     pub timed_out: bool,
     /// Moves cut by a time limit, of `first` and of `second` (logs written before joute
     /// counted them read as none).

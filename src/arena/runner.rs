@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use super::adjudication::{AdjudicationLine, GameAdjudicator, Solvers, position_text};
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::{Adjudicator, Opening, Player, Referee, play_game};
+use super::game::{Adjudicator, Opening, Player, Referee, Termination, play_game};
 use super::log::GameLine;
 use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
@@ -247,7 +247,8 @@ pub fn play_slot<G: Features>(
         plies: moves.len(),
         moves,
         nodes,
-        timed_out: timeouts != [0, 0],
+        // A game lost on time depends on the machine as much as one with a move cut short.
+        timed_out: timeouts != [0, 0] || matches!(record.termination, Termination::Timeout(..)),
         timeouts,
         move_ms,
         clock_ms,

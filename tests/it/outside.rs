@@ -389,6 +389,10 @@ fn joute_match_takes_an_outside_engine_on_the_command_line() {
     for g in &all {
         assert_eq!(termination(g), "timeout", "{g}");
         assert_eq!(detail(g), "no move within 300 ms", "{g}");
+        assert_eq!(
+            g["timed_out"], true,
+            "a game lost on time depends on the machine: {g}"
+        );
         assert!(fake_lost(g), "{g}");
     }
 }

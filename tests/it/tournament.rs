@@ -797,6 +797,21 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
             "unknown key; did you mean 'depth'?",
         ],
     );
+    // TOML's trap: a spec-wide key below the last [[engine]] table is that table's.
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}anchor = \"a\"\n"),
+        &[
+            "bad.toml:13:1:",
+            "key 'anchor'",
+            "'anchor' belongs at the top of the spec, above the first [[engine]] table",
+        ],
+    );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}sprt = {{ elo0 = 0, elo1 = 10 }}\n"),
+        &["key 'sprt'", "belongs at the top of the spec"],
+    );
     refused_spec(
         &dir,
         &format!("{HEAD}{TWO}").replace("connect4", "chess"),

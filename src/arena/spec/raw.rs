@@ -231,6 +231,34 @@ impl RawSpec {
     }
 }
 
+/// Keys of a spec's top level (tournament or tuning) that no engine table has: written below
+/// an engine's table header, they land in that table.
+const TOP_LEVEL_ONLY: [&str; 23] = [
+    "game",
+    "seed",
+    "format",
+    "challengers",
+    "openings",
+    "games",
+    "rounds",
+    "anchor",
+    "anchor_elo",
+    "sprt",
+    "ratings",
+    "adjudication",
+    "output",
+    "method",
+    "weights_out",
+    "opponent",
+    "pool",
+    "budget",
+    "hill",
+    "spsa",
+    "confirm",
+    "param",
+    "regression",
+];
+
 /// Rewrites the deserialiser's message in the project's words: the key it is about, and what
 /// is wrong.
 pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (String, String) {
@@ -242,6 +270,16 @@ pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (
             .trim_start_matches(", expected one of ")
             .trim_start_matches(", expected ")
             .replace('`', "");
+        // TOML's trap: a spec-wide key written below an engine's table header is that table's.
+        let in_engine = allowed.split(", ").any(|k| k == "algorithm");
+        if in_engine && TOP_LEVEL_ONLY.contains(&key) {
+            return (
+                key.to_string(),
+                format!(
+                    "unknown key in an engine's table; '{key}' belongs at the top of the spec, above the first [[engine]] table (in TOML every key below a table's header is that table's)"
+                ),
+            );
+        }
         // A misspelling gets the key meant (as the command line does), not the whole list.
         let closest = allowed
             .split(", ")
