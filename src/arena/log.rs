@@ -6,6 +6,7 @@
 //! ignore it and a resumed run cuts it off before appending. A complete line that does not parse
 //! is corruption, reported with its line number.
 
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -237,6 +238,10 @@ pub struct RunInfo {
     /// or rounds, nothing else changed): their games are this run's games too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extends: Vec<String>,
+    /// The names outside engines gave themselves at their handshake (GTP `name`, NBoard `set
+    /// myname`, Gomocup `ABOUT`, the line protocol's `ok name=`), by the spec's engine name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reported_names: BTreeMap<String, String>,
     /// The resolved spec.
     pub spec: ResolvedSpec,
 }

@@ -92,8 +92,12 @@ pub fn engine_log(dir: &Path, name: &str) -> PathBuf {
 
 /// Starts every outside program of `spec` once and speaks its handshake, so that a program
 /// that is missing or does not speak its protocol is an error before the first game, naming
-/// the engine.
-pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Result<(), String> {
+/// the engine. Returns the names the programs gave themselves, by engine name.
+pub fn check_outside<G: Game>(
+    spec: &TournamentSpec,
+    logs: Option<&Path>,
+) -> Result<Vec<(String, String)>, String> {
+    let mut names = Vec::new();
     for (i, entrant) in spec.engines.iter().enumerate() {
         if let Entrant::Outside(outside) = entrant {
             let name = &spec.resolved.engines[i].name;
@@ -105,10 +109,13 @@ pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Res
                     outside.command_line()
                 )
             })?;
+            if let Some(own) = player.reported_name() {
+                names.push((name.clone(), own.to_string()));
+            }
             player.quit();
         }
     }
-    Ok(())
+    Ok(names)
 }
 
 /// Plays game `slot` of `spec` after `opening` (the moves of the slot's opening from `start`),

@@ -71,7 +71,8 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
                 "game": kind.to_string(), "positions": f.positions, "k": f.k,
                 "start_loss": f.start_loss, "loss": f.loss, "iterations": f.iterations,
                 "converged": f.converged, "weights": out.display().to_string(),
-                "tapered": f.taper.is_some(),
+                "tapered": f.taper.is_some(), "games": fitted.games,
+                "skipped_games": fitted.skipped_games,
             })
         )?;
     } else {
@@ -88,9 +89,21 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
             f.iterations,
             if f.converged { "" } else { ", not converged" }
         )?;
+        say!("{}", games_line(fitted.games, fitted.skipped_games))?;
         say!("weights: {}", out.display())?;
     }
     Ok(())
+}
+
+/// How many games the positions came from, and how many were left out and why.
+fn games_line(games: u64, skipped: u64) -> String {
+    let mut line = format!("from {games} games");
+    if skipped > 0 {
+        line.push_str(&format!(
+            "; {skipped} games lost by a failure (timeout, stall, illegal move, crash) left out: their result says nothing of their positions"
+        ));
+    }
+    line
 }
 
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
@@ -163,6 +176,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
             "{}",
             json!({
                 "game": "othello", "positions": data.len(), "games": games,
+                "skipped_games": skipped,
                 "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),
@@ -170,6 +184,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
         )?;
     } else {
         say!("{}", fit.summary())?;
+        say!("{}", games_line(games, skipped))?;
         say!("weights: {}", out.display())?;
     }
     Ok(())

@@ -10,12 +10,34 @@ use joute::arena::suites::{self, OTHELLO_DEPTH, OTHELLO_MAX_SCORE};
 use joute::eval::Weights;
 use joute::games::{GameKind, Morpion, Othello};
 
+/// A bar of the openings found, with the time left, on stderr when it is a terminal (a suite
+/// of 100 Connect 4 openings takes minutes).
+fn progress_bar(count: u32) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(count.into());
+    let style = indicatif::ProgressStyle::with_template(
+        "{bar:30} {pos}/{len} openings, {elapsed} elapsed, about {eta} left",
+    )
+    .expect("a valid template");
+    bar.set_style(style);
+    Some(bar)
+}
+
 /// Runs `joute openings`.
 pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
     if args.count == 0 || args.count > 100_000 {
         return Err(InputError(format!("--count is {}; allowed: 1..=100000", args.count)).into());
     }
     let started = Instant::now();
+    let bar = progress_bar(args.count);
+    let progress = &mut |n: u32| {
+        if let Some(bar) = &bar {
+            bar.set_position(n.into());
+        }
+    };
     let suite = match args.game {
         GameKind::Connect4 => {
             if args.depth.is_some() {
@@ -36,6 +58,7 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
                 args.count,
                 args.seed,
                 max_score as i32,
+                progress,
             )
         }
         GameKind::Othello => {
@@ -58,6 +81,7 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
                 depth,
                 max_score,
                 &Weights::default_for(&start),
+                progress,
             )
         }
         GameKind::Morpion { rows, cols, k } => {
@@ -77,6 +101,7 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
                 args.count,
                 args.seed,
                 depth,
+                progress,
             )
         }
         other => {
@@ -87,6 +112,9 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
         }
     }
     .map_err(InputError)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let command = std::iter::once("joute".to_string())
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()

@@ -5,9 +5,11 @@ use std::io::Write;
 use serde_json::json;
 
 use super::{InputError, PlayArgs};
-use joute::arena::{Engine, EngineSpec, Opening, Referee, play_game};
+use joute::arena::outside::{OutsidePlayer, Setup};
+use joute::arena::spec::{ClockWords, MatchEngine};
+use joute::arena::{Engine, Opening, Player, Referee, play_game};
 use joute::eval::{Features, FeaturesVisitor};
-use joute::games::{Game, Side};
+use joute::games::{Game, GameKind, Side};
 use joute::search::{WIN, WIN_THRESHOLD};
 
 /// A forced result found by a search, in words from the mover's point of view: `win in 7
@@ -34,6 +36,40 @@ fn describe_score<G: Game>(score: Option<i32>) -> String {
     }
 }
 
+/// The player `text` names (a built-in engine, or an outside program as `joute match` takes
+/// it: `cmd=python3,arg=engine.py,proto=line`), and its name.
+fn player<G: Features>(
+    text: &str,
+    kind: &GameKind,
+    start: &G,
+    seed: u64,
+) -> Result<(String, Box<dyn Player<G>>), InputError> {
+    let input = |e: &dyn std::fmt::Display| InputError(e.to_string());
+    let no_clock = |clock: &ClockWords| match clock == &ClockWords::default() {
+        true => Ok(()),
+        false => Err(InputError(format!(
+            "engine '{text}': joute play keeps no clock; a game on a clock is `joute match --games 1 --tc ...`"
+        ))),
+    };
+    match MatchEngine::parse(text).map_err(|e| input(&e))? {
+        MatchEngine::BuiltIn { engine, clock } => {
+            no_clock(&clock)?;
+            let player = Engine::new(&engine, start, seed).map_err(|e| input(&e))?;
+            Ok((engine.name, Box::new(player)))
+        }
+        MatchEngine::Outside { name, spec, clock } => {
+            no_clock(&clock)?;
+            let setup = Setup {
+                game: *kind,
+                spec,
+                clock: None,
+            };
+            // Its stderr is kept in memory: its last lines are in the message if it fails.
+            Ok((name, Box::new(OutsidePlayer::<G>::new(setup, None))))
+        }
+    }
+}
+
 /// `joute play`, run for the game the user named.
 pub(super) struct PlayCommand {
     pub args: PlayArgs,
@@ -45,15 +81,10 @@ impl FeaturesVisitor for PlayCommand {
     fn visit<G: Features>(self, start: G) -> anyhow::Result<()> {
         let args = self.args;
         let input = |e: &dyn std::fmt::Display| InputError(e.to_string());
-        let specs = [
-            EngineSpec::parse(&args.engine_a).map_err(|e| input(&e))?,
-            EngineSpec::parse(&args.engine_b).map_err(|e| input(&e))?,
-        ];
         let seed = args.seed.unwrap_or(1);
-        let [mut first, mut second] = [
-            Engine::new(&specs[0], &start, seed).map_err(|e| input(&e))?,
-            Engine::new(&specs[1], &start, seed.wrapping_add(1)).map_err(|e| input(&e))?,
-        ];
+        let (first_name, mut first) = player(&args.engine_a, &args.game, &start, seed)?;
+        let (second_name, mut second) =
+            player(&args.engine_b, &args.game, &start, seed.wrapping_add(1))?;
         let opening = args.opening.as_deref().unwrap_or("");
         let opening_moves = start.parse_sequence(opening).map_err(|e| input(&e))?;
         let game_opening = Opening {
@@ -61,7 +92,7 @@ impl FeaturesVisitor for PlayCommand {
             moves: &opening_moves,
         };
         let from = game_opening.position();
-        let names = [specs[0].name.clone(), specs[1].name.clone()];
+        let names = [first_name, second_name];
         let mut out = std::io::stdout().lock();
         if !args.json {
             writeln!(
@@ -77,7 +108,7 @@ impl FeaturesVisitor for PlayCommand {
             write!(out, "{}", from.render())?;
         }
         let mut ply = 0;
-        let players: [&mut dyn joute::arena::Player<G>; 2] = [&mut first, &mut second];
+        let players: [&mut dyn Player<G>; 2] = [first.as_mut(), second.as_mut()];
         let record = play_game(
             &game_opening,
             players,
@@ -126,6 +157,8 @@ impl FeaturesVisitor for PlayCommand {
                 "plies": record.moves.len(),
                 "winner": record.outcome.winner.map(|s| if s == Side::First { "first" } else { "second" }),
                 "score": record.outcome.score,
+                "termination": record.termination.name(),
+                "detail": record.termination.detail(),
                 "seconds": record.seconds,
                 "records": record.moves.iter().zip(&moves).map(|(m, text)| json!({
                     "move": text, "score": m.score, "score_text": m.score.map(|s| forced_result::<G>(s).unwrap_or_else(|| s.to_string())),
@@ -135,9 +168,13 @@ impl FeaturesVisitor for PlayCommand {
             });
             writeln!(out, "{value}")?;
         } else {
+            let how = match record.termination.detail() {
+                Some(detail) => format!(" by {}: {detail}", record.termination.name()),
+                None => String::new(),
+            };
             writeln!(
                 out,
-                "\nresult: {result} (score {} for the first player) after {} moves: {}",
+                "\nresult: {result}{how} (score {} for the first player) after {} moves: {}",
                 record.outcome.score,
                 moves.len(),
                 moves.join(" ")

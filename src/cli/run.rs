@@ -13,7 +13,8 @@ use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::log::{GameLine, ReadLock, RunInfo};
 use joute::arena::schedule::Shard;
 use joute::arena::spec::{
-    Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
+    Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_records,
+    match_spec,
 };
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
@@ -53,16 +54,26 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .map(Shard::parse)
         .transpose()
         .map_err(|e| InputError(format!("--shard: {e}")))?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        let base = PathBuf::from("reports").join(&spec.resolved.name);
-        match shard {
-            Some(s) => base.join(s.folder_name()),
-            None => base,
-        }
-    });
+    let base =
+        (args.out.clone()).unwrap_or_else(|| PathBuf::from("reports").join(&spec.resolved.name));
+    let out = match shard {
+        Some(s) => shard_folder(&base, &s.folder_name()),
+        None => base,
+    };
     let voice = voice(args.quiet, args.json);
     let threads = threads(args.threads)?;
     play(&spec, &out, Some(shard), args.resume, threads, voice, true)
+}
+
+/// A shard's folder in `base`, the folder every shard is given: `base/shard-I-of-N`, unless
+/// `base` is that folder already (as the deploy scripts name it) or holds a log of its own (a
+/// shard folder laid out by an earlier joute).
+fn shard_folder(base: &Path, name: &str) -> PathBuf {
+    if base.file_name().is_some_and(|f| f == name) || base.join("games.jsonl").exists() {
+        base.to_path_buf()
+    } else {
+        base.join(name)
+    }
 }
 
 /// `joute match GAME ENGINE ENGINE`.
@@ -83,7 +94,18 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         plies: args.openings,
         repeat: args.repeat_openings,
     };
-    let (spec, note) = match_spec(
+    let records = (args.records.as_deref())
+        .map(|list| match_records(&args.game, list))
+        .transpose()
+        .map_err(|e| InputError(e.to_string()))?;
+    if records.is_some() && args.out.is_none() {
+        return Err(InputError(
+            "--records needs --out DIR: the records are written there as the games are played"
+                .into(),
+        )
+        .into());
+    }
+    let (mut spec, note) = match_spec(
         args.game,
         engines,
         games,
@@ -93,6 +115,8 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         clock,
     )
     .map_err(|e| InputError(e.to_string()))?;
+    // Not in the spec's hash: a match resumed with other records is the same match.
+    spec.resolved.records = records.unwrap_or_default();
     let voice = voice(args.quiet, args.json);
     if let Some(note) = note
         && voice == Voice::Normal
@@ -457,7 +481,7 @@ pub(super) fn play(
                     "interrupted: {logged} of {scheduled} games are in {} ({} this session); to play the rest, run: {}",
                     out.join("games.jsonl").display(),
                     outcome.played,
-                    resume_command()
+                    interrupt::resume_command()
                 )?;
             } else {
                 say!(
@@ -479,31 +503,6 @@ fn session_error(e: SessionError) -> anyhow::Error {
     match e {
         SessionError::Input(text) => InputError(text).into(),
         SessionError::Failed(text) => anyhow::anyhow!(text),
-    }
-}
-
-/// This command line again, with `--resume` (which also works when nothing needs extending).
-pub(super) fn resume_command() -> String {
-    let mut args: Vec<String> = std::env::args().collect();
-    if !args.iter().any(|a| a == "--resume") {
-        args.push("--resume".into());
-    }
-    args.iter()
-        .map(|a| shell_quote(a))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 
@@ -590,6 +589,12 @@ fn finish_with(
             }
             if let Some(block) = table::terminations(summary) {
                 say_text!(block)?;
+                let failed = summary.failures.iter().any(|f| f.total() > 0);
+                if failed && !keep {
+                    say!(
+                        "(a match without --out keeps nothing: with --out DIR, each engine's whole stderr is in DIR/engines/NAME.log)"
+                    )?;
+                }
             }
             if summary.after_decision > 0 {
                 say!(
@@ -610,6 +615,8 @@ fn finish_with(
 struct Progress {
     voice: Voice,
     bar: Option<ProgressBar>,
+    /// The line that says play starts, when there is no bar.
+    announce: Option<String>,
     /// Games the folder is to hold, and games in it now.
     total: u64,
     done: u64,
@@ -644,8 +651,9 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        if talk && bar.is_none() {
-            note!(
+        // Said when play starts: after the outside programs' handshakes, which may fail.
+        let announce = (talk && bar.is_none()).then(|| {
+            format!(
                 "playing {}{remaining} games on {threads} thread{} ({done} already played{})",
                 if sprt { "up to " } else { "" },
                 if threads == 1 { "" } else { "s" },
@@ -654,11 +662,12 @@ impl Progress {
                 } else {
                     ""
                 }
-            );
-        }
+            )
+        });
         Progress {
             voice,
             bar,
+            announce,
             total,
             done,
             remaining_at_start: remaining,
@@ -678,6 +687,12 @@ impl Progress {
 }
 
 impl Observer for Progress {
+    fn started(&mut self, _: u64, _: u64) {
+        if let Some(line) = self.announce.take() {
+            note!("{line}");
+        }
+    }
+
     fn game_finished(&mut self, _: &GameLine, summary: &Summary) {
         self.done += 1;
         self.played += 1;
@@ -810,14 +825,5 @@ mod tests {
         assert_eq!(short_duration(200.0), "3m 20s");
         assert_eq!(short_duration(7500.0), "2h 05m");
         assert_eq!(short_duration(f64::INFINITY), "?");
-    }
-
-    #[test]
-    fn shell_words_are_quoted_when_needed() {
-        assert_eq!(shell_quote("tournaments/a.toml"), "tournaments/a.toml");
-        assert_eq!(shell_quote("pvs:20ms"), "pvs:20ms");
-        assert_eq!(shell_quote("my run"), "'my run'");
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -81,7 +81,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                     "interrupted after candidate {} ({} games); to continue, run: {}",
                     session.ck.candidates,
                     session.ck.games,
-                    super::run::resume_command()
+                    interrupt::resume_command()
                 )?;
             }
             return Err(super::run::Interrupted.into());
@@ -137,7 +137,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
                         "interrupted during the {} match; its games so far are in {}; to continue, run: {}",
                         kind.folder(),
                         out.join(kind.folder()).display(),
-                        super::run::resume_command()
+                        interrupt::resume_command()
                     )?;
                 }
                 return Err(super::run::Interrupted.into());

@@ -206,6 +206,7 @@ impl Session {
                 .count() as u64,
             sessions: Vec::new(),
             extends: Vec::new(),
+            reported_names: Default::default(),
             spec: spec.resolved.clone(),
         };
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
@@ -253,6 +254,7 @@ impl Session {
                 });
             }
             info.sessions = previous.sessions.clone();
+            info.reported_names = previous.reported_names.clone();
             let scan = scan_log(&log_path, |game| {
                 if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
                     return Err(format!("game id {} does not belong to this shard", game.id));
@@ -274,6 +276,7 @@ impl Session {
             if scan.torn {
                 notices.push(Notice::TornLine);
             }
+            count_killed_sessions_games(&mut info.sessions, scan.games);
             writer.cut(scan.good_bytes).map_err(|e| {
                 SessionError::Failed(format!(
                     "cannot cut the torn line of {}: {e}",
@@ -359,8 +362,8 @@ impl Session {
         let log_path = self.out.join("games.jsonl");
         let engine_logs = self.out.join("engines");
         let run_path = self.out.join("run.json");
-        observer.started(self.scheduled(), self.remaining());
         if self.todo.is_empty() {
+            observer.started(self.scheduled(), self.remaining());
             // A finished run opened again: nothing to play and no session to record (but an
             // extension that adds no game still records the new spec).
             if matches!(self.opened, Opened::Extended { .. }) {
@@ -400,6 +403,23 @@ impl Session {
             })
         };
         save(&self.info)?;
+        // Every outside program started once and its handshake spoken before play is
+        // announced: a program that does not start is the run's only message.
+        if self.spec.has_outside() {
+            std::fs::create_dir_all(&engine_logs).map_err(|e| {
+                SessionError::Failed(format!("cannot create {}: {e}", engine_logs.display()))
+            })?;
+            let names = crate::eval::dispatch(
+                &self.spec.resolved.game_kind(),
+                CheckOutside {
+                    spec: &self.spec,
+                    engine_logs: &engine_logs,
+                },
+            )?;
+            self.info.reported_names.extend(names);
+            save(&self.info)?;
+        }
+        observer.started(self.scheduled(), self.remaining());
 
         // `[output] records`, game by game (the report rewrites them whole at the end).
         let mut live = if self.spec.resolved.records.is_empty() {
@@ -514,6 +534,18 @@ impl Session {
     }
 }
 
+/// A session killed (SIGKILL, a power cut) recorded the games it played only now and then:
+/// the games the log holds beyond what the sessions recorded are the last killed one's.
+fn count_killed_sessions_games(sessions: &mut [SessionRecord], logged: u64) {
+    let recorded: u64 = sessions.iter().map(|s| s.games_played).sum();
+    if let Some(killed) = sessions.last_mut()
+        && killed.finished_unix.is_none()
+        && logged > recorded
+    {
+        killed.games_played += logged - recorded;
+    }
+}
+
 /// Plays `todo` on the game the spec names (the visitor picks the game's type).
 struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     spec: &'a TournamentSpec,
@@ -526,17 +558,25 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     consume: F,
 }
 
+/// Starts every outside program once ([`check_outside`]) on the game the spec names.
+struct CheckOutside<'a> {
+    spec: &'a TournamentSpec,
+    engine_logs: &'a Path,
+}
+
+impl FeaturesVisitor for CheckOutside<'_> {
+    /// The names the outside programs gave themselves, by engine name.
+    type Output = Result<Vec<(String, String)>, SessionError>;
+    fn visit<G: Features>(self, _: G) -> Self::Output {
+        check_outside::<G>(self.spec, Some(self.engine_logs)).map_err(SessionError::Input)
+    }
+}
+
 impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_, F> {
     type Output = Result<(), SessionError>;
     fn visit<G: Features>(self, start: G) -> Self::Output {
         let openings = openings::parse_all(&start, &self.spec.resolved.opening_moves)
             .map_err(|e| SessionError::Failed(format!("the run's openings do not replay: {e}")))?;
-        if self.spec.has_outside() && !self.todo.is_empty() {
-            std::fs::create_dir_all(self.engine_logs).map_err(|e| {
-                SessionError::Failed(format!("cannot create {}: {e}", self.engine_logs.display()))
-            })?;
-            check_outside::<G>(self.spec, Some(self.engine_logs)).map_err(SessionError::Input)?;
-        }
         run_games(
             self.spec,
             start,

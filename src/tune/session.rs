@@ -567,7 +567,7 @@ fn weights_header(
     format!(
         "Tuned by joute {}: joute tune {} (spec '{}', hash {}, seed {}).\n\
          Method {}, engine {} (the start); tuned: {}.\n\
-         {} candidates{}, {} tuning games, {} games in all.\n\
+         {} candidate{}{}, {} tuning games, {} games in all.\n\
          Confirmed against the start on {} held-out games: {:+.1} ± {:.1} Elo (95%), LOS {:.2}%.",
         env!("CARGO_PKG_VERSION"),
         spec_path.display(),
@@ -582,6 +582,7 @@ fn weights_header(
             .collect::<Vec<_>>()
             .join(", "),
         history.len(),
+        if history.len() == 1 { "" } else { "s" },
         if spec.method == Method::HillClimb {
             format!(" ({accepted} accepted)")
         } else {

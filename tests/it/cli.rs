@@ -413,13 +413,18 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
     refuses(&with(&["-repeat"]), &["already played twice"]);
     refuses(
         &with(&["-each", "tc=10+0.1"]),
-        &["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "pvs:200ms"],
+        &["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "--tc 10+0.1"],
+    );
+    refuses(&with(&["-tc", "40/60"]), &["'-tc'", "write --tc 10+0.1"]);
+    refuses(
+        &with(&["-recover"]),
+        &["started again for the next", "--resume"],
     );
     refuses(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
     refuses(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
     refuses(
         &with(&["-pgnout", "games.pgn"]),
-        &["--out DIR", "games.jsonl"],
+        &["--out DIR --records pgn", "games.jsonl", "joute export"],
     );
     refuses(&["matc", "othello"], &["'matc'", "did you mean 'match'?"]);
     refuses(

@@ -56,6 +56,31 @@ fn fitted_weights_are_written_and_play() {
     );
     assert!(fitted <= start && fitted > 0.0, "{json}");
     assert!(json["positions"].as_u64().unwrap() > 400 * 10, "{json}");
+    assert_eq!(
+        (json["games"].as_u64(), json["skipped_games"].as_u64()),
+        (Some(400), Some(0))
+    );
+    // Games lost by a failure are left out, and the count says so.
+    let failed = dir.join("failed");
+    std::fs::create_dir_all(&failed).unwrap();
+    let source = std::path::Path::new(&log);
+    std::fs::copy(source.with_file_name("run.json"), failed.join("run.json")).unwrap();
+    let text = std::fs::read_to_string(source).unwrap();
+    let lines: Vec<String> = (text.lines().enumerate())
+        .map(|(i, l)| match i < 39 {
+            true => l.replace("\"termination\":\"normal\"", "\"termination\":\"crash\""),
+            false => l.to_string(),
+        })
+        .collect();
+    assert_eq!(lines.iter().filter(|l| l.contains("\"crash\"")).count(), 39);
+    let failed_log = failed.join("games.jsonl");
+    std::fs::write(&failed_log, lines.join("\n") + "\n").unwrap();
+    let failed_log = failed_log.display().to_string();
+    let stdout = joute_ok(&["fit", &failed_log, "--out", &weights]);
+    assert!(
+        stdout.contains("from 361 games; 39 games lost by a failure (timeout, stall, illegal move, crash) left out"),
+        "{stdout}"
+    );
     // The weights file is the game's, with full-precision numbers: a run with it resumes and
     // reports (its spec hash survives run.json's round trip).
     let engine = format!("alphabeta:3:{weights}");

@@ -328,6 +328,94 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
 }
 
 #[test]
+fn joute_match_without_out_says_why_an_engine_failed() {
+    // A student's first command: no --out, an engine that raises at its first move (the
+    // fake counts the 4 opening plies). The table is followed by the engine's first failure,
+    // with the end of its stderr.
+    let dir = common::scratch("outside", "match-failure");
+    let engine = format!(
+        "cmd=python3,proto=line,name=student,arg={},arg=--protocol,arg=line,arg=--crash-at,arg=3",
+        fake()
+    );
+    let out = joute_in(
+        &dir,
+        &[
+            "match",
+            "connect4",
+            &engine,
+            "alphabeta:2",
+            "--games",
+            "2",
+            "--threads",
+            "1",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("first failure of student: crash in game 0: "))
+        .unwrap_or_else(|| panic!("no first failure in {stdout}"));
+    assert!(
+        line.contains("fake.py")
+            && line.ends_with(
+                "(it exited: exit status: 3); its stderr ended: fake: crashing at move 3"
+            ),
+        "{line}"
+    );
+    assert!(
+        stdout.contains("a match without --out keeps nothing"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn joute_play_plays_an_outside_engine_move_by_move() {
+    let dir = common::scratch("outside", "play");
+    let engine = |flags: &str| {
+        format!(
+            "cmd=python3,proto=line,name=mine,arg={},arg=--protocol,arg=line{flags}",
+            fake()
+        )
+    };
+    let out = joute_in(&dir, &["play", "connect4", &engine(""), "alphabeta:1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("1. mine (first) plays "), "{stdout}");
+    assert!(stdout.contains("\nresult: "), "{stdout}");
+    // A failure says how the game ended.
+    let out = joute_in(
+        &dir,
+        &[
+            "play",
+            "connect4",
+            &engine(",arg=--crash-at,arg=2"),
+            "alphabeta:1",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["termination"], "crash", "{value}");
+    assert_eq!(value["winner"], "second", "{value}");
+    assert_eq!(value["plies"], 2, "{value}");
+    assert!(
+        value["detail"]
+            .as_str()
+            .unwrap()
+            .contains("fake: crashing at move 2"),
+        "{value}"
+    );
+    // No clock in joute play.
+    let out = joute_in(
+        &dir,
+        &["play", "connect4", &engine(",st=1s"), "alphabeta:1"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("joute play keeps no clock"));
+}
+
+#[test]
 fn joute_match_takes_an_outside_engine_on_the_command_line() {
     let dir = common::scratch("outside", "match");
     let engine = format!(
@@ -484,7 +572,12 @@ fn a_hang_without_a_clock_stalls() {
         "stall",
     );
     for g in &all {
-        assert_eq!(detail(g), "no answer within 500 ms", "{g}");
+        let detail = detail(g);
+        assert!(
+            detail.starts_with("no answer to 'move game=connect4 moves=")
+                && detail.ends_with("' within 500 ms"),
+            "{g}"
+        );
     }
     assert!(clock.elapsed() < Duration::from_secs(20));
 }
@@ -533,39 +626,31 @@ fn garbage_is_an_illegal_move_with_the_line_kept() {
         "illegal-move",
     );
     for g in &all {
-        assert_eq!(detail(g), "banana split", "{g}");
+        assert_eq!(detail(g), "banana9", "{g}");
     }
 }
 
 #[test]
 fn a_flood_loses_without_holding_the_run() {
-    // The line protocol takes the first line that is no comment as the answer: a flood's first
-    // line is no move.
-    let (all, _) = every_game_fails(
-        "line",
-        "connect4",
-        "",
-        &["--flood-at", "2"],
-        "stall_timeout = \"10s\"",
-        "illegal-move",
-    );
-    for g in &all {
-        assert!(detail(g).starts_with("flood flood flood"), "{g}");
-    }
-    // GTP waits for a `=` answer: a flood of other lines is chatter, cut after 1000 lines.
-    let (all, _) = every_game_fails(
-        "gtp",
-        "othello",
-        "",
-        &["--flood-at", "2"],
-        "stall_timeout = \"10s\"",
-        "stall",
-    );
-    for g in &all {
-        assert!(
-            detail(g).ends_with("more than 1000 lines without the answer expected"),
-            "{g}"
+    // Every protocol passes over lines that are no answer (a flood's are not shaped as a
+    // move), up to 1000: then the program stalls, its first lines named.
+    for (protocol, game) in [("line", "connect4"), ("gtp", "othello")] {
+        let (all, _) = every_game_fails(
+            protocol,
+            game,
+            "",
+            &["--flood-at", "2"],
+            "stall_timeout = \"10s\"",
+            "stall",
         );
+        for g in &all {
+            let detail = detail(g);
+            assert!(
+                detail.contains("fake.py: more than 1000 lines without the answer expected")
+                    && detail.contains("(passed over): 'flood flood flood"),
+                "{g}"
+            );
+        }
     }
 }
 
@@ -591,6 +676,73 @@ fn chatter_is_passed_over() {
         // It ran in the spec's folder (its --log is relative).
         assert!(dir.join("received.txt").is_file());
     }
+}
+
+#[test]
+fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
+    // A debug print on stdout before every answer: the games go on, as under GTP before.
+    for (protocol, game) in [
+        ("line", "connect4"),
+        ("gtp", "othello"),
+        ("nboard", "othello"),
+        ("gomocup", "morpion-9x9-5"),
+    ] {
+        let dir = common::scratch("outside", "stray");
+        // NBoard programs give their name when told a depth.
+        let depth = if protocol == "nboard" {
+            "depth = 1"
+        } else {
+            ""
+        };
+        let text = spec(game, 1, "", protocol, &["--stray", "2"], depth);
+        let (stdout, _) = run_ok(&dir, &text, &[]);
+        let all = games(&dir.join("out"));
+        assert!(
+            all.iter().all(|g| termination(g) == "normal"),
+            "{protocol}: {all:?}"
+        );
+        assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0]);
+        // The first ones are copied to the engine's log.
+        let log = engine_log(&dir.join("out"), "fake");
+        assert!(
+            log.iter()
+                .any(|(_, l)| l == "stdout, no answer, passed over: thinking... 1 moves so far"),
+            "{protocol}: {log:?}"
+        );
+        // The name the program gave itself at its handshake is kept, and shown in the report.
+        let record: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("out/run.json")).unwrap())
+                .unwrap();
+        let own = format!("fake-{protocol}");
+        assert_eq!(record["reported_names"]["fake"], own.as_str(), "{protocol}");
+        let page = std::fs::read_to_string(dir.join("out/index.html")).unwrap();
+        let shown = page
+            .find("<td>fake (calls itself ")
+            .map(|at| &page[at..at + 60])
+            .unwrap_or_else(|| panic!("{protocol}: no reported name in the page"));
+        assert!(shown.contains(&own), "{protocol}: {shown}");
+    }
+    // When no answer comes at all, the stall names what the program wrote instead.
+    let dir = common::scratch("outside", "stray-hang");
+    let text = spec(
+        "connect4",
+        1,
+        "",
+        "line",
+        &["--stray", "2", "--hang-at", "2"],
+        "stall_timeout = \"1s\"",
+    );
+    run_ok(&dir, &text, &[]);
+    let all = games(&dir.join("out"));
+    assert!(all.iter().all(|g| termination(g) == "stall"), "{all:?}");
+    assert!(
+        detail(&all[0]).starts_with("no answer to 'move game=connect4 moves=")
+            && detail(&all[0]).ends_with(
+                "within 1 s; it wrote 2 lines that are no answer (passed over): 'thinking... 1 moves so far', 'thinking... 2 moves so far'"
+            ),
+        "{}",
+        detail(&all[0])
+    );
 }
 
 /// The fake misbehaves (`flags`) once across all its processes, on one thread: the first game
@@ -667,7 +819,7 @@ fn after_garbage_the_program_is_started_again() {
         "stall_timeout = \"10s\"",
         "illegal-move",
     );
-    assert_eq!(detail(&all[0]), "banana split");
+    assert_eq!(detail(&all[0]), "banana9");
 }
 
 #[test]
@@ -701,7 +853,7 @@ fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with("error: engine 'fake' (python3 ")
-            && stderr.contains("did not start: no answer within 200 ms"),
+            && stderr.contains("did not start: no answer to 'joute 1 game=connect4' within 200 ms"),
         "{stderr}"
     );
 }
@@ -1082,6 +1234,11 @@ fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
         "{protocol} {flag}: '{why}' not in {stderr}"
     );
     assert!(out.stdout.is_empty());
+    // Without --quiet, no "playing N games" comes before the error.
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    let loud = run(&dir, &text, &[]);
+    let said = format!("{:?}", loud);
+    assert!(!said.contains("playing "), "{said}");
     // What is written: the run's record (no game played), an empty log, the engine's stderr.
     let out_dir = dir.join("out");
     let record: Value =
@@ -1135,7 +1292,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
         "line",
         "connect4",
         "--bad-handshake",
-        "handshake: it answered 'nope' to 'joute 1', not 'ok'",
+        "handshake: it answered 'error nope' to 'joute 1', not 'ok'",
     );
     refused_at_start("gtp", "othello", "--bad-handshake", "'? no'");
     refused_at_start(
@@ -1149,7 +1306,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
         "nboard",
         "othello",
         "--bad-handshake",
-        "no answer within 1 s",
+        "no answer to 'ping 1' within 1 s",
     );
 }
 
@@ -1307,14 +1464,15 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
     let dir = common::scratch("outside", "shards");
     let text = spec("connect4", 3, "", "line", &[], "stall_timeout = \"5s\"");
     std::fs::write(dir.join("spec.toml"), &text).unwrap();
-    for (shard, folder) in [("0/2", "a"), ("1/2", "b")] {
+    // One --out for both: each shard plays into its shard-I-of-N folder there.
+    for shard in ["0/2", "1/2"] {
         let out = joute_in(
             &dir,
             &[
                 "run",
                 "spec.toml",
                 "--out",
-                folder,
+                "s",
                 "--shard",
                 shard,
                 "--quiet",
@@ -1322,10 +1480,16 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
         );
         assert!(out.status.success(), "{out:?}");
     }
-    let (a, b) = (games(&dir.join("a")), games(&dir.join("b")));
+    let (a, b) = (
+        games(&dir.join("s/shard-0-of-2")),
+        games(&dir.join("s/shard-1-of-2")),
+    );
     assert_eq!(a.len() + b.len(), 6);
     assert!(!a.is_empty() && !b.is_empty());
-    assert_eq!(spec_hash(&dir.join("a")), spec_hash(&dir.join("b")));
+    assert_eq!(
+        spec_hash(&dir.join("s/shard-0-of-2")),
+        spec_hash(&dir.join("s/shard-1-of-2"))
+    );
     let ids: BTreeSet<u64> = a
         .iter()
         .chain(&b)
@@ -1336,8 +1500,8 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
         &dir,
         &[
             "report",
-            "a/games.jsonl",
-            "b/games.jsonl",
+            "s/shard-0-of-2/games.jsonl",
+            "s/shard-1-of-2/games.jsonl",
             "--out",
             "merged",
             "--json",
@@ -1358,8 +1522,8 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
     // Run folders given for logs: the line says which file is meant.
     refused_in(
         &dir,
-        &["report", "a", "b"],
-        &["a is a folder", "a/games.jsonl"],
+        &["report", "s/shard-0-of-2", "s/shard-1-of-2"],
+        &["s/shard-0-of-2 is a folder", "s/shard-0-of-2/games.jsonl"],
     );
 }
 
@@ -1440,12 +1604,59 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.starts_with("FAIL ") && l.contains("banana split")),
+            .any(|l| l.starts_with("FAIL ") && l.contains("banana9")),
         "{stdout}"
     );
     assert!(stdout.lines().any(|l| l.starts_with("ok ")), "{stdout}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("does not pass the line check"), "{stderr}");
+}
+
+#[test]
+fn engine_check_warns_of_debug_prints_and_suspects_the_protocol() {
+    let dir = common::scratch("outside", "check-stray");
+    let fake = fake();
+    let check = |protocol: &str, game: &str, flags: &[&str]| {
+        let mut args = vec!["engine", "check", game, "--protocol", protocol];
+        args.extend(["--timeout", "1", "--", "python3", &fake]);
+        args.extend(flags);
+        let out = joute_in(&dir, &args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // Debug prints pass (exit 0), with a warning naming them.
+    let (code, stdout) = check("gtp", "othello", &["--protocol", "gtp", "--stray", "1"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let warn = stdout
+        .lines()
+        .find(|l| l.starts_with("warn "))
+        .unwrap_or_else(|| panic!("no warning in {stdout}"));
+    assert!(
+        warn.contains("nothing on stdout but answers")
+            && warn.contains("that are no answer (passed over): 'thinking... 1 moves so far'")
+            && warn.contains("write debug output to stderr"),
+        "{warn}"
+    );
+    assert!(stdout.contains("steps passed"), "{stdout}");
+    // A clean program gets no warning.
+    let (code, stdout) = check("gtp", "othello", &["--protocol", "gtp"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(!stdout.contains("warn "), "{stdout}");
+    // A line-protocol program checked as GTP: the command left unanswered is named, with the
+    // protocol as the suspect.
+    let (code, stdout) = check("gtp", "othello", &["--protocol", "line"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    let fail = stdout
+        .lines()
+        .find(|l| l.starts_with("FAIL 1 "))
+        .unwrap_or_else(|| panic!("no failed handshake in {stdout}"));
+    assert!(
+        fail.contains("no answer to 'protocol_version' within 1 s")
+            && fail.contains("does the program speak the gtp protocol?"),
+        "{fail}"
+    );
 }
 
 #[test]
@@ -1511,7 +1722,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
         stdout.contains("ok   7 a whole game on the clock (20 s + 100 ms a move)"),
         "{stdout}"
     );
-    assert!(stdout.contains("8 of 8 steps passed"), "{stdout}");
+    assert!(stdout.contains("9 of 9 steps passed"), "{stdout}");
     assert!(
         std::fs::read_to_string(log)
             .unwrap()

@@ -494,7 +494,8 @@ fn bad_outside_tuning_specs_get_a_clear_error() {
     let last = stderr.trim_end().lines().last().unwrap();
     assert!(
         last.starts_with("error: engine 'tuned' (")
-            && last.contains("did not start: handshake: it answered 'hello'"),
+            && last.contains("did not start: ")
+            && last.contains("it wrote 1 line that is no answer (passed over): 'hello'"),
         "{stderr}"
     );
     assert!(!dir.join("silent/history.jsonl").is_file() || history(&dir.join("silent")).is_empty());
