@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use joute::games::perft::perft;
-use joute::games::{Connect4, Morpion, Othello};
+use joute::games::{Connect4, Game, Morpion, Othello, Rule};
 
 /// Quick sizes, a fraction of a second each.
 fn small(c: &mut Criterion) {
@@ -23,6 +23,19 @@ fn small(c: &mut Criterion) {
     group.bench_function("morpion-15x15-5/3", |b| {
         b.iter(|| perft(black_box(&Morpion::start(15, 15, 5)), 3))
     });
+    // A middle game, 12 stones each, black to move: renju judges black's candidate points at
+    // every other ply; the same board under freestyle is the baseline.
+    let middle =
+        "h8 i9 i8 g8 j8 k8 h9 h7 g10 f11 i10 j11 h10 h11 j10 k10 i7 g9 i11 i6 j7 k6 f9 e10";
+    for (name, rule) in [
+        ("renju-middle/2", Rule::Renju),
+        ("morpion-15x15-5-middle/2", Rule::Freestyle),
+    ] {
+        let pos = Morpion::with_rule(15, 15, 5, rule)
+            .play_sequence(middle)
+            .unwrap();
+        group.bench_function(name, |b| b.iter(|| perft(black_box(&pos), 2)));
+    }
     group.finish();
 }
 

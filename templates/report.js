@@ -107,6 +107,11 @@ var joute = (function () {
     });
   }
 
+  // Morpion's rules other than freestyle (K or more in a row win), as the viewer says them.
+  var RULES = {
+    exact: "exactly K in a row win; longer lines do not",
+    renju: "renju: X (black) wins with exactly five and may not make an overline, a double four or a double three; O wins with five or more"
+  };
   var SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
   function el(name, attrs, parent) {
     var e = document.createElementNS(SVG, name);
@@ -159,6 +164,14 @@ var joute = (function () {
     var holder = document.getElementById("board");
     holder.innerHTML = "";
     holder.appendChild(svg);
+    var rule = RULES[board.rule];
+    if (rule) {
+      // The rule under the board: the moves drawn are the same, what wins is not.
+      var caption = document.createElement("div");
+      caption.className = "rule";
+      caption.textContent = rule.replace("K", String(board.k));
+      holder.appendChild(caption);
+    }
   }
 
   var current = null, ply = 0, timer = null;

@@ -443,6 +443,7 @@ mod tests {
                 rows: 3,
                 cols: 3,
                 k: 3,
+                rule: crate::games::Rule::Freestyle,
             }),
         )
         .unwrap_err();

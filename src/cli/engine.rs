@@ -33,7 +33,7 @@ pub enum EngineCommand {
 }
 
 const CHECK_HELP: &str = "Example: joute engine check othello --protocol gtp -- edax -gtp -l 2\n\
-    Protocols: gtp and nboard play othello; gomocup plays morpion-NxN-5; line plays every game.";
+    Protocols: gtp and nboard play othello; gomocup plays morpion-NxN-5 (-exact, -renju) and renju; line plays every game.";
 
 /// Arguments of `joute engine check`.
 #[derive(Args, Debug)]

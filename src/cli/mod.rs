@@ -352,8 +352,9 @@ pub struct BenchArgs {
 
 /// The games joute plays, as the help of a GAME argument lists them.
 const GAME_HELP: &str = "Game: othello, connect4, morpion (3x3, 3 in a row), morpion-RxC-K (R rows \
-                         and C columns up to 15, K in a row), random-tree-BxD[-sSEED] (branching B \
-                         up to 64, depth D up to 32)";
+                         and C columns up to 15, K or more in a row win), morpion-RxC-K-exact \
+                         (exactly K), renju (15x15; morpion-RxC-5-renju on other boards), \
+                         random-tree-BxD[-sSEED] (branching B up to 64, depth D up to 32)";
 
 /// Where a spec's keys are documented, for the help of the commands that read one.
 const SPEC_REFERENCE: &str = "Every key of a spec, with what is allowed: docs/spec.md \
@@ -553,8 +554,9 @@ pub struct FitArgs {
 /// Arguments of `joute rate`.
 #[derive(Args, Debug)]
 pub struct RateArgs {
-    /// Record files: .pgn (White moved first), .wtb (WThor; names from the .jou beside it) or
-    /// .ggf.
+    /// Record files: .pgn (White moved first), .wtb (WThor; names from the .jou beside it),
+    /// .ggf, or joute games logs (games.jsonl with its run.json) of one or more runs, rated
+    /// jointly: engines matched by name, one name with two configurations refused.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Also write ratings.csv into this folder.

@@ -84,7 +84,12 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
                 progress,
             )
         }
-        GameKind::Morpion { rows, cols, k } => {
+        GameKind::Morpion {
+            rows,
+            cols,
+            k,
+            rule,
+        } => {
             if args.max_score.is_some() {
                 return Err(InputError(
                     "--max-score applies to connect4 and othello; Morpion openings are rejected only when the search finds a forced result".into(),
@@ -96,7 +101,7 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
                 return Err(InputError(format!("--depth is {depth}; for morpion 0..=6")).into());
             }
             suites::morpion_suite(
-                Morpion::start(rows, cols, k),
+                Morpion::with_rule(rows, cols, k, rule),
                 args.plies.unwrap_or(4),
                 args.count,
                 args.seed,

@@ -3,7 +3,9 @@
 //! fit of `joute report`). Games of an opening pair (joute's PGN tag `JoutePair`, the two games
 //! with colours swapped) are one cluster for the error bars; every other game is on its own.
 //! A game without a result (`*`), or anything malformed, is refused with the file and the
-//! game's number.
+//! game's number. joute's own games logs (`games.jsonl`, with the `run.json` beside each) of
+//! one or more runs rate together too: a ladder grown run by run, engines matched by name
+//! (`joute::report::load::rated_games_of_runs`).
 
 use std::path::Path;
 
@@ -53,7 +55,7 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
         }
         _ => {
             return Err(fail(
-                "unknown record file; expected .pgn (results), .wtb (WThor) or .ggf".into(),
+                "unknown record file; expected .pgn (results), .wtb (WThor), .ggf or a joute games log (.jsonl)".into(),
             ));
         }
     })
@@ -61,11 +63,20 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
 
 /// Runs `joute rate`.
 pub fn run(args: &RateArgs) -> anyhow::Result<()> {
-    let files = args
+    let is_log = |p: &&std::path::PathBuf| p.extension().is_some_and(|e| e == "jsonl");
+    let logs: Vec<std::path::PathBuf> = args.files.iter().filter(is_log).cloned().collect();
+    let mut files = args
         .files
         .iter()
+        .filter(|p| !is_log(p))
         .map(|path| read(path))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut runs = Vec::new();
+    if !logs.is_empty() {
+        let read = joute::report::load::rated_games_of_runs(&logs).map_err(InputError)?;
+        files.extend(read.games);
+        runs = read.runs;
+    }
     let games: usize = files.iter().map(Vec::len).sum();
     let (results, draws) = records::rating_inputs(&files).map_err(InputError)?;
     let first_move = match args.first_move.as_deref() {
@@ -98,12 +109,19 @@ pub fn run(args: &RateArgs) -> anyhow::Result<()> {
     if args.json {
         say!(
             "{}",
-            json!({"games": games, "ratings": rows, "scale": scale})
+            json!({"games": games, "ratings": rows, "scale": scale, "runs": runs.iter().map(|(name, n)| json!({"name": name, "games": n})).collect::<Vec<_>>()})
         )?;
         return Ok(());
     }
     say_text!(table::rating_table(&rows))?;
     say_text!(scale.lines())?;
     say!("{games} games, {} players", results.names.len())?;
+    if runs.len() > 1 {
+        let each: Vec<String> = runs
+            .iter()
+            .map(|(name, n)| format!("{name} ({n})"))
+            .collect();
+        say!("from {} runs: {}", runs.len(), each.join(", "))?;
+    }
     Ok(())
 }

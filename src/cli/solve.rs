@@ -161,8 +161,13 @@ fn one(
                         .into(),
                 )
             }
-            GameKind::Morpion { rows, cols, k } => {
-                let start = Morpion::start(rows, cols, k);
+            GameKind::Morpion {
+                rows,
+                cols,
+                k,
+                rule,
+            } => {
+                let start = Morpion::with_rule(rows, cols, k, rule);
                 let pos = match position {
                     Some(p) => start.parse_position(p).map_err(input)?,
                     None => start,

@@ -98,7 +98,12 @@ pub fn dispatch<V: FeaturesVisitor>(kind: &GameKind, visitor: V) -> V::Output {
     match *kind {
         GameKind::Othello => visitor.visit(Othello::start()),
         GameKind::Connect4 => visitor.visit(Connect4::start()),
-        GameKind::Morpion { rows, cols, k } => visitor.visit(Morpion::start(rows, cols, k)),
+        GameKind::Morpion {
+            rows,
+            cols,
+            k,
+            rule,
+        } => visitor.visit(Morpion::with_rule(rows, cols, k, rule)),
         GameKind::RandomTree {
             branching,
             depth,

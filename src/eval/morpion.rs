@@ -20,61 +20,11 @@
 //! and the cells 1, 16, 17 or 15 bits further per step; the windows of a direction are counted
 //! for all starting cells at once, with bit-sliced counters (four bit planes).
 
+use crate::games::morpion::{Padded, STRIDE, padded, rows_below, shift_right};
 use crate::games::{Game, Morpion, Side};
 
 use super::features::{Feature, Features};
 use super::weights::Weights;
-
-/// Bits per row of the padded board: 15 columns and a zero bit.
-const STRIDE: usize = 16;
-
-/// A board padded to [`STRIDE`] bits per row: row `r`, column `c` is bit `16 r + c` of the
-/// 256-bit set (4 rows per word).
-type Padded = [u64; 4];
-
-/// The cells of `cells` (row-major, `cols` per row) on the padded board.
-#[inline]
-fn padded(cells: &[u64; 4], rows: usize, cols: usize) -> Padded {
-    let mut out = [0u64; 4];
-    let row_mask = (1u64 << cols) - 1;
-    for r in 0..rows {
-        let off = r * cols;
-        let (w, b) = (off >> 6, off & 63);
-        let mut v = cells[w] >> b;
-        if b + cols > 64 && w + 1 < 4 {
-            v |= cells[w + 1] << (64 - b);
-        }
-        out[r / 4] |= (v & row_mask) << (STRIDE * (r % 4));
-    }
-    out
-}
-
-/// The padded board shifted right by `n` bits (`n` < 256): bit `x` of the result is bit
-/// `x + n` of `b`. Only the first `words` words are computed.
-#[inline]
-fn shift_right(b: &Padded, n: usize, words: usize) -> Padded {
-    let (q, s) = (n / 64, n % 64);
-    let at = |i: usize| if i < 4 { b[i] } else { 0 };
-    let mut out = [0u64; 4];
-    for (w, word) in out.iter_mut().enumerate().take(words) {
-        *word = if s == 0 {
-            at(w + q)
-        } else {
-            (at(w + q) >> s) | (at(w + q + 1) << (64 - s))
-        };
-    }
-    out
-}
-
-/// The rows `0..n` of the padded board, all 16 bits of each, in word `w`.
-#[inline]
-fn rows_below(n: usize, w: usize) -> u64 {
-    match n.saturating_sub(4 * w) {
-        0 => 0,
-        m if m >= 4 => !0,
-        m => (1u64 << (STRIDE * m)) - 1,
-    }
-}
 
 /// Adds the one-bit numbers of `x` to the four-bit counters `planes`.
 #[inline]

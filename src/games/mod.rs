@@ -11,13 +11,14 @@ pub mod morpion;
 pub mod othello;
 pub mod perft;
 pub mod random_tree;
+pub mod renju;
 
 use std::fmt;
 
 use arrayvec::ArrayVec;
 
 pub use connect4::Connect4;
-pub use morpion::Morpion;
+pub use morpion::{Morpion, Rule};
 pub use othello::Othello;
 pub use random_tree::RandomTree;
 
@@ -99,7 +100,7 @@ impl Outcome {
 pub enum GameError {
     /// The game name is not one joute knows.
     #[error(
-        "unknown game '{0}'; expected othello, connect4, morpion, morpion-RxC-K (rows and columns 1..=15, 1 <= K <= max(rows, columns)) or random-tree-BxD[-sSEED]"
+        "unknown game '{0}'; expected othello, connect4, morpion, morpion-RxC-K[-exact|-renju] (rows and columns 1..=15, 1 <= K <= max(rows, columns); renju: K = 5), renju or random-tree-BxD[-sSEED]"
     )]
     UnknownGame(String),
     /// The game name has the right shape but parameters out of range.
@@ -291,14 +292,16 @@ pub enum GameKind {
     Othello,
     /// Connect 4, 7 columns × 6 rows.
     Connect4,
-    /// The m,n,k game: `rows` × `cols`, `k` in a row wins.
+    /// The m,n,k game: `rows` × `cols`, `k` in a row wins (gomoku and renju among them).
     Morpion {
         /// Number of rows, 1..=15.
         rows: u8,
         /// Number of columns, 1..=15.
         cols: u8,
-        /// Marks in a row needed to win, 1..=max(rows, cols).
+        /// Marks in a row needed to win, 1..=max(rows, cols); 5 under renju.
         k: u8,
+        /// Which lines win and what is forbidden.
+        rule: Rule,
     },
     /// A uniform synthetic tree with pseudo-random leaf values.
     RandomTree {
@@ -312,8 +315,10 @@ pub enum GameKind {
 }
 
 impl GameKind {
-    /// Reads a game name: `othello`, `connect4`, `morpion` (3×3, 3 in a row), `morpion-RxC-K`,
-    /// or `random-tree-BxD` with an optional `-sSEED`.
+    /// Reads a game name: `othello`, `connect4`, `morpion` (3×3, 3 in a row), `morpion-RxC-K`
+    /// (K or more in a row win) with an optional `-exact` (exactly K) or `-renju` (renju's
+    /// rules, K = 5), `renju` (`morpion-15x15-5-renju`), or `random-tree-BxD` with an optional
+    /// `-sSEED`.
     pub fn parse(name: &str) -> Result<GameKind, GameError> {
         let unknown = || GameError::UnknownGame(name.to_string());
         let bad = |reason: String| GameError::BadVariant {
@@ -328,12 +333,31 @@ impl GameKind {
                     rows: 3,
                     cols: 3,
                     k: 3,
+                    rule: Rule::Freestyle,
+                });
+            }
+            "renju" => {
+                return Ok(GameKind::Morpion {
+                    rows: 15,
+                    cols: 15,
+                    k: 5,
+                    rule: Rule::Renju,
                 });
             }
             _ => {}
         }
         if let Some(rest) = name.strip_prefix("morpion-") {
             let (size, k) = rest.split_once('-').ok_or_else(unknown)?;
+            let (k, rule) = match k.split_once('-') {
+                None => (k, Rule::Freestyle),
+                Some((k, "exact")) => (k, Rule::Exact),
+                Some((k, "renju")) => (k, Rule::Renju),
+                Some((_, other)) => {
+                    return Err(bad(format!(
+                        "unknown rule '{other}'; after morpion-RxC-K comes nothing (K or more in a row win), -exact (exactly K) or -renju"
+                    )));
+                }
+            };
             let (rows, cols) = size.split_once('x').ok_or_else(unknown)?;
             let number = |s: &str| s.parse::<u32>().map_err(|_| unknown());
             let (rows, cols, k) = (number(rows)?, number(cols)?, number(k)?);
@@ -348,10 +372,16 @@ impl GameKind {
                     "k = {k} in a row cannot fit a {rows}x{cols} board; k must be between 1 and {longest}"
                 )));
             }
+            if rule == Rule::Renju && k != 5 {
+                return Err(bad(format!(
+                    "renju is five in a row, not {k}: write morpion-{rows}x{cols}-5-renju"
+                )));
+            }
             return Ok(GameKind::Morpion {
                 rows: rows as u8,
                 cols: cols as u8,
                 k: k as u8,
+                rule,
             });
         }
         if let Some(rest) = name.strip_prefix("random-tree-") {
@@ -388,7 +418,12 @@ impl GameKind {
         match *self {
             GameKind::Othello => visitor.visit(Othello::start()),
             GameKind::Connect4 => visitor.visit(Connect4::start()),
-            GameKind::Morpion { rows, cols, k } => visitor.visit(Morpion::start(rows, cols, k)),
+            GameKind::Morpion {
+                rows,
+                cols,
+                k,
+                rule,
+            } => visitor.visit(Morpion::with_rule(rows, cols, k, rule)),
             GameKind::RandomTree {
                 branching,
                 depth,
@@ -407,8 +442,26 @@ impl fmt::Display for GameKind {
                 rows: 3,
                 cols: 3,
                 k: 3,
+                rule: Rule::Freestyle,
             } => f.write_str("morpion"),
-            GameKind::Morpion { rows, cols, k } => write!(f, "morpion-{rows}x{cols}-{k}"),
+            GameKind::Morpion {
+                rows: 15,
+                cols: 15,
+                k: 5,
+                rule: Rule::Renju,
+            } => f.write_str("renju"),
+            GameKind::Morpion {
+                rows,
+                cols,
+                k,
+                rule: Rule::Freestyle,
+            } => write!(f, "morpion-{rows}x{cols}-{k}"),
+            GameKind::Morpion {
+                rows,
+                cols,
+                k,
+                rule,
+            } => write!(f, "morpion-{rows}x{cols}-{k}-{}", rule.name()),
             GameKind::RandomTree {
                 branching,
                 depth,
@@ -458,6 +511,11 @@ mod tests {
             "morpion",
             "morpion-15x15-5",
             "morpion-3x5-5",
+            "morpion-15x15-5-exact",
+            "morpion-4x7-3-exact",
+            "renju",
+            "morpion-9x9-5-renju",
+            "morpion-15x13-5-renju",
             "random-tree-8x6",
             "random-tree-3x4-s9",
         ] {
@@ -466,6 +524,12 @@ mod tests {
         assert_eq!(
             GameKind::parse("morpion-3x3-3").unwrap().to_string(),
             "morpion"
+        );
+        assert_eq!(
+            GameKind::parse("morpion-15x15-5-renju")
+                .unwrap()
+                .to_string(),
+            "renju"
         );
     }
 
@@ -483,6 +547,17 @@ mod tests {
         let err = GameKind::parse("morpion-16x3-3").unwrap_err().to_string();
         assert!(err.contains("between 1 and 15"), "{err}");
         assert!(GameKind::parse("morpion-3x3").is_err());
+        let err = GameKind::parse("morpion-15x15-4-renju")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("renju is five in a row"), "{err}");
+        let err = GameKind::parse("morpion-15x15-5-caro")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown rule 'caro'") && err.contains("-exact"),
+            "{err}"
+        );
         assert!(GameKind::parse("random-tree-0x3").is_err());
     }
 }

@@ -1,9 +1,14 @@
 //! The m,n,k game ("morpion"): `rows` × `cols` cells, `k` marks in a row win. 3×3 with k = 3 is
-//! tic-tac-toe; 15×15 with k = 5 is gomoku-like.
+//! tic-tac-toe; 15×15 with k = 5 is gomoku. A [`Rule`] says which lines win: `k` or more
+//! (freestyle, the default), exactly `k` (standard gomoku), or renju's (exactly five for the
+//! first player, who may not make an overline, a double four or a double three; five or more
+//! for the second; see [`super::renju`]).
 //!
-//! Cell `row * cols + col` is one bit of a 256-bit set (four `u64` words); X moves first.
+//! Cell `row * cols + col` is one bit of a 256-bit set (four `u64` words); X moves first (black
+//! in gomoku and renju).
 
 use super::hash::combine;
+use super::renju;
 use super::{Game, GameError, MoveList, Outcome, Side};
 
 /// The largest number of rows or columns.
@@ -17,6 +22,121 @@ fn has(cells: &Cells, i: usize) -> bool {
     cells[i >> 6] >> (i & 63) & 1 == 1
 }
 
+/// Bits per row of the padded board: 15 columns and a zero bit.
+pub(crate) const STRIDE: usize = 16;
+
+/// A board padded to [`STRIDE`] bits per row: row `r`, column `c` is bit `16 r + c` of the
+/// 256-bit set (4 rows per word). A line's next cell is 1, 16, 17 or 15 bits further, and the
+/// zero column keeps rows apart for shifts of one column.
+pub(crate) type Padded = [u64; 4];
+
+/// The cells of `cells` (row-major, `cols` per row) on the padded board.
+#[inline]
+pub(crate) fn padded(cells: &[u64; 4], rows: usize, cols: usize) -> Padded {
+    let mut out = [0u64; 4];
+    let row_mask = (1u64 << cols) - 1;
+    for r in 0..rows {
+        let off = r * cols;
+        let (w, b) = (off >> 6, off & 63);
+        let mut v = cells[w] >> b;
+        if b + cols > 64 && w + 1 < 4 {
+            v |= cells[w + 1] << (64 - b);
+        }
+        out[r / 4] |= (v & row_mask) << (STRIDE * (r % 4));
+    }
+    out
+}
+
+/// The padded board shifted right by `n` bits (`n` < 256): bit `x` of the result is bit
+/// `x + n` of `b`. Only the first `words` words are computed.
+#[inline]
+pub(crate) fn shift_right(b: &Padded, n: usize, words: usize) -> Padded {
+    let (q, s) = (n / 64, n % 64);
+    let at = |i: usize| if i < 4 { b[i] } else { 0 };
+    let mut out = [0u64; 4];
+    for (w, word) in out.iter_mut().enumerate().take(words) {
+        *word = if s == 0 {
+            at(w + q)
+        } else {
+            (at(w + q) >> s) | (at(w + q + 1) << (64 - s))
+        };
+    }
+    out
+}
+
+/// The rows `0..n` of the padded board, all 16 bits of each, in word `w`.
+#[inline]
+pub(crate) fn rows_below(n: usize, w: usize) -> u64 {
+    match n.saturating_sub(4 * w) {
+        0 => 0,
+        m if m >= 4 => !0,
+        m => (1u64 << (STRIDE * m)) - 1,
+    }
+}
+
+/// The padded board shifted left by `n` bits (`n` < 256): bit `x` of the result is bit
+/// `x - n` of `b` (0 below bit `n`).
+#[inline]
+pub(crate) fn shift_left(b: &Padded, n: usize) -> Padded {
+    let (q, s) = (n / 64, n % 64);
+    let at = |i: usize| if i < 4 { b[i] } else { 0 };
+    let mut out = [0u64; 4];
+    for (w, word) in out.iter_mut().enumerate().skip(q) {
+        *word = if s == 0 {
+            at(w - q)
+        } else {
+            (at(w - q) << s) | if w > q { at(w - q - 1) >> (64 - s) } else { 0 }
+        };
+    }
+    out
+}
+
+/// Which lines win and what a player may not do: the gomoku rules Gomocup plays.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// `k` or more in a row win, for both players (freestyle gomoku; every m,n,k game).
+    #[default]
+    Freestyle,
+    /// Exactly `k` in a row win, for both players; a longer line wins nothing (standard
+    /// gomoku).
+    Exact,
+    /// Renju (`k` = 5): the first player (black, X) wins with exactly five and may not make an
+    /// overline, a double four or a double three (unless the move also makes a five); the
+    /// second wins with five or more and may play anywhere.
+    Renju,
+}
+
+impl Rule {
+    /// The rule's name in game names (`morpion-15x15-5-exact`): `freestyle`, `exact`, `renju`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Freestyle => "freestyle",
+            Rule::Exact => "exact",
+            Rule::Renju => "renju",
+        }
+    }
+
+    /// The Gomocup protocol's number for the rule (`INFO rule`, a bit set: 1 exactly five,
+    /// 4 renju).
+    pub fn gomocup(self) -> u32 {
+        match self {
+            Rule::Freestyle => 0,
+            Rule::Exact => 1,
+            Rule::Renju => 4,
+        }
+    }
+
+    /// Whether `side` wins only with exactly `k` in a row.
+    #[inline]
+    fn exact_for(self, side: Side) -> bool {
+        match self {
+            Rule::Freestyle => false,
+            Rule::Exact => true,
+            Rule::Renju => side == Side::First,
+        }
+    }
+}
+
 /// A Morpion move: the cell index `row * cols + col`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Cell(pub u8);
@@ -28,24 +148,37 @@ pub struct Morpion {
     rows: u8,
     cols: u8,
     k: u8,
+    rule: Rule,
     plies: u8,
     winner: Option<Side>,
 }
 
 impl Morpion {
-    /// The empty board of the given size; the arguments must satisfy the bounds that
-    /// [`super::GameKind::parse`] checks.
+    /// The empty board of the given size, freestyle (`k` or more in a row win); the arguments
+    /// must satisfy the bounds that [`super::GameKind::parse`] checks.
     pub fn start(rows: u8, cols: u8, k: u8) -> Morpion {
+        Morpion::with_rule(rows, cols, k, Rule::Freestyle)
+    }
+
+    /// The empty board of the given size under `rule` (renju needs `k` = 5).
+    pub fn with_rule(rows: u8, cols: u8, k: u8, rule: Rule) -> Morpion {
         assert!((1..=MAX_SIDE).contains(&rows) && (1..=MAX_SIDE).contains(&cols));
         assert!(k >= 1 && k <= rows.max(cols));
+        assert!(rule != Rule::Renju || k == 5, "renju is five in a row");
         Morpion {
             marks: [[0; 4]; 2],
             rows,
             cols,
             k,
+            rule,
             plies: 0,
             winner: None,
         }
+    }
+
+    /// Which lines win.
+    pub fn rule(&self) -> Rule {
+        self.rule
     }
 
     /// Number of rows.
@@ -87,7 +220,9 @@ impl Morpion {
         }
     }
 
-    /// Whether the mark on `cell` belongs to a line of at least `k` marks of its owner.
+    /// Whether the mark of `side` on `cell` belongs to a winning line: at least `k` marks of
+    /// `side`, or exactly `k` where the rule says so.
+    #[inline]
     fn completes_line(&self, side: Side, cell: usize) -> bool {
         let own = &self.marks[side as usize];
         let (rows, cols) = (self.rows as i32, self.cols as i32);
@@ -104,9 +239,84 @@ impl Morpion {
             }
             n
         };
-        [(0, 1), (1, 0), (1, 1), (1, -1)]
-            .iter()
-            .any(|&(dr, dc)| 1 + run(dr, dc) + run(-dr, -dc) >= self.k as i32)
+        let lines = [(0, 1), (1, 0), (1, 1), (1, -1)];
+        let k = self.k as i32;
+        if self.rule.exact_for(side) {
+            lines
+                .iter()
+                .any(|&(dr, dc)| 1 + run(dr, dc) + run(-dr, -dc) == k)
+        } else {
+            lines
+                .iter()
+                .any(|&(dr, dc)| 1 + run(dr, dc) + run(-dr, -dc) >= k)
+        }
+    }
+
+    /// Whether renju's forbidden points apply to the side to move: black (X) to move under
+    /// renju with at least four stones down (every forbidden shape needs four besides the new
+    /// one).
+    #[inline]
+    fn forbids(&self) -> bool {
+        self.rule == Rule::Renju && self.plies >= 8 && self.plies.is_multiple_of(2)
+    }
+
+    /// The empty cells where the side to move may not play (renju's forbidden points for black;
+    /// none otherwise), as a set of cells.
+    pub fn forbidden(&self) -> [u64; 4] {
+        if !self.forbids() || self.winner.is_some() {
+            return [0; 4];
+        }
+        self.forbidden_points()
+    }
+
+    /// Renju's forbidden points for black, out of line: the freestyle paths that test for
+    /// them stay small.
+    #[inline(never)]
+    fn forbidden_points(&self) -> [u64; 4] {
+        renju::forbidden_points(
+            &self.marks[0],
+            &self.marks[1],
+            self.rows as usize,
+            self.cols as usize,
+        )
+    }
+
+    /// Whether the empty `cell` is one of renju's forbidden points for the side to move.
+    pub fn is_forbidden(&self, cell: usize) -> bool {
+        self.forbids()
+            && self.mark_at(cell).is_none()
+            && renju::is_forbidden(
+                &self.marks[0],
+                &self.marks[1],
+                self.rows as usize,
+                self.cols as usize,
+                cell,
+            )
+    }
+
+    /// Appends the empty cells not in `forbidden`, in cell order.
+    #[inline(always)]
+    fn push_moves(&self, moves: &mut MoveList<Cell>, forbidden: [u64; 4]) {
+        let n = self.cells();
+        for (w, (&x, &o)) in self.marks[0].iter().zip(&self.marks[1]).enumerate() {
+            let base = w * 64;
+            if base >= n {
+                break;
+            }
+            let valid = if n - base >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << (n - base)) - 1
+            };
+            let mut empty = !(x | o | forbidden[w]) & valid;
+            while empty != 0 {
+                // At most 225 cells, below MoveList's capacity.
+                unsafe {
+                    moves.push_unchecked(Cell((base + empty.trailing_zeros() as usize) as u8))
+                };
+                empty &= empty - 1;
+            }
+        }
     }
 
     fn cell_name(&self, cell: usize) -> String {
@@ -134,6 +344,7 @@ impl Game for Morpion {
             rows: self.rows,
             cols: self.cols,
             k: self.k,
+            rule: self.rule,
         }
         .to_string()
     }
@@ -151,25 +362,11 @@ impl Game for Morpion {
         if self.winner.is_some() {
             return;
         }
-        let n = self.cells();
-        for (w, (&x, &o)) in self.marks[0].iter().zip(&self.marks[1]).enumerate() {
-            let base = w * 64;
-            if base >= n {
-                break;
-            }
-            let valid = if n - base >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << (n - base)) - 1
-            };
-            let mut empty = !(x | o) & valid;
-            while empty != 0 {
-                // At most 225 cells, below MoveList's capacity.
-                unsafe {
-                    moves.push_unchecked(Cell((base + empty.trailing_zeros() as usize) as u8))
-                };
-                empty &= empty - 1;
-            }
+        // Freestyle and exact stay on the plain path: one test of the rule.
+        if self.forbids() {
+            self.push_moves(moves, self.forbidden_points());
+        } else {
+            self.push_moves(moves, [0; 4]);
         }
     }
 
@@ -177,6 +374,9 @@ impl Game for Morpion {
     fn move_count(&self) -> usize {
         if self.winner.is_some() {
             0
+        } else if self.forbids() {
+            let forbidden: u32 = self.forbidden_points().iter().map(|w| w.count_ones()).sum();
+            self.cells() - self.plies as usize - forbidden as usize
         } else {
             self.cells() - self.plies as usize
         }
@@ -199,13 +399,29 @@ impl Game for Morpion {
         match self.winner {
             Some(side) => Some(Outcome::win(side)),
             None if self.plies as usize == self.cells() => Some(Outcome::DRAW),
+            // Black with every empty point forbidden can neither move nor make five: a draw,
+            // as on a full board.
+            None if self.forbids()
+                && !renju::has_allowed_point(
+                    &self.marks[0],
+                    &self.marks[1],
+                    self.rows as usize,
+                    self.cols as usize,
+                ) =>
+            {
+                Some(Outcome::DRAW)
+            }
             None => None,
         }
     }
 
     #[inline]
     fn hash_key(&self) -> u64 {
-        let mut h = combine(self.rows as u64, (self.cols as u64) << 8 | self.k as u64);
+        // Freestyle is rule 0, so its keys are those of the game before rules existed.
+        let mut h = combine(
+            self.rows as u64,
+            (self.rule as u64) << 16 | (self.cols as u64) << 8 | self.k as u64,
+        );
         for w in 0..4 {
             h = combine(h, self.marks[0][w]);
             h = combine(h, self.marks[1][w]);
@@ -248,6 +464,12 @@ impl Game for Morpion {
         if self.mark_at(cell).is_some() {
             return Err(bad("the cell is taken".into()));
         }
+        if self.is_forbidden(cell) {
+            return Err(bad(
+                "a forbidden point: renju forbids X (black) an overline, a double four and a double three"
+                    .into(),
+            ));
+        }
         Ok(Cell(cell as u8))
     }
 
@@ -264,7 +486,7 @@ impl Game for Morpion {
     /// cell, rows optionally separated by `/` or white space (`X.O/.X./...`). The side to move
     /// follows from the counts: X moves first.
     fn parse_position(&self, text: &str) -> Result<Morpion, GameError> {
-        let mut pos = Morpion::start(self.rows, self.cols, self.k);
+        let mut pos = Morpion::with_rule(self.rows, self.cols, self.k, self.rule);
         let mut counts = [0usize; 2];
         let mut cell = 0usize;
         for c in text.chars().filter(|c| !c.is_whitespace() && *c != '/') {
@@ -307,7 +529,16 @@ impl Game for Morpion {
             (0..pos.cells())
                 .any(|i| has(&pos.marks[side as usize], i) && pos.completes_line(side, i))
         };
-        match (won(Side::First), won(Side::Second)) {
+        let (first, second) = (won(Side::First), won(Side::Second));
+        if self.rule == Rule::Renju
+            && !first
+            && renju::has_overline(&pos.marks[0], pos.rows as usize, pos.cols as usize)
+        {
+            return Err(pos.position_error(
+                "X has six or more in a row, an overline, which renju forbids X".into(),
+            ));
+        }
+        match (first, second) {
             (true, true) => {
                 return Err(pos.position_error("both X and O have a line".into()));
             }
@@ -350,7 +581,11 @@ impl Game for Morpion {
         }
         out.push_str(super::to_move_or_result(self));
         if self.outcome().is_none() {
-            out.push_str(&format!(", {} in a row wins", self.k));
+            out.push_str(&match self.rule {
+                Rule::Freestyle => format!(", {} in a row wins", self.k),
+                Rule::Exact => format!(", exactly {} in a row wins", self.k),
+                Rule::Renju => ", renju rules".to_string(),
+            });
         }
         out.push('\n');
         out

@@ -345,8 +345,13 @@ fn board_json(kind: &GameKind) -> serde_json::Value {
         GameKind::Connect4 => {
             serde_json::json!({"kind": "connect4", "rows": 6, "cols": 7, "k": 4})
         }
-        GameKind::Morpion { rows, cols, k } => {
-            serde_json::json!({"kind": "morpion", "rows": rows, "cols": cols, "k": k})
+        GameKind::Morpion {
+            rows,
+            cols,
+            k,
+            rule,
+        } => {
+            serde_json::json!({"kind": "morpion", "rows": rows, "cols": cols, "k": k, "rule": rule.name()})
         }
         GameKind::RandomTree { .. } => serde_json::json!({"kind": "none"}),
     }

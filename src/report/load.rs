@@ -17,7 +17,7 @@ pub fn run_info_for(log: &Path) -> Result<RunInfo, String> {
     let path = dir.join("run.json");
     if !path.exists() {
         return Err(format!(
-            "{}: no run.json beside this log; joute report needs the run record the run wrote next to games.jsonl",
+            "{}: no run.json beside this log; joute reads a games log with the run record the run wrote next to it",
             log.display()
         ));
     }
@@ -43,7 +43,7 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
         let other = run_info_for(log)?;
         if other.spec_hash != info.spec_hash || other.extends != info.extends {
             return Err(format!(
-                "{} belongs to spec {} ('{}'), but {} to spec {} ('{}'); only logs of one run merge",
+                "{} belongs to spec {} ('{}'), but {} to spec {} ('{}'); only logs of one run merge (joute rate rates logs of different runs jointly)",
                 log.display(),
                 other.spec_hash,
                 other.spec.name,
@@ -99,4 +99,136 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
         scan_log(log, |game| summary.add(&game).map(|_| ()).map_err(|e| e.0))?;
     }
     Ok((info, summary, loaded))
+}
+
+/// The games of logs of one or more runs, as `joute rate` rates them jointly: a ladder grown
+/// run by run. Logs are grouped by run (spec hash; the shards of one run form one group), each
+/// group read and checked as [`summarize_logs`] reads one run (its games against its schedule,
+/// no game twice, an SPRT's games after its decision left out); engines are matched across runs
+/// by name, and two runs that give one name to different configurations are refused, naming
+/// both run records and the first key that differs.
+pub struct Runs {
+    /// Each group's games, in log order: the two games of an opening pair are one cluster
+    /// within their group.
+    pub games: Vec<Vec<crate::arena::records::RatedGame>>,
+    /// Each group's run name and the games rated from it.
+    pub runs: Vec<(String, usize)>,
+}
+
+/// Reads `logs` of one or more runs of one game ([`Runs`]).
+pub fn rated_games_of_runs(logs: &[PathBuf]) -> Result<Runs, String> {
+    use crate::arena::records::RatedGame;
+    use std::collections::BTreeMap;
+
+    // Group the logs by run, keeping the order the runs were first named.
+    let mut groups: Vec<(RunInfo, Vec<PathBuf>)> = Vec::new();
+    for log in logs {
+        let info = run_info_for(log)?;
+        match groups
+            .iter_mut()
+            .find(|(other, _)| other.spec_hash == info.spec_hash)
+        {
+            Some((_, members)) => members.push(log.clone()),
+            None => groups.push((info, vec![log.clone()])),
+        }
+    }
+    let Some((first, first_logs)) = groups.first() else {
+        return Err("no log given".into());
+    };
+    // One game, and one configuration per name, across the runs.
+    let mut engines: BTreeMap<String, (serde_json::Value, &Path)> = BTreeMap::new();
+    for (info, members) in &groups {
+        if info.spec.game != first.spec.game {
+            return Err(format!(
+                "{} is a run of {}, but {} of {}; only runs of one game rate together",
+                members[0].display(),
+                info.spec.game,
+                first_logs[0].display(),
+                first.spec.game
+            ));
+        }
+        for engine in &info.spec.engines {
+            let config = configuration(engine);
+            match engines.get(&engine.name) {
+                None => {
+                    engines.insert(engine.name.clone(), (config, &members[0]));
+                }
+                Some((known, other)) if *known != config => {
+                    return Err(format!(
+                        "engine '{}' is not the same engine in {} and {} ({}); give one of them another name",
+                        engine.name,
+                        run_record(other).display(),
+                        run_record(&members[0]).display(),
+                        first_difference(known, &config)
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let mut runs = Runs {
+        games: Vec::new(),
+        runs: Vec::new(),
+    };
+    for (info, members) in &groups {
+        // The checks and the SPRT's cut of one run, as joute report reads it.
+        let (_, summary, _) = summarize_logs(members)?;
+        let cutoff = summary.cutoff();
+        let mut games = Vec::new();
+        for log in members {
+            scan_log(log, |game: GameLine| {
+                if cutoff.is_none_or(|pairs| game.pair < pairs) {
+                    games.push(RatedGame {
+                        first: game.first,
+                        second: game.second,
+                        score: game.score,
+                        pair: Some(game.pair.to_string()),
+                    });
+                }
+                Ok(())
+            })?;
+        }
+        runs.runs.push((info.spec.name.clone(), games.len()));
+        runs.games.push(games);
+    }
+    Ok(runs)
+}
+
+/// The `run.json` beside `log`, for messages.
+fn run_record(log: &Path) -> PathBuf {
+    log.parent().unwrap_or(Path::new(".")).join("run.json")
+}
+
+/// What makes an engine the engine it is, for comparing runs: everything `run.json` records
+/// but its name, where its weights were read from, and its own clock (time odds are a
+/// condition of the games, not of the engine).
+fn configuration(engine: &crate::arena::spec::ResolvedEngine) -> serde_json::Value {
+    let mut value = serde_json::to_value(engine).expect("an engine serialises");
+    if let Some(map) = value.as_object_mut() {
+        for key in ["name", "weights_origin", "clock"] {
+            map.remove(key);
+        }
+    }
+    value
+}
+
+/// `depth: 8 against 6`: the first key whose value differs.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return "their records differ".into();
+    };
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let shown = |v: Option<&serde_json::Value>| {
+        let text = v.map_or("none".to_string(), |v| v.to_string());
+        if text.chars().count() > 40 {
+            format!("{}…", text.chars().take(40).collect::<String>())
+        } else {
+            text
+        }
+    };
+    keys.into_iter()
+        .find(|k| a.get(*k) != b.get(*k))
+        .map_or("their records differ".into(), |k| {
+            format!("{k}: {} against {}", shown(a.get(k)), shown(b.get(k)))
+        })
 }

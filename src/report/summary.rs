@@ -222,6 +222,11 @@ impl Summary {
         self.earlier = hashes.to_vec();
     }
 
+    /// The pairs the statistics count (an SPRT's decision), if cut.
+    pub fn cutoff(&self) -> Option<u64> {
+        self.cutoff
+    }
+
     /// Tells the summary where an SPRT decided (from a first pass over the log), so that games
     /// after it are left out whatever order they come in.
     pub fn set_cutoff(&mut self, pairs: Option<u64>) {

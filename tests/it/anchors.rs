@@ -156,7 +156,8 @@ fn all(a: &Anchors) -> Vec<Anchor> {
         },
         Anchor {
             name: "pentazen",
-            game: "morpion-15x15-5",
+            // PentaZen plays renju whatever it is told: its games are judged by renju's rules.
+            game: "renju",
             check: strings(&[
                 "--protocol",
                 "gomocup",

@@ -521,3 +521,47 @@ fn features_count_their_features_in_good_english() {
     );
     assert!(stdout_of(&["features", "connect4"]).starts_with("connect4: 10 features ("));
 }
+
+#[test]
+fn gomoku_rules_are_game_names_and_renju_forbids_a_double_three() {
+    // Black to move; h8 makes two open threes (g8 h8 i8, h6 h7 h8).
+    let mut rows = vec!["..............."; 15];
+    rows[0] = "O.O.O.O........";
+    rows[5] = ".......X.......";
+    rows[6] = ".......X.......";
+    rows[7] = "......X.X......";
+    let board = rows.join("/");
+    for (game, h8_legal) in [
+        ("renju", false),
+        ("morpion-15x15-5-renju", false),
+        ("morpion-15x15-5-exact", true),
+        ("morpion-15x15-5", true),
+    ] {
+        let out = joute()
+            .args([
+                "perft",
+                game,
+                "1",
+                "--divide",
+                "--json",
+                "--position",
+                &board,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{game}");
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let parts = value["divide"].as_array().unwrap();
+        let h8 = parts.iter().any(|p| p["move"] == "h8");
+        assert_eq!(h8, h8_legal, "{game}");
+        assert_eq!(parts.len(), 217 - usize::from(!h8_legal), "{game}");
+    }
+    refuses(
+        &["perft", "morpion-15x15-4-renju", "1"],
+        &["renju is five in a row"],
+    );
+    refuses(
+        &["perft", "morpion-15x15-5-caro", "1"],
+        &["unknown rule 'caro'"],
+    );
+}

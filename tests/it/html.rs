@@ -190,6 +190,23 @@ fn report_contains_every_engine_escaped_and_offline() {
     );
 }
 
+#[test]
+fn the_viewer_is_told_the_gomoku_rule() {
+    for (game, rule) in [
+        ("morpion-7x7-5-renju", "renju"),
+        ("morpion-7x7-5-exact", "exact"),
+        ("morpion-7x7-5", "freestyle"),
+    ] {
+        let (_dir, page, _) = report("unit-rule", &MORPION.replace("morpion-5x5-4", game));
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.contains(&format!("\"rule\":\"{rule}\"")), "{game}");
+        assert!(
+            html.contains("may not make an overline"),
+            "{game}: the viewer's rules"
+        );
+    }
+}
+
 /// The first browser binary on PATH.
 #[test]
 fn the_sprt_and_its_decision_are_on_the_page() {

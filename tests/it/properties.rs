@@ -7,7 +7,7 @@ use crate::slow;
 use std::collections::{HashMap, HashSet};
 
 use joute::games::hash::mix64;
-use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree, Side};
+use joute::games::{Connect4, Game, Morpion, MoveList, Othello, RandomTree, Rule, Side};
 use proptest::prelude::*;
 
 /// A game of random legal moves from `start`, at most `plies` long.
@@ -62,6 +62,9 @@ proptest! {
         replay_and_notation_hold(Morpion::start(3, 3, 3), seed, 9);
         replay_and_notation_hold(Morpion::start(15, 15, 5), seed, 120);
         replay_and_notation_hold(Morpion::start(4, 7, 4), seed, 28);
+        replay_and_notation_hold(Morpion::with_rule(15, 15, 5, Rule::Renju), seed, 120);
+        replay_and_notation_hold(Morpion::with_rule(7, 7, 5, Rule::Renju), seed, 49);
+        replay_and_notation_hold(Morpion::with_rule(15, 15, 5, Rule::Exact), seed, 120);
         replay_and_notation_hold(RandomTree::new(5, 6, seed), seed, 6);
     }
 
@@ -92,6 +95,7 @@ proptest! {
         glued_replay_holds(Connect4::start(), seed, 42);
         glued_replay_holds(Morpion::start(15, 15, 5), seed, 120);
         glued_replay_holds(Morpion::start(4, 7, 4), seed, 28);
+        glued_replay_holds(Morpion::with_rule(15, 15, 5, Rule::Renju), seed, 120);
     }
 
     #[test]
@@ -168,6 +172,61 @@ proptest! {
             prop_assert_eq!(pos.outcome().is_some(), slow.winner != 0 || slow.full());
             if let Some(&mv) = played.get(i) {
                 slow = slow.play(mv.0 as usize + 1);
+            }
+        }
+    }
+}
+
+/// The legal moves of a Morpion position as cell names.
+fn move_names(pos: &Morpion) -> Vec<String> {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    moves.iter().map(|&m| pos.format_move(m)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn gomoku_rules_agree_with_the_plain_referee_along_random_games(seed in any::<u64>()) {
+        use slow::renju::{SlowFive, SlowRule};
+        for (rule, slow_rule, side) in [(Rule::Renju, SlowRule::Renju, 9), (Rule::Exact, SlowRule::Exact, 8)] {
+            let start = Morpion::with_rule(side, side, 5, rule);
+            let (positions, played) = random_game(start, seed, side as usize * side as usize);
+            let mut slow = SlowFive::start(side as usize, side as usize, slow_rule);
+            for (i, pos) in positions.iter().enumerate() {
+                prop_assert_eq!(move_names(pos), slow.moves(), "{:?} ply {}", rule, i);
+                let winner = pos.outcome().and_then(|o| o.winner).map_or(0, |s| s as u8 + 1);
+                prop_assert_eq!(winner, slow.winner);
+                prop_assert_eq!(pos.outcome().is_some(), slow.over);
+                if let Some(&mv) = played.get(i) {
+                    slow = slow.play(&pos.format_move(mv));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn renju_forbids_only_black_and_only_empty_points(seed in any::<u64>()) {
+        for rule in [Rule::Renju, Rule::Exact, Rule::Freestyle] {
+            let (positions, _) = random_game(Morpion::with_rule(9, 9, 5, rule), seed, 81);
+            for pos in positions.iter().filter(|p| p.outcome().is_none()) {
+                let forbidden = pos.forbidden();
+                let empties: Vec<usize> = (0..pos.cells()).filter(|&i| pos.mark_at(i).is_none()).collect();
+                let names: Vec<String> = empties
+                    .iter()
+                    .filter(|&&i| forbidden[i / 64] >> (i % 64) & 1 == 0)
+                    .map(|&i| pos.format_move(joute::games::morpion::Cell(i as u8)))
+                    .collect();
+                prop_assert_eq!(move_names(pos), names);
+                let count: u32 = forbidden.iter().map(|w| w.count_ones()).sum();
+                if rule != Rule::Renju || pos.side_to_move() == Side::Second {
+                    prop_assert_eq!(count, 0);
+                }
+                for i in 0..pos.cells() {
+                    let marked = forbidden[i / 64] >> (i % 64) & 1 == 1;
+                    prop_assert_eq!(marked, pos.is_forbidden(i));
+                }
             }
         }
     }

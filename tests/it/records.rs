@@ -551,3 +551,110 @@ fn rating_a_hundred_thousand_players_fits_in_a_few_hundred_megabytes() {
             .is_some_and(|t| t.starts_with("no interval: the joint fit has"))
     }));
 }
+
+#[test]
+fn logs_of_different_runs_rate_jointly_engines_matched_by_name() {
+    let dir = scratch("records", "runs");
+    // A ladder grown run by run: x against y, then y (the same engine) against z.
+    let a = play(
+        &dir,
+        "a",
+        &[
+            "connect4",
+            "alphabeta:2,name=x",
+            "alphabeta:3,name=y",
+            "--games",
+            "20",
+            "--seed",
+            "3",
+        ],
+    );
+    let b = play(
+        &dir,
+        "b",
+        &[
+            "connect4",
+            "alphabeta:3,name=y",
+            "pvs:5,name=z",
+            "--games",
+            "20",
+            "--seed",
+            "4",
+        ],
+    );
+    let joint: serde_json::Value =
+        serde_json::from_str(&joute_ok(&["rate", &a, &b, "--json"])).unwrap();
+    assert_eq!(joint["games"], 40);
+    let names: Vec<&str> = joint["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 3, "{joint}");
+    for n in ["x", "y", "z"] {
+        assert!(names.contains(&n), "{joint}");
+    }
+    assert_eq!(joint["runs"][0]["games"], 20);
+    assert_eq!(joint["runs"][1]["games"], 20);
+    // The same games exported as PGN (pairs tagged) and rated as records: the same ratings.
+    for log in [&a, &b] {
+        joute_ok(&["export", log, "--format", "pgn"]);
+    }
+    let pgn = |run: &str| dir.join(run).join("games.pgn").display().to_string();
+    let records: serde_json::Value =
+        serde_json::from_str(&joute_ok(&["rate", &pgn("a"), &pgn("b"), "--json"])).unwrap();
+    for row in records["ratings"].as_array().unwrap() {
+        let same = joint["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == row["name"])
+            .unwrap();
+        for key in ["elo", "error"] {
+            let (p, q) = (row[key].as_f64().unwrap(), same[key].as_f64().unwrap());
+            assert!(
+                (p - q).abs() < 1e-9,
+                "{key} of {}: {p} against {q}",
+                row["name"]
+            );
+        }
+    }
+    let text = joute_ok(&["rate", &a, &b]);
+    assert!(text.contains("from 2 runs: "), "{text}");
+
+    // One name, two engines: refused, naming both run records and what differs.
+    let c = play(
+        &dir,
+        "c",
+        &[
+            "connect4",
+            "alphabeta:4,name=y",
+            "pvs:5,name=w",
+            "--games",
+            "4",
+            "--seed",
+            "5",
+        ],
+    );
+    let err = refused(&["rate", &a, &c]);
+    assert!(
+        err.contains("engine 'y' is not the same engine in")
+            && err.contains("a/run.json")
+            && err.contains("c/run.json")
+            && err.contains("depth: 3 against 4"),
+        "{err}"
+    );
+    // Runs of another game, and a log without its run record.
+    let d = play(
+        &dir,
+        "d",
+        &["othello", "alphabeta:1,name=x", "random", "--games", "2"],
+    );
+    let err = refused(&["rate", &a, &d]);
+    assert!(err.contains("only runs of one game rate together"), "{err}");
+    let lone = dir.join("lone.jsonl");
+    std::fs::copy(&a, &lone).unwrap();
+    let err = refused(&["rate", lone.to_str().unwrap()]);
+    assert!(err.contains("no run.json beside this log"), "{err}");
+}

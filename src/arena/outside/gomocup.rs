@@ -1,4 +1,5 @@
-//! The Gomocup (piskvork) protocol, for five in a row on a square board (`morpion-NxN-5`).
+//! The Gomocup (piskvork) protocol, for five in a row on a square board (`morpion-NxN-5`, with
+//! `-exact` or `-renju`, and `renju`).
 //!
 //! ```text
 //! → START 15
@@ -36,8 +37,10 @@
 //! `INFO max_depth N` / `INFO max_node N` (the Yixin-Board extension, which Rapfi and most
 //! engines of the Gomocup era read), with the stall limit as `timeout_turn`. With no clock and
 //! no budget the program gets [`DEFAULT_TURN`] a move: `timeout_match 0` alone means "no
-//! limit", and some programs then never answer. `rule 0` is freestyle — five or more in a row
-//! win — as joute's morpion counts them.
+//! limit", and some programs then never answer. `INFO rule` is the game's rule as the protocol
+//! numbers it (a bit set): 0 freestyle (five or more in a row win: `morpion-NxN-5`), 1 exactly
+//! five (`morpion-NxN-5-exact`), 4 renju (`renju`, `morpion-NxN-5-renju`). Under renju the
+//! referee judges black's forbidden points: a program that plays one loses by an illegal move.
 //!
 //! Every game starts with `START N` rather than `RESTART`: START is one of the mandatory
 //! commands, so every program answers it, and it clears the board as RESTART does (RESTART is
@@ -133,10 +136,21 @@ fn about_name(line: &str) -> Option<String> {
 /// The board's side, for a square five-in-a-row game.
 fn board_size(game: &GameKind) -> Result<u8, PlayerError> {
     match *game {
-        GameKind::Morpion { rows, cols, k: 5 } if rows == cols => Ok(rows),
+        GameKind::Morpion {
+            rows, cols, k: 5, ..
+        } if rows == cols => Ok(rows),
         _ => Err(PlayerError::Failed(format!(
             "the gomocup protocol plays five in a row on a square board, not {game}"
         ))),
+    }
+}
+
+/// The protocol's `INFO rule` for the game: 0 freestyle (five or more win), 1 exactly five,
+/// 4 renju (its bit set also has 2, a continuous game, and 8, caro, which joute does not play).
+fn rule(game: &GameKind) -> u32 {
+    match *game {
+        GameKind::Morpion { rule, .. } => rule.gomocup(),
+        _ => 0,
     }
 }
 
@@ -213,7 +227,7 @@ fn infos(setup: &Setup) -> Vec<String> {
     }
     lines.push("INFO max_memory 0".to_string());
     lines.push("INFO game_type 1".to_string());
-    lines.push("INFO rule 0".to_string());
+    lines.push(format!("INFO rule {}", rule(&setup.game)));
     for (name, value) in &setup.spec.options {
         lines.push(format!("INFO {name} {value}"));
     }
@@ -382,6 +396,18 @@ mod unit {
         );
         assert_eq!(about_name("UNKNOWN"), None);
     }
+
+    #[test]
+    fn the_rule_is_the_protocols_number() {
+        for (name, number) in [
+            ("morpion-15x15-5", 0),
+            ("morpion-15x15-5-exact", 1),
+            ("renju", 4),
+            ("morpion-9x9-5-renju", 4),
+        ] {
+            assert_eq!(rule(&GameKind::parse(name).unwrap()), number, "{name}");
+        }
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -391,7 +417,7 @@ mod tests {
     use super::super::Protocol;
     use super::super::check::testing::{crash_and_hang_lose, fake, log_file, play};
     use crate::arena::game::{Termination, TimeControl};
-    use crate::games::{Game, Morpion, Side};
+    use crate::games::{Game, Morpion, Rule, Side};
 
     fn gomocup(flags: &[&str]) -> super::super::OutsideSpec {
         fake(Protocol::Gomocup, "morpion-9x9-5", flags)
@@ -526,6 +552,40 @@ mod tests {
                 "INFO max_node 20000"
             ]
         );
+    }
+
+    #[test]
+    fn renju_is_told_and_a_forbidden_point_loses() {
+        // The fake plays random empty points: sooner or later one of black's is forbidden.
+        let log = log_file();
+        let path = log.path().to_str().unwrap();
+        let renju = Morpion::with_rule(9, 9, 5, Rule::Renju);
+        let mut forfeits = 0;
+        for seed in 1..=12 {
+            let seed = seed.to_string();
+            let black = fake(
+                Protocol::Gomocup,
+                "morpion-9x9-5",
+                &["--seed", &seed, "--log", path],
+            );
+            let white = fake(Protocol::Gomocup, "morpion-9x9-5", &["--seed", "99"]);
+            let record = play(renju, "", [black, white], None);
+            match &record.termination {
+                Termination::Normal => assert!(record.last.outcome().is_some()),
+                Termination::IllegalMove(Side::First, line) => {
+                    // The last position, black to move, and the point it named is forbidden.
+                    let (x, y) = line.trim().split_once(',').unwrap();
+                    let (x, y): (usize, usize) = (x.parse().unwrap(), y.parse().unwrap());
+                    assert!(record.last.is_forbidden(y * 9 + x), "{line}");
+                    forfeits += 1;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(forfeits > 0, "no forbidden point was played");
+        let said = std::fs::read_to_string(log.path()).unwrap();
+        assert!(said.lines().any(|l| l == "INFO rule 4"), "{said}");
+        assert!(!said.lines().any(|l| l == "INFO rule 0"), "{said}");
     }
 
     #[test]

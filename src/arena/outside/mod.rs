@@ -103,13 +103,13 @@ impl Protocol {
                 self.name(),
                 game
             )),
-            (Protocol::Gomocup, GameKind::Morpion { rows, cols, k })
+            (Protocol::Gomocup, GameKind::Morpion { rows, cols, k, .. })
                 if rows == cols && *k == 5 && *rows >= 5 =>
             {
                 None
             }
             (Protocol::Gomocup, _) => Some(format!(
-                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, N 5..=15), not {}; use protocol = \"line\"",
+                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, -exact or -renju, N 5..=15; renju), not {}; use protocol = \"line\"",
                 game
             )),
         }

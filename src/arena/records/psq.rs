@@ -1,13 +1,15 @@
-//! PSQ, Piskvork's game record, one file a game: `Piskvork CxR, 11:11, 0` (the board's columns
-//! and rows), one `x,y,time` line a move (column and row from 1 at the top left, time in
-//! milliseconds: joute writes the referee's measure when the game was on a clock, else 0),
-//! then the first and second player's names and the result from the first player's side.
+//! PSQ, Piskvork's game record, one file a game: `Piskvorky CxR, 11:11, 0` (the board's columns
+//! and rows, the two players' levels, 0 for "the first player began": the header Piskvork
+//! writes and reads back), one `x,y,time` line a move (column and row from 1 at the top left,
+//! time in milliseconds: joute writes the referee's measure when the game was on a clock, else
+//! 0), then the first and second player's names and the result from the first player's side.
+//! PSQ has no field for the rule (freestyle, exactly five, renju): it is the run's game name.
 
 use super::Record;
 
 /// One game as PSQ; `move_ms` the time of each move (0 when absent).
 pub fn write(record: &Record, rows: u8, cols: u8, move_ms: &[u64]) -> String {
-    let mut out = format!("Piskvork {cols}x{rows}, 11:11, 0\n");
+    let mut out = format!("Piskvorky {cols}x{rows}, 11:11, 0\n");
     for (i, mv) in record.moves.iter().enumerate() {
         let mut chars = mv.chars();
         let col = chars
@@ -38,7 +40,7 @@ mod tests {
         let text = write(&record("a", "b", 0.0, "h8 i8 c10"), 15, 15, &[5, 7]);
         assert_eq!(
             text,
-            "Piskvork 15x15, 11:11, 0\n8,8,0\n9,8,5\n3,10,7\na\nb\n0-1\n"
+            "Piskvorky 15x15, 11:11, 0\n8,8,0\n9,8,5\n3,10,7\na\nb\n0-1\n"
         );
     }
 }

@@ -172,6 +172,7 @@ mod tests {
                 rows: 3,
                 cols: 3,
                 k: 3,
+                rule: crate::games::Rule::Freestyle,
             },
             "",
             None,

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // Each game's reference is complete (moves by name, play); suites use subsets.
 
+pub mod renju;
+
 /// 0 empty, 1 the first player (black, X), 2 the second.
 pub type CellValue = u8;
 
