@@ -327,29 +327,31 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
     }
 }
 
+/// The fake over the line protocol as `joute match` and `joute play` take an engine, called
+/// `name`, with `flags` (`,arg=--crash-at,arg=3`).
+fn line_fake(name: &str, flags: &str) -> String {
+    format!(
+        "cmd=python3,proto=line,name={name},arg={},arg=--protocol,arg=line{flags}",
+        fake()
+    )
+}
+
+/// `joute match connect4 ENGINE alphabeta:2 --games GAMES --threads 1 EXTRA` in `dir`.
+fn match_fake(dir: &Path, engine: &str, games: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["match", "connect4", engine, "alphabeta:2", "--games", games];
+    args.extend(["--threads", "1"]);
+    args.extend(extra);
+    joute_in(dir, &args)
+}
+
 #[test]
 fn joute_match_without_out_says_why_an_engine_failed() {
     // A student's first command: no --out, an engine that raises at its first move (the
     // fake counts the 4 opening plies). The table is followed by the engine's first failure,
     // with the end of its stderr.
     let dir = common::scratch("outside", "match-failure");
-    let engine = format!(
-        "cmd=python3,proto=line,name=student,arg={},arg=--protocol,arg=line,arg=--crash-at,arg=3",
-        fake()
-    );
-    let out = joute_in(
-        &dir,
-        &[
-            "match",
-            "connect4",
-            &engine,
-            "alphabeta:2",
-            "--games",
-            "2",
-            "--threads",
-            "1",
-        ],
-    );
+    let engine = line_fake("student", ",arg=--crash-at,arg=3");
+    let out = match_fake(&dir, &engine, "2", &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     let line = stdout
@@ -372,12 +374,7 @@ fn joute_match_without_out_says_why_an_engine_failed() {
 #[test]
 fn joute_play_plays_an_outside_engine_move_by_move() {
     let dir = common::scratch("outside", "play");
-    let engine = |flags: &str| {
-        format!(
-            "cmd=python3,proto=line,name=mine,arg={},arg=--protocol,arg=line{flags}",
-            fake()
-        )
-    };
+    let engine = |flags: &str| line_fake("mine", flags);
     let out = joute_in(&dir, &["play", "connect4", &engine(""), "alphabeta:1"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
@@ -418,25 +415,8 @@ fn joute_play_plays_an_outside_engine_move_by_move() {
 #[test]
 fn joute_match_takes_an_outside_engine_on_the_command_line() {
     let dir = common::scratch("outside", "match");
-    let engine = format!(
-        "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--stderr-lines,arg=1",
-        fake()
-    );
-    let out = joute_in(
-        &dir,
-        &[
-            "match",
-            "connect4",
-            &engine,
-            "alphabeta:2",
-            "--games",
-            "4",
-            "--out",
-            "m",
-            "--threads",
-            "1",
-        ],
-    );
+    let engine = line_fake("fake", ",arg=--stderr-lines,arg=1");
+    let out = match_fake(&dir, &engine, "4", &["--out", "m"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     let all = games(&dir.join("m"));

@@ -159,17 +159,6 @@ impl SpecKind {
     /// Judges a spec's text; `None` when it is not TOML or has none of the telling keys.
     pub fn of(text: &str) -> Option<SpecKind> {
         let table: toml::Table = toml::from_str(text).ok()?;
-        const TUNING: [&str; 9] = [
-            "method",
-            "weights_out",
-            "opponent",
-            "pool",
-            "budget",
-            "hill",
-            "spsa",
-            "confirm",
-            "param",
-        ];
         const TOURNAMENT: [&str; 10] = [
             "adjudication",
             "format",
@@ -182,7 +171,10 @@ impl SpecKind {
             "st",
             "timemargin",
         ];
-        let tuning = TUNING.iter().filter(|k| table.contains_key(**k)).count()
+        let tuning = TUNING_KEYS
+            .iter()
+            .filter(|k| table.contains_key(**k))
+            .count()
             + usize::from(table.get("engine").is_some_and(toml::Value::is_table));
         let tournament = TOURNAMENT
             .iter()
@@ -231,9 +223,22 @@ impl RawSpec {
     }
 }
 
-/// Keys of a spec's top level (tournament or tuning) that no engine table has: written below
+/// Keys only a tuning spec has at its top level.
+const TUNING_KEYS: [&str; 9] = [
+    "method",
+    "weights_out",
+    "opponent",
+    "pool",
+    "budget",
+    "hill",
+    "spsa",
+    "confirm",
+    "param",
+];
+
+/// Keys of a spec's top level that no engine table has, besides [`TUNING_KEYS`]: written below
 /// an engine's table header, they land in that table.
-const TOP_LEVEL_ONLY: [&str; 23] = [
+const TOP_LEVEL_ONLY: [&str; 14] = [
     "game",
     "seed",
     "format",
@@ -247,15 +252,6 @@ const TOP_LEVEL_ONLY: [&str; 23] = [
     "ratings",
     "adjudication",
     "output",
-    "method",
-    "weights_out",
-    "opponent",
-    "pool",
-    "budget",
-    "hill",
-    "spsa",
-    "confirm",
-    "param",
     "regression",
 ];
 
@@ -272,7 +268,7 @@ pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (
             .replace('`', "");
         // TOML's trap: a spec-wide key written below an engine's table header is that table's.
         let in_engine = allowed.split(", ").any(|k| k == "algorithm");
-        if in_engine && TOP_LEVEL_ONLY.contains(&key) {
+        if in_engine && (TOP_LEVEL_ONLY.contains(&key) || TUNING_KEYS.contains(&key)) {
             return (
                 key.to_string(),
                 format!(
