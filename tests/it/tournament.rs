@@ -814,6 +814,11 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
             "unknown key; did you mean 'depth'?",
         ],
     );
+    refused_spec(
+        &dir,
+        &format!("{HEAD}{TWO}protocl = \"gtp\"\n"),
+        &["key 'protocl'", "unknown key; did you mean 'protocol'?"],
+    );
     // TOML's trap: a spec-wide key below the last [[engine]] table is that table's.
     refused_spec(
         &dir,
