@@ -275,6 +275,9 @@ class Fake:
             err("fake: crashing at move %d" % n)
             sys.stdout.flush()
             os._exit(3)
+        # Debug prints come first, as a program writes them before it thinks (or hangs).
+        for i in range(self.a.stray):
+            out("thinking... %d moves so far" % (i + 1))
         if kind == "hang":
             time.sleep(3600)
             os._exit(0)
@@ -282,8 +285,6 @@ class Fake:
             time.sleep(self.a.sleep_ms / 1000.0)
         for i in range(self.a.chatter):
             chatter(i + 1)
-        for i in range(self.a.stray):
-            out("thinking... %d moves so far" % (i + 1))
         if kind == "flood":
             chunk = ("flood flood flood flood flood flood flood flood\n" * 512).encode()
             try:

@@ -358,11 +358,9 @@ fn joute_match_without_out_says_why_an_engine_failed() {
         .lines()
         .find(|l| l.starts_with("first failure of student: crash in game 0: "))
         .unwrap_or_else(|| panic!("no first failure in {stdout}"));
+    // (The head names the script; a long path may be cut in the middle.)
     assert!(
-        line.contains("fake.py")
-            && line.ends_with(
-                "(it exited: exit status: 3); its stderr ended: fake: crashing at move 3"
-            ),
+        line.ends_with("(it exited: exit status: 3); its stderr ended: fake: crashing at move 3"),
         "{line}"
     );
     assert!(
