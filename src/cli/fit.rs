@@ -6,48 +6,28 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{FitArgs, InputError};
-use joute::arena::log::{RunInfo, write_atomically};
+use joute::arena::log::RunInfo;
 use joute::games::GameKind;
+use joute::outputs::{check_output_file, number_text, write_atomically};
 use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     let _locks = super::run::open_logs(&args.logs, false)?;
-    // The game, from each log's run record: one game for all.
-    let mut kind: Option<GameKind> = args.game;
-    for log in args.logs.iter().filter(|_| args.game.is_none()) {
-        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
-        let info = RunInfo::load(&record).map_err(InputError)?;
-        let game = GameKind::parse(&info.spec.game)?;
-        match kind {
-            Some(k) if k != game => {
-                return Err(InputError(format!(
-                    "{}: a log of {game} games; the first log's are {k}",
-                    log.display()
-                ))
-                .into());
-            }
-            _ => kind = Some(game),
-        }
-    }
-    let kind = kind.expect("at least one log");
+    let kind = logs_game(args)?;
+    let out = output_file(args)?;
     if args.patterns {
-        return fit_patterns(args, kind);
+        return fit_patterns(args, kind, &out);
     }
-    if !(args.lambda.is_finite() && args.lambda >= 0.0) {
+    if !(0.0..=joute::tune::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
-            "--lambda {} is not a ridge (0 or more)",
-            args.lambda
+            "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
+            number_text(args.lambda)
         ))
         .into());
     }
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
+    let collect = collect_options(args)?;
     let options = FitOptions {
         lambda: args.lambda,
         taper: args.taper,
@@ -55,12 +35,6 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     };
     let fitted =
         fit_logs(&kind, &logs, args.weights.as_deref(), &collect, &options).map_err(InputError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join("fitted-weights.toml")
-    });
     write_atomically(&out, fitted.toml.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
     let f = &fitted.fit;
@@ -106,41 +80,107 @@ fn games_line(games: u64, skipped: u64) -> String {
     line
 }
 
-/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
-fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
-    use joute::eval::pattern::{MAX_PHASES, PatternWeights};
-    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+/// The file the fit goes to (`--out`, or a default name beside the first log), checked: never
+/// an input, a run's own file, or (named by the user) an existing file without `--force`.
+fn output_file(args: &FitArgs) -> Result<PathBuf, InputError> {
+    let default_name = match (args.patterns, args.csv) {
+        (false, _) => "fitted-weights.toml",
+        (true, true) => "fitted-patterns.csv",
+        (true, false) => "fitted-patterns.jpw",
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.logs[0]
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(default_name)
+    });
+    let inputs: Vec<&Path> = args
+        .logs
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(args.weights.as_deref())
+        .collect();
+    check_output_file(&out, &inputs, args.force, args.out.is_none()).map_err(InputError)?;
+    Ok(out)
+}
+
+/// The game of the logs: `--game`, or else each log's run record's, one game for all.
+fn logs_game(args: &FitArgs) -> anyhow::Result<GameKind> {
+    let mut kind: Option<GameKind> = args.game;
+    for log in args.logs.iter().filter(|_| args.game.is_none()) {
+        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
+        let info = RunInfo::load(&record).map_err(InputError)?;
+        let game = GameKind::parse(&info.spec.game)?;
+        match kind {
+            Some(k) if k != game => {
+                return Err(InputError(format!(
+                    "{}: a log of {game} games; the first log's are {k}",
+                    log.display()
+                ))
+                .into());
+            }
+            _ => kind = Some(game),
+        }
+    }
+    Ok(kind.expect("at least one log"))
+}
+
+/// Which positions of the logs a fit reads, and how they are labelled.
+fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
+    let max = joute::tune::spec::MAX_EXACT_LABELS as u32;
+    if args.exact_labels > max {
+        return Err(InputError(format!(
+            "--exact-labels {} is out of range; allowed: 0 (never) to {max}",
+            args.exact_labels
+        )));
+    }
+    Ok(CollectOptions {
+        skip_plies: args.skip_plies,
+        max_per_game: args.max_per_game,
+        seed: args.seed,
+        include_failures: false,
+        exact_labels: args.exact_labels,
+    })
+}
+
+/// The arguments `--patterns` refuses: another game's logs, phases out of range, a negative
+/// ridge, and the linear features' options.
+fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> {
+    use joute::eval::pattern::MAX_PHASES;
     if kind != GameKind::Othello {
         return Err(InputError(format!(
             "--patterns fits Othello's pattern evaluation; these are logs of {kind} games, not othello"
-        ))
-        .into());
+        )));
     }
     if !(1..=MAX_PHASES).contains(&args.phases) {
         return Err(InputError(format!(
             "--phases {} is out of range; allowed: 1..={MAX_PHASES}",
             args.phases
-        ))
-        .into());
+        )));
     }
     if !(args.ridge.is_finite() && args.ridge >= 0.0) {
-        return Err(InputError(format!("--ridge {} is not 0 or more", args.ridge)).into());
+        return Err(InputError(format!(
+            "--ridge {} is not 0 or more",
+            number_text(args.ridge)
+        )));
     }
     if args.weights.is_some() || args.taper {
         return Err(InputError(
             "--patterns fits from zero weights: --weights and --taper are for linear features"
                 .into(),
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
+fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
+    use joute::eval::pattern::PatternWeights;
+    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
-    let (data, games, skipped) =
+    let collect = collect_options(args)?;
+    let (data, games, skipped, solved) =
         collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
     if data.is_empty() {
         return Err(InputError(format!(
@@ -155,20 +195,10 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
     };
     let fit =
         fit_patterns(&data, &PatternWeights::zeros(args.phases), &options).map_err(InputError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(if args.csv {
-                "fitted-patterns.csv"
-            } else {
-                "fitted-patterns.jpw"
-            })
-    });
     let written = if args.csv {
-        fit.weights.write_csv(&out)
+        fit.weights.write_csv(out)
     } else {
-        fit.weights.write_binary(&out)
+        fit.weights.write_binary(out)
     };
     written.map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
     if args.json {
@@ -178,6 +208,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
                 "game": "othello", "positions": data.len(), "games": games,
                 "skipped_games": skipped,
                 "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
+                "solved": solved,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),
             })
@@ -185,6 +216,12 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
     } else {
         say!("{}", fit.summary())?;
         say!("{}", games_line(games, skipped))?;
+        if collect.exact_labels > 0 {
+            say!(
+                "{solved} positions of at most {} empty squares labelled by the exact solver",
+                collect.exact_labels
+            )?;
+        }
         say!("weights: {}", out.display())?;
     }
     Ok(())

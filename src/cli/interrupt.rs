@@ -73,6 +73,7 @@ fn on_signal() {
                 resume_command()
             ),
         }
+        joute::arena::descendants::kill_all();
         std::process::exit(EXIT_INTERRUPTED.into());
     }
 }

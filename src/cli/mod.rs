@@ -10,6 +10,7 @@ mod engine;
 mod export;
 mod fit;
 mod interrupt;
+mod meter;
 mod openings;
 mod perft;
 mod play;
@@ -34,6 +35,20 @@ pub use run::Interrupted;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct InputError(pub String);
+
+/// Whether `err` says the user's input is wrong (exit 2) rather than the run failed (exit 1):
+/// the command line's own [`InputError`], and the library's errors that know they are the
+/// input's (a position that does not parse, a run folder or spec refused).
+pub fn refused_input(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<InputError>().is_some()
+        || err.downcast_ref::<joute::games::GameError>().is_some()
+        || err
+            .downcast_ref::<joute::tournament::SessionError>()
+            .is_some_and(|e| e.is_input())
+        || err
+            .downcast_ref::<joute::tune::checkpoint::TuneError>()
+            .is_some_and(|e| e.is_input())
+}
 
 /// joute: self-play tournaments, ratings and weight tuning for board-game engines.
 #[derive(Parser, Debug)]
@@ -105,6 +120,10 @@ pub struct RunArgs {
     /// Continue an interrupted run from its games log.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an existing --out folder of other files that holds no run (refused
+    /// otherwise: joute would replace its index.html, ratings.csv, ...).
+    #[arg(long)]
+    pub force: bool,
     /// Play only shard I of N (I from 0 to N-1): both games of every opening pair whose opening
     /// o and pairing q have (o + q) mod N = I, into OUT/shard-I-of-N/ (OUT: --out, or
     /// reports/NAME), so every shard can be given the same --out; `joute report` merges them.
@@ -124,9 +143,9 @@ pub struct MatchArgs {
     /// The game.
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// First engine: built-in, ALGORITHM[:BUDGET][:WEIGHTS.toml] (pvs:8, mcts:2000, pvs:200ms,
-    /// random), or an outside program, cmd=PROGRAM,proto=PROTOCOL[,name=N][,arg=A]... (see
-    /// below).
+    /// First engine: built-in, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml] (pvs:8, mcts:2000,
+    /// pvs:200ms, random), or an outside program, cmd=PROGRAM,proto=PROTOCOL[,name=N][,arg=A]...
+    /// (see below).
     pub engine_a: String,
     /// Second engine, written the same way.
     pub engine_b: String,
@@ -174,6 +193,10 @@ pub struct MatchArgs {
     /// Continue an interrupted match from the log in --out.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an existing --out folder of other files that holds no run (refused
+    /// otherwise).
+    #[arg(long)]
+    pub force: bool,
     /// Print only the final table.
     #[arg(long)]
     pub quiet: bool,
@@ -187,7 +210,7 @@ pub struct MatchArgs {
 pub struct TuneArgs {
     /// Tuning spec (TOML; every key in docs/spec.md).
     pub spec: PathBuf,
-    /// Output folder.
+    /// Output folder (default: reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
@@ -201,7 +224,8 @@ pub struct TuneArgs {
     /// only with --force.
     #[arg(long, value_name = "PATH")]
     pub write_weights: Option<PathBuf>,
-    /// Replace the file named by --write-weights (or weights_out) if it exists.
+    /// Replace the file named by --write-weights (or weights_out) if it exists, and write into
+    /// an existing --out folder of other files that holds no run.
     #[arg(long)]
     pub force: bool,
     /// Cap on the number of games, confirmation included (the confirmation then gets at most
@@ -222,9 +246,13 @@ pub struct ReportArgs {
     /// Game logs (games.jsonl); shards of one run merge.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// Output folder.
+    /// Output folder (default: the log's folder; for several logs, reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an existing --out folder of other files that holds no run or report
+    /// (refused otherwise: joute would replace its index.html, ratings.csv, ...).
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -292,8 +320,8 @@ pub struct PlayArgs {
     /// The game.
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// Engine moving first, ALGORITHM[:BUDGET][:WEIGHTS.toml] (pvs:8, mcts:2000, pvs:200ms,
-    /// random), or an outside program as `joute match` takes it:
+    /// Engine moving first, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml] (pvs:8, mcts:2000,
+    /// pvs:200ms, random), or an outside program as `joute match` takes it:
     /// cmd=python3,arg=engine.py,proto=line.
     pub engine_a: String,
     /// Engine moving second, as the first.
@@ -364,15 +392,19 @@ const SPEC_REFERENCE: &str = "Every key of a spec, with what is allowed: docs/sp
 fn engine_help() -> String {
     let algorithms: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
     format!(
-        "Engines: ALGORITHM[:BUDGET][:WEIGHTS.toml]
+        "Engines: ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]
   ALGORITHM  {}
   BUDGET     a depth 1..={} (mcts: playouts), nN a node budget (mcts: playouts), or a
              time per move such as 0.5s or 200ms (results then depend on the machine);
              random takes none
+  exact=N    solve exactly once N empty squares are left, the game's solver choosing the
+             move (0: never; default: Othello pvs and mtdf {}, otherwise 0)
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
-Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml, random",
+Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
+          pvs:8:exact=0:weights/othello-patterns.jpw, random",
         algorithms.join(", "),
-        joute::search::MAX_DEPTH
+        joute::search::MAX_DEPTH,
+        joute::search::endgame::OTHELLO_EXACT
     )
 }
 
@@ -489,9 +521,13 @@ pub struct ExportArgs {
     #[arg(long)]
     pub format: String,
     /// Where to write (default: beside the log, games.pgn, games.ggf, games.wtb with
-    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ).
+    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ). Never an input
+    /// or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the files named by --out if they exist.
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -508,8 +544,12 @@ pub struct FitArgs {
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Where to write the fitted weights (default: fitted-weights.toml beside the first log).
+    /// Never an input or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the file named by --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Record no position before this ply (the opening's never are).
     #[arg(long, default_value_t = 0)]
     pub skip_plies: usize,
@@ -519,13 +559,18 @@ pub struct FitArgs {
     /// Seed of the per-game samples.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The ridge towards the start weights, on standardised features.
-    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA)]
+    /// The ridge towards the start weights, on standardised features (0 to 1e6).
+    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA, allow_negative_numbers = true)]
     pub lambda: f64,
     /// Fit tapered weights: an opening and an endgame vector, interpolated by the game's
     /// progress (the file gets an [endgame] table).
     #[arg(long)]
     pub taper: bool,
+    /// Label the positions with at most this many empty squares (cells) by their result
+    /// under perfect play, solved by the game's exact solver, instead of their game's result
+    /// (0: never; at most 24).
+    #[arg(long, default_value_t = 0)]
+    pub exact_labels: u32,
     /// Fit Othello's pattern evaluation (thousands of weights per phase, from zero) instead
     /// of the game's linear features; writes a binary pattern weights file (default:
     /// fitted-patterns.jpw beside the first log).
@@ -536,7 +581,7 @@ pub struct FitArgs {
     pub phases: usize,
     /// With --patterns: the ridge α towards 0, in positions (each weight is pulled to 0 as
     /// if by α positions that say nothing).
-    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE)]
+    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
     pub ridge: f64,
     /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of
     /// binary.
@@ -559,9 +604,13 @@ pub struct RateArgs {
     /// jointly: engines matched by name, one name with two configurations refused.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Also write ratings.csv into this folder.
+    /// Also write ratings.csv and scale.csv into this folder (existing ones are replaced only
+    /// with --force).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace ratings.csv and scale.csv in --out if they exist.
+    #[arg(long)]
+    pub force: bool,
     /// Fix PLAYER at ELO (0 when `=ELO` is left out); default: the mean is 0.
     #[arg(long, value_name = "PLAYER=ELO")]
     pub anchor: Option<String>,
@@ -591,14 +640,18 @@ pub struct OpeningsArgs {
     pub seed: u64,
     /// Largest score kept (Connect 4: |exact score| in Pons' convention, default 2; Othello:
     /// weight units of the pvs score, default 8).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_score: Option<f64>,
     /// Othello: depth of the pvs search that scores each opening (default 10).
     #[arg(long)]
     pub depth: Option<u32>,
-    /// Write the suite to this file (default: stdout).
+    /// Write the suite to this file (default: stdout); an existing file is replaced only with
+    /// --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the file named by --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout (the openings and the header) instead of the file's text.
     #[arg(long)]
     pub json: bool,

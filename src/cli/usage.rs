@@ -26,11 +26,11 @@ const FOREIGN_MATCH_OPTIONS: &[(&[&str], &str)] = &[
     ),
     (
         &["engine", "each", "fcp", "scp", "both"],
-        "an engine is one argument, ALGORITHM[:BUDGET][:WEIGHTS.toml] (pvs:6) or cmd=PROGRAM,proto=PROTOCOL,...; the clock of every engine is --tc 10+0.1 or --st 100ms; see 'joute match --help'",
+        "an engine is one argument, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml] (pvs:6) or cmd=PROGRAM,proto=PROTOCOL,...; the clock of every engine is --tc 10+0.1 or --st 100ms; see 'joute match --help'",
     ),
     (
         &["nodes", "depth", "plies"],
-        "an engine and its budget are one argument, ALGORITHM[:BUDGET][:WEIGHTS.toml]: pvs:6 (depth), pvs:n100000 (nodes), pvs:200ms (time per move); see 'joute match --help'",
+        "an engine and its budget are one argument, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]: pvs:6 (depth), pvs:n100000 (nodes), pvs:200ms (time per move); see 'joute match --help'",
     ),
     (
         &["sprt"],

@@ -21,18 +21,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
+use crate::arena::log::{GameLine, LogWriter, RunInfo, Session as SessionRecord};
+use crate::arena::log::{create_out_folder, now, peak_rss_kib};
 use crate::arena::openings;
+use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
+use crate::games::{Game, GameVisitor};
+use crate::outputs::{check_output_folder, remove_stale_temporaries};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
+use crate::report::run::{ReportError, write_run_report};
+use crate::report::table::{RatingRow, RatingScale, rating_rows};
 use crate::stats::sequential::Decided;
 
 use super::shared_sprt::SharedSprt;
@@ -50,6 +55,16 @@ pub enum SessionError {
     /// The run failed (a file could not be written, the openings do not replay).
     #[error("{0}")]
     Failed(String),
+    /// The games were played but the report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+impl SessionError {
+    /// Whether the user's input is at fault (the command line exits 2), rather than the run.
+    pub fn is_input(&self) -> bool {
+        matches!(self, SessionError::Input(_))
+    }
 }
 
 /// How to open a run folder.
@@ -61,6 +76,9 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Keep the games of an earlier spec that this one extends (the user said `--resume`).
     pub extend: bool,
+    /// Write into an existing folder of other files that holds no run (the user said
+    /// `--force`); refused otherwise.
+    pub force: bool,
 }
 
 /// What the folder held when the session opened.
@@ -92,6 +110,9 @@ pub enum Notice {
         /// The version that started it.
         started_by: String,
     },
+    /// A log (this run's, or another shard's) holds a game twice, the same line both times:
+    /// skipped.
+    Duplicates(Duplicate),
 }
 
 /// How a session ended.
@@ -146,6 +167,22 @@ pub struct Outcome {
     /// A sharded SPRT run: the run's decision, read from every shard's log (a shard's own
     /// summary cannot decide: it lacks the other shards' pairs).
     pub run_decision: Option<Decided>,
+    /// What was found while playing that the user should hear (another shard's log holding a
+    /// game twice).
+    pub notices: Vec<Notice>,
+}
+
+/// What [`Session::play_and_report`] did: the session's outcome and the run's rating table.
+#[derive(Debug)]
+pub struct Reported {
+    /// How the session went.
+    pub outcome: Outcome,
+    /// The rating table's rows, best first.
+    pub rows: Vec<RatingRow>,
+    /// What the ratings mean (scale, anchor, first-move advantage).
+    pub scale: RatingScale,
+    /// The report's page (`index.html`), when the report was written.
+    pub page: Option<PathBuf>,
 }
 
 /// An open run folder, its log locked.
@@ -161,6 +198,9 @@ pub struct Session {
     notices: Vec<Notice>,
     /// A sharded SPRT run: the test over every shard's log.
     shared: Option<SharedSprt>,
+    /// The names the outside programs gave themselves, when they were checked as the folder
+    /// was opened (a fresh run's).
+    checked_names: Option<Vec<(String, String)>>,
 }
 
 impl Session {
@@ -171,13 +211,18 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
-        std::fs::create_dir_all(out).map_err(|e| {
-            SessionError::Input(format!(
-                "{}: cannot create the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        check_output_folder(out, options.force).map_err(SessionError::Input)?;
         let log_path = out.join("games.jsonl");
+        // A fresh run checks its outside programs before it creates anything: a program that
+        // is missing or does not speak its protocol leaves no folder behind (the check's
+        // stderr is then only in the error).
+        let fresh = log_path.metadata().map_or(true, |m| m.len() == 0);
+        let checked_names = if fresh && spec.has_outside() {
+            Some(check_programs(spec, None).map_err(SessionError::Input)?)
+        } else {
+            None
+        };
+        create_out_folder(out).map_err(SessionError::Input)?;
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
         let mut writer = LogWriter::lock(&log_path).map_err(|e| {
@@ -210,7 +255,7 @@ impl Session {
             spec: spec.resolved.clone(),
         };
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
-        let mut done = IdSet::new(total);
+        let mut lines = RunLines::new(&spec.resolved, vec![spec.hash.clone()]);
         let mut notices = Vec::new();
         let mut opened = Opened::Fresh;
         if holds_games {
@@ -255,12 +300,14 @@ impl Session {
             }
             info.sessions = previous.sessions.clone();
             info.reported_names = previous.reported_names.clone();
-            let scan = scan_log(&log_path, |game| {
+            let mut hashes = vec![spec.hash.clone()];
+            hashes.extend(info.extends.iter().cloned());
+            lines = RunLines::new(&spec.resolved, hashes);
+            // Every line checked (a game of the run, replayed to its result), then counted.
+            let scan = read_log(&log_path, &mut lines, |game| {
                 if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
                     return Err(format!("game id {} does not belong to this shard", game.id));
                 }
-                done.insert(game.id)?;
-                // Checks the line against the schedule and counts it.
                 summary.add(&game).map(|_| ()).map_err(|e| e.0)
             })
             .map_err(|e| {
@@ -277,6 +324,7 @@ impl Session {
                 notices.push(Notice::TornLine);
             }
             count_killed_sessions_games(&mut info.sessions, scan.games);
+            notices.extend(lines.duplicates().iter().cloned().map(Notice::Duplicates));
             writer.cut(scan.good_bytes).map_err(|e| {
                 SessionError::Failed(format!(
                     "cannot cut the torn line of {}: {e}",
@@ -301,10 +349,16 @@ impl Session {
             Some(s) => s.look(true).map_err(SessionError::Input)?,
             None => None,
         };
+        if let Some(s) = shared.as_mut() {
+            // This shard's own duplicates were said above.
+            let own = log_path.as_path();
+            let others = s.new_duplicates().into_iter().filter(|d| d.path != own);
+            notices.extend(others.map(Notice::Duplicates));
+        }
         let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
         let todo = (0..total)
             .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
-            .filter(|&id| !done.contains(id))
+            .filter(|&id| !lines.contains(id))
             .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
             .collect();
         Ok(Session {
@@ -318,6 +372,7 @@ impl Session {
             opened,
             notices,
             shared,
+            checked_names,
         })
     }
 
@@ -384,6 +439,7 @@ impl Session {
                 info: self.info,
                 summary,
                 run_decision: self.shared.as_ref().and_then(SharedSprt::decision),
+                notices: Vec::new(),
             });
         }
         let (started_unix, started) = now();
@@ -404,18 +460,18 @@ impl Session {
         };
         save(&self.info)?;
         // Every outside program started once and its handshake spoken before play is
-        // announced: a program that does not start is the run's only message.
+        // announced (a fresh run's when its folder was opened): a program that does not start
+        // is the run's only message.
         if self.spec.has_outside() {
             std::fs::create_dir_all(&engine_logs).map_err(|e| {
                 SessionError::Failed(format!("cannot create {}: {e}", engine_logs.display()))
             })?;
-            let names = crate::eval::dispatch(
-                &self.spec.resolved.game_kind(),
-                CheckOutside {
-                    spec: &self.spec,
-                    engine_logs: &engine_logs,
-                },
-            )?;
+            let names = match self.checked_names.take() {
+                Some(names) => names,
+                None => {
+                    check_programs(&self.spec, Some(&engine_logs)).map_err(SessionError::Input)?
+                }
+            };
             self.info.reported_names.extend(names);
             save(&self.info)?;
         }
@@ -523,6 +579,14 @@ impl Session {
             Some(s) => s.look(true).map_err(SessionError::Failed)?,
             None => None,
         };
+        let notices = match self.shared.as_mut() {
+            Some(s) => s
+                .new_duplicates()
+                .into_iter()
+                .map(Notice::Duplicates)
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Outcome {
             ending,
             played,
@@ -530,6 +594,47 @@ impl Session {
             info: self.info,
             summary,
             run_decision,
+            notices,
+        })
+    }
+}
+
+impl Session {
+    /// A run in its folder, start to end: plays the remaining games ([`Session::play`]), writes
+    /// the run's report in the folder from its log ([`write_run_report`]; with `write_report`
+    /// false, for a scratch folder, only the rating table is worked out), then records this
+    /// process's peak memory in `run.json` ([`record_peak_memory`]), in that order, so that
+    /// the figure covers the report. An interrupted session is reported like a finished one:
+    /// [`Outcome::ending`] says it was interrupted.
+    pub fn play_and_report(
+        self,
+        observer: &mut dyn Observer,
+        cancel: &CancelToken,
+        write_report: bool,
+    ) -> Result<Reported, SessionError> {
+        let out = self.out.clone();
+        let outcome = self.play(observer, cancel)?;
+        let summary = &outcome.summary;
+        let (rows, scale, page) = if write_report {
+            let logs = [out.join("games.jsonl")];
+            let written = write_run_report(summary, &out, &outcome.info, &logs)?;
+            (written.rows, written.scale, Some(written.page))
+        } else {
+            let ratings = summary.ratings();
+            (
+                rating_rows(summary, &ratings),
+                RatingScale::of(summary, &ratings),
+                None,
+            )
+        };
+        if outcome.played > 0 {
+            record_peak_memory(&out)?;
+        }
+        Ok(Reported {
+            outcome,
+            rows,
+            scale,
+            page,
         })
     }
 }
@@ -558,20 +663,6 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     consume: F,
 }
 
-/// Starts every outside program once ([`check_outside`]) on the game the spec names.
-struct CheckOutside<'a> {
-    spec: &'a TournamentSpec,
-    engine_logs: &'a Path,
-}
-
-impl FeaturesVisitor for CheckOutside<'_> {
-    /// The names the outside programs gave themselves, by engine name.
-    type Output = Result<Vec<(String, String)>, SessionError>;
-    fn visit<G: Features>(self, _: G) -> Self::Output {
-        check_outside::<G>(self.spec, Some(self.engine_logs)).map_err(SessionError::Input)
-    }
-}
-
 impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_, F> {
     type Output = Result<(), SessionError>;
     fn visit<G: Features>(self, start: G) -> Self::Output {
@@ -589,6 +680,23 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
             self.consume,
         )
     }
+}
+
+/// Starts every outside program of `spec` once and speaks its handshake
+/// ([`check_outside`]), its stderr to `logs` when given; the names the programs gave
+/// themselves, by engine name.
+fn check_programs(
+    spec: &TournamentSpec,
+    logs: Option<&Path>,
+) -> Result<Vec<(String, String)>, String> {
+    struct Check<'a>(&'a TournamentSpec, Option<&'a Path>);
+    impl GameVisitor for Check<'_> {
+        type Output = Result<Vec<(String, String)>, String>;
+        fn visit<G: Game>(self, _: G) -> Self::Output {
+            check_outside::<G>(self.0, self.1)
+        }
+    }
+    spec.resolved.game_kind().dispatch(Check(spec, logs))
 }
 
 fn describe_shard(shard: Option<Shard>) -> String {
@@ -628,6 +736,9 @@ pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), St
         ));
     }
     for (a, b) in old.engines.iter().zip(&new.engines) {
+        if let Some(why) = comparable(a).exact_changed(&comparable(b)) {
+            return Err(why);
+        }
         if comparable(a) != comparable(b) {
             return Err(format!(
                 "engine '{}' changed (its name, algorithm, budget, options or weights)",

@@ -57,12 +57,17 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::arena::log::{GameLine, Scan, scan_log};
+use crate::arena::replay::{check_result, replay};
 use crate::eval::{Features, MAX_FEATURES, Weights};
+use crate::games::Side;
 use crate::games::hash::combine;
-use crate::games::{GameError, Side};
+use crate::search::endgame::{Endgame, empties};
 
 /// The default ridge strength λ (see the module documentation).
 pub const DEFAULT_LAMBDA: f64 = 1e-4;
+
+/// The largest ridge strength λ a spec or `joute fit --lambda` may ask for.
+pub const MAX_LAMBDA: f64 = 1e6;
 
 /// Added to each feature's mean square in the ridge's weights.
 const RIDGE_FLOOR: f64 = 0.01;
@@ -71,6 +76,9 @@ const RIDGE_FLOOR: f64 = 0.01;
 const CHUNK: usize = 8192;
 
 /// The terminations that are some engine's failure rather than the game's result.
+/// The table of the exact solver that labels positions ([`CollectOptions::exact_labels`]).
+const SOLVER_TABLE_MIB: usize = 64;
+
 const FAILURES: [&str; 4] = ["timeout", "stall", "illegal-move", "crash"];
 
 /// What [`Collector`] keeps of each game (by default: every position after the opening of
@@ -88,6 +96,10 @@ pub struct CollectOptions {
     /// Keep games that ended by an engine's failure (`timeout`, `stall`, `illegal-move`,
     /// `crash`); by default they are skipped.
     pub include_failures: bool,
+    /// Label the positions with at most this many empty squares (cells) by their exact result
+    /// under perfect play, solved by the game's exact solver, instead of the game's result
+    /// (0: never). The other positions keep the game's result.
+    pub exact_labels: u32,
 }
 
 /// Labelled positions: feature vectors in one flat vector, labels, plies, and (when collected
@@ -278,6 +290,11 @@ pub struct Collector<G: Features> {
     picks: Vec<usize>,
     /// The positions `sample` kept of the last game.
     sampled: Vec<(G, usize, f64)>,
+    /// The exact solver of [`CollectOptions::exact_labels`], its table kept from position to
+    /// position (a game's later positions are mostly in it).
+    solver: Endgame,
+    /// Positions labelled by the solver so far.
+    solved: u64,
 }
 
 impl<G: Features> Collector<G> {
@@ -292,6 +309,8 @@ impl<G: Features> Collector<G> {
             line: Vec::new(),
             picks: Vec::new(),
             sampled: Vec::new(),
+            solver: Endgame::new(SOLVER_TABLE_MIB),
+            solved: 0,
         }
     }
 
@@ -332,53 +351,19 @@ impl<G: Features> Collector<G> {
     /// game is skipped (lost by a failure); an error when it cannot be replayed.
     pub fn sample(&mut self, game: &GameLine) -> Result<bool, String> {
         self.sampled.clear();
-        let name = self.start.name();
-        if ![0.0, 0.5, 1.0].contains(&game.score) {
-            return Err(format!(
-                "game {}: score {} is not 1, 0.5 or 0",
-                game.id, game.score
-            ));
-        }
-        if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
-            return Ok(false);
-        }
-        let bad_move = |n: usize, text: &str, e: GameError| {
-            format!(
-                "game {}: move {n} '{text}' cannot be played in {name}: {e} (is this a log of another game?)",
-                game.id
-            )
-        };
-        let mut pos = self.start;
-        for (i, text) in game.opening.iter().enumerate() {
-            let mv = pos.parse_move(text).map_err(|e| bad_move(i + 1, text, e))?;
-            pos = pos.play(mv);
-        }
+        // Every game is replayed and its result checked, as every reader of logs does, the
+        // games skipped below included.
         let from = self.options.skip_plies.max(game.opening.len());
         self.line.clear();
-        for (i, text) in game.moves.iter().enumerate() {
-            let ply = game.opening.len() + i;
+        let line = &mut self.line;
+        let end = replay(self.start, game, |pos, ply| {
             if ply >= from && pos.outcome().is_none() {
-                self.line.push((pos, ply));
+                line.push((*pos, ply));
             }
-            let mv = pos
-                .parse_move(text)
-                .map_err(|e| bad_move(ply + 1, text, e))?;
-            pos = pos.play(mv);
-        }
-        let ply = game.opening.len() + game.moves.len();
-        match pos.outcome() {
-            None if ply >= from => self.line.push((pos, ply)),
-            Some(outcome)
-                if game.termination == "normal" && outcome.first_player_points() != game.score =>
-            {
-                return Err(format!(
-                    "game {}: the moves end in a {} for the first player, but the score is {}",
-                    game.id,
-                    outcome.first_player_points(),
-                    game.score
-                ));
-            }
-            _ => {}
+        })?;
+        check_result(game, &end)?;
+        if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
+            return Ok(false);
         }
         let n = self.line.len();
         let keep = self.options.max_per_game.map_or(n, |m| m.min(n));
@@ -397,13 +382,26 @@ impl<G: Features> Collector<G> {
         }
         for &i in &self.picks {
             let (pos, ply) = self.line[i];
-            let label = match pos.side_to_move() {
-                Side::First => game.score,
-                Side::Second => 1.0 - game.score,
+            let solved = match empties(&pos) {
+                Some(n) if n <= self.options.exact_labels => self.solver.perfect_result(&pos),
+                _ => None,
+            };
+            let label = match (solved, pos.side_to_move()) {
+                (Some(result), _) => {
+                    self.solved += 1;
+                    result
+                }
+                (None, Side::First) => game.score,
+                (None, Side::Second) => 1.0 - game.score,
             };
             self.sampled.push((pos, ply, label));
         }
         Ok(true)
+    }
+
+    /// How many positions the exact solver labelled ([`CollectOptions::exact_labels`]).
+    pub fn solved(&self) -> u64 {
+        self.solved
     }
 
     /// The positions [`Collector::sample`] kept of the last game: position, ply, label.
@@ -1640,6 +1638,7 @@ mod tests {
             .iter()
             .fold(start, |p, m| p.play(p.parse_move(m).unwrap()));
         let score = pos.outcome().map_or(0.5, |o| o.first_player_points());
+        let margin = pos.outcome().map_or(0, |o| o.score);
         GameLine {
             id,
             pair: id / 2,
@@ -1649,8 +1648,8 @@ mod tests {
             first: "a".into(),
             second: "b".into(),
             score,
-            result: "x".into(),
-            margin: 0,
+            result: crate::arena::records::result_text(score).into(),
+            margin,
             termination: if pos.outcome().is_some() {
                 "normal".into()
             } else {
@@ -1683,12 +1682,18 @@ mod tests {
         path
     }
 
-    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
-    fn connect4_games() -> Vec<GameLine> {
-        let start = Connect4::start();
-        let mut lines: Vec<GameLine> = (0..8)
+    /// `games` log lines of random games of `start` of at most `plies` plies (game `g` from
+    /// seed `seed + g`), the first `opening` moves their opening.
+    fn random_lines<G: Game>(
+        start: G,
+        games: u64,
+        plies: usize,
+        seed: u64,
+        opening: usize,
+    ) -> Vec<GameLine> {
+        (0..games)
             .map(|g| {
-                let (_, moves) = random_game(start, 42, 100 + g);
+                let (_, moves) = random_game(start, plies, seed + g);
                 let mut pos = start;
                 let text: Vec<String> = moves
                     .iter()
@@ -1698,12 +1703,19 @@ mod tests {
                         t
                     })
                     .collect();
-                line(start, g, &text, 2)
+                line(start, g, &text, opening)
             })
-            .collect();
+            .collect()
+    }
+
+    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
+    fn connect4_games() -> Vec<GameLine> {
+        let start = Connect4::start();
+        let mut lines = random_lines(start, 8, 42, 100, 2);
         let cut: Vec<String> = "4453".chars().map(|c| c.to_string()).collect();
         lines.push(line(start, 8, &cut, 2));
-        lines[8].score = 1.0;
+        // Won by a score rule.
+        (lines[8].score, lines[8].margin, lines[8].result) = (1.0, 1, "1-0".into());
         lines
     }
 
@@ -1767,7 +1779,9 @@ mod tests {
 
         // A game lost by a failure is skipped unless asked for.
         let mut failed = lines.clone();
-        failed[0].termination = "timeout".into();
+        // The cut game, lost on time by the first player (to move after its 4 plies).
+        failed[8].termination = "timeout".into();
+        (failed[8].score, failed[8].margin, failed[8].result) = (0.0, -1, "0-1".into());
         let path2 = dir.path().join("failed.jsonl");
         std::fs::rename(write_log(dir.path(), &failed), &path2).unwrap();
         let skipped = collect(start, &[&path2], &options).unwrap();
@@ -1776,12 +1790,75 @@ mod tests {
         // A score that contradicts the moves is refused.
         let mut wrong = lines;
         wrong[0].score = if wrong[0].score == 1.0 { 0.0 } else { 1.0 };
+        wrong[0].result = crate::arena::records::result_text(wrong[0].score).into();
+        wrong[0].margin = -wrong[0].margin;
         let path3 = write_log(dir.path(), &wrong);
         let e = collect(start, &[&path3], &options).unwrap_err();
         assert!(
             e.contains("games.jsonl:1: game 0:") && e.contains("score"),
             "{e}"
         );
+    }
+
+    /// The first player's points under perfect play, by looking at every line to the end.
+    fn perfect_points<G: Game>(pos: &G) -> f64 {
+        if let Some(outcome) = pos.outcome() {
+            return outcome.first_player_points();
+        }
+        let mut moves = crate::games::MoveList::new();
+        pos.legal_moves(&mut moves);
+        let values = moves.iter().map(|&m| perfect_points(&pos.play(m)));
+        match pos.side_to_move() {
+            Side::First => values.fold(0.0, f64::max),
+            Side::Second => values.fold(1.0, f64::min),
+        }
+    }
+
+    #[test]
+    fn exact_labels_are_the_results_under_perfect_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let start = Othello::start();
+        let lines = random_lines(start, 6, 80, 300, 4);
+        let path = write_log(dir.path(), &lines);
+        let by_result = |exact_labels| CollectOptions {
+            exact_labels,
+            ..CollectOptions::default()
+        };
+        let plain = collect(start, &[&path], &by_result(0)).unwrap();
+        let mut collector = Collector::new(start, by_result(8));
+        collector.add_log(&path).unwrap();
+        let solved = collector.solved();
+        let exact = collector.finish();
+        assert_eq!(exact.len(), plain.len());
+        let (mut checked, mut changed) = (0, 0);
+        let mut i = 0;
+        for l in &lines {
+            let mut pos = start;
+            for (ply, m) in l.opening.iter().chain(&l.moves).enumerate() {
+                if ply >= l.opening.len() {
+                    assert_eq!(exact.ply(i), ply);
+                    if empties(&pos).unwrap() <= 8 {
+                        let points = perfect_points(&pos);
+                        let mover = match pos.side_to_move() {
+                            Side::First => points,
+                            Side::Second => 1.0 - points,
+                        };
+                        assert_eq!(exact.label(i), mover, "game {} ply {ply}", l.id);
+                        checked += 1;
+                        changed += usize::from(mover != plain.label(i));
+                    } else {
+                        assert_eq!(exact.label(i), plain.label(i), "game {} ply {ply}", l.id);
+                    }
+                    i += 1;
+                }
+                pos = pos.play(pos.parse_move(m).unwrap());
+            }
+        }
+        assert_eq!(i, exact.len());
+        assert_eq!(solved, checked as u64);
+        assert!(checked >= 6 * 8, "{checked}");
+        // Random play throws games away: some positions' results are not their games'.
+        assert!(changed > 0);
     }
 
     #[test]

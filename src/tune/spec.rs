@@ -59,23 +59,24 @@
 //! r_end = 0.002                   # optional (spsa)
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::hill::{Acceptance, HillConfig, Neighbour};
-use super::outside::TunedOption;
 use super::params::Param;
 use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
-    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, engine_budget,
-    hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
+    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, default_exact,
+    engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
+use crate::outputs::number_text;
 use crate::stats::sprt::{EloModel, Sprt};
 
 /// The fewest distinct openings the tuning and confirmation plies must give, checked when
@@ -155,6 +156,7 @@ struct RawRegression {
     max_per_game: Option<Spanned<i64>>,
     lambda: Option<Spanned<f64>>,
     taper: Option<Spanned<bool>>,
+    exact_labels: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -221,6 +223,12 @@ pub struct RegressionConfig {
     /// Fit tapered weights (an opening and an endgame vector).
     #[serde(default)]
     pub taper: bool,
+    /// Label the positions with at most this many empty squares (cells) by the exact solver's
+    /// result instead of their game's ([`super::regression::CollectOptions::exact_labels`]);
+    /// `None`: every position by its game's. Left out of the spec's form when `None`, so
+    /// earlier specs keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_labels: Option<u32>,
 }
 
 /// The confirmation match.
@@ -344,6 +352,76 @@ impl ResolvedTuneSpec {
     }
 }
 
+/// How one tuned parameter reaches the program: the option it sets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TunedOption {
+    /// The option's name (the parameter's).
+    pub name: String,
+    /// The value sent is rounded to a whole number (`integer = true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
+}
+
+/// The text an option's value `x` is sent as: a whole number when `integer` (rounded), else the
+/// shortest decimal that reads back as `x` (`12.5`, `3`).
+pub fn option_text(x: f64, integer: bool) -> String {
+    if integer {
+        format!("{}", x.round() as i64)
+    } else {
+        // `-0` reads as 0 everywhere, but a program may not take the sign.
+        format!("{}", if x == 0.0 { 0.0 } else { x })
+    }
+}
+
+impl ResolvedTuneSpec {
+    /// Whether the engine tuned is an outside program (its parameters are options).
+    pub fn is_outside(&self) -> bool {
+        self.engine.outside.is_some()
+    }
+
+    /// The outside engine's options with the tuned ones set to `theta`.
+    pub fn options_with(&self, theta: &[f64]) -> BTreeMap<String, String> {
+        let mut options = self
+            .engine
+            .outside
+            .as_ref()
+            .map(|o| o.options.clone())
+            .unwrap_or_default();
+        for (o, &x) in self.options.iter().zip(theta) {
+            options.insert(o.name.clone(), option_text(x, o.integer));
+        }
+        options
+    }
+
+    /// Checks an outside engine's spec read back from a checkpoint: one option per parameter,
+    /// named alike, and none of a built-in engine's weights or features.
+    pub(super) fn check_options(&self) -> Result<(), String> {
+        if self.params.is_empty()
+            || self.options.len() != self.params.len()
+            || self
+                .options
+                .iter()
+                .zip(&self.params)
+                .any(|(o, p)| o.name != p.name)
+            || !self.features.is_empty()
+            || !self.engine.weights.is_empty()
+        {
+            return Err("the parameters do not match the outside engine's options".into());
+        }
+        Ok(())
+    }
+
+    /// The outside engine called `name`, its tuned options set to `theta`.
+    pub fn outside_engine_with(&self, name: &str, theta: &[f64]) -> ResolvedEngine {
+        let mut engine = self.engine.clone();
+        engine.name = name.to_string();
+        if let Some(o) = &mut engine.outside {
+            o.options = self.options_with(theta);
+        }
+        engine
+    }
+}
+
 /// Reads and validates the tuning spec at `path`.
 pub fn load(path: &Path) -> Result<ResolvedTuneSpec, SpecError> {
     let file = path.display().to_string();
@@ -376,6 +454,10 @@ fn parse_in(text: &str, file: &str, base: Option<&Path>) -> Result<ResolvedTuneS
     })?;
     validate(raw, &loc)
 }
+
+/// The most empty squares (cells) of a position the solver labels: beyond, a solve takes
+/// seconds.
+pub const MAX_EXACT_LABELS: u64 = 24;
 
 /// A positive whole number within `max`.
 fn positive(v: &Spanned<i64>, key: &str, max: u64, loc: &Locator<'_>) -> Result<u64, SpecError> {
@@ -460,15 +542,19 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         None => super::regression::DEFAULT_LAMBDA,
         Some(v) => {
             let x = *v.get_ref();
-            if !(x.is_finite() && (0.0..=1e6).contains(&x)) {
+            if !(0.0..=super::regression::MAX_LAMBDA).contains(&x) {
                 return Err(loc.on(
                     v,
                     "regression.lambda",
-                    format!("lambda is {x}; allowed: 0 (no ridge) to 1e6"),
+                    format!("lambda is {}; allowed: 0 (no ridge) to 1e6", loc.written(v)),
                 ));
             }
             x
         }
+    };
+    let exact_labels = match &r.exact_labels {
+        None => None,
+        Some(v) => Some(positive(v, "regression.exact_labels", MAX_EXACT_LABELS, loc)? as u32),
     };
     Ok(RegressionConfig {
         games,
@@ -477,6 +563,7 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         max_per_game,
         lambda,
         taper: r.taper.as_ref().is_some_and(|t| *t.get_ref()),
+        exact_labels,
     })
 }
 
@@ -624,7 +711,8 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 m,
                 "openings.max_imbalance",
                 format!(
-                    "max_imbalance is {v}; it must be a positive number (in weight units) or inf"
+                    "max_imbalance is {}; it must be a positive number (in weight units) or inf",
+                    loc.written(m)
                 ),
             ));
         }
@@ -716,7 +804,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                         return Err(loc.on(
                             m,
                             "hill.min_step",
-                            format!("min_step is {v}; allowed: above 0, at most 1 (a fraction of each parameter's step)"),
+                            format!("min_step is {}; allowed: above 0, at most 1 (a fraction of each parameter's step)", loc.written(m)),
                         ));
                     }
                     v
@@ -800,6 +888,15 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         }
         Method::Regression => {
             regression = Some(resolve_regression(&raw, loc)?);
+            if let (GameKind::RandomTree { .. }, Some(table)) = (&kind, &raw.regression)
+                && let Some(v) = &table.get_ref().exact_labels
+            {
+                return Err(loc.on(
+                    v,
+                    "regression.exact_labels",
+                    "a random tree has no exact solver; exact_labels is for othello, connect4 and morpion",
+                ));
+            }
         }
     }
     if method != Method::Regression
@@ -876,7 +973,11 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             return Err(loc.on(
                 &r.max,
                 &key("max"),
-                format!("parameter '{n}': min ({min}) must be less than max ({max})"),
+                format!(
+                    "parameter '{n}': min ({}) must be less than max ({})",
+                    loc.written(&r.min),
+                    loc.written(&r.max)
+                ),
             ));
         }
         if step <= 0.0 || step > max - min {
@@ -884,8 +985,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 &r.step,
                 &key("step"),
                 format!(
-                    "parameter '{n}': step is {step}; allowed: above 0, at most max - min = {}",
-                    max - min
+                    "parameter '{n}': step is {}; allowed: above 0, at most max - min = {}",
+                    loc.written(&r.step),
+                    number_text(max - min)
                 ),
             ));
         }
@@ -902,7 +1004,11 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                     return Err(loc.on(
                         v,
                         &key(k),
-                        format!("parameter '{n}': {k} is {x}; allowed: above 0, at most {most}"),
+                        format!(
+                            "parameter '{n}': {k} is {}; allowed: above 0, at most {}",
+                            loc.written(v),
+                            number_text(most)
+                        ),
                     ));
                 }
                 if method != Method::Spsa {
@@ -958,7 +1064,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             }
             self.engine.weights_origin = w.origin.clone();
             self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
+            default_exact(&start, self.raw.engine.get_ref(), &mut self.engine);
             for (i, e) in self.raw.pool.iter().enumerate() {
+                default_exact(&start, e.get_ref(), &mut self.pool[i]);
                 let key = format!("pool[{}].weights", i + 1);
                 let pw = resolve_weights(&start, e.get_ref().weights_value(), &key, self.loc)?;
                 self.pool[i].weights_origin = pw.origin.clone();
@@ -1000,8 +1108,12 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                         at,
                         &format!("param[{}].name", i + 1),
                         format!(
-                            "the start weights ({}) give '{}' = {value}, outside [min, max] = [{}, {}]; widen the bounds",
-                            w.origin, p.name, p.min, p.max
+                            "the start weights ({}) give '{}' = {}, outside [min, max] = [{}, {}]; widen the bounds",
+                            w.origin,
+                            p.name,
+                            number_text(value),
+                            number_text(p.min),
+                            number_text(p.max)
                         ),
                     ));
                 }
@@ -1198,8 +1310,10 @@ fn resolve_outside(
                 at,
                 &key(k),
                 format!(
-                    "option '{n}' starts at {value}, outside [min, max] = [{}, {}]; widen the bounds",
-                    p.min, p.max
+                    "option '{n}' starts at {}, outside [min, max] = [{}, {}]; widen the bounds",
+                    number_text(value),
+                    number_text(p.min),
+                    number_text(p.max)
                 ),
             ));
         }

@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use common::{joute_ok, scratch};
 
 /// A small match of `game` into `dir/NAME`; returns its log.
@@ -16,21 +15,9 @@ fn play(dir: &std::path::Path, name: &str, game: &str, engines: [&str; 2], games
     format!("{out}/games.jsonl")
 }
 
-fn refused(args: &[&str]) -> String {
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
-}
-
 #[test]
 fn fitted_weights_are_written_and_play() {
-    let dir = scratch("fit", "plays");
+    let dir = scratch("plays");
     let log = play(
         &dir,
         "data",
@@ -68,7 +55,7 @@ fn fitted_weights_are_written_and_play() {
     let text = std::fs::read_to_string(source).unwrap();
     let lines: Vec<String> = (text.lines().enumerate())
         .map(|(i, l)| match i < 39 {
-            true => l.replace("\"termination\":\"normal\"", "\"termination\":\"crash\""),
+            true => crashed_before_the_end(l),
             false => l.to_string(),
         })
         .collect();
@@ -76,7 +63,8 @@ fn fitted_weights_are_written_and_play() {
     let failed_log = failed.join("games.jsonl");
     std::fs::write(&failed_log, lines.join("\n") + "\n").unwrap();
     let failed_log = failed_log.display().to_string();
-    let stdout = joute_ok(&["fit", &failed_log, "--out", &weights]);
+    let failed_weights = dir.join("failed.toml").display().to_string();
+    let stdout = joute_ok(&["fit", &failed_log, "--out", &failed_weights]);
     assert!(
         stdout.contains("from 361 games; 39 games lost by a failure (timeout, stall, illegal move, crash) left out"),
         "{stdout}"
@@ -101,9 +89,38 @@ fn fitted_weights_are_written_and_play() {
     joute_ok(&["report", &format!("{out}/games.jsonl"), "--json"]);
 }
 
+/// A Connect 4 game line (a game played to its end) as if the side to move had crashed
+/// before the last move: a line the log's reader replays and accepts.
+fn crashed_before_the_end(line: &str) -> String {
+    let mut game: serde_json::Value = serde_json::from_str(line).unwrap();
+    let mut moves: Vec<serde_json::Value> = game["moves"].as_array().unwrap().clone();
+    moves.pop().expect("a game with moves");
+    let plies = moves.len();
+    for key in ["move_ms", "clock_ms", "scores"] {
+        if let Some(list) = game.get_mut(key).and_then(|v| v.as_array_mut()) {
+            list.truncate(plies);
+        }
+    }
+    // Sides alternate: after an even number of plies in all, the first player was to move.
+    let first_failed = (game["opening"].as_array().unwrap().len() + plies).is_multiple_of(2);
+    let (score, margin, result) = if first_failed {
+        (0.0, -1, "0-1")
+    } else {
+        (1.0, 1, "1-0")
+    };
+    game["moves"] = moves.into();
+    game["plies"] = plies.into();
+    game["score"] = score.into();
+    game["margin"] = margin.into();
+    game["result"] = result.into();
+    game["termination"] = "crash".into();
+    game["detail"] = "its output closed".into();
+    game.to_string()
+}
+
 #[test]
 fn tapered_weights_are_fitted_written_and_play() {
-    let dir = scratch("fit", "taper");
+    let dir = scratch("taper");
     let log = play(
         &dir,
         "data",
@@ -169,43 +186,49 @@ fn tapered_weights_are_fitted_written_and_play() {
     let again = dir.join("again.toml").display().to_string();
     let a = fit(&again, &["--taper", "--weights", &tapered]);
     assert_eq!(a["tapered"].as_bool(), Some(true));
-    let stderr = refused(&["fit", &log, "--weights", &tapered]);
+    let stderr = common::refused(&["fit", &log, "--weights", &tapered], &[]);
     assert!(
         stderr.contains("tapered") && stderr.contains("--taper"),
         "{stderr}"
     );
     // A taper with phases (those of the pattern fit, the CLI's only phases) is refused.
     let othello = play(&dir, "othello", "othello", ["random", "random"], "2");
-    let stderr = refused(&["fit", &othello, "--taper", "--patterns", "--phases", "2"]);
+    let stderr = common::refused(
+        &["fit", &othello, "--taper", "--patterns", "--phases", "2"],
+        &[],
+    );
     assert!(stderr.contains("--taper"), "{stderr}");
 }
 
 #[test]
 fn bad_fits_are_refused() {
-    let dir = scratch("fit", "bad");
+    let dir = scratch("bad");
     let c4 = play(&dir, "c4", "connect4", ["random", "random"], "4");
     let mo = play(&dir, "mo", "morpion", ["random", "random"], "4");
-    let stderr = refused(&["fit", &c4, &mo]);
+    let stderr = common::refused(&["fit", &c4, &mo], &[]);
     assert!(
         stderr.contains("mo") && stderr.contains("connect4"),
         "{stderr}"
     );
     // No position: every ply skipped.
-    let stderr = refused(&["fit", &c4, "--skip-plies", "200"]);
+    let stderr = common::refused(&["fit", &c4, "--skip-plies", "200"], &[]);
     assert!(stderr.contains("no positions"), "{stderr}");
     // A log without its run record.
     let lone = dir.join("lone.jsonl");
     std::fs::copy(&c4, &lone).unwrap();
-    let stderr = refused(&["fit", lone.to_str().unwrap()]);
+    let stderr = common::refused(&["fit", lone.to_str().unwrap()], &[]);
     assert!(stderr.contains("run.json"), "{stderr}");
     // Start weights of another game.
-    let stderr = refused(&[
-        "fit",
-        &c4,
-        "--weights",
-        &common::manifest("weights/othello.toml"),
-    ]);
+    let stderr = common::refused(
+        &[
+            "fit",
+            &c4,
+            "--weights",
+            &common::manifest("weights/othello.toml"),
+        ],
+        &[],
+    );
     assert!(stderr.contains("othello.toml"), "{stderr}");
-    let stderr = refused(&["fit", &c4, "--lambda", "-1"]);
+    let stderr = common::refused(&["fit", &c4, "--lambda", "-1"], &[]);
     assert!(stderr.contains("--lambda"), "{stderr}");
 }

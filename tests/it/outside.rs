@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use common::{bin, manifest};
+use common::{bin, manifest, running_with};
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -46,23 +46,13 @@ fn spec(game: &str, count: u32, top: &str, protocol: &str, flags: &[&str], engin
     )
 }
 
-/// Runs `joute ARGS` in `dir`.
-fn joute_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 /// Writes `text` as `dir/spec.toml` and runs `joute run spec.toml --out out EXTRA` in `dir`
 /// (the spec named without a folder: its programs run in `dir`).
 fn run(dir: &Path, text: &str, extra: &[&str]) -> Output {
     std::fs::write(dir.join("spec.toml"), text).unwrap();
     let mut args = vec!["run", "spec.toml", "--out", "out"];
     args.extend_from_slice(extra);
-    joute_in(dir, &args)
+    common::joute_in(dir, &args)
 }
 
 /// As [`run`], expecting success; returns stdout and stderr.
@@ -76,11 +66,7 @@ fn run_ok(dir: &Path, text: &str, extra: &[&str]) -> (String, String) {
 
 /// The games of the log in `out`, by id.
 fn games(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
-    let mut all: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut all = common::jsonl(&out.join("games.jsonl"));
     all.sort_by_key(|g| g["id"].as_u64().unwrap());
     all
 }
@@ -152,43 +138,11 @@ fn marker(test: &str) -> String {
     format!("MARKER-{test}-{}-{nanos}", std::process::id())
 }
 
-/// Whether process `pid` runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
-    })
-}
-
-/// The running processes whose command line holds `marker`.
-fn running_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let holds = cmdline
-            .windows(marker.len())
-            .any(|w| w == marker.as_bytes());
-        if holds && alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 /// Waits up to 2 s for every process carrying `marker` to be gone.
 fn assert_all_gone(marker: &str, when: &str) {
     let clock = Instant::now();
     loop {
-        let left = running_with(marker);
+        let left = common::running_with(marker);
         if left.is_empty() {
             return;
         }
@@ -208,17 +162,13 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn log_lines(log: &Path) -> usize {
-    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-}
-
 // ---------------------------------------------------------------- 1. normal play
 
 /// The fake speaking `protocol` plays `game` against alphabeta: every game ends normally, its
 /// stderr goes to `engines/fake.log`, the log says the games are not reproducible, the
 /// terminal names the program and shows a Terminations table without failures.
 fn plays_normally(protocol: &str, game: &str) {
-    let dir = common::scratch("outside", protocol);
+    let dir = common::scratch(protocol);
     let text = spec(
         game,
         3,
@@ -298,7 +248,7 @@ fn gomocup_plays_morpion_9x9_5() {
 
 #[test]
 fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
-    let dir = common::scratch("outside", "hash");
+    let dir = common::scratch("hash");
     let text = spec("connect4", 2, "", "line", &[], "stall_timeout = \"10s\"");
     // From the spec's folder, the spec named without a folder (its program runs there: an
     // empty folder name once made every start fail) ...
@@ -308,7 +258,7 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
     std::fs::create_dir(&elsewhere).unwrap();
     let spec_path = dir.join("spec.toml");
     let second = dir.join("second");
-    let out = joute_in(
+    let out = common::joute_in(
         &elsewhere,
         &[
             "run",
@@ -341,7 +291,7 @@ fn match_fake(dir: &Path, engine: &str, games: &str, extra: &[&str]) -> Output {
     let mut args = vec!["match", "connect4", engine, "alphabeta:2", "--games", games];
     args.extend(["--threads", "1"]);
     args.extend(extra);
-    joute_in(dir, &args)
+    common::joute_in(dir, &args)
 }
 
 #[test]
@@ -349,7 +299,7 @@ fn joute_match_without_out_says_why_an_engine_failed() {
     // A student's first command: no --out, an engine that raises at its first move (the
     // fake counts the 4 opening plies). The table is followed by the engine's first failure,
     // with the end of its stderr.
-    let dir = common::scratch("outside", "match-failure");
+    let dir = common::scratch("match-failure");
     let engine = line_fake("student", ",arg=--crash-at,arg=3");
     let out = match_fake(&dir, &engine, "2", &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -371,15 +321,15 @@ fn joute_match_without_out_says_why_an_engine_failed() {
 
 #[test]
 fn joute_play_plays_an_outside_engine_move_by_move() {
-    let dir = common::scratch("outside", "play");
+    let dir = common::scratch("play");
     let engine = |flags: &str| line_fake("mine", flags);
-    let out = joute_in(&dir, &["play", "connect4", &engine(""), "alphabeta:1"]);
+    let out = common::joute_in(&dir, &["play", "connect4", &engine(""), "alphabeta:1"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     assert!(stdout.contains("1. mine (first) plays "), "{stdout}");
     assert!(stdout.contains("\nresult: "), "{stdout}");
     // A failure says how the game ended.
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "play",
@@ -402,7 +352,7 @@ fn joute_play_plays_an_outside_engine_move_by_move() {
         "{value}"
     );
     // No clock in joute play.
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &["play", "connect4", &engine(",st=1s"), "alphabeta:1"],
     );
@@ -412,7 +362,7 @@ fn joute_play_plays_an_outside_engine_move_by_move() {
 
 #[test]
 fn joute_match_takes_an_outside_engine_on_the_command_line() {
-    let dir = common::scratch("outside", "match");
+    let dir = common::scratch("match");
     let engine = line_fake("fake", ",arg=--stderr-lines,arg=1");
     let out = match_fake(&dir, &engine, "4", &["--out", "m"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -432,7 +382,7 @@ fn joute_match_takes_an_outside_engine_on_the_command_line() {
         "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--hang-at,arg=2",
         fake()
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "match",
@@ -475,7 +425,7 @@ fn every_game_fails(
     engine: &str,
     expected: &str,
 ) -> (Vec<Value>, String) {
-    let dir = common::scratch("outside", expected);
+    let dir = common::scratch(expected);
     let count = 2;
     let text = spec(game, count, top, protocol, flags, engine);
     let (stdout, _) = run_ok(&dir, &text, &[]);
@@ -635,7 +585,7 @@ fn a_flood_loses_without_holding_the_run() {
 #[test]
 fn chatter_is_passed_over() {
     for (protocol, game) in [("line", "connect4"), ("gomocup", "morpion-9x9-5")] {
-        let dir = common::scratch("outside", "chatter");
+        let dir = common::scratch("chatter");
         let text = spec(
             game,
             2,
@@ -665,7 +615,7 @@ fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
         ("nboard", "othello"),
         ("gomocup", "morpion-9x9-5"),
     ] {
-        let dir = common::scratch("outside", "stray");
+        let dir = common::scratch("stray");
         // NBoard programs give their name when told a depth.
         let depth = if protocol == "nboard" {
             "depth = 1"
@@ -701,7 +651,7 @@ fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
         assert!(shown.contains(&own), "{protocol}: {shown}");
     }
     // When no answer comes at all, the stall names what the program wrote instead.
-    let dir = common::scratch("outside", "stray-hang");
+    let dir = common::scratch("stray-hang");
     let text = spec(
         "connect4",
         1,
@@ -730,7 +680,7 @@ fn misbehaves_once(
     engine: &str,
     expected: &str,
 ) -> (Vec<Value>, Vec<(u32, String)>) {
-    let dir = common::scratch("outside", "once");
+    let dir = common::scratch("once");
     let once = dir.join("once");
     let mut all_flags = vec!["--once", once.to_str().unwrap(), "--stderr-lines", "1"];
     all_flags.extend_from_slice(flags);
@@ -750,23 +700,26 @@ fn misbehaves_once(
         .unwrap();
     row[1 + column] = 1;
     assert_eq!(termination_row(&stdout, "fake"), row, "{stdout}");
-    // Three processes: the handshake check's, the one that misbehaved, and its replacement.
+    // Two processes in the log: the one that misbehaved, and its replacement (the handshake
+    // check of a fresh run runs before its folder exists: its stderr is kept only for errors).
     let log = engine_log(&dir.join("out"), "fake");
     let starts: Vec<u32> = log
         .iter()
         .filter(|(_, l)| l == "fake stderr line 1")
         .map(|(pid, _)| *pid)
         .collect();
-    assert_eq!(starts.len(), 3, "{log:?}");
+    assert_eq!(starts.len(), 2, "{log:?}");
     let misbehaved: u32 = std::fs::read_to_string(once.join("misbehaved"))
         .unwrap()
         .trim()
         .parse()
         .unwrap();
-    // (The check's line and the first worker's may reach the log in either order.)
-    assert!(starts[..2].contains(&misbehaved), "{log:?}");
-    assert_ne!(starts[2], misbehaved, "{log:?}");
-    assert!(!alive(misbehaved), "the program that failed still runs");
+    assert_eq!(starts[0], misbehaved, "{log:?}");
+    assert_ne!(starts[1], misbehaved, "{log:?}");
+    assert!(
+        !common::alive(misbehaved),
+        "the program that failed still runs"
+    );
     (all, log)
 }
 
@@ -802,7 +755,7 @@ fn after_garbage_the_program_is_started_again() {
 
 #[test]
 fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
-    let dir = common::scratch("outside", "slow");
+    let dir = common::scratch("slow");
     let text = spec(
         "connect4",
         2,
@@ -816,7 +769,7 @@ fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
     assert_eq!(all.len(), 4);
     assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
 
-    let dir = common::scratch("outside", "slow2");
+    let dir = common::scratch("slow2");
     let text = spec(
         "connect4",
         2,
@@ -838,7 +791,7 @@ fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
 
 #[test]
 fn a_slow_engine_on_a_game_clock_loses_on_time_and_the_clocks_are_logged() {
-    let dir = common::scratch("outside", "clock");
+    let dir = common::scratch("clock");
     let text = spec(
         "connect4",
         6,
@@ -928,24 +881,13 @@ fn refused_in(dir: &Path, args: &[&str], expected: &[&str]) {
         all
     };
     let before = listing();
-    let out = joute_in(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    for piece in expected {
-        assert!(
-            stderr.contains(piece),
-            "{args:?}: '{piece}' not in {stderr}"
-        );
-    }
-    assert!(out.stdout.is_empty());
+    common::refused_in(Some(dir), args, expected);
     assert_eq!(before, listing(), "{args:?} wrote files");
 }
 
 #[test]
 fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
-    let dir = common::scratch("outside", "bad");
+    let dir = common::scratch("bad");
     let othello = BAD_BASE.replace("connect4", "othello");
     // (spec, old, new, place and key, what the message says)
     let cases: Vec<(&str, &str, &str, &str, &str)> = vec![
@@ -1195,7 +1137,7 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
 /// line naming the engine and saying why; the run folder keeps its stderr and can be used
 /// again once the spec is fixed.
 fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
-    let dir = common::scratch("outside", "start");
+    let dir = common::scratch("start");
     let text = spec(game, 2, "", protocol, &[flag], "stall_timeout = \"1s\"");
     // --quiet: the error alone.
     let out = run(&dir, &text, &["--quiet"]);
@@ -1212,31 +1154,17 @@ fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
         "{protocol} {flag}: '{why}' not in {stderr}"
     );
     assert!(out.stdout.is_empty());
-    // Without --quiet, no "playing N games" comes before the error.
-    let _ = std::fs::remove_dir_all(dir.join("out"));
-    let loud = run(&dir, &text, &[]);
-    let said = format!("{:?}", loud);
-    assert!(!said.contains("playing "), "{said}");
-    // What is written: the run's record (no game played), an empty log, the engine's stderr.
+    // Nothing is written: the programs are checked before the run's folder is made (the
+    // program's last stderr lines are in the error).
     let out_dir = dir.join("out");
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
-    assert_eq!(record["sessions"][0]["games_played"], 0);
-    assert_eq!(
-        std::fs::read_to_string(out_dir.join("games.jsonl")).unwrap(),
-        ""
-    );
-    if flag == "--exit-at-start" {
-        let log = engine_log(&out_dir, "fake");
-        assert_eq!(log.len(), 1, "{log:?}");
-        assert_eq!(log[0].1, "fake: refusing to start");
-    }
-    assert!(!out_dir.join("index.html").exists());
+    assert!(!out_dir.exists(), "a refused run left its folder");
 
-    // Without --quiet, the notes on the engines come first: one error line still.
+    // Without --quiet, the notes on the engines come first: one error line still, and no
+    // "playing N games" before it.
     let out = run(&dir, &text, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("playing "), "{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(errors.len(), 1, "{stderr}");
     assert!(errors[0].starts_with(&expected_start), "{stderr}");
@@ -1292,7 +1220,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
 
 #[test]
 fn no_engine_outlives_a_finished_run() {
-    let dir = common::scratch("outside", "orphans");
+    let dir = common::scratch("orphans");
     let mark = marker("finished");
     let text = spec(
         "connect4",
@@ -1309,7 +1237,7 @@ fn no_engine_outlives_a_finished_run() {
 
 #[test]
 fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
-    let dir = common::scratch("outside", "sigint");
+    let dir = common::scratch("sigint");
     let mark = marker("sigint");
     let text = spec(
         "connect4",
@@ -1329,8 +1257,13 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
         .spawn()
         .unwrap();
     let log = out.join("games.jsonl");
-    wait_for("2 games", Duration::from_secs(60), || log_lines(&log) >= 2);
-    assert!(!running_with(&mark).is_empty(), "no fake running mid-run");
+    wait_for("2 games", Duration::from_secs(60), || {
+        common::lines_in(&log) >= 2
+    });
+    assert!(
+        !common::running_with(&mark).is_empty(),
+        "no fake running mid-run"
+    );
     // SAFETY: kill(2) on the child's pid, which it still is (the child is not reaped yet).
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let output = child.wait_with_output().unwrap();
@@ -1338,7 +1271,7 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
     assert_all_gone(&mark, "after Ctrl-C");
-    let logged = log_lines(&log);
+    let logged = common::lines_in(&log);
     assert!((2..24).contains(&logged), "{logged} games logged");
     let line = stdout
         .lines()
@@ -1374,7 +1307,7 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
 
 #[test]
 fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
-    let dir = common::scratch("outside", "sigkill");
+    let dir = common::scratch("sigkill");
     let mark = marker("sigkill");
     let once = dir.join("once");
     // The first process to reach its move 2 hangs; the stall limit is far away.
@@ -1419,8 +1352,8 @@ fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
         .parse()
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    assert!(alive(hanging));
-    assert_eq!(running_with(&mark), [hanging]);
+    assert!(common::alive(hanging));
+    assert_eq!(common::running_with(&mark), [hanging]);
     child.kill().unwrap(); // SIGKILL: no exit path of joute's runs
     child.wait().unwrap();
     assert_all_gone(&mark, "after SIGKILL of joute");
@@ -1428,7 +1361,7 @@ fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
     // The same spec resumed: the hang was once, every game is played.
     let out = dir.join("out");
     let hash = spec_hash(&out);
-    assert_eq!(log_lines(&out.join("games.jsonl")), 0);
+    assert_eq!(common::lines_in(&out.join("games.jsonl")), 0);
     run_ok(&dir, &text, &["--resume", "--quiet"]);
     assert_all_gone(&mark, "after the resumed run");
     let all = games(&out);
@@ -1439,12 +1372,12 @@ fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
 
 #[test]
 fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
-    let dir = common::scratch("outside", "shards");
+    let dir = common::scratch("shards");
     let text = spec("connect4", 3, "", "line", &[], "stall_timeout = \"5s\"");
     std::fs::write(dir.join("spec.toml"), &text).unwrap();
     // One --out for both: each shard plays into its shard-I-of-N folder there.
     for shard in ["0/2", "1/2"] {
-        let out = joute_in(
+        let out = common::joute_in(
             &dir,
             &[
                 "run",
@@ -1474,7 +1407,7 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
         .map(|g| g["id"].as_u64().unwrap())
         .collect();
     assert_eq!(ids, (0..6).collect());
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "report",
@@ -1512,7 +1445,7 @@ fn the_python_example_plays_a_tournament_with_no_failure() {
     let example = manifest("examples/engines/connect4.py");
     let lines = std::fs::read_to_string(&example).unwrap().lines().count();
     assert!(lines < 40, "{example} has {lines} lines");
-    let dir = common::scratch("outside", "example");
+    let dir = common::scratch("example");
     let text = format!(
         "name = \"example\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 4, count = 10 }}\n\n\
          [[engine]]\nname = \"connect4-py\"\ncommand = \"python3\"\nargs = [{}]\nprotocol = \"line\"\nstall_timeout = \"10s\"\n\n\
@@ -1530,9 +1463,9 @@ fn the_python_example_plays_a_tournament_with_no_failure() {
 
 #[test]
 fn engine_check_passes_the_example_and_fails_garbage() {
-    let dir = common::scratch("outside", "check");
+    let dir = common::scratch("check");
     let example = manifest("examples/engines/connect4.py");
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1559,7 +1492,7 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     );
 
     let fake = fake();
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1592,13 +1525,13 @@ fn engine_check_passes_the_example_and_fails_garbage() {
 
 #[test]
 fn engine_check_warns_of_debug_prints_and_suspects_the_protocol() {
-    let dir = common::scratch("outside", "check-stray");
+    let dir = common::scratch("check-stray");
     let fake = fake();
     let check = |protocol: &str, game: &str, flags: &[&str]| {
         let mut args = vec!["engine", "check", game, "--protocol", protocol];
         args.extend(["--timeout", "1", "--", "python3", &fake]);
         args.extend(flags);
-        let out = joute_in(&dir, &args);
+        let out = common::joute_in(&dir, &args);
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -1639,14 +1572,14 @@ fn engine_check_warns_of_debug_prints_and_suspects_the_protocol() {
 
 #[test]
 fn engine_check_takes_a_tournaments_limits_and_working_folder() {
-    let dir = common::scratch("outside", "check-limits");
+    let dir = common::scratch("check-limits");
     let fake = fake();
     let log = dir.join("said.txt");
     let log = log.to_str().unwrap();
     // A budget and a folder: the program is told the budget and runs in the folder (the
     // log's relative path lands there).
     std::fs::create_dir(dir.join("data")).unwrap();
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1675,7 +1608,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
     assert!(said.contains("INFO max_depth 4\n"), "{said}");
     // A clock: one more step, the game on it; a program that refuses GTP's time commands
     // fails the check (it passes without the clock).
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1706,7 +1639,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
             .unwrap()
             .contains("time_settings 20 0 0")
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1751,7 +1684,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
         let mut all = vec!["engine", "check", "othello"];
         all.extend(args);
         all.extend(["--", "python3", &fake, "--protocol", "gtp"]);
-        let out = joute_in(&dir, &all);
+        let out = common::joute_in(&dir, &all);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -1761,7 +1694,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
 
 #[test]
 fn each_engine_may_keep_its_own_clock() {
-    let dir = common::scratch("outside", "own-clock");
+    let dir = common::scratch("own-clock");
     let fake = fake();
     let log = dir.join("said.txt");
     // The outside program on its own time per move, the built-in engine on the match's
@@ -1770,7 +1703,7 @@ fn each_engine_may_keep_its_own_clock() {
         "cmd=python3,arg={fake},arg=--protocol,arg=line,arg=--log,arg={},proto=line,name=prog,st=700ms,timemargin=400ms",
         log.display()
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "match",
@@ -1822,4 +1755,200 @@ fn each_engine_may_keep_its_own_clock() {
         let readings = g["clock_ms"].as_array().unwrap().len();
         assert!(readings.abs_diff(ab_moves) <= 1, "{g}");
     }
+}
+
+// ---------------------------------------------------------------- file names of long names
+
+/// Names are limited to 64 characters, and 64 four-byte characters are 256 bytes: the engine's
+/// log and the run's default folder still get valid file names (cut, with a hash), and the run
+/// plays.
+#[test]
+fn a_name_of_64_four_byte_characters_makes_valid_file_names() {
+    let dir = common::scratch("long-name");
+    let long = "\u{1d11e}".repeat(64);
+    let text = spec("connect4", 1, "", "line", &[], "stall_timeout = \"5s\"")
+        .replace("name = \"fake\"", &format!("name = \"{long}\""))
+        .replace("name = \"t\"", &format!("name = \"{long}\""));
+    std::fs::write(dir.join("spec.toml"), text).unwrap();
+    let out = common::joute_in(&dir, &["run", "spec.toml", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<_> = std::fs::read_dir(dir.join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(reports.len(), 1);
+    let folder = &reports[0];
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    assert!(name.len() <= 255 && name.starts_with('\u{1d11e}'), "{name}");
+    assert_eq!(games(folder).len(), 2);
+    let logs: Vec<String> = std::fs::read_dir(folder.join("engines"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(
+        logs[0].len() <= 255 && logs[0].ends_with(".log"),
+        "{logs:?}"
+    );
+}
+
+// ---------------------------------------------------------------- daemons and floods
+
+/// A program that leaves a process behind the way a daemon does (a double fork and `setsid`:
+/// out of its process group), with joute's mark in its environment or without: nothing of it
+/// survives a finished run, a run refused at the handshake, or a Ctrl-C, and `engine check`
+/// says so and fails.
+#[test]
+fn a_daemon_that_leaves_the_group_does_not_outlive_joute() {
+    for flag in ["--daemon", "--daemon-clean-env"] {
+        let dir = common::scratch("daemon");
+        let mark = marker("daemon");
+        let text = spec(
+            "connect4",
+            2,
+            "",
+            "line",
+            &["--name", &mark, flag],
+            "stall_timeout = \"5s\"",
+        );
+        run_ok(&dir, &text, &["--quiet"]);
+        assert_eq!(games(&dir.join("out")).len(), 4);
+        assert_all_gone(&mark, &format!("{flag}: after a finished run"));
+
+        // Refused at the handshake: joute ends with an error after the program started.
+        let mark = marker("daemon-refused");
+        let text = spec(
+            "connect4",
+            2,
+            "",
+            "line",
+            &["--name", &mark, flag, "--bad-handshake"],
+            "stall_timeout = \"5s\"",
+        );
+        std::fs::write(dir.join("spec.toml"), &text).unwrap();
+        let out = common::joute_in(&dir, &["run", "spec.toml", "--out", "refused"]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert_all_gone(&mark, &format!("{flag}: after a refused run"));
+
+        // Ctrl-C in the middle of the run.
+        let mark = marker("daemon-sigint");
+        let text = spec(
+            "connect4",
+            12,
+            "",
+            "line",
+            &["--name", &mark, flag, "--sleep-ms", "30"],
+            "stall_timeout = \"5s\"",
+        );
+        std::fs::write(dir.join("spec.toml"), &text).unwrap();
+        let child = Command::new(bin())
+            .args([
+                "run",
+                "spec.toml",
+                "--out",
+                "stopped",
+                "--threads",
+                "2",
+                "--quiet",
+            ])
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let log = dir.join("stopped/games.jsonl");
+        wait_for("2 games", Duration::from_secs(60), || {
+            common::lines_in(&log) >= 2
+        });
+        assert!(!running_with(&mark).is_empty(), "no fake running mid-run");
+        // SAFETY: kill(2) on the child's pid, which it still is (the child is not reaped yet).
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130));
+        assert_all_gone(&mark, &format!("{flag}: after Ctrl-C"));
+
+        // engine check: the process left behind fails the last step.
+        let mark = marker("daemon-check");
+        let fake = fake();
+        let check = |extra: &[&str]| {
+            let mut args = vec!["engine", "check", "connect4", "--protocol", "line", "--"];
+            args.extend(["python3", &fake, "--protocol", "line"]);
+            args.extend(extra);
+            common::joute_in(&dir, &args)
+        };
+        let out = check(&[]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let out = check(&["--name", &mark, flag]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let failed: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL ")).collect();
+        assert_eq!(failed.len(), 1, "{stdout}");
+        assert!(
+            failed[0].contains("it left in") && failed[0].contains(" behind after "),
+            "{stdout}"
+        );
+        assert_all_gone(&mark, &format!("{flag}: after engine check"));
+    }
+}
+
+/// A program flooding its stderr: `engines/NAME.log` stays within `[output] engine_log_mib`,
+/// with the program's first lines, a line saying how much was dropped, and its last lines.
+#[test]
+fn a_stderr_flood_is_capped_keeping_its_start_and_its_end() {
+    let dir = common::scratch("stderr-flood");
+    // 2 MiB of stderr before each of the fake's moves, a 1 MiB cap.
+    let text = spec(
+        "connect4",
+        2,
+        "[output]\nengine_log_mib = 1",
+        "line",
+        &["--stderr-lines", "1", "--stderr-flood", "2048"],
+        "stall_timeout = \"20s\"",
+    );
+    run_ok(&dir, &text, &["--quiet", "--threads", "1"]);
+    let out = dir.join("out");
+    let path = out.join("engines/fake.log");
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size <= 1 << 20, "{size} bytes");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with("] fake stderr line 1"), "{}", lines[0]);
+    let markers: Vec<&&str> = lines.iter().filter(|l| l.starts_with("[joute] ")).collect();
+    assert_eq!(markers.len(), 1);
+    let dropped: u64 = markers[0]
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The fake's moves, each 2 MiB of stderr: all but the cap was dropped.
+    let moves: u64 = games(&out)
+        .iter()
+        .map(|g| {
+            let plies = g["moves"].as_array().unwrap().len() as u64;
+            // The opening is 2 plies: the first player's moves are the even ones after it.
+            if g["first"] == "fake" {
+                plies.div_ceil(2)
+            } else {
+                plies / 2
+            }
+        })
+        .sum();
+    assert!(moves > 4, "{moves} moves");
+    let flood = moves * (2048 * 1024 / 100) * 100;
+    assert!(
+        dropped + size >= flood && dropped < flood + moves * 1_000_000,
+        "{dropped} of {flood}"
+    );
+    // The end of the log is the end of the last flood.
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("fake flood move")
+            && last.contains(&format!("line {:>6}", 2048 * 1024 / 100 - 1)),
+        "{last}"
+    );
 }

@@ -48,7 +48,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move};
+use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, GameKind};
@@ -308,8 +308,8 @@ impl<G: Game> Dialect<G> for Gomocup {
         let stones = history.notated();
         let names: Vec<String> = stones.iter().map(|(_, mv)| mv.clone()).collect();
         let mut request = Vec::new();
-        if names.len() == self.told.len() + 1 && names.starts_with(&self.told) {
-            request.push(format!("TURN {}", xy(&names[names.len() - 1])?));
+        if let Some([last]) = untold(&self.told, &names) {
+            request.push(format!("TURN {}", xy(last)?));
         } else if names.is_empty() && self.told.is_empty() {
             request.push("BEGIN".to_string());
         } else {

@@ -43,7 +43,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, answer_if, quote, read_move};
+use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, answer_if, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Side};
@@ -228,10 +228,9 @@ impl<G: Game> Dialect<G> for Gtp {
     ) -> Result<Thought<G::Move>, PlayerError> {
         let deadline = Instant::now() + wait;
         let plays = Self::plays(history);
-        if plays.starts_with(&self.told) {
+        if untold(&self.told, &plays).is_some() {
             self.tell(io, &plays, deadline, wait)?;
         } else {
-            // Not the game the program holds (the history only grows within a game): afresh.
             self.set_up(io, &plays, deadline, wait)?;
         }
         let me = colour(turn.position.side_to_move());

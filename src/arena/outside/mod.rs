@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::engine_log::EngineLog;
 use super::game::{Opening, PassedOver, Player, PlayerError, Thought, TimeControl, Turn};
 pub use super::process::Heard;
 use super::process::{EngineProcess, ProcessSpec};
@@ -229,6 +230,11 @@ pub struct History<'a, G: Game> {
 }
 
 impl<G: Game> History<'_, G> {
+    /// Each move in the game's notation.
+    pub fn names(&self) -> Vec<String> {
+        self.notated().into_iter().map(|(_, mv)| mv).collect()
+    }
+
     /// Each move in the game's notation, with the position it was played in.
     pub fn notated(&self) -> Vec<(G, String)> {
         let mut pos = *self.initial;
@@ -270,6 +276,12 @@ pub(crate) fn answer_if(yes: bool, line: &str) -> Heard {
     } else {
         Heard::Stray
     }
+}
+
+/// The moves of `now` that a program holding `told` has not been told yet, or `None` when it
+/// holds another game (it is then set up afresh): within a game the history only grows.
+pub(crate) fn untold<'a>(told: &[String], now: &'a [String]) -> Option<&'a [String]> {
+    now.starts_with(told).then(|| &now[told.len()..])
 }
 
 /// One protocol, spoken to one program: the conversation's steps.
@@ -344,7 +356,7 @@ pub struct OutsidePlayer<G: Game> {
 impl<G: Game> OutsidePlayer<G> {
     /// A player for the engine `setup.spec`; `stderr_log` receives the program's stderr. The
     /// program starts at the first game (or at [`OutsidePlayer::start`]).
-    pub fn new(setup: Setup, stderr_log: Option<PathBuf>) -> OutsidePlayer<G> {
+    pub fn new(setup: Setup, stderr_log: Option<EngineLog>) -> OutsidePlayer<G> {
         let spec = &setup.spec;
         let process = ProcessSpec {
             command: spec.program.clone().unwrap_or_else(|| spec.command.clone()),

@@ -29,7 +29,7 @@
 use std::any::Any;
 use std::time::{Duration, Instant};
 
-use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move};
+use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Othello, Side};
@@ -148,7 +148,7 @@ impl Nboard {
         history: &History<'_, G>,
     ) -> Result<(), PlayerError> {
         io.send(&format!("set game {}", ggf(history)?))?;
-        self.told = history.notated().into_iter().map(|(_, mv)| mv).collect();
+        self.told = history.names();
         Ok(())
     }
 }
@@ -209,15 +209,15 @@ impl<G: Game> Dialect<G> for Nboard {
         wait: Duration,
     ) -> Result<Thought<G::Move>, PlayerError> {
         let deadline = Instant::now() + wait;
-        let moves: Vec<String> = history.notated().into_iter().map(|(_, mv)| mv).collect();
-        if moves.starts_with(&self.told) {
-            for mv in &moves[self.told.len()..] {
-                io.send(&format!("move {}", nboard_move(mv)))?;
+        let moves = history.names();
+        match untold(&self.told, &moves) {
+            Some(new) => {
+                for mv in new {
+                    io.send(&format!("move {}", nboard_move(mv)))?;
+                }
+                self.told = moves;
             }
-            self.told = moves;
-        } else {
-            // Not the game the program holds (the history only grows within a game): afresh.
-            self.set_game(io, history)?;
+            None => self.set_game(io, history)?,
         }
         io.send("go")?;
         let line = answer_by(io, deadline, wait, |l| {
