@@ -110,7 +110,7 @@ impl Protocol {
                 None
             }
             (Protocol::Gomocup, _) => Some(format!(
-                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, -exact or -renju, N 5..=15; renju), not {}; use protocol = \"line\"",
+                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, -exact or -renju, N from 5 to 15; renju), not {}; use protocol = \"line\"",
                 game
             )),
         }
@@ -519,4 +519,22 @@ pub(crate) fn bare<M>(mv: M) -> Thought<M> {
 /// A program's line for a message: control characters escaped, cut to 200 characters.
 pub(crate) fn quote(line: &str) -> String {
     crate::arena::game::cut(line, 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gomocup_refuses_what_is_not_five_in_a_row_on_a_square_board() {
+        let game = |name: &str| GameKind::parse(name).unwrap();
+        assert_eq!(Protocol::Gomocup.refuses(&game("morpion-15x15-5")), None);
+        assert_eq!(Protocol::Gomocup.refuses(&game("renju")), None);
+        let why = Protocol::Gomocup.refuses(&game("connect4")).unwrap();
+        // Words, not Rust's range syntax.
+        assert!(
+            why.contains("N from 5 to 15") && !why.contains("..="),
+            "{why}"
+        );
+    }
 }
