@@ -458,6 +458,7 @@ impl TuneSession {
             seed: spec.seed,
             params: spec.params.clone(),
             tuned: theta,
+            tuned_endgame: endgame.map(<[f64]>::to_vec),
             sprt: match &spec.hill {
                 Some(h) => match h.acceptance {
                     super::hill::Acceptance::Sprt(s) => Some(s),
@@ -777,9 +778,15 @@ fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
         "games": record.games,
         "seconds": record.seconds,
         "weights_file": record.weights_file,
-        "params": record.params.iter().zip(&record.tuned).map(|(p, t)| json!({
-            "name": p.name, "min": p.min, "max": p.max, "start": p.value, "tuned": t,
-        })).collect::<Vec<_>>(),
+        "params": record.params.iter().zip(&record.tuned).enumerate().map(|(i, (p, t))| {
+            let mut param = json!({
+                "name": p.name, "min": p.min, "max": p.max, "start": p.value, "tuned": t,
+            });
+            if let Some(endgame) = &record.tuned_endgame {
+                param["tuned_endgame"] = json!(endgame.get(i));
+            }
+            param
+        }).collect::<Vec<_>>(),
         "confirmation": record.confirmation,
         "aa": aa,
         "out": out.display().to_string(),
