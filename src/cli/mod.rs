@@ -398,7 +398,8 @@ fn engine_help() -> String {
              time per move such as 0.5s or 200ms (results then depend on the machine);
              random takes none
   exact=N    solve exactly once N empty squares are left, the game's solver choosing the
-             move (0: never; default: Othello pvs and mtdf {}, otherwise 0)
+             move (0: never; default: Othello pvs and mtdf 2*depth+4, at most {},
+             otherwise 0)
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",
