@@ -148,6 +148,20 @@ impl Output {
             }
         }
     }
+
+    /// What was read of a line whose end has not come (none once a line too long is being
+    /// passed over), taken out of the buffer.
+    fn take_unended(&mut self) -> Option<String> {
+        if self.skipping || self.buffer.is_empty() {
+            return None;
+        }
+        let mut text = std::mem::take(&mut self.buffer);
+        self.scanned = 0;
+        if text.last() == Some(&b'\r') {
+            text.pop();
+        }
+        Some(String::from_utf8_lossy(&text).into_owned())
+    }
 }
 
 /// Waits until `pipe` has something to read (or its writer closed it): `false` when `wait`
@@ -336,6 +350,12 @@ impl EngineProcess {
             }
             Ok(Got::Timeout) => Err(PlayerError::NoAnswer(timeout, self.unanswered())),
         }
+    }
+
+    /// What it has written of a line it has not ended yet, taken as read: for a program that
+    /// leaves an answer's line open (PentaZen answers `ABOUT` so), once its time has passed.
+    pub fn take_unended(&mut self) -> Option<String> {
+        self.output.take_unended()
     }
 
     /// What is unanswered now: the last line sent.

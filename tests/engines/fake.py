@@ -568,7 +568,13 @@ class Fake:
                 else:
                     out("ERROR invalid takeback %s" % rest)
             elif cmd == "ABOUT":
-                out('name="%s", version="1.0", author="joute tests", country="-"' % self.name)
+                about = 'name="%s", version="1.0", author="joute tests", country="-"' % self.name
+                if self.a.about_unended:
+                    # As PentaZen answers: no line end.
+                    sys.stdout.write(about)
+                    sys.stdout.flush()
+                else:
+                    out(about)
             elif cmd == "END":
                 return
             else:
@@ -641,6 +647,8 @@ def main():
     p.add_argument("--no-clock", action="store_true", help="GTP: answer '?' to the clock's commands")
     p.add_argument("--once", metavar="DIR")
     p.add_argument("--name")
+    p.add_argument("--about-unended", action="store_true",
+                   help="Gomocup: answer ABOUT without ending the line (as PentaZen does)")
     p.add_argument("--stderr-lines", type=int, default=0, metavar="N")
     p.add_argument("--log", metavar="FILE")
     p.add_argument("--stderr-flood", type=int, default=0, metavar="KIB")

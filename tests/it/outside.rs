@@ -650,6 +650,17 @@ fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
             .unwrap_or_else(|| panic!("{protocol}: no reported name in the page"));
         assert!(shown.contains(&own), "{protocol}: {shown}");
     }
+    // A Gomocup program that never ends its answer to ABOUT's line (as PentaZen does) plays,
+    // its name kept, and the open line prefixes no later answer.
+    let dir = common::scratch("about-unended");
+    let text = spec("morpion-9x9-5", 1, "", "gomocup", &["--about-unended"], "");
+    let (stdout, _) = run_ok(&dir, &text, &[]);
+    let all = games(&dir.join("out"));
+    assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
+    assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0]);
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(record["reported_names"]["fake"], "fake-gomocup");
     // When no answer comes at all, the stall names what the program wrote instead.
     let dir = common::scratch("stray-hang");
     let text = spec(

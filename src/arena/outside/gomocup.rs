@@ -125,6 +125,10 @@ fn answer(
     answer_by(io, deadline, wait, |l| heard(l, is_answer))
 }
 
+/// How long an answer to `ABOUT` may leave its line open before what it wrote is taken as the
+/// answer.
+const ABOUT_LINE_END: Duration = Duration::from_secs(1);
+
 /// The `name` of an answer to `ABOUT` (`name="pbrain-x", version="1.0"`).
 fn about_name(line: &str) -> Option<String> {
     let rest = &line[line.find("name=")? + 5..];
@@ -267,14 +271,31 @@ impl<G: Game> Dialect<G> for Gomocup {
         self.start(io, setup, deadline, wait)?;
         // ABOUT is one of the protocol's mandatory commands: any answer but a message will do.
         io.send("ABOUT")?;
-        let about = answer_by(io, deadline, wait, |l| {
+        let heard = |l: &str| {
             let message = ["MESSAGE", "DEBUG"].iter().any(|w| starts_with_word(l, w));
             if l.trim().is_empty() || message {
                 Heard::Aside
             } else {
                 Heard::Answer
             }
-        })?;
+        };
+        // Some programs (PentaZen) never end the answer's line: what they wrote of it after a
+        // short wait is the answer, taken out so that it cannot prefix the next one.
+        let about = match answer_by(
+            io,
+            deadline.min(Instant::now() + ABOUT_LINE_END),
+            wait,
+            heard,
+        ) {
+            Err(PlayerError::NoAnswer(..)) => match io.take_unended() {
+                Some(text) => text,
+                None => answer_by(io, deadline, wait, heard).or_else(|e| match e {
+                    PlayerError::NoAnswer(..) => io.take_unended().ok_or(e),
+                    e => Err(e),
+                })?,
+            },
+            about => about?,
+        };
         self.name = about_name(&about);
         self.fresh = true;
         Ok(())
