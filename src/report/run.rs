@@ -158,6 +158,7 @@ pub fn write_run_report(
         seconds,
         threads,
         sessions: run.sessions.clone(),
+        reported_names: run.reported_names.clone(),
     };
     let page =
         html::write_report(summary, &ratings, &svgs, logs, Some(timing), out).map_err(|cause| {
@@ -291,6 +292,7 @@ mod tests {
             games_scheduled: 8,
             sessions: Vec::new(),
             extends: Vec::new(),
+            reported_names: Default::default(),
             spec: spec.resolved.clone(),
         };
         let ratings = s.ratings();

@@ -379,7 +379,7 @@ pub fn match_spec(
                     tree_mib: c.options.tree_mib,
                     tie_break: c.options.tie_break,
                     exact: e.exact.unwrap_or_else(|| {
-                        crate::search::endgame::default_exact(&start, c.algorithm)
+                        crate::search::endgame::default_exact(&start, c.algorithm, c.limits.depth)
                     }),
                     weights_origin: String::new(),
                     weights: Vec::new(),
@@ -440,6 +440,22 @@ pub fn match_spec(
         },
     )?;
     Ok((TournamentSpec::from_resolved(resolved), note))
+}
+
+/// The record formats of `joute match --records` (`pgn,ggf`): each one that fits the game,
+/// once, as a spec's `[output] records`.
+pub fn match_records(kind: &GameKind, list: &str) -> Result<Vec<String>, SpecError> {
+    use crate::arena::records::Format;
+    let mut names: Vec<String> = Vec::new();
+    for word in list.split(',').map(str::trim) {
+        let format = Format::parse(word)
+            .and_then(|f| f.check_game(kind).map(|_| f))
+            .map_err(|e| command_line_error("--records", format!("--records: {e}")))?;
+        if !names.iter().any(|n| n == format.name()) {
+            names.push(format.name().to_string());
+        }
+    }
+    Ok(names)
 }
 
 /// The openings of a match: `count` distinct ones of the given plies, or of the default grown

@@ -211,7 +211,7 @@ pub(crate) fn default_exact<G: crate::games::Game>(
         && engine.outside.is_none()
         && let Ok(algorithm) = engine.algorithm.parse()
     {
-        engine.exact = crate::search::endgame::default_exact(start, algorithm);
+        engine.exact = crate::search::endgame::default_exact(start, algorithm, engine.depth);
     }
 }
 
