@@ -164,11 +164,16 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
             number_text(args.ridge)
         )));
     }
-    if args.weights.is_some() || args.taper {
+    if args.taper {
         return Err(InputError(
-            "--patterns fits from zero weights: --weights and --taper are for linear features"
-                .into(),
+            "--patterns fits one weight table per phase: --taper is for linear features".into(),
         ));
+    }
+    if args.phase_overlap > 60 {
+        return Err(InputError(format!(
+            "--phase-overlap {} is out of range; allowed: 0..=60 empty squares",
+            args.phase_overlap
+        )));
     }
     Ok(())
 }
@@ -180,8 +185,20 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
     check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
     let collect = collect_options(args)?;
+    let start = match &args.weights {
+        Some(path) => {
+            let start =
+                PatternWeights::load(path).map_err(|e| InputError(format!("--weights: {e}")))?;
+            if start.phases == args.phases {
+                start
+            } else {
+                start.in_phases(args.phases)
+            }
+        }
+        None => PatternWeights::zeros(args.phases),
+    };
     let (data, games, skipped, solved) =
-        collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
+        collect_patterns(&logs, &collect, args.phases, args.phase_overlap).map_err(InputError)?;
     if data.is_empty() {
         return Err(InputError(format!(
             "no positions to fit in {} log(s) ({games} games read, {skipped} skipped)",
@@ -193,8 +210,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
         ridge: args.ridge,
         ..PatternFitOptions::default()
     };
-    let fit =
-        fit_patterns(&data, &PatternWeights::zeros(args.phases), &options).map_err(InputError)?;
+    let fit = fit_patterns(&data, &start, &options).map_err(InputError)?;
     let written = if args.csv {
         fit.weights.write_csv(out)
     } else {
@@ -205,9 +221,10 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
         say!(
             "{}",
             json!({
-                "game": "othello", "positions": data.len(), "games": games,
+                "game": "othello", "positions": data.distinct(), "games": games,
                 "skipped_games": skipped,
-                "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
+                "phases": args.phases, "phase_overlap": args.phase_overlap,
+                "per_phase": fit.per_phase, "ridge": args.ridge,
                 "solved": solved,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),

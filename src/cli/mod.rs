@@ -541,7 +541,9 @@ pub struct FitArgs {
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
     /// The start weights, a weights file of the game (default: the game's defaults); K is
-    /// fitted to them and the ridge pulls towards them.
+    /// fitted to them and the ridge pulls towards them. With --patterns: a pattern weights
+    /// file (default: zeros), refined by the logs' positions; in other phases than --phases,
+    /// each phase starts from the one holding the middle of its range.
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Where to write the fitted weights (default: fitted-weights.toml beside the first log).
@@ -572,16 +574,20 @@ pub struct FitArgs {
     /// (0: never; at most 24).
     #[arg(long, default_value_t = 0)]
     pub exact_labels: u32,
-    /// Fit Othello's pattern evaluation (thousands of weights per phase, from zero) instead
-    /// of the game's linear features; writes a binary pattern weights file (default:
+    /// Fit Othello's pattern evaluation (thousands of weights per phase, from zero or from
+    /// --weights) instead of the game's linear features; writes a binary pattern weights file (default:
     /// fitted-patterns.jpw beside the first log).
     #[arg(long)]
     pub patterns: bool,
     /// With --patterns: phases of weights, 1..=60 (by the number of empty squares).
     #[arg(long, default_value_t = 6)]
     pub phases: usize,
-    /// With --patterns: the ridge α towards 0, in positions (each weight is pulled to 0 as
-    /// if by α positions that say nothing).
+    /// With --patterns: each phase also learns from the positions within this many empty
+    /// squares of its own range (neighbouring phases share positions; 0: none, at most 60).
+    #[arg(long, default_value_t = 0)]
+    pub phase_overlap: usize,
+    /// With --patterns: the ridge α towards the start weights (0 without --weights), in
+    /// positions (each weight is pulled to its start as if by α positions that say nothing).
     #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
     pub ridge: f64,
     /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of

@@ -472,6 +472,25 @@ impl PatternWeights {
         }
     }
 
+    /// The same weights in `phases` phases: each new phase takes the weights of the old phase
+    /// that holds the middle of its range of empty squares (a start for a fit in more or
+    /// fewer phases).
+    ///
+    /// # Panics
+    /// When `phases` is not in 1..=[`MAX_PHASES`].
+    pub fn in_phases(&self, phases: usize) -> Self {
+        let mut out = Self::zeros(phases);
+        for (q, block) in out.values.chunks_exact_mut(WEIGHTS_PER_PHASE).enumerate() {
+            // Phase q holds the positions of (60 − empties)·phases/60 = q: its middle, in
+            // discs played, is about (q + ½)·60/phases.
+            let middle = (2 * q + 1) * 60 / (2 * phases);
+            let old = middle.min(59) * self.phases / 60;
+            block.copy_from_slice(&self.values[old * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE]);
+        }
+        out.origin = format!("{} in {phases} phases", self.origin);
+        out
+    }
+
     /// Whether the file at `path` starts like a pattern weights file: the binary magic, the
     /// CSV first line or the CSV header. Reads at most 64 bytes; false when it cannot be read.
     pub fn is_pattern_file(path: &Path) -> bool {
@@ -1471,6 +1490,31 @@ mod tests {
         let mut out = [0; FEATURES_PER_POSITION];
         feature_indices(pos, &mut out);
         out
+    }
+
+    #[test]
+    fn weights_in_more_phases_evaluate_alike_and_in_fewer_take_the_middle() {
+        // Phases that split the old ones evaluate every position as before.
+        let w = random_weights(6, 21);
+        let eval = PatternEval::new(&w);
+        assert_eq!(w.in_phases(6).values, w.values);
+        for q in [12, 30, 60] {
+            let finer = PatternEval::new(&w.in_phases(q));
+            for pos in random_positions(22, 10) {
+                assert_eq!(finer.evaluate(&pos), eval.evaluate(&pos), "{q} phases");
+            }
+        }
+        // Two phases from six: the middle of 0..=29 discs played (15) is in old phase 1, of
+        // 30..=59 (45) in old phase 4.
+        let coarse = w.in_phases(2);
+        assert_eq!(
+            coarse.values[..WEIGHTS_PER_PHASE],
+            w.values[WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE]
+        );
+        assert_eq!(
+            coarse.values[WEIGHTS_PER_PHASE..],
+            w.values[4 * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE]
+        );
     }
 
     #[test]

@@ -7,9 +7,15 @@
 //! [`crate::eval::pattern::SCALE`]).
 //!
 //! **Loss**: the mean cross-entropy of σ(z) against the labels (the side to move's result: 1,
-//! ½ or 0), as [`super::regression`], plus a ridge (α/2N)·Σ w² towards 0 (N positions): each
-//! weight is pulled to 0 as if by α more positions that say nothing, so a configuration seen
-//! in few positions keeps a small weight, one never seen keeps 0, whatever N.
+//! ½ or 0), as [`super::regression`], plus a ridge (α/2N)·Σ (w − w₀)² towards the start
+//! weights w₀ (N positions; zeros for a fit from nothing): each weight is pulled to its start
+//! as if by α more positions that say nothing, so a configuration seen in few positions stays
+//! near its start, one never seen keeps it, whatever N. Starting from earlier weights (a
+//! generation fitted before) thus refines them by the new positions.
+//!
+//! **Overlapping phases**: with an overlap of E empty squares, a position also counts in the
+//! neighbouring phases whose range of empty squares, widened by E on each side, holds its
+//! own: many phases then share positions instead of each seeing only its slice.
 //!
 //! **Optimiser**: L-BFGS (10 pairs of memory) with a backtracking line search (Armijo), on
 //! full passes over the positions. Hand-written: the gradient is a scatter over sparse lookups
@@ -27,7 +33,7 @@ use rayon::prelude::*;
 use super::regression::{CollectOptions, Collector, sigmoid, softplus};
 use crate::arena::log::scan_log;
 use crate::eval::pattern::{
-    FEATURES_PER_POSITION, MAX_PHASES, PatternWeights, WEIGHTS_PER_PHASE, feature_indices, phase_of,
+    FEATURES_PER_POSITION, MAX_PHASES, PatternWeights, WEIGHTS_PER_PHASE, feature_indices,
 };
 use crate::games::Othello;
 
@@ -41,6 +47,10 @@ pub struct PatternPositions {
     indices: Vec<Vec<u32>>,
     /// Per phase: the labels.
     labels: Vec<Vec<f32>>,
+    /// Empty squares by which each phase's range is widened on both sides.
+    overlap: usize,
+    /// Positions pushed (each once, whatever the phases it is in).
+    distinct: usize,
 }
 
 impl PatternPositions {
@@ -53,6 +63,20 @@ impl PatternPositions {
         PatternPositions {
             indices: vec![Vec::new(); phases],
             labels: vec![Vec::new(); phases],
+            overlap: 0,
+            distinct: 0,
+        }
+    }
+
+    /// No positions, for `phases` phases each of which also takes the positions within
+    /// `overlap` empty squares of its range (see the module documentation).
+    ///
+    /// # Panics
+    /// When `phases` is not in 1..=[`MAX_PHASES`].
+    pub fn with_overlap(phases: usize, overlap: usize) -> Self {
+        PatternPositions {
+            overlap,
+            ..PatternPositions::new(phases)
         }
     }
 
@@ -61,16 +85,33 @@ impl PatternPositions {
         self.labels.len()
     }
 
-    /// Adds `pos` with the side to move's result `label`.
+    /// Adds `pos` with the side to move's result `label`: to its phase, and with an overlap
+    /// to every phase within the overlap's empty squares.
     pub fn push(&mut self, pos: &Othello, label: f64) {
-        let phase = phase_of(pos, self.phases());
+        let phases = self.phases();
         let mut out = [0u32; FEATURES_PER_POSITION];
         feature_indices(pos, &mut out);
-        self.indices[phase].extend_from_slice(&out);
-        self.labels[phase].push(label as f32);
+        let empties = (!(pos.player | pos.opponent)).count_ones() as usize;
+        let (fewest, most) = (
+            empties.saturating_sub(self.overlap),
+            (empties + self.overlap).min(60),
+        );
+        // Phases fall as the empty squares grow: the widened range spans a run of them.
+        let first = phase_of_empties(most, phases);
+        let last = phase_of_empties(fewest, phases);
+        for phase in first..=last {
+            self.indices[phase].extend_from_slice(&out);
+            self.labels[phase].push(label as f32);
+        }
+        self.distinct += 1;
     }
 
-    /// The number of positions.
+    /// The number of positions pushed, each counted once.
+    pub fn distinct(&self) -> usize {
+        self.distinct
+    }
+
+    /// The number of positions, each counted once per phase it is in.
     pub fn len(&self) -> usize {
         self.labels.iter().map(Vec::len).sum()
     }
@@ -86,17 +127,24 @@ impl PatternPositions {
     }
 }
 
+/// The phase of a position with `empties` empty squares, as [`phase_of`] gives it.
+fn phase_of_empties(empties: usize, phases: usize) -> usize {
+    60usize.saturating_sub(empties).min(59) * phases / 60
+}
+
 /// The positions of the Othello games logs at `paths`, chosen and labelled as
-/// [`super::regression::collect`] chooses them, as pattern lookups in `phases` phases. Also
+/// [`super::regression::collect`] chooses them, as pattern lookups in `phases` phases (each
+/// also taking the positions within `overlap` empty squares of its range). Also
 /// the games read and skipped, and the positions labelled by the exact solver
 /// ([`CollectOptions::exact_labels`]).
 pub fn collect_patterns(
     paths: &[&Path],
     options: &CollectOptions,
     phases: usize,
+    overlap: usize,
 ) -> Result<(PatternPositions, u64, u64, u64), String> {
     let mut collector = Collector::new(Othello::start(), options.clone());
-    let mut data = PatternPositions::new(phases);
+    let mut data = PatternPositions::with_overlap(phases, overlap);
     for path in paths {
         scan_log(path, |line| {
             let kept = collector.sample(&line)?;
@@ -144,18 +192,26 @@ pub struct PatternFit {
     pub loss: f64,
     /// L-BFGS iterations.
     pub iterations: usize,
-    /// Positions per phase.
+    /// Positions per phase (a position in several overlapping phases counts in each).
     pub per_phase: Vec<usize>,
+    /// Positions, each counted once.
+    pub positions: usize,
 }
 
 impl PatternFit {
     /// A line saying how the weights were made.
     pub fn summary(&self) -> String {
+        let counted: usize = self.per_phase.iter().sum();
         format!(
-            "pattern weights fitted by logistic regression (L-BFGS, {} iterations) on {} positions in {} phases: mean log loss {:.6} at the start, {:.6} fitted",
+            "pattern weights fitted by logistic regression (L-BFGS, {} iterations) on {} positions in {} phases{}: mean log loss {:.6} at the start, {:.6} fitted",
             self.iterations,
-            self.per_phase.iter().sum::<usize>(),
+            self.positions,
             self.per_phase.len(),
+            if counted == self.positions {
+                String::new()
+            } else {
+                format!(" ({counted} with the phases' overlaps)")
+            },
             self.start_loss,
             self.loss
         )
@@ -179,8 +235,15 @@ fn phase_pass(indices: &[u32], labels: &[f32], w: &[f64], mut grad: Option<&mut 
     loss
 }
 
-/// The objective (mean loss + ridge) at `w` and its gradient into `grad`; also the mean loss.
-fn objective(data: &PatternPositions, w: &[f64], lambda: f64, grad: &mut [f64]) -> (f64, f64) {
+/// The objective (mean loss + ridge towards `w0`) at `w` and its gradient into `grad`; also
+/// the mean loss.
+fn objective(
+    data: &PatternPositions,
+    w: &[f64],
+    w0: &[f64],
+    lambda: f64,
+    grad: &mut [f64],
+) -> (f64, f64) {
     let n = data.len() as f64;
     let losses: Vec<f64> = grad
         .par_chunks_mut(WEIGHTS_PER_PHASE)
@@ -193,9 +256,9 @@ fn objective(data: &PatternPositions, w: &[f64], lambda: f64, grad: &mut [f64]) 
         .collect();
     let loss = losses.iter().sum::<f64>() / n;
     let mut ridge = 0.0;
-    for (g, &x) in grad.iter_mut().zip(w) {
-        *g = *g / n + lambda * x;
-        ridge += x * x;
+    for ((g, &x), &x0) in grad.iter_mut().zip(w).zip(w0) {
+        *g = *g / n + lambda * (x - x0);
+        ridge += (x - x0) * (x - x0);
     }
     (loss + 0.5 * lambda * ridge, loss)
 }
@@ -223,7 +286,8 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Fits the pattern weights to `data` from `start` (same phases) by L-BFGS.
+/// Fits the pattern weights to `data` from `start` (same phases), the ridge pulling towards
+/// `start`, by L-BFGS.
 pub fn fit_patterns(
     data: &PatternPositions,
     start: &PatternWeights,
@@ -245,9 +309,10 @@ pub fn fit_patterns(
     let lambda = options.ridge / data.len() as f64;
     const MEMORY: usize = 10;
     let n = start.values.len();
-    let mut x: Vec<f64> = start.values.iter().map(|&v| v as f64).collect();
+    let x0: Vec<f64> = start.values.iter().map(|&v| v as f64).collect();
+    let mut x = x0.clone();
     let mut g = vec![0.0; n];
-    let (mut f, start_loss) = objective(data, &x, lambda, &mut g);
+    let (mut f, start_loss) = objective(data, &x, &x0, lambda, &mut g);
     let mut loss = start_loss;
     let mut s_hist: Vec<Vec<f64>> = Vec::new();
     let mut y_hist: Vec<Vec<f64>> = Vec::new();
@@ -305,7 +370,7 @@ pub fn fit_patterns(
             for ((xn, &xi), &d) in x_new.iter_mut().zip(&x).zip(&direction) {
                 *xn = xi + step * d;
             }
-            let (f_new, l_new) = objective(data, &x_new, lambda, &mut g_new);
+            let (f_new, l_new) = objective(data, &x_new, &x0, lambda, &mut g_new);
             if f_new <= f + 1e-4 * step * slope {
                 accepted = Some((f_new, l_new));
                 break;
@@ -345,6 +410,7 @@ pub fn fit_patterns(
         loss,
         iterations,
         per_phase: data.per_phase(),
+        positions: data.distinct(),
     })
 }
 
@@ -444,6 +510,100 @@ mod tests {
                 .install(|| fit_patterns(&data, &PatternWeights::zeros(3), &options).unwrap())
         };
         assert_eq!(run(1).weights, run(3).weights);
+    }
+
+    #[test]
+    fn overlapping_phases_share_the_positions_near_their_bounds() {
+        // Every position of a few random games, in 6 phases of 10 empty squares.
+        let mut plain = PatternPositions::with_overlap(6, 0);
+        let mut wide = PatternPositions::with_overlap(6, 3);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut expected = [0usize; 6];
+        for _ in 0..20 {
+            let mut pos = Othello::start();
+            loop {
+                let mut moves = crate::games::MoveList::new();
+                pos.legal_moves(&mut moves);
+                pos = pos.play(moves[rng.random_range(0..moves.len())]);
+                if pos.outcome().is_some() {
+                    break;
+                }
+                wide.push(&pos, 1.0);
+                plain.push(&pos, 1.0);
+                // Counted by hand: the phases of every empty count within 3 of the position's.
+                let e = (!(pos.player | pos.opponent)).count_ones() as i64;
+                let mut hit = [false; 6];
+                for d in -3..=3 {
+                    let f = (60 - (e + d).clamp(0, 60)).min(59);
+                    hit[f as usize * 6 / 60] = true;
+                }
+                for (p, h) in hit.iter().enumerate() {
+                    expected[p] += usize::from(*h);
+                }
+            }
+        }
+        assert_eq!(wide.per_phase(), expected.to_vec());
+        // Without overlap each position is in its own phase only; with it, some in two.
+        let positions: usize = plain.labels.iter().map(Vec::len).sum();
+        assert_eq!(plain.len(), positions);
+        assert_eq!((plain.distinct(), wide.distinct()), (positions, positions));
+        assert!(
+            wide.len() > positions + positions / 4,
+            "{:?}",
+            wide.per_phase()
+        );
+        for (p, labels) in plain.labels.iter().enumerate() {
+            assert!(labels.len() <= wide.labels[p].len());
+        }
+    }
+
+    #[test]
+    fn the_ridge_pulls_towards_the_start_weights() {
+        // A start far from the truth: weights the positions never read keep it exactly, and a
+        // strong ridge keeps the others near it, where from zero they would stay near zero.
+        let truth = truth(2, 11);
+        let data = planted(300, &truth, 12);
+        let mut start = PatternWeights::zeros(2);
+        for (i, x) in start.values.iter_mut().enumerate() {
+            *x = if i % 2 == 0 { 0.5 } else { -0.25 };
+        }
+        let options = PatternFitOptions {
+            ridge: 1e7,
+            max_iterations: 30,
+            ..Default::default()
+        };
+        let fit = fit_patterns(&data, &start, &options).unwrap();
+        let mut read = vec![false; start.values.len()];
+        for p in 0..2 {
+            for &i in &data.indices[p] {
+                read[p * WEIGHTS_PER_PHASE + i as usize] = true;
+            }
+        }
+        let (mut kept, mut moved) = (0, 0.0f64);
+        for ((&w, &w0), &r) in fit.weights.values.iter().zip(&start.values).zip(&read) {
+            if r {
+                moved = moved.max((w - w0).abs() as f64);
+            } else {
+                assert_eq!(w, w0);
+                kept += 1;
+            }
+        }
+        assert!(
+            kept > 0 && moved < 0.05,
+            "kept {kept}, moved at most {moved}"
+        );
+        // A weak ridge lets the positions move the weights they read away from the start.
+        let free = fit_patterns(
+            &data,
+            &start,
+            &PatternFitOptions {
+                ridge: 1.0,
+                max_iterations: 30,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(free.loss < fit.loss, "{} {}", free.loss, fit.loss);
     }
 
     #[test]

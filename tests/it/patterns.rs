@@ -46,6 +46,65 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
     let bytes = std::fs::read(&weights).unwrap();
     assert!(bytes.starts_with(b"JOUTEPAT"));
 
+    // A fit from those weights (a generation refined by more games), in twice the phases
+    // that share the positions within 2 empty squares of their ranges: it starts where the
+    // first fit ended (each new phase from the old one holding its middle), never from zero.
+    let more = play(&dir, "more", 40);
+    let refined = dir.join("refined.jpw");
+    let text = common::joute_ok(&[
+        "fit",
+        more.to_str().unwrap(),
+        "--patterns",
+        "--weights",
+        weights.to_str().unwrap(),
+        "--phases",
+        "8",
+        "--phase-overlap",
+        "2",
+        "--out",
+        refined.to_str().unwrap(),
+        "--json",
+    ]);
+    let again: Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(
+        (again["phases"].clone(), again["phase_overlap"].clone()),
+        (8.into(), 2.into())
+    );
+    let per_phase: u64 = again["per_phase"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    // Positions near a phase's bounds count in two.
+    assert!(per_phase > again["positions"].as_u64().unwrap(), "{again}");
+    let ln2 = std::f64::consts::LN_2;
+    assert!(
+        again["start_loss"].as_f64().unwrap() < ln2 - 0.01,
+        "{again}"
+    );
+    assert!(again["loss"].as_f64().unwrap() < again["start_loss"].as_f64().unwrap());
+    common::refused(
+        &[
+            "fit",
+            more.to_str().unwrap(),
+            "--patterns",
+            "--phase-overlap",
+            "61",
+        ],
+        &["--phase-overlap", "0..=60"],
+    );
+    common::refused(
+        &[
+            "fit",
+            more.to_str().unwrap(),
+            "--patterns",
+            "--weights",
+            more.to_str().unwrap(),
+        ],
+        &["--weights", "games.jsonl"],
+    );
+
     // The CSV form of the same fit is another file the engines read.
     let csv = dir.join("p.csv");
     common::joute_ok(&[
