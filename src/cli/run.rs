@@ -62,7 +62,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     });
     let voice = voice(args.quiet, args.json);
     let threads = threads(args.threads)?;
-    play(&spec, &out, Some(shard), args.resume, threads, voice, true)
+    let live = super::serve::start(args.serve.as_deref(), &out)?;
+    let played = play(&spec, &out, Some(shard), args.resume, threads, voice, true);
+    drop(live); // the open pages hear that the run ended
+    played
 }
 
 /// `joute match GAME ENGINE ENGINE`.
@@ -101,7 +104,12 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     }
     let threads = threads(args.threads)?;
     match &args.out {
-        Some(out) => play(&spec, out, None, args.resume, threads, voice, true),
+        Some(out) => {
+            let live = super::serve::start(args.serve.as_deref(), out)?;
+            let played = play(&spec, out, None, args.resume, threads, voice, true);
+            drop(live); // the open pages hear that the run ended
+            played
+        }
         None => {
             if args.resume {
                 return Err(InputError(
@@ -115,7 +123,9 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
                 .tempdir()
                 .context("cannot create a scratch folder for the match")?;
             interrupt::set_scratch(Some(dir.path().to_path_buf()));
+            let live = super::serve::start(args.serve.as_deref(), dir.path())?;
             let result = play(&spec, dir.path(), None, false, threads, voice, false);
+            drop(live); // the open pages hear that the run ended
             interrupt::set_scratch(None);
             result
         }

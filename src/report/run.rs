@@ -227,6 +227,8 @@ pub fn summary_json(
             "elo0": summary.spec.sprt.map(|s| s.elo0),
             "elo1": summary.spec.sprt.map(|s| s.elo1),
             "llr": decided.map_or(test.llr(), |d| d.llr),
+            "lower": summary.spec.sprt.map(|s| s.lower()),
+            "upper": summary.spec.sprt.map(|s| s.upper()),
             "decision": decided.map(|d| d.decision),
             "pairs": decided.map_or(test.counts().pairs(), |d| d.pairs),
         });

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// The layers, lowest first, as docs/architecture.md lists them. `cli` is the binary's and
 /// uses the library through `joute::`, so it is not in this list.
-const LAYERS: [&str; 9] = [
+const LAYERS: [&str; 10] = [
     "games",
     "eval",
     "search",
@@ -17,6 +17,7 @@ const LAYERS: [&str; 9] = [
     "report",
     "tournament",
     "tune",
+    "serve",
     "lib",
 ];
 

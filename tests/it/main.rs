@@ -31,6 +31,7 @@ mod properties;
 mod records;
 mod search;
 mod search_agreement;
+mod serve;
 mod sharded_sprt;
 mod solve_connect4;
 mod solve_othello;
