@@ -422,6 +422,9 @@ var joute = (function () {
       }
     }
     var events = new EventSource("/events");
+    // The self-test closes the stream once it has reported (a headless browser's virtual time
+    // stands still while a request is open).
+    live.stop = function () { events.close(); };
     events.addEventListener("game", later);
     events.addEventListener("end", function () {
       live.ended = true;
@@ -531,6 +534,7 @@ var joute = (function () {
       if (live.redraws >= +wanted[1] || live.lost || live.final) {
         clearInterval(poll);
         selftest();
+        if (live.stop) live.stop();
       }
     }, 100);
   } else {

@@ -391,46 +391,11 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     drop(deaf);
 }
 
-/// Opens `url#test=live:N` headless and returns the self-test JSON the page wrote.
-fn browse(browser: &Path, url: &str) -> Value {
-    let out = Process::new(browser)
-        .args([
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--virtual-time-budget=60000",
-            "--dump-dom",
-            url,
-        ])
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let start = dom
-        .find("<pre id=\"selftest\" hidden=\"\">")
-        .unwrap_or_else(|| {
-            panic!(
-                "no self-test in the DOM; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    let rest = &dom[start..];
-    let text = &rest[rest.find('>').unwrap() + 1..rest.find("</pre>").unwrap()];
-    let text = text
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("self-test is not JSON ({e}): {text}"))
-}
-
 #[test]
 #[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it serve:: -- --include-ignored"]
 fn the_live_page_redraws_itself_in_a_browser() {
-    let browser = ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| which(name))
-        .expect("no chromium, chromium-browser or google-chrome on PATH");
+    let browser =
+        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
     let dir = common::scratch("serve", "browser");
     let spec = dir.join("spec.toml");
     // 480 longer games: the page loads while they are played (about 10 s in the test profile).
@@ -448,7 +413,11 @@ fn the_live_page_redraws_itself_in_a_browser() {
         "1",
         "--serve",
     ]);
-    let seen = browse(&browser, &format!("http://{}/#test=live:3", live.addr));
+    let seen = common::page_selftest(
+        &browser,
+        &format!("http://{}/#test=live:3", live.addr),
+        60000,
+    );
     assert_eq!(seen["ok"], true, "{seen}");
     assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
     assert_eq!(seen["loads"], 1, "the page reloaded: {seen}");
@@ -475,16 +444,14 @@ fn the_live_page_redraws_itself_in_a_browser() {
 
     // The same page for the finished run.
     let done = Live::start(&["serve", out.to_str().unwrap()]);
-    let seen = browse(&browser, &format!("http://{}/#test=live:1", done.addr));
+    let seen = common::page_selftest(
+        &browser,
+        &format!("http://{}/#test=live:1", done.addr),
+        60000,
+    );
     assert_eq!(seen["ok"], true, "{seen}");
     assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
     assert_eq!(seen["games"], 480, "{seen}");
     assert_eq!(seen["live"]["counts"], serde_json::json!([480]), "{seen}");
     assert_eq!(done.interrupt().0, Some(0));
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
 }
