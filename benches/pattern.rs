@@ -1,6 +1,9 @@
 //! The Othello pattern evaluation against the linear one: the time of one `evaluate` on
-//! positions of random games, and of a PVS search to depth 6 from midgame positions with each.
-//! `cargo bench --bench pattern` (`-- --quick` for a short run).
+//! positions of random games, of one evaluation from the configurations kept move by move
+//! (`PatternState`), and of PVS searches from midgame positions with each (depth 6 with random
+//! weights; depth 8 with the shipped `weights/othello-patterns.jpw`, the configurations kept or
+//! every leaf read from the board). `cargo bench --bench pattern` (`-- --quick` for a short
+//! run).
 
 use std::hint::black_box;
 
@@ -9,7 +12,9 @@ use joute::eval::othello::{CLASS_MASKS, SQUARE_CLASSES};
 use joute::eval::pattern::{
     FEATURES_PER_POSITION, PATTERN_TYPES, SCALE, WEIGHTS_PER_PHASE, feature_indices,
 };
-use joute::eval::{Evaluator, Features, LinearEval, PatternEval, PatternWeights, Weights};
+use joute::eval::{
+    Evaluator, Features, LinearEval, PatternEval, PatternState, PatternWeights, Weights,
+};
 use joute::games::{Game, Othello, random_game, random_position};
 use joute::search::{Algorithm, SearchConfig, Searcher};
 use rand::{RngExt, SeedableRng};
@@ -20,9 +25,19 @@ const PHASES: usize = 12;
 
 /// Every unfinished position of 40 random games: about 2,400.
 fn positions() -> Vec<Othello> {
+    lines().into_iter().map(|(_, pos)| pos).collect()
+}
+
+/// The positions of [`positions`], each with the one before it (the first of a game with
+/// itself).
+fn lines() -> Vec<(Othello, Othello)> {
     (0..40)
-        .flat_map(|seed| random_game(Othello::start(), 60, 1000 + seed).0)
-        .filter(|pos| pos.outcome().is_none())
+        .flat_map(|seed| {
+            let line = random_game(Othello::start(), 60, 1000 + seed).0;
+            let before = std::iter::once(line[0]).chain(line.clone());
+            before.zip(line).collect::<Vec<_>>()
+        })
+        .filter(|(_, pos)| pos.outcome().is_none())
         .collect()
 }
 
@@ -128,6 +143,25 @@ fn evaluations(c: &mut Criterion) {
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.bench_function("linear", |b| b.iter(|| evaluate_all(&linear, &positions)));
     group.bench_function("pattern", |b| b.iter(|| evaluate_all(&pattern, &positions)));
+    // As a search meets them: each position's configurations from its parent's, then the
+    // evaluation from them.
+    let lines = lines();
+    let states: Vec<PatternState> = lines
+        .iter()
+        .map(|(before, _)| PatternState::of(before))
+        .collect();
+    group.bench_function("pattern_tracked", |b| {
+        b.iter(|| {
+            lines
+                .iter()
+                .zip(&states)
+                .map(|((before, pos), state)| {
+                    let state = black_box(state).after(before, black_box(pos));
+                    pattern.evaluate_tracked(pos, &state) as i64
+                })
+                .sum::<i64>()
+        })
+    });
     group.bench_function("pattern_feature_indices", |b| {
         b.iter(|| {
             let mut out = [0u32; FEATURES_PER_POSITION];
@@ -210,6 +244,42 @@ fn searches(c: &mut Criterion) {
         b.iter(|| search_all(&both, &midgame, depth))
     });
     group.finish();
+
+    // The shipped weights at depth 8: configurations kept move by move, or every leaf read
+    // from the board (the same tree: the same nodes).
+    let shipped = PatternEval::new(
+        &PatternWeights::load(std::path::Path::new("weights/othello-patterns.jpw")).unwrap(),
+    );
+    let board = FromBoard(&shipped);
+    let depth = 8;
+    let (tracked, read) = (
+        search_all(&shipped, &midgame, depth),
+        search_all(&board, &midgame, depth),
+    );
+    assert_eq!(tracked, read);
+    eprintln!("pvs:{depth} with weights/othello-patterns.jpw: {tracked} nodes");
+    let mut group = c.benchmark_group("pvs8-shipped");
+    group.bench_function("tracked", |b| {
+        b.iter(|| search_all(&shipped, &midgame, depth))
+    });
+    group.bench_function("from-board", |b| {
+        b.iter(|| search_all(&board, &midgame, depth))
+    });
+    group.finish();
+}
+
+/// The pattern evaluation without its configurations kept: every leaf read from the board,
+/// as before `PatternState`.
+struct FromBoard<'a>(&'a PatternEval);
+
+impl Evaluator<Othello> for FromBoard<'_> {
+    fn evaluate(&self, pos: &Othello) -> i32 {
+        self.0.evaluate(pos)
+    }
+
+    fn bound(&self) -> i32 {
+        self.0.bound()
+    }
 }
 
 criterion_group! {

@@ -53,9 +53,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             print_error(&format!("error: {err:#}"));
-            if err.downcast_ref::<cli::InputError>().is_some()
-                || err.downcast_ref::<joute::games::GameError>().is_some()
-            {
+            if cli::refused_input(&err) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)

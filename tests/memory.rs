@@ -18,7 +18,7 @@ fn children_peak_kib() -> u64 {
 
 #[test]
 fn the_recorded_peak_memory_includes_the_report() {
-    let dir = common::scratch("memory", "peak");
+    let dir = common::scratch("peak");
     let out = dir.join("m");
     // Many short games: the HTML report (every game embedded) needs more memory than playing.
     common::joute_ok(&[

@@ -1,5 +1,6 @@
 //! Engine configurations: a search algorithm with its limits and options, and the weights of
-//! its evaluation. On the command line an engine is `ALGORITHM[:BUDGET][:WEIGHTS.toml]`.
+//! its evaluation. On the command line an engine is
+//! `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS.toml]`.
 
 use std::any::Any;
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::eval::pattern::{PatternEval, PatternWeights};
-use crate::eval::{EvalError, Evaluator, Features, LinearEval, Weights};
+use crate::eval::{EvalError, EvalState, Evaluator, Features, LinearEval, Weights};
 use crate::games::Othello;
 use crate::search::{
     Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, SearchConfig, SearchError,
@@ -17,7 +18,7 @@ use crate::search::{
 /// Why an engine description was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EngineError {
-    /// The text does not have the shape `ALGORITHM[:BUDGET][:WEIGHTS.toml]`.
+    /// The text does not have the shape `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS.toml]`.
     #[error("invalid engine '{text}': {reason}")]
     Syntax {
         /// The engine as written.
@@ -50,6 +51,10 @@ pub struct EngineSpec {
     pub weights: Option<PathBuf>,
     /// The pattern evaluation (Othello), loaded: when set it replaces the linear one.
     pub patterns: Option<SharedPatterns>,
+    /// Solve exactly from this many empties on ([`SearchOptions::exact`]); `None`: the
+    /// game's default for the algorithm ([`crate::search::endgame::default_exact`]), set
+    /// when the engine is built for a game.
+    pub exact: Option<u32>,
 }
 
 /// A loaded pattern evaluation shared by every engine that uses it (its table is megabytes);
@@ -103,13 +108,52 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
             EngineEval::Patterns(p) => p.bound(),
         }
     }
+
+    #[inline]
+    fn tracks(&self) -> bool {
+        matches!(self, EngineEval::Patterns(_))
+    }
+
+    #[inline]
+    fn track(&self, pos: &G, state: &mut EvalState) {
+        if let (EngineEval::Patterns(p), Some(o)) = (self, (pos as &dyn Any).downcast_ref()) {
+            p.track(o, state);
+        }
+    }
+
+    #[inline]
+    fn track_move(&self, parent: &G, child: &G, state: &EvalState, out: &mut EvalState) {
+        let (parent, child) = (parent as &dyn Any, child as &dyn Any);
+        if let (EngineEval::Patterns(p), Some(parent), Some(child)) =
+            (self, parent.downcast_ref(), child.downcast_ref())
+        {
+            p.track_move(parent, child, state, out);
+        }
+    }
+
+    #[inline]
+    fn evaluate_tracked(&self, pos: &G, state: &EvalState) -> i32 {
+        match self {
+            EngineEval::Linear(e) => e.evaluate(pos),
+            EngineEval::Patterns(p) => match (pos as &dyn Any).downcast_ref::<Othello>() {
+                Some(o) => p.evaluate_tracked(o, state),
+                None => 0,
+            },
+        }
+    }
 }
 
+/// The options an engine word may set between its budget and its weights.
+pub const ENGINE_WORD_KEYS: &str = "exact";
+
 impl EngineSpec {
-    /// Reads `ALGORITHM[:BUDGET][:WEIGHTS.toml]`. BUDGET is a depth `1..=64` (for `mcts`, a
-    /// number of playouts), `nN` a node budget (for `mcts`, playouts), or `Ns` / `Nms` a time
-    /// per move. `random` needs no budget; every other algorithm does. Examples: `alphabeta:6`,
-    /// `pvs:8:weights/othello.toml`, `mcts:2000`, `pvs:n200000`, `random`.
+    /// Reads `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS.toml]`. BUDGET is a depth `1..=64`
+    /// (for `mcts`, a number of playouts), `nN` a node budget (for `mcts`, playouts), or `Ns`
+    /// / `Nms` a time per move. `random` needs no budget; every other algorithm does. The
+    /// options ([`ENGINE_WORD_KEYS`]): `exact=N`, solve exactly from N empties on (0: never;
+    /// default: the game's, see [`crate::search::endgame::default_exact`]). Examples:
+    /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
+    /// `mcts:2000`, `pvs:n200000`, `random`.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
         let syntax = |reason: String| EngineError::Syntax {
             text: text.to_string(),
@@ -126,7 +170,44 @@ impl EngineSpec {
                     source,
                 })?;
         let budget = parts.next();
-        let weights = parts.next().map(PathBuf::from);
+        // Options are `KEY=VALUE` words (a key of letters and underscores); what follows them
+        // is the weights file, colons and all.
+        let mut rest = parts.next();
+        let mut exact = None;
+        while let Some(r) = rest {
+            let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
+            let Some((key, value)) = word.split_once('=').filter(|(k, _)| {
+                !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            }) else {
+                break;
+            };
+            match key {
+                "exact" => {
+                    let n: u32 = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n <= MAX_DEPTH)
+                        .ok_or_else(|| {
+                            syntax(format!(
+                                "exact={value} is not a number of empty squares in 0..={MAX_DEPTH} (0: never solve)"
+                            ))
+                        })?;
+                    if algorithm == Algorithm::Random {
+                        return Err(syntax(
+                            "random plays at random and solves nothing; exact belongs to the searching algorithms".into(),
+                        ));
+                    }
+                    exact = Some(n);
+                }
+                other => {
+                    return Err(syntax(format!(
+                        "unknown option '{other}'; allowed between the budget and the weights: {ENGINE_WORD_KEYS}"
+                    )));
+                }
+            }
+            rest = after;
+        }
+        let weights = rest.map(PathBuf::from);
         let mut limits = Limits::default();
         let mut options = SearchOptions::default();
         match (algorithm, budget) {
@@ -195,6 +276,7 @@ impl EngineSpec {
             },
             weights,
             patterns: None,
+            exact,
         })
     }
 
@@ -286,6 +368,9 @@ impl<G: Features> Engine<G> {
     pub fn with_weights(spec: &EngineSpec, start: &G, weights: Weights, seed: u64) -> Engine<G> {
         let mut config = spec.config.clone();
         config.options.seed = seed;
+        config.options.exact = spec
+            .exact
+            .unwrap_or_else(|| crate::search::endgame::default_exact(start, config.algorithm));
         Engine {
             spec: spec.clone(),
             eval: match &spec.patterns {
@@ -360,5 +445,34 @@ mod tests {
         assert!(err("pvs:deep").contains("is not a depth"));
         assert!(err("pvs:n0").contains("node budget"));
         assert!(err("pvs:-1s").contains("time"));
+        assert!(err("pvs:8:exact=65").contains("0..=64"));
+        assert!(err("pvs:8:exact=x:w.toml").contains("exact=x"));
+        assert!(err("pvs:8:deep=3:w.toml").contains("unknown option 'deep'"));
+        assert!(err("random:exact=3").contains("takes no budget"));
+    }
+
+    #[test]
+    fn option_words_sit_between_the_budget_and_the_weights() {
+        let e = EngineSpec::parse("pvs:8:exact=20:weights/othello-patterns.jpw").unwrap();
+        assert_eq!(e.exact, Some(20));
+        assert_eq!(e.config.limits.depth, Some(8));
+        assert_eq!(
+            e.weights,
+            Some(PathBuf::from("weights/othello-patterns.jpw"))
+        );
+        let e = EngineSpec::parse("pvs:8:exact=0").unwrap();
+        assert_eq!((e.exact, e.weights), (Some(0), None));
+        // Without the option the game decides, when the engine is built.
+        assert_eq!(EngineSpec::parse("pvs:8").unwrap().exact, None);
+        // A weights file may hold colons and, behind a folder, an equals sign.
+        let e = EngineSpec::parse("pvs:8:exact=12:./a=b:c.toml").unwrap();
+        assert_eq!(e.weights, Some(PathBuf::from("./a=b:c.toml")));
+        let start = Othello::start();
+        let built = |text: &str| Engine::new(&EngineSpec::parse(text).unwrap(), &start, 1);
+        let exact = |text: &str| built(text).unwrap().searcher.config().options.exact;
+        assert_eq!(exact("pvs:8"), crate::search::endgame::OTHELLO_EXACT);
+        assert_eq!(exact("alphabeta:8"), 0);
+        assert_eq!(exact("pvs:8:exact=0"), 0);
+        assert_eq!(exact("alphabeta:4:exact=14"), 14);
     }
 }

@@ -289,6 +289,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Creates a run's output folder `out` and its parents (nothing when it exists); the refusal
+/// names the folder.
+pub fn create_out_folder(out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("{}: cannot create the output folder: {e}", out.display()))
+}
+
 /// Removes the temporary files that a killed joute left in `dir`: `NAME.tmpPID` (from
 /// [`write_atomically`]) and `.NAME.PID.tmp.png` (charts), whose process `PID` is neither this
 /// one nor alive. Nothing else is touched. Returns the files removed.

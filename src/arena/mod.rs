@@ -3,6 +3,7 @@
 
 pub mod adjudication;
 pub mod cancel;
+pub mod duel;
 pub mod engine;
 pub mod game;
 pub mod log;

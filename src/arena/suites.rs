@@ -29,7 +29,7 @@ use crate::games::connect4::{Connect4, H1, WIDTH};
 use crate::games::hash::combine;
 use crate::games::morpion::Morpion;
 use crate::games::othello::Othello;
-use crate::games::{Game, random_game};
+use crate::games::{Game, GameKind, random_game};
 use crate::search::solver::connect4::Connect4Solver;
 use crate::search::{Algorithm, SearchConfig, Searcher, WIN_THRESHOLD};
 
@@ -287,6 +287,86 @@ pub fn morpion_suite(
         lines,
         candidates: stream.attempts(),
     })
+}
+
+/// What `joute openings` asks for; what it leaves out takes the game's default.
+#[derive(Clone, Debug)]
+pub struct SuiteRequest {
+    /// Plies of every opening (default: Connect 4 6, Othello 8, Morpion 4).
+    pub plies: Option<u32>,
+    /// Openings in the suite.
+    pub count: u32,
+    /// Seed of the random candidates.
+    pub seed: u64,
+    /// Largest score kept (Connect 4 and Othello only).
+    pub max_score: Option<f64>,
+    /// Depth of the search that judges each opening (Othello and Morpion only).
+    pub depth: Option<u32>,
+}
+
+/// The suite `request` asks for on the game `kind`, each option checked for that game (a
+/// refusal names it as `joute openings` spells it).
+pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String> {
+    let SuiteRequest {
+        plies,
+        count,
+        seed,
+        max_score,
+        depth,
+    } = *request;
+    if count == 0 || count > 100_000 {
+        return Err(format!("--count is {count}; allowed: 1..=100000"));
+    }
+    match *kind {
+        GameKind::Connect4 => {
+            if depth.is_some() {
+                return Err(
+                    "--depth applies to othello only; Connect 4 openings are solved exactly".into(),
+                );
+            }
+            let max_score = max_score.unwrap_or(2.0);
+            if !(0.0..=22.0).contains(&max_score) || max_score.fract() != 0.0 {
+                return Err(format!(
+                    "--max-score is {max_score}; for connect4 a whole number in 0..=22"
+                ));
+            }
+            connect4_suite(plies.unwrap_or(6), count, seed, max_score as i32)
+        }
+        GameKind::Othello => {
+            let depth = depth.unwrap_or(OTHELLO_DEPTH);
+            if !(1..=12).contains(&depth) {
+                return Err(format!("--depth is {depth}; allowed: 1..=12"));
+            }
+            let max_score = max_score.unwrap_or(OTHELLO_MAX_SCORE);
+            if max_score.is_nan() || max_score < 0.0 {
+                return Err(format!("--max-score is {max_score}; it must be 0 or more"));
+            }
+            let start = Othello::start();
+            let weights = Weights::default_for(&start);
+            othello_suite(plies.unwrap_or(8), count, seed, depth, max_score, &weights)
+        }
+        GameKind::Morpion {
+            rows,
+            cols,
+            k,
+            rule,
+        } => {
+            if max_score.is_some() {
+                return Err(
+                    "--max-score applies to connect4 and othello; Morpion openings are rejected only when the search finds a forced result".into(),
+                );
+            }
+            let depth = depth.unwrap_or(2);
+            if !(0..=6).contains(&depth) {
+                return Err(format!("--depth is {depth}; for morpion 0..=6"));
+            }
+            let start = Morpion::with_rule(rows, cols, k, rule);
+            morpion_suite(start, plies.unwrap_or(4), count, seed, depth)
+        }
+        ref other => Err(format!(
+            "joute openings makes suites for connect4, othello and morpion; not for {other}"
+        )),
+    }
 }
 
 /// The `key: value` lines of a suite file's header.

@@ -40,7 +40,7 @@ pub(super) fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
         return Err(InputError("--trees must be at least 1".into()).into());
     }
     let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let watch = super::output::Watch::count(done.clone(), trees as u64, "trees", !args.json);
+    let watch = super::meter::Watch::count(done.clone(), trees as u64, "trees", !args.json);
     let analysis = analyze_counting(
         branching as u8,
         depth as u8,

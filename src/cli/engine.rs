@@ -109,7 +109,8 @@ pub(super) fn run(args: &EngineArgs) -> anyhow::Result<()> {
     }
 }
 
-fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
+/// The check `args` ask for, every argument checked against the protocol.
+fn check_config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
     let input = |text: String| anyhow::Error::from(InputError(text));
     let protocol = args.protocol;
     if args.protocol_version.is_some() && protocol != Protocol::Nboard {
@@ -166,6 +167,13 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
     if let Some(why) = refuse(&config) {
         return Err(input(why.replace("protocol = \"line\"", "--protocol line")));
     }
+    Ok(config)
+}
+
+fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
+    let config = check_config(args)?;
+    let input = |text: String| anyhow::Error::from(InputError(text));
+    let protocol = config.spec.protocol;
     say!(
         "checking {} for {} (each answer within {} s, seed {})",
         config.spec.describe(),

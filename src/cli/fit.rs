@@ -13,24 +13,7 @@ use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     let _locks = super::run::open_logs(&args.logs, false)?;
-    // The game, from each log's run record: one game for all.
-    let mut kind: Option<GameKind> = args.game;
-    for log in args.logs.iter().filter(|_| args.game.is_none()) {
-        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
-        let info = RunInfo::load(&record).map_err(InputError)?;
-        let game = GameKind::parse(&info.spec.game)?;
-        match kind {
-            Some(k) if k != game => {
-                return Err(InputError(format!(
-                    "{}: a log of {game} games; the first log's are {k}",
-                    log.display()
-                ))
-                .into());
-            }
-            _ => kind = Some(game),
-        }
-    }
-    let kind = kind.expect("at least one log");
+    let kind = logs_game(args)?;
     if args.patterns {
         return fit_patterns(args, kind);
     }
@@ -42,12 +25,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         .into());
     }
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
+    let collect = collect_options(args)?;
     let options = FitOptions {
         lambda: args.lambda,
         taper: args.taper,
@@ -93,41 +71,83 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
-fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
-    use joute::eval::pattern::{MAX_PHASES, PatternWeights};
-    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+/// The game of the logs: `--game`, or else each log's run record's, one game for all.
+fn logs_game(args: &FitArgs) -> anyhow::Result<GameKind> {
+    let mut kind: Option<GameKind> = args.game;
+    for log in args.logs.iter().filter(|_| args.game.is_none()) {
+        let record = log.parent().unwrap_or(Path::new(".")).join("run.json");
+        let info = RunInfo::load(&record).map_err(InputError)?;
+        let game = GameKind::parse(&info.spec.game)?;
+        match kind {
+            Some(k) if k != game => {
+                return Err(InputError(format!(
+                    "{}: a log of {game} games; the first log's are {k}",
+                    log.display()
+                ))
+                .into());
+            }
+            _ => kind = Some(game),
+        }
+    }
+    Ok(kind.expect("at least one log"))
+}
+
+/// Which positions of the logs a fit reads, and how they are labelled.
+fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
+    let max = joute::tune::spec::MAX_EXACT_LABELS as u32;
+    if args.exact_labels > max {
+        return Err(InputError(format!(
+            "--exact-labels {} is out of range; allowed: 0 (never) to {max}",
+            args.exact_labels
+        )));
+    }
+    Ok(CollectOptions {
+        skip_plies: args.skip_plies,
+        max_per_game: args.max_per_game,
+        seed: args.seed,
+        include_failures: false,
+        exact_labels: args.exact_labels,
+    })
+}
+
+/// The arguments `--patterns` refuses: another game's logs, phases out of range, a negative
+/// ridge, and the linear features' options.
+fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> {
+    use joute::eval::pattern::MAX_PHASES;
     if kind != GameKind::Othello {
         return Err(InputError(format!(
             "--patterns fits Othello's pattern evaluation; these are logs of {kind} games, not othello"
-        ))
-        .into());
+        )));
     }
     if !(1..=MAX_PHASES).contains(&args.phases) {
         return Err(InputError(format!(
             "--phases {} is out of range; allowed: 1..={MAX_PHASES}",
             args.phases
-        ))
-        .into());
+        )));
     }
     if !(args.ridge.is_finite() && args.ridge >= 0.0) {
-        return Err(InputError(format!("--ridge {} is not 0 or more", args.ridge)).into());
+        return Err(InputError(format!(
+            "--ridge {} is not 0 or more",
+            args.ridge
+        )));
     }
     if args.weights.is_some() || args.taper {
         return Err(InputError(
             "--patterns fits from zero weights: --weights and --taper are for linear features"
                 .into(),
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
+fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
+    use joute::eval::pattern::PatternWeights;
+    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
-    let collect = CollectOptions {
-        skip_plies: args.skip_plies,
-        max_per_game: args.max_per_game,
-        seed: args.seed,
-        include_failures: false,
-    };
-    let (data, games, skipped) =
+    let collect = collect_options(args)?;
+    let (data, games, skipped, solved) =
         collect_patterns(&logs, &collect, args.phases).map_err(InputError)?;
     if data.is_empty() {
         return Err(InputError(format!(
@@ -164,12 +184,19 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
             json!({
                 "game": "othello", "positions": data.len(), "games": games,
                 "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
+                "solved": solved,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),
             })
         )?;
     } else {
         say!("{}", fit.summary())?;
+        if collect.exact_labels > 0 {
+            say!(
+                "{solved} positions of at most {} empty squares labelled by the exact solver",
+                collect.exact_labels
+            )?;
+        }
         say!("weights: {}", out.display())?;
     }
     Ok(())

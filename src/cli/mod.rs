@@ -10,6 +10,7 @@ mod engine;
 mod export;
 mod fit;
 mod interrupt;
+mod meter;
 mod openings;
 mod perft;
 mod play;
@@ -35,6 +36,20 @@ pub use run::Interrupted;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct InputError(pub String);
+
+/// Whether `err` says the user's input is wrong (exit 2) rather than the run failed (exit 1):
+/// the command line's own [`InputError`], and the library's errors that know they are the
+/// input's (a position that does not parse, a run folder or spec refused).
+pub fn refused_input(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<InputError>().is_some()
+        || err.downcast_ref::<joute::games::GameError>().is_some()
+        || err
+            .downcast_ref::<joute::tournament::SessionError>()
+            .is_some_and(|e| e.is_input())
+        || err
+            .downcast_ref::<joute::tune::checkpoint::TuneError>()
+            .is_some_and(|e| e.is_input())
+}
 
 /// joute: self-play tournaments, ratings and weight tuning for board-game engines.
 #[derive(Parser, Debug)]
@@ -129,9 +144,9 @@ pub struct MatchArgs {
     /// The game.
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// First engine: built-in, ALGORITHM[:BUDGET][:WEIGHTS.toml] (pvs:8, mcts:2000, pvs:200ms,
-    /// random), or an outside program, cmd=PROGRAM,proto=PROTOCOL[,name=N][,arg=A]... (see
-    /// below).
+    /// First engine: built-in, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml] (pvs:8, mcts:2000,
+    /// pvs:200ms, random), or an outside program, cmd=PROGRAM,proto=PROTOCOL[,name=N][,arg=A]...
+    /// (see below).
     pub engine_a: String,
     /// Second engine, written the same way.
     pub engine_b: String,
@@ -296,10 +311,10 @@ pub struct PlayArgs {
     /// The game.
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// Engine moving first, ALGORITHM[:BUDGET][:WEIGHTS.toml]: pvs:8, mcts:2000, pvs:200ms,
-    /// random.
+    /// Engine moving first, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]: pvs:8, mcts:2000,
+    /// pvs:200ms, random.
     pub engine_a: String,
-    /// Engine moving second, ALGORITHM[:BUDGET][:WEIGHTS.toml].
+    /// Engine moving second, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml].
     pub engine_b: String,
     /// Moves played before the engines take over.
     #[arg(long, allow_hyphen_values = true)]
@@ -367,15 +382,19 @@ const SPEC_REFERENCE: &str = "Every key of a spec, with what is allowed: docs/sp
 fn engine_help() -> String {
     let algorithms: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
     format!(
-        "Engines: ALGORITHM[:BUDGET][:WEIGHTS.toml]
+        "Engines: ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]
   ALGORITHM  {}
   BUDGET     a depth 1..={} (mcts: playouts), nN a node budget (mcts: playouts), or a
              time per move such as 0.5s or 200ms (results then depend on the machine);
              random takes none
+  exact=N    solve exactly once N empty squares are left, the game's solver choosing the
+             move (0: never; default: Othello pvs and mtdf {}, otherwise 0)
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
-Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml, random",
+Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
+          pvs:8:exact=0:weights/othello-patterns.jpw, random",
         algorithms.join(", "),
-        joute::search::MAX_DEPTH
+        joute::search::MAX_DEPTH,
+        joute::search::endgame::OTHELLO_EXACT
     )
 }
 
@@ -530,6 +549,11 @@ pub struct FitArgs {
     /// progress (the file gets an [endgame] table).
     #[arg(long)]
     pub taper: bool,
+    /// Label the positions with at most this many empty squares (cells) by their result
+    /// under perfect play, solved by the game's exact solver, instead of their game's result
+    /// (0: never; at most 24).
+    #[arg(long, default_value_t = 0)]
+    pub exact_labels: u32,
     /// Fit Othello's pattern evaluation (thousands of weights per phase, from zero) instead
     /// of the game's linear features; writes a binary pattern weights file (default:
     /// fitted-patterns.jpw beside the first log).

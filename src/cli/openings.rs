@@ -6,92 +6,19 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::{InputError, OpeningsArgs};
-use joute::arena::suites::{self, OTHELLO_DEPTH, OTHELLO_MAX_SCORE};
-use joute::eval::Weights;
-use joute::games::{GameKind, Morpion, Othello};
+use joute::arena::suites::{self, SuiteRequest};
 
 /// Runs `joute openings`.
 pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
-    if args.count == 0 || args.count > 100_000 {
-        return Err(InputError(format!("--count is {}; allowed: 1..=100000", args.count)).into());
-    }
     let started = Instant::now();
-    let suite = match args.game {
-        GameKind::Connect4 => {
-            if args.depth.is_some() {
-                return Err(InputError(
-                    "--depth applies to othello only; Connect 4 openings are solved exactly".into(),
-                )
-                .into());
-            }
-            let max_score = args.max_score.unwrap_or(2.0);
-            if !(0.0..=22.0).contains(&max_score) || max_score.fract() != 0.0 {
-                return Err(InputError(format!(
-                    "--max-score is {max_score}; for connect4 a whole number in 0..=22"
-                ))
-                .into());
-            }
-            suites::connect4_suite(
-                args.plies.unwrap_or(6),
-                args.count,
-                args.seed,
-                max_score as i32,
-            )
-        }
-        GameKind::Othello => {
-            let depth = args.depth.unwrap_or(OTHELLO_DEPTH);
-            if !(1..=12).contains(&depth) {
-                return Err(InputError(format!("--depth is {depth}; allowed: 1..=12")).into());
-            }
-            let max_score = args.max_score.unwrap_or(OTHELLO_MAX_SCORE);
-            if max_score.is_nan() || max_score < 0.0 {
-                return Err(InputError(format!(
-                    "--max-score is {max_score}; it must be 0 or more"
-                ))
-                .into());
-            }
-            let start = Othello::start();
-            suites::othello_suite(
-                args.plies.unwrap_or(8),
-                args.count,
-                args.seed,
-                depth,
-                max_score,
-                &Weights::default_for(&start),
-            )
-        }
-        GameKind::Morpion {
-            rows,
-            cols,
-            k,
-            rule,
-        } => {
-            if args.max_score.is_some() {
-                return Err(InputError(
-                    "--max-score applies to connect4 and othello; Morpion openings are rejected only when the search finds a forced result".into(),
-                )
-                .into());
-            }
-            let depth = args.depth.unwrap_or(2);
-            if !(0..=6).contains(&depth) {
-                return Err(InputError(format!("--depth is {depth}; for morpion 0..=6")).into());
-            }
-            suites::morpion_suite(
-                Morpion::with_rule(rows, cols, k, rule),
-                args.plies.unwrap_or(4),
-                args.count,
-                args.seed,
-                depth,
-            )
-        }
-        other => {
-            return Err(InputError(format!(
-                "joute openings makes suites for connect4, othello and morpion; not for {other}"
-            ))
-            .into());
-        }
-    }
-    .map_err(InputError)?;
+    let request = SuiteRequest {
+        plies: args.plies,
+        count: args.count,
+        seed: args.seed,
+        max_score: args.max_score,
+        depth: args.depth,
+    };
+    let suite = suites::generate(&args.game, &request).map_err(InputError)?;
     let command = std::iter::once("joute".to_string())
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()

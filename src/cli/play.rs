@@ -5,7 +5,8 @@ use std::io::Write;
 use serde_json::json;
 
 use super::{InputError, PlayArgs};
-use joute::arena::{Engine, EngineSpec, Opening, Referee, play_game};
+use joute::arena::GameRecord;
+use joute::arena::duel::Duel;
 use joute::eval::{Features, FeaturesVisitor};
 use joute::games::{Game, Side};
 use joute::search::{WIN, WIN_THRESHOLD};
@@ -44,24 +45,12 @@ impl FeaturesVisitor for PlayCommand {
 
     fn visit<G: Features>(self, start: G) -> anyhow::Result<()> {
         let args = self.args;
-        let input = |e: &dyn std::fmt::Display| InputError(e.to_string());
-        let specs = [
-            EngineSpec::parse(&args.engine_a).map_err(|e| input(&e))?,
-            EngineSpec::parse(&args.engine_b).map_err(|e| input(&e))?,
-        ];
-        let seed = args.seed.unwrap_or(1);
-        let [mut first, mut second] = [
-            Engine::new(&specs[0], &start, seed).map_err(|e| input(&e))?,
-            Engine::new(&specs[1], &start, seed.wrapping_add(1)).map_err(|e| input(&e))?,
-        ];
         let opening = args.opening.as_deref().unwrap_or("");
-        let opening_moves = start.parse_sequence(opening).map_err(|e| input(&e))?;
-        let game_opening = Opening {
-            initial: start,
-            moves: &opening_moves,
-        };
-        let from = game_opening.position();
-        let names = [specs[0].name.clone(), specs[1].name.clone()];
+        let seed = args.seed.unwrap_or(1);
+        let duel = Duel::new(start, [&args.engine_a, &args.engine_b], seed, opening)
+            .map_err(InputError)?;
+        let from = duel.position();
+        let names = duel.names.clone();
         let mut out = std::io::stdout().lock();
         if !args.json {
             writeln!(
@@ -77,34 +66,28 @@ impl FeaturesVisitor for PlayCommand {
             write!(out, "{}", from.render())?;
         }
         let mut ply = 0;
-        let players: [&mut dyn joute::arena::Player<G>; 2] = [&mut first, &mut second];
-        let record = play_game(
-            &game_opening,
-            players,
-            &mut Referee::default(),
-            |pos, mv| {
-                ply += 1;
-                if !args.json {
-                    let _ = writeln!(
-                        out,
-                        "\n{ply}. {} ({}) plays {}: {}, depth {}, {} nodes, {:.3} s{}",
-                        names[mv.side as usize],
-                        if mv.side == Side::First {
-                            "first"
-                        } else {
-                            "second"
-                        },
-                        from.format_move(mv.mv),
-                        describe_score::<G>(mv.score),
-                        mv.depth,
-                        mv.nodes,
-                        mv.seconds,
-                        if mv.timed_out { " (time limit)" } else { "" }
-                    );
-                    let _ = write!(out, "{}", pos.render());
-                }
-            },
-        );
+        let record = duel.play(|pos, mv| {
+            ply += 1;
+            if !args.json {
+                let _ = writeln!(
+                    out,
+                    "\n{ply}. {} ({}) plays {}: {}, depth {}, {} nodes, {:.3} s{}",
+                    names[mv.side as usize],
+                    if mv.side == Side::First {
+                        "first"
+                    } else {
+                        "second"
+                    },
+                    from.format_move(mv.mv),
+                    describe_score::<G>(mv.score),
+                    mv.depth,
+                    mv.nodes,
+                    mv.seconds,
+                    if mv.timed_out { " (time limit)" } else { "" }
+                );
+                let _ = write!(out, "{}", pos.render());
+            }
+        });
         let result = match record.outcome.winner {
             Some(Side::First) => format!("{} (first) wins", names[0]),
             Some(Side::Second) => format!("{} (second) wins", names[1]),
@@ -117,22 +100,7 @@ impl FeaturesVisitor for PlayCommand {
             .map(|m| from.format_move(m.mv))
             .collect();
         if args.json {
-            let value = json!({
-                "game": start.name(),
-                "first": names[0],
-                "second": names[1],
-                "opening": opening,
-                "moves": moves,
-                "plies": record.moves.len(),
-                "winner": record.outcome.winner.map(|s| if s == Side::First { "first" } else { "second" }),
-                "score": record.outcome.score,
-                "seconds": record.seconds,
-                "records": record.moves.iter().zip(&moves).map(|(m, text)| json!({
-                    "move": text, "score": m.score, "score_text": m.score.map(|s| forced_result::<G>(s).unwrap_or_else(|| s.to_string())),
-                    "depth": m.depth, "nodes": m.nodes,
-                    "seconds": m.seconds, "timed_out": m.timed_out,
-                })).collect::<Vec<_>>(),
-            });
+            let value = game_json(&start.name(), &names, opening, &record, &moves);
             writeln!(out, "{value}")?;
         } else {
             writeln!(
@@ -145,4 +113,31 @@ impl FeaturesVisitor for PlayCommand {
         }
         Ok(())
     }
+}
+
+/// The game as `joute play --json` prints it: the players, every move with its search, the
+/// result.
+fn game_json<G: Game>(
+    game: &str,
+    names: &[String; 2],
+    opening: &str,
+    record: &GameRecord<G>,
+    moves: &[String],
+) -> serde_json::Value {
+    json!({
+        "game": game,
+        "first": names[0],
+        "second": names[1],
+        "opening": opening,
+        "moves": moves,
+        "plies": record.moves.len(),
+        "winner": record.outcome.winner.map(|s| if s == Side::First { "first" } else { "second" }),
+        "score": record.outcome.score,
+        "seconds": record.seconds,
+        "records": record.moves.iter().zip(moves).map(|(m, text)| json!({
+            "move": text, "score": m.score, "score_text": m.score.map(|s| forced_result::<G>(s).unwrap_or_else(|| s.to_string())),
+            "depth": m.depth, "nodes": m.nodes,
+            "seconds": m.seconds, "timed_out": m.timed_out,
+        })).collect::<Vec<_>>(),
+    })
 }

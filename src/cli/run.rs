@@ -1,16 +1,15 @@
 //! `joute run`, `joute match` and `joute report`: wiring the spec, the runner, the log, the
 //! progress display and the report together.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::interrupt;
+use super::meter::{Meter, eta_seconds, short_duration};
 use super::{InputError, MatchArgs, ReportArgs, RunArgs};
-use joute::arena::log::{GameLine, ReadLock, RunInfo};
+use joute::arena::log::{GameLine, ReadLock, RunInfo, create_out_folder};
 use joute::arena::schedule::Shard;
 use joute::arena::spec::{
     Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
@@ -18,11 +17,12 @@ use joute::arena::spec::{
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
 use joute::report::run::{SessionTiming, run_timing, summary_json};
+use joute::report::table::{RatingRow, RatingScale};
 use joute::report::{table, write_run_report};
 use joute::stats::ratings::FirstMove;
 use joute::stats::sprt::{Decision, EloModel, Sprt};
 use joute::tournament::session::Notice;
-use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};
+use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session};
 
 /// The quickstart tournament, compiled in for `joute run` without a spec.
 pub const QUICKSTART: &str = include_str!("../../tournaments/quickstart.toml");
@@ -244,18 +244,19 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
             );
         }
     }
-    std::fs::create_dir_all(&out).map_err(|e| {
-        InputError(format!(
-            "{}: cannot create the output folder: {e}",
-            out.display()
-        ))
-    })?;
+    create_out_folder(&out).map_err(InputError)?;
     // The run's timing as its record says (the first log's sessions).
     let timing = Timing {
         session: None,
         run: &info,
     };
-    finish_with(&summary, &out, voice, true, timing, &args.logs)
+    let written = write_run_report(&summary, &out, &info, &args.logs)?;
+    let table = (
+        &written.rows[..],
+        &written.scale,
+        Some(written.page.as_path()),
+    );
+    render(&summary, &out, voice, table, timing)
 }
 
 pub(super) fn voice(quiet: bool, json: bool) -> Voice {
@@ -316,22 +317,80 @@ pub(super) fn play(
         shard: shard.flatten(),
         extend: resume,
     };
-    let session = Session::open(spec, out, options).map_err(session_error)?;
-    let talk = voice == Voice::Normal;
+    let session = Session::open(spec, out, options)?;
+    if voice == Voice::Normal {
+        say_opened(&session, spec, resume, keep);
+    }
+    let scheduled = session.scheduled();
+    let remaining = session.remaining();
+    if remaining > 0 && voice != Voice::Silent {
+        for warning in joute::arena::workload::warnings(&spec.resolved) {
+            note!("{warning}");
+        }
+    }
+    let cancel = interrupt::token();
+    let mut progress = Progress::new(
+        voice,
+        scheduled,
+        scheduled - remaining,
+        remaining,
+        threads,
+        spec.resolved.sprt.is_some(),
+    );
+    let reported = session.play_and_report(&mut progress, &cancel, keep);
+    progress.finish();
+    let reported = reported?;
+    let outcome = &reported.outcome;
+    say_played(spec, outcome, voice, threads)?;
+    let timing = Timing {
+        session: Some(SessionTiming {
+            played: outcome.played,
+            seconds: outcome.seconds,
+            threads,
+        }),
+        run: &outcome.info,
+    };
+    let page = reported.page.as_deref();
+    let table = (&reported.rows[..], &reported.scale, page);
+    render(&outcome.summary, out, voice, table, timing)?;
+    if outcome.ending == Ending::Interrupted {
+        if voice != Voice::Json && voice != Voice::Silent {
+            let logged = outcome.summary.games + outcome.summary.after_decision;
+            if keep {
+                say!(
+                    "interrupted: {logged} of {scheduled} games are in {} ({} this session); to play the rest, run: {}",
+                    out.join("games.jsonl").display(),
+                    outcome.played,
+                    resume_command()
+                )?;
+            } else {
+                say!(
+                    "interrupted after {logged} of {scheduled} games; a match without --out keeps nothing, so it cannot be resumed"
+                )?;
+            }
+        }
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
+/// The notes before play: what the folder held, the clock, the outside programs.
+fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool) {
+    let out = session.out();
     for notice in session.notices() {
         match notice {
-            Notice::TornLine if talk => note!(
+            Notice::TornLine => note!(
                 "note: the log ended with a torn line (the run was killed mid-write); it is cut off and that game is played again"
             ),
-            Notice::OtherVersion { started_by } if talk => note!(
+            Notice::OtherVersion { started_by } => note!(
                 "note: {} was started by joute {started_by}; this is {}: engines of another version may play differently",
                 out.display(),
                 env!("CARGO_PKG_VERSION")
             ),
-            _ => {}
         }
     }
-    if talk && session.remaining() > 0 {
+    let remaining = session.remaining();
+    if remaining > 0 {
         let own = spec.resolved.engines.iter().filter(|e| e.clock.is_some());
         if let Some(clock) = spec.resolved.clock {
             let whom = if own.clone().count() > 0 {
@@ -378,44 +437,32 @@ pub(super) fn play(
             }
         }
     }
-    let scheduled = session.scheduled();
-    let remaining = session.remaining();
-    if talk {
-        match session.opened() {
-            Opened::Continued { games } if remaining == 0 => note!(
-                "{} already holds this run's {games} games: nothing to play; the report is rendered again",
-                out.display()
-            ),
-            Opened::Continued { games } if !resume => note!(
-                "{} holds {games} games of this spec: continuing with the {remaining} missing",
-                out.display()
-            ),
-            Opened::Extended { games, from } => note!(
-                "{}: this spec extends the run there (spec {from}): its {games} games are kept, {remaining} new ones to play",
-                out.display()
-            ),
-            _ => {}
-        }
+    match session.opened() {
+        Opened::Continued { games } if remaining == 0 => note!(
+            "{} already holds this run's {games} games: nothing to play; the report is rendered again",
+            out.display()
+        ),
+        Opened::Continued { games } if !resume => note!(
+            "{} holds {games} games of this spec: continuing with the {remaining} missing",
+            out.display()
+        ),
+        Opened::Extended { games, from } => note!(
+            "{}: this spec extends the run there (spec {from}): its {games} games are kept, {remaining} new ones to play",
+            out.display()
+        ),
+        _ => {}
     }
-    if remaining > 0 && voice != Voice::Silent {
-        for warning in joute::arena::workload::warnings(&spec.resolved) {
-            note!("{warning}");
-        }
-    }
-    let cancel = interrupt::token();
-    let mut progress = Progress::new(
-        voice,
-        scheduled,
-        scheduled - remaining,
-        remaining,
-        threads,
-        spec.resolved.sprt.is_some(),
-    );
-    let outcome = session.play(&mut progress, &cancel);
-    progress.finish();
-    let outcome = outcome.map_err(session_error)?;
-    if talk && outcome.played > 0 {
-        say!("{}", timing_line(&spec.resolved.name, &outcome, threads))?;
+}
+
+/// The lines after play: its timing, and for a shard, what its tables cover and the run's test.
+fn say_played(
+    spec: &TournamentSpec,
+    outcome: &Outcome,
+    voice: Voice,
+    threads: usize,
+) -> anyhow::Result<()> {
+    if voice == Voice::Normal && outcome.played > 0 {
+        say!("{}", timing_line(&spec.resolved.name, outcome, threads))?;
         if let Some(s) = outcome.info.shard {
             say!(
                 "shard {}/{}: these ratings cover this shard only; `joute report` over every shard's games.jsonl gives the run's",
@@ -441,42 +488,6 @@ pub(super) fn play(
             say!("the run's SPRT (every shard's log): not decided yet")?;
         }
     }
-    finish_with(
-        &outcome.summary,
-        out,
-        voice,
-        keep,
-        Timing {
-            session: Some(SessionTiming {
-                played: outcome.played,
-                seconds: outcome.seconds,
-                threads,
-            }),
-            run: &outcome.info,
-        },
-        std::slice::from_ref(&out.join("games.jsonl")),
-    )?;
-    if outcome.played > 0 {
-        joute::tournament::session::record_peak_memory(out).map_err(session_error)?;
-    }
-    if outcome.ending == Ending::Interrupted {
-        if voice != Voice::Json && voice != Voice::Silent {
-            let logged = outcome.summary.games + outcome.summary.after_decision;
-            if keep {
-                say!(
-                    "interrupted: {logged} of {scheduled} games are in {} ({} this session); to play the rest, run: {}",
-                    out.join("games.jsonl").display(),
-                    outcome.played,
-                    resume_command()
-                )?;
-            } else {
-                say!(
-                    "interrupted after {logged} of {scheduled} games; a match without --out keeps nothing, so it cannot be resumed"
-                )?;
-            }
-        }
-        return Err(Interrupted.into());
-    }
     Ok(())
 }
 
@@ -484,13 +495,6 @@ pub(super) fn play(
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted")]
 pub struct Interrupted;
-
-fn session_error(e: SessionError) -> anyhow::Error {
-    match e {
-        SessionError::Input(text) => InputError(text).into(),
-        SessionError::Failed(text) => anyhow::anyhow!(text),
-    }
-}
 
 /// This command line again, with `--resume` (which also works when nothing needs extending).
 pub(super) fn resume_command() -> String {
@@ -550,40 +554,30 @@ struct Timing<'a> {
     run: &'a RunInfo,
 }
 
-/// Prints the tables (or the JSON object) and, with `keep`, writes the CSV files and the HTML
-/// report of the games in `logs`.
-fn finish_with(
+/// The rating table's rows, what they mean, and the report's page when it was written.
+type Table<'a> = (&'a [RatingRow], &'a RatingScale, Option<&'a Path>);
+
+/// Prints the tables (or the JSON object) of a run whose report is in `out` (when `page`).
+fn render(
     summary: &Summary,
     out: &Path,
     voice: Voice,
-    keep: bool,
+    (rows, scale, page): Table,
     timing: Timing,
-    logs: &[PathBuf],
 ) -> anyhow::Result<()> {
-    let (rows, scale, page) = if keep {
-        let written = write_run_report(summary, out, timing.run, logs)?;
-        (written.rows, written.scale, Some(written.page))
-    } else {
-        let ratings = summary.ratings();
-        (
-            table::rating_rows(summary, &ratings),
-            table::RatingScale::of(summary, &ratings),
-            None,
-        )
-    };
     match voice {
         Voice::Json => {
-            let written = page.as_deref().map(|p| (out, p));
-            let object = summary_json(summary, &rows, &scale, timing.session, timing.run, written);
+            let written = page.map(|p| (out, p));
+            let object = summary_json(summary, rows, scale, timing.session, timing.run, written);
             say!("{object}")?;
         }
         Voice::Silent => {}
         Voice::Quiet => {
-            say_text!(table::rating_table(&rows))?;
+            say_text!(table::rating_table(rows))?;
             say_text!(scale.lines())?;
         }
         Voice::Normal => {
-            say_text!(table::rating_table(&rows))?;
+            say_text!(table::rating_table(rows))?;
             say_text!(scale.lines())?;
             if let Some(block) = table::head_to_head(summary) {
                 say_text!(block)?;
@@ -607,7 +601,7 @@ fn finish_with(
                     summary.after_decision
                 )?;
             }
-            if let Some(page) = &page {
+            if let Some(page) = page {
                 say!("files: {}", out.display())?;
                 say!("report: {}", page.display())?;
             }
@@ -616,17 +610,17 @@ fn finish_with(
     Ok(())
 }
 
-/// The progress display: a bar on a terminal, a plain line every few seconds otherwise.
+/// The progress of a run's games: a bar with the ETA, the rate and the leader on a terminal,
+/// the same as a note every few seconds otherwise.
 struct Progress {
     voice: Voice,
-    bar: Option<ProgressBar>,
+    meter: Meter,
     /// Games the folder is to hold, and games in it now.
     total: u64,
     done: u64,
     /// Games left when the session started (the SPRT may stop earlier).
     remaining_at_start: u64,
     played: u64,
-    last_line: Instant,
     last_leader: Instant,
     started: Instant,
     leader: String,
@@ -642,19 +636,8 @@ impl Progress {
         sprt: bool,
     ) -> Progress {
         let talk = voice == Voice::Normal && remaining > 0;
-        let bar = (talk && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            // wide_msg takes what the terminal has left and is cut to it: one line whatever
-            // the width.
-            bar.set_style(
-                ProgressStyle::with_template("{bar:20} {pos}/{len} {wide_msg}")
-                    .expect("a valid template"),
-            );
-            bar.set_position(done);
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        });
-        if talk && bar.is_none() {
+        let meter = Meter::new(talk, total, done, "{bar:20} {pos}/{len} {wide_msg}", false);
+        if talk && !meter.is_bar() {
             note!(
                 "playing {}{remaining} games on {threads} thread{} ({done} already played{})",
                 if sprt { "up to " } else { "" },
@@ -668,12 +651,11 @@ impl Progress {
         }
         Progress {
             voice,
-            bar,
+            meter,
             total,
             done,
             remaining_at_start: remaining,
             played: 0,
-            last_line: Instant::now(),
             last_leader: Instant::now() - Duration::from_secs(10),
             started: Instant::now(),
             leader: String::new(),
@@ -681,9 +663,7 @@ impl Progress {
     }
 
     fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
+        self.meter.finish();
     }
 }
 
@@ -707,33 +687,18 @@ impl Observer for Progress {
         }
         let elapsed = self.started.elapsed().as_secs_f64();
         let rate = self.played as f64 / elapsed.max(1e-9);
-        let eta = eta_seconds(
+        let eta = short_duration(eta_seconds(
             self.played,
             self.remaining_at_start - self.played.min(self.remaining_at_start),
             elapsed,
+        ));
+        let (done, total, leader) = (self.done, self.total, &self.leader);
+        self.meter.show(
+            done,
+            false,
+            || format!("ETA {eta}  {rate:.1} games/s  {leader}"),
+            || format!("{done}/{total} games, {rate:.1} games/s, ETA {eta}, {leader}"),
         );
-        match &self.bar {
-            Some(bar) => {
-                bar.set_position(self.done);
-                bar.set_message(format!(
-                    "ETA {}  {rate:.1} games/s  {}",
-                    short_duration(eta),
-                    self.leader
-                ));
-            }
-            None => {
-                if self.last_line.elapsed() >= Duration::from_secs(5) {
-                    self.last_line = Instant::now();
-                    note!(
-                        "{}/{} games, {rate:.1} games/s, ETA {}, {}",
-                        self.done,
-                        self.total,
-                        short_duration(eta),
-                        self.leader
-                    );
-                }
-            }
-        }
     }
 }
 
@@ -780,47 +745,9 @@ impl Observer for MatchProgress {
     }
 }
 
-/// Seconds until `remaining` more games are played at this session's rate (`played` in
-/// `elapsed` seconds): games logged by earlier sessions say nothing about the rate now.
-pub(super) fn eta_seconds(played: u64, remaining: u64, elapsed: f64) -> f64 {
-    if played == 0 || elapsed <= 0.0 {
-        return f64::INFINITY;
-    }
-    remaining as f64 * elapsed / played as f64
-}
-
-/// `42s`, `3m 20s`, `2h 05m`, or `?` when unknown.
-pub(super) fn short_duration(seconds: f64) -> String {
-    if !seconds.is_finite() {
-        return "?".into();
-    }
-    let s = seconds.round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_eta_counts_only_this_sessions_games() {
-        // 900 games logged before, 100 played now in 10 s, 1000 left: 100 s, not 10 s.
-        assert_eq!(eta_seconds(100, 1000, 10.0), 100.0);
-        assert_eq!(eta_seconds(0, 1000, 10.0), f64::INFINITY);
-        assert_eq!(eta_seconds(50, 0, 5.0), 0.0);
-    }
-
-    #[test]
-    fn durations_read_short() {
-        assert_eq!(short_duration(41.6), "42s");
-        assert_eq!(short_duration(200.0), "3m 20s");
-        assert_eq!(short_duration(7500.0), "2h 05m");
-        assert_eq!(short_duration(f64::INFINITY), "?");
-    }
 
     #[test]
     fn shell_words_are_quoted_when_needed() {

@@ -5,22 +5,16 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use super::{InputError, SolveArgs};
-use joute::games::{Connect4, Game, GameKind, Morpion, Othello, RandomTree, Side};
-use joute::search::solver::connect4::Connect4Solver;
-use joute::search::solver::othello::OthelloSolver;
+use joute::games::{GameKind, Side};
+use joute::search::WIN_THRESHOLD;
+use joute::search::solver::position::{Limits, Solved, solve_position};
 use joute::search::solver::suite::{Checked, SuiteError, check_suite};
-use joute::search::solver::{Solution, Stop, StopReason, Stopped, generic};
-use joute::search::{WIN, WIN_THRESHOLD};
-
-/// Above this many empty squares an Othello solve is out of reach (FFO #40–#59 have 20–26).
-const OTHELLO_MAX_EMPTIES: u32 = 30;
-/// Above this many empty cells a Morpion solve is out of reach.
-const MORPION_MAX_EMPTIES: u32 = 25;
+use joute::search::solver::{Solution, StopReason, Stopped};
 
 /// The largest `--nodes`: far beyond any solve joute can finish (the empty Connect 4 board
 /// takes about 10^10).
@@ -28,60 +22,43 @@ const MAX_SOLVE_NODES: u64 = 1_000_000_000_000_000;
 /// The largest `--hash`, MiB.
 const MAX_HASH_MIB: u64 = 8192;
 
-/// A solve's limits as given on the command line.
-struct Limits {
-    nodes: Option<u64>,
-    time: Option<Duration>,
-    hash_mib: Option<u64>,
-}
-
-impl Limits {
-    fn from(args: &SolveArgs) -> anyhow::Result<Limits> {
-        let time = match &args.time {
-            None => None,
-            Some(t) => Some(match joute::arena::engine::parse_time(t.trim()) {
-                Some(Ok(d)) => d,
-                Some(Err(e)) => return Err(input(format!("--time: {e}"))),
-                None => {
-                    return Err(input(format!(
-                        "--time '{t}' needs a unit: 30s or 500ms (from 1ms to one day)"
-                    )));
-                }
-            }),
-        };
-        if let Some(n) = args.nodes
-            && !(1..=MAX_SOLVE_NODES).contains(&n)
-        {
-            return Err(input(format!(
-                "--nodes is {n}; allowed: 1..={MAX_SOLVE_NODES}"
-            )));
-        }
-        if let Some(h) = args.hash
-            && !(1..=MAX_HASH_MIB).contains(&h)
-        {
-            return Err(input(format!(
-                "--hash is {h} MiB; allowed: 1..={MAX_HASH_MIB}"
-            )));
-        }
-        Ok(Limits {
-            nodes: args.nodes,
-            time,
-            hash_mib: args.hash,
-        })
+/// A solve's limits as given on the command line, checked.
+fn limits(args: &SolveArgs) -> anyhow::Result<Limits> {
+    let time = match &args.time {
+        None => None,
+        Some(t) => Some(match joute::arena::engine::parse_time(t.trim()) {
+            Some(Ok(d)) => d,
+            Some(Err(e)) => return Err(input(format!("--time: {e}"))),
+            None => {
+                return Err(input(format!(
+                    "--time '{t}' needs a unit: 30s or 500ms (from 1ms to one day)"
+                )));
+            }
+        }),
+    };
+    if let Some(n) = args.nodes
+        && !(1..=MAX_SOLVE_NODES).contains(&n)
+    {
+        return Err(input(format!(
+            "--nodes is {n}; allowed: 1..={MAX_SOLVE_NODES}"
+        )));
     }
-
-    fn limited(&self) -> bool {
-        self.nodes.is_some() || self.time.is_some()
+    if let Some(h) = args.hash
+        && !(1..=MAX_HASH_MIB).contains(&h)
+    {
+        return Err(input(format!(
+            "--hash is {h} MiB; allowed: 1..={MAX_HASH_MIB}"
+        )));
     }
-
-    /// The solver's stop, feeding `progress`.
-    fn stop(&self, progress: &Arc<AtomicU64>) -> Stop {
-        Stop::new(self.nodes, self.time, Some(progress.clone()))
-    }
+    Ok(Limits {
+        nodes: args.nodes,
+        time,
+        hash_mib: args.hash,
+    })
 }
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<()> {
-    let limits = Limits::from(args)?;
+    let limits = limits(args)?;
     match (&args.file, &args.position) {
         (Some(_), Some(_)) => {
             Err(InputError("give either a POSITION or --file SUITE, not both".into()).into())
@@ -108,6 +85,7 @@ fn verdict(score: i32) -> &'static str {
     }
 }
 
+/// One position solved (`joute solve POSITION`), rendered.
 fn one(
     kind: GameKind,
     position: Option<&str>,
@@ -115,130 +93,20 @@ fn one(
     as_json: bool,
 ) -> anyhow::Result<()> {
     let progress = Arc::new(AtomicU64::new(0));
-    let watch = super::output::Watch::nodes(progress.clone(), !as_json);
+    let watch = super::meter::Watch::nodes(progress.clone(), !as_json);
     let clock = Instant::now();
-    let (name, text, side, solution, explain): (String, String, Side, Solution<String>, String) =
-        match kind {
-            GameKind::Othello => {
-                let pos = match position {
-                    Some(p) => Othello::start().parse_position(p).map_err(input)?,
-                    None => Othello::start(),
-                };
-                let empties = 64 - (pos.player | pos.opponent).count_ones();
-                if empties > OTHELLO_MAX_EMPTIES && !limits.limited() {
-                    return Err(input(format!(
-                        "this Othello position has {empties} empty squares; joute solves positions with at most {OTHELLO_MAX_EMPTIES} (an endgame) unless --time or --nodes limits the search"
-                    )));
-                }
-                let mut solver = limits
-                    .hash_mib
-                    .map_or_else(OthelloSolver::new, OthelloSolver::with_table_mib)
-                    .all_best_moves(true);
-                solver.set_stop(limits.stop(&progress));
-                let s = solver.solve(&pos);
-                (
-                    pos.name(),
-                    pos.to_board_string(),
-                    pos.side,
-                    named(&pos, s),
-                    "final disc difference for the side to move, empty squares to the winner"
-                        .into(),
-                )
-            }
-            GameKind::Connect4 => {
-                let pos = Connect4::start()
-                    .parse_position(position.unwrap_or(""))
-                    .map_err(input)?;
-                let mut solver = connect4_solver(limits);
-                solver.set_stop(limits.stop(&progress));
-                let s = solver.solve(&pos);
-                (
-                    pos.name(),
-                    position.unwrap_or("").to_string(),
-                    pos.side_to_move(),
-                    named(&pos, s),
-                    "22 minus the winner's stones at the win; positive when the side to move wins"
-                        .into(),
-                )
-            }
-            GameKind::Morpion {
-                rows,
-                cols,
-                k,
-                rule,
-            } => {
-                let start = Morpion::with_rule(rows, cols, k, rule);
-                let pos = match position {
-                    Some(p) => start.parse_position(p).map_err(input)?,
-                    None => start,
-                };
-                let empties = (0..pos.cells())
-                    .filter(|&i| pos.mark_at(i).is_none())
-                    .count() as u32;
-                if empties > MORPION_MAX_EMPTIES && !limits.limited() {
-                    return Err(input(format!(
-                        "this {} position has {empties} empty cells; joute solves Morpion positions with at most {MORPION_MAX_EMPTIES} unless --time or --nodes limits the search",
-                        pos.name()
-                    )));
-                }
-                // A table in proportion to the tree: tiny boards do not pay for a large one.
-                let tt_mib = limits
-                    .hash_mib
-                    .map_or(if empties <= 12 { 4 } else { 256 }, |m| m as usize);
-                let s = generic::solve_within(&pos, empties, tt_mib, limits.nodes, limits.time);
-                // Scores become plies: +p a win in p plies, -p a loss in p plies, 0 a draw.
-                let plies = if s.score.abs() >= WIN_THRESHOLD {
-                    WIN - s.score.abs()
-                } else {
-                    empties as i32
-                };
-                let score = s.score.signum() * if s.score == 0 { 0 } else { plies };
-                (
-                    pos.name(),
-                    position.unwrap_or("").to_string(),
-                    pos.side_to_move(),
-                    named(
-                        &pos,
-                        Solution {
-                            score,
-                            best_moves: s.best_moves,
-                            nodes: s.nodes,
-                            stopped: s.stopped,
-                        },
-                    ),
-                    format!(
-                        "plies to the end with best play, positive for a win; the game ends after {plies} plies"
-                    ),
-                )
-            }
-            GameKind::RandomTree {
-                branching,
-                depth,
-                seed,
-            } => {
-                let root = RandomTree::new(branching, depth, seed);
-                let pos = root.parse_position(position.unwrap_or("")).map_err(input)?;
-                let left = (depth - pos.ply()) as u32;
-                let s = generic::solve_within(
-                    &pos,
-                    left.max(1),
-                    limits.hash_mib.map_or(64, |m| m as usize),
-                    limits.nodes,
-                    limits.time,
-                );
-                (
-                    pos.name(),
-                    position.unwrap_or("").to_string(),
-                    pos.side_to_move(),
-                    named(&pos, s),
-                    "minimax leaf value for the side to move".into(),
-                )
-            }
-        };
+    let solved = solve_position(kind, position, limits, &progress).map_err(input)?;
     let seconds = clock.elapsed().as_secs_f64();
     watch.finish();
+    let Solved {
+        name,
+        text,
+        side,
+        solution,
+        explain,
+    } = &solved;
     if let Some(stopped) = solution.stopped {
-        return report_stopped(&name, &text, &solution, stopped, &explain, seconds, as_json);
+        return report_stopped(name, text, solution, stopped, explain, seconds, as_json);
     }
     if as_json {
         say!(
@@ -246,7 +114,7 @@ fn one(
             json!({
                 "game": name,
                 "position": text,
-                "side_to_move": if side == Side::First { "first" } else { "second" },
+                "side_to_move": if *side == Side::First { "first" } else { "second" },
                 "exact": true,
                 "value": verdict(solution.score),
                 "score": solution.score,
@@ -260,7 +128,7 @@ fn one(
         writeln!(
             out,
             "{name} {}",
-            if text.is_empty() { "start" } else { &text }
+            if text.is_empty() { "start" } else { text }
         )?;
         writeln!(
             out,
@@ -277,13 +145,6 @@ fn one(
         )?;
     }
     Ok(())
-}
-
-/// The Connect 4 solver with the table `--hash` asks for (default 64 MiB).
-fn connect4_solver(limits: &Limits) -> Connect4Solver {
-    limits
-        .hash_mib
-        .map_or_else(Connect4Solver::new, Connect4Solver::with_table_mib)
 }
 
 /// What a solve stopped by a limit reached: the bounds it proved, the best move it had.
@@ -357,16 +218,6 @@ fn report_stopped(
         solution.nodes as f64 / seconds.max(1e-9)
     )?;
     Ok(())
-}
-
-/// A solution with its moves written in the game's notation.
-fn named<G: Game>(pos: &G, s: Solution<G::Move>) -> Solution<String> {
-    Solution {
-        score: s.score,
-        best_moves: s.best_moves.iter().map(|&m| pos.format_move(m)).collect(),
-        nodes: s.nodes,
-        stopped: s.stopped,
-    }
 }
 
 fn suite(kind: GameKind, file: &Path, limits: &Limits, as_json: bool) -> anyhow::Result<()> {

@@ -1,28 +1,65 @@
-//! `joute tune`: a tuning session (`tune::session`) with its progress shown, and its outcome
-//! rendered.
+//! `joute tune`: a tuning session (`tune::session`) run with its progress shown, and its
+//! outcome rendered.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::interrupt;
-use super::run::{Voice, threads, voice};
+use super::meter::{Meter, eta_seconds, short_duration};
+use super::run::{Interrupted, MatchProgress, Voice, resume_command, threads, voice};
 use super::{InputError, TuneArgs};
+use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
+use joute::tune::checkpoint::{Checkpoint, MatchKind, Stage, TuneError};
 use joute::tune::record::{HistoryLine, MatchResult, TuneRecord};
-use joute::tune::run::{Checkpoint, TuneError};
-use joute::tune::session::{MatchKind, TuneOptions, TuneSession};
-use joute::tune::spec::{Method, load};
+use joute::tune::session::{Finished, PlayedMatch, TuneObserver, TuneOptions, TuneSession};
+use joute::tune::spec::{Method, ResolvedTuneSpec, load};
 
 /// `joute tune SPEC`.
 pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
-    let spec = load(&args.spec).map_err(|e| InputError(e.to_string()))?;
+    let (spec, out, options) = tune_options(args)?;
     let threads = threads(args.threads)?;
     let voice = voice(args.quiet, args.json);
+    let mut session = TuneSession::open(spec, &out, &options)?;
+    if voice == Voice::Normal {
+        say_plan(&session.ck, threads);
+    }
+    let cancel = interrupt::token();
+    let mut progress = TuneProgress::new(voice, threads, &session.ck);
+    let finished = session.run(&args.spec, threads, &mut progress, &cancel);
+    progress.finish();
+    match finished {
+        Ok(finished) => render(&finished, voice),
+        Err(TuneError::Interrupted(stage)) => {
+            if voice != Voice::Json && voice != Voice::Silent {
+                match stage {
+                    Stage::Tuning => say!(
+                        "interrupted after candidate {} ({} games); to continue, run: {}",
+                        session.ck.candidates,
+                        session.ck.games,
+                        resume_command()
+                    )?,
+                    Stage::Match(kind) => say!(
+                        "interrupted during the {} match; its games so far are in {}; to continue, run: {}",
+                        kind.folder(),
+                        out.join(kind.folder()).display(),
+                        resume_command()
+                    )?,
+                }
+            }
+            Err(Interrupted.into())
+        }
+        // A closed output: `main` ends quietly on it.
+        Err(TuneError::Observer(e)) => Err(e.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The spec, the run's folder and how to open it, from the arguments.
+fn tune_options(args: &TuneArgs) -> anyhow::Result<(ResolvedTuneSpec, PathBuf, TuneOptions)> {
+    let spec = load(&args.spec).map_err(|e| InputError(e.to_string()))?;
     let out = args
         .out
         .clone()
@@ -33,142 +70,46 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         write_weights: args.write_weights.clone(),
         force: args.force,
     };
-    let mut session = TuneSession::open(spec, &out, &options).map_err(tune_error)?;
-    let ck = &session.ck;
-    let spec = ck.spec.clone();
-    if voice == Voice::Normal {
-        note!(
-            "tuning {} parameter{} of {} ({}) by {}, {}; {} thread{}{}",
-            spec.params.len(),
-            if spec.params.len() == 1 { "" } else { "s" },
-            spec.game,
-            spec.engine.describe(),
-            spec.method.name(),
-            match (&spec.regression, ck.plan.total) {
-                (Some(r), total) => format!(
-                    "{} round{} of {} self-play games{}",
-                    r.rounds,
-                    if r.rounds == 1 { "" } else { "s" },
-                    r.games,
-                    total.map_or(String::new(), |t| format!(", at most {t} games in all"))
-                ),
-                (None, Some(t)) => format!("at most {t} games"),
-                (None, None) => format!("{} iterations", spec.iterations.unwrap_or(0)),
-            },
-            threads,
-            if threads == 1 { "" } else { "s" },
-            if ck.candidates > 0 {
-                format!(" (resuming after candidate {})", ck.candidates)
-            } else {
-                String::new()
-            }
-        );
-        let reasons = joute::tune::outside::not_reproducible(&spec);
-        if let Some(note) = joute::tune::outside::not_reproducible_note(&reasons) {
-            note!("{note}");
-        }
-    }
+    Ok((spec, out, options))
+}
 
-    // Tuning, then the held-out openings (they exclude every position tuning used).
-    let cancel = interrupt::token();
-    let mut progress = TuneProgress::new(voice, &session.ck);
-    let held = session.tune(threads, &cancel, |line, ck| progress.step(line, ck));
-    progress.finish();
-    let held = match held {
-        Err(TuneError::Interrupted) => {
-            if voice != Voice::Json && voice != Voice::Silent {
-                say!(
-                    "interrupted after candidate {} ({} games); to continue, run: {}",
-                    session.ck.candidates,
-                    session.ck.games,
-                    super::run::resume_command()
-                )?;
-            }
-            return Err(super::run::Interrupted.into());
+/// What the run will do, before it starts.
+fn say_plan(ck: &Checkpoint, threads: usize) {
+    let spec = &ck.spec;
+    note!(
+        "tuning {} parameter{} of {} ({}) by {}, {}; {} thread{}{}",
+        spec.params.len(),
+        if spec.params.len() == 1 { "" } else { "s" },
+        spec.game,
+        spec.engine.describe(),
+        spec.method.name(),
+        match (&spec.regression, ck.plan.total) {
+            (Some(r), total) => format!(
+                "{} round{} of {} self-play games{}",
+                r.rounds,
+                if r.rounds == 1 { "" } else { "s" },
+                r.games,
+                total.map_or(String::new(), |t| format!(", at most {t} games in all"))
+            ),
+            (None, Some(t)) => format!("at most {t} games"),
+            (None, None) => format!("{} iterations", spec.iterations.unwrap_or(0)),
+        },
+        threads,
+        if threads == 1 { "" } else { "s" },
+        if ck.candidates > 0 {
+            format!(" (resuming after candidate {})", ck.candidates)
+        } else {
+            String::new()
         }
-        other => other.map_err(tune_error)?,
-    };
-    if voice == Voice::Normal {
-        let history = session.history().map_err(tune_error)?;
-        let accepted = history.iter().filter(|h| h.accepted).count();
-        say!(
-            "{}: {} {}{}, {} games in {:.1} s",
-            spec.name,
-            history.len(),
-            if spec.method == Method::Regression {
-                "rounds"
-            } else {
-                "candidates"
-            },
-            if spec.method == Method::HillClimb {
-                format!(" ({accepted} accepted)")
-            } else {
-                String::new()
-            },
-            session.ck.games,
-            session.ck.seconds
-        )?;
+    );
+    let reasons = joute::tune::outside::not_reproducible(spec);
+    if let Some(note) = joute::tune::outside::not_reproducible_note(&reasons) {
+        note!("{note}");
     }
+}
 
-    // The confirmation and A/A matches, as tournament runs of their own.
-    let clock = Instant::now();
-    let mut matches = Vec::new();
-    for (kind, openings) in [(MatchKind::Confirm, held.confirm), (MatchKind::Aa, held.aa)] {
-        if voice == Voice::Normal {
-            match kind {
-                MatchKind::Confirm => say!(
-                    "\nconfirmation: tuned against start, {} games on held-out openings",
-                    session.ck.plan.confirm
-                )?,
-                MatchKind::Aa if session.ck.plan.aa > 0 => say!(
-                    "\nA/A: start against itself, {} games on held-out openings, each copy choosing at random among equally good moves",
-                    session.ck.plan.aa
-                )?,
-                MatchKind::Aa => {}
-            }
-        }
-        let mut observer = super::run::MatchProgress::new(voice, threads);
-        let played = session.play_match(kind, openings, threads, &mut observer, &cancel);
-        observer.finish();
-        match played {
-            Err(TuneError::Interrupted) => {
-                if voice != Voice::Json && voice != Voice::Silent {
-                    say!(
-                        "interrupted during the {} match; its games so far are in {}; to continue, run: {}",
-                        kind.folder(),
-                        out.join(kind.folder()).display(),
-                        super::run::resume_command()
-                    )?;
-                }
-                return Err(super::run::Interrupted.into());
-            }
-            other => {
-                let played = other.map_err(tune_error)?;
-                if let Some(played) = &played
-                    && voice == Voice::Normal
-                {
-                    say_text!(joute::report::table::rating_table(&played.rows))?;
-                    say_text!(played.scale.lines())?;
-                }
-                matches.push(played.map(|p| (p.result, p.check)));
-            }
-        }
-    }
-    let match_seconds = clock.elapsed().as_secs_f64();
-    let aa = matches
-        .pop()
-        .flatten()
-        .and_then(|(result, check)| check.map(|c| (result, c)));
-    let (confirmation, _) = matches
-        .pop()
-        .flatten()
-        .context("the confirmation match played no games")?;
-
-    // The tuned weights, with how they were made: in the run's folder, and where the user
-    // asked for a copy; summary.json and the report.
-    let finished = session
-        .finish(&args.spec, confirmation, aa, match_seconds)
-        .map_err(tune_error)?;
+/// The run's outcome: the tuned weights, the matches' verdicts, where the files are.
+fn render(finished: &Finished, voice: Voice) -> anyhow::Result<()> {
     let record = &finished.record;
     match voice {
         Voice::Json => {
@@ -240,32 +181,27 @@ fn aa_line(a: &MatchResult, check: &AaCheck) -> String {
     }
 }
 
-/// A tuning error as the command line reports it: refused input exits 2.
-fn tune_error(e: TuneError) -> anyhow::Error {
-    match e {
-        TuneError::Input(text) => InputError(text).into(),
-        other => anyhow::anyhow!(other),
-    }
-}
-
-/// What `joute tune` shows while it tunes: a bar over the planned candidates (or games) with
-/// its ETA on a terminal, accepted candidates above it; on a pipe, accepted candidates and a
-/// line every few seconds.
+/// What `joute tune` shows while it runs: while it tunes, a bar over the planned candidates
+/// (or games) with its ETA on a terminal, accepted candidates above it, and on a pipe, accepted
+/// candidates and a line every few seconds; then the matches, as `joute match` shows them, and
+/// their tables.
 struct TuneProgress {
     voice: Voice,
-    bar: Option<ProgressBar>,
+    threads: usize,
+    meter: Meter,
     /// Candidates planned (`Some`), or else the games tuning may play.
     candidates: Option<u64>,
     games: u64,
     names: Vec<String>,
     started: Instant,
     at_start: u64,
-    shown: Instant,
     previous: Vec<f64>,
+    /// The match being played.
+    matches: MatchProgress,
 }
 
 impl TuneProgress {
-    fn new(voice: Voice, ck: &Checkpoint) -> TuneProgress {
+    fn new(voice: Voice, threads: usize, ck: &Checkpoint) -> TuneProgress {
         let candidates = ck.spec.iterations;
         let games = match &ck.spec.regression {
             Some(r) => ck.plan.tuning.min(r.games * r.rounds as u64),
@@ -276,34 +212,40 @@ impl TuneProgress {
             None => ck.games,
         };
         let total = candidates.unwrap_or(games);
-        let bar = (voice == Voice::Normal && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(if candidates.is_some() {
-                    "{bar:20} {pos}/{len} candidates {wide_msg}"
-                } else {
-                    "{bar:20} {pos}/{len} games {wide_msg}"
-                })
-                .expect("a valid template"),
-            );
-            bar.set_position(done.min(total));
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        });
+        let template = if candidates.is_some() {
+            "{bar:20} {pos}/{len} candidates {wide_msg}"
+        } else {
+            "{bar:20} {pos}/{len} games {wide_msg}"
+        };
+        // The first candidate is shown at once: the run says it is alive.
+        let meter = Meter::new(
+            voice == Voice::Normal,
+            total,
+            done.min(total),
+            template,
+            true,
+        );
         TuneProgress {
             voice,
-            bar,
+            threads,
+            meter,
             candidates,
             games,
             names: ck.spec.params.iter().map(|p| p.name.clone()).collect(),
             started: Instant::now(),
             at_start: done,
-            // The first candidate is shown at once: the run says it is alive.
-            shown: Instant::now() - Duration::from_secs(60),
             previous: ck.state.theta().to_vec(),
+            matches: MatchProgress::new(voice, threads),
         }
     }
 
+    fn finish(&mut self) {
+        self.meter.finish();
+        self.matches.finish();
+    }
+}
+
+impl TuneObserver for TuneProgress {
     fn step(&mut self, line: &HistoryLine, ck: &Checkpoint) {
         let text = progress_line(line, &self.names, &self.previous, ck);
         self.previous = line.theta.clone();
@@ -315,38 +257,77 @@ impl TuneProgress {
             None => (ck.games, self.games),
         };
         let elapsed = self.started.elapsed().as_secs_f64();
-        let eta = super::run::eta_seconds(
+        let eta = short_duration(eta_seconds(
             done.saturating_sub(self.at_start),
             total.saturating_sub(done),
             elapsed,
-        );
+        ));
         // Hill climbing's accepted candidates and every regression round stay on screen.
         let accepted = line.accepted && line.method == "hill-climb" || line.fit.is_some();
-        match &self.bar {
-            Some(bar) => {
-                if accepted {
-                    bar.println(&text);
-                }
-                bar.set_position(done.min(total));
-                bar.set_message(format!(
-                    "ETA {}  {} games  {text}",
-                    super::run::short_duration(eta),
-                    ck.games
-                ));
-            }
-            None => {
-                if accepted || self.shown.elapsed() >= Duration::from_secs(5) {
-                    self.shown = Instant::now();
-                    note!("{text}; ETA {}", super::run::short_duration(eta));
-                }
-            }
+        if accepted {
+            self.meter.above(&text);
         }
+        self.meter.show(
+            done.min(total),
+            accepted,
+            || format!("ETA {eta}  {} games  {text}", ck.games),
+            || format!("{text}; ETA {eta}"),
+        );
     }
 
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
+    fn tuned(&mut self, ck: &Checkpoint, history: &[HistoryLine]) -> std::io::Result<()> {
+        self.meter.finish();
+        if self.voice != Voice::Normal {
+            return Ok(());
         }
+        let spec = &ck.spec;
+        let accepted = history.iter().filter(|h| h.accepted).count();
+        say!(
+            "{}: {} {}{}, {} games in {:.1} s",
+            spec.name,
+            history.len(),
+            if spec.method == Method::Regression {
+                "rounds"
+            } else {
+                "candidates"
+            },
+            if spec.method == Method::HillClimb {
+                format!(" ({accepted} accepted)")
+            } else {
+                String::new()
+            },
+            ck.games,
+            ck.seconds
+        )
+    }
+
+    fn match_starting(&mut self, kind: MatchKind, games: u64) -> std::io::Result<()> {
+        if self.voice == Voice::Normal {
+            match kind {
+                MatchKind::Confirm => {
+                    say!("\nconfirmation: tuned against start, {games} games on held-out openings")?
+                }
+                MatchKind::Aa if games > 0 => say!(
+                    "\nA/A: start against itself, {games} games on held-out openings, each copy choosing at random among equally good moves"
+                )?,
+                MatchKind::Aa => {}
+            }
+        }
+        self.matches = MatchProgress::new(self.voice, self.threads);
+        Ok(())
+    }
+
+    fn games(&mut self) -> &mut dyn Observer {
+        &mut self.matches
+    }
+
+    fn match_played(&mut self, _: MatchKind, played: &PlayedMatch) -> std::io::Result<()> {
+        self.matches.finish();
+        if self.voice == Voice::Normal {
+            say_text!(joute::report::table::rating_table(&played.rows))?;
+            say_text!(played.scale.lines())?;
+        }
+        Ok(())
     }
 }
 

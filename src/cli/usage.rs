@@ -24,7 +24,7 @@ const FOREIGN_MATCH_OPTIONS: &[(&[&str], &str)] = &[
         &[
             "engine", "each", "fcp", "scp", "both", "tc", "st", "nodes", "depth", "plies",
         ],
-        "an engine and its budget are one argument, ALGORITHM[:BUDGET][:WEIGHTS.toml]: pvs:6 (depth), pvs:n100000 (nodes), pvs:200ms (time per move); see 'joute match --help'",
+        "an engine and its budget are one argument, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]: pvs:6 (depth), pvs:n100000 (nodes), pvs:200ms (time per move); see 'joute match --help'",
     ),
     (
         &["sprt"],

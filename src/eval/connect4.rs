@@ -27,8 +27,8 @@
 use crate::games::connect4::{BOARD, BOTTOM_ROW, H1, HEIGHT, WIDTH};
 use crate::games::{Connect4, Game, Side};
 
+use super::features::Weights;
 use super::features::{Feature, Features};
-use super::weights::Weights;
 
 const COLUMN: u64 = (1 << HEIGHT) - 1;
 const CENTRE: u64 = COLUMN << (3 * H1);

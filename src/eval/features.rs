@@ -1,6 +1,7 @@
-//! Named evaluation features: the [`Features`] trait, and its implementation for the random
-//! tree (the board games have theirs in [`super::othello`], [`super::connect4`] and
-//! [`super::morpion`]).
+//! Named evaluation features: the [`Features`] trait, the [`Weights`] vector that gives each
+//! feature its number (read and written by [`super::weights`], which needs the features' names,
+//! so the type lives here, below it), and the trait's implementation for the random tree (the
+//! board games have theirs in [`super::othello`], [`super::connect4`] and [`super::morpion`]).
 //!
 //! A feature value is a small integer computed from one position, always from the point of view
 //! of the side to move. Most features are *antisymmetric*: handing the move to the other player
@@ -12,7 +13,6 @@ use crate::games::random_tree::{LEAF_RANGE, RandomTree};
 use crate::games::{Connect4, Game, GameKind, Morpion, Othello};
 
 use super::EVAL_LIMIT;
-use super::weights::Weights;
 
 /// The most features any game has (Morpion 15×15 with k = 15 has 29); [`super::LinearEval`]
 /// keeps its feature buffer on the stack with this capacity.
@@ -35,6 +35,26 @@ impl Feature {
             meaning: meaning.into(),
         }
     }
+}
+
+/// The origin of built-in default weights.
+pub const BUILT_IN: &str = "built-in default";
+
+/// A weight vector for one game: one number per feature, in the game's feature order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// The game's name as the file gives it (`othello`, `morpion-15x15-5`).
+    pub game: String,
+    /// One weight per feature, in the order of [`Features::features`]: the opening weights
+    /// when [`Weights::endgame`] is set.
+    pub values: Vec<f64>,
+    /// Tapered weights: the weights at the end of the game (the file's `[endgame]` table), one
+    /// per feature like `values`. [`super::LinearEval`] interpolates between `values` and these
+    /// by the game's progress ([`Features::progress`]). `None` (a file without `[endgame]`): one
+    /// weight vector for the whole game.
+    pub endgame: Option<Vec<f64>>,
+    /// Where the weights came from: a file path, or `"built-in default"`.
+    pub origin: String,
 }
 
 /// Games with named features.
@@ -60,7 +80,7 @@ pub trait Features: Game {
             game: self.name(),
             values: vec![0.0; self.features().len()],
             endgame: None,
-            origin: super::weights::BUILT_IN.to_string(),
+            origin: BUILT_IN.to_string(),
         }
     }
 
@@ -142,7 +162,7 @@ impl Features for RandomTree {
             game: self.name(),
             values: vec![1.0],
             endgame: None,
-            origin: super::weights::BUILT_IN.to_string(),
+            origin: BUILT_IN.to_string(),
         }
     }
 

@@ -3,8 +3,8 @@
 
 use std::marker::PhantomData;
 
+use super::features::Weights;
 use super::features::{Features, MAX_FEATURES};
-use super::weights::Weights;
 use super::{EVAL_LIMIT, Evaluator};
 
 /// The most integer units per unit of weight: weights are kept to 1/16.

@@ -31,10 +31,10 @@ pub mod othello;
 pub mod pattern;
 pub mod weights;
 
-pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, dispatch};
+pub use features::{Feature, Features, FeaturesVisitor, MAX_FEATURES, Weights, dispatch};
 pub use linear::LinearEval;
-pub use pattern::{PatternEval, PatternWeights};
-pub use weights::{EvalError, Weights};
+pub use pattern::{PatternEval, PatternState, PatternWeights};
+pub use weights::EvalError;
 
 use crate::games::Game;
 
@@ -42,7 +42,16 @@ use crate::games::Game;
 /// (see [`crate::search::WIN`]), so a won position always outranks any evaluation.
 pub const EVAL_LIMIT: i32 = 1 << 22;
 
+/// What an incremental evaluation keeps for each position of a search's line (today the one
+/// there is: Othello's pattern configurations).
+pub type EvalState = PatternState;
+
 /// A static evaluation of positions of `G`.
+///
+/// An evaluation may also keep a state along the search's line ([`Evaluator::tracks`]): a
+/// search that supports it (`pvs`, `mtdf`) calls [`Evaluator::track`] at its root,
+/// [`Evaluator::track_move`] from each position to the next, and [`Evaluator::evaluate_tracked`]
+/// at its leaves, which must equal [`Evaluator::evaluate`]. The defaults keep no state.
 pub trait Evaluator<G: Game>: Send + Sync {
     /// The score of `pos` from the point of view of the side to move (negamax convention),
     /// within `-self.bound()..=self.bound()`. Called on positions that are not finished.
@@ -52,5 +61,21 @@ pub trait Evaluator<G: Game>: Send + Sync {
     /// [`EVAL_LIMIT`].
     fn bound(&self) -> i32 {
         EVAL_LIMIT
+    }
+
+    /// Whether the evaluation keeps a state along the search's line.
+    fn tracks(&self) -> bool {
+        false
+    }
+
+    /// Sets `state` to the state of `pos`.
+    fn track(&self, _pos: &G, _state: &mut EvalState) {}
+
+    /// Sets `out` to the state of `child`, one move after `parent`, whose state is `state`.
+    fn track_move(&self, _parent: &G, _child: &G, _state: &EvalState, _out: &mut EvalState) {}
+
+    /// [`Evaluator::evaluate`] of `pos` given its state.
+    fn evaluate_tracked(&self, pos: &G, _state: &EvalState) -> i32 {
+        self.evaluate(pos)
     }
 }

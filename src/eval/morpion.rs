@@ -20,11 +20,10 @@
 //! and the cells 1, 16, 17 or 15 bits further per step; the windows of a direction are counted
 //! for all starting cells at once, with bit-sliced counters (four bit planes).
 
-use crate::games::morpion::{Padded, STRIDE, padded, rows_below, shift_right};
+use crate::games::padded::{Padded, STRIDE, padded, rows_below, shift_right};
 use crate::games::{Game, Morpion, Side};
 
-use super::features::{Feature, Features};
-use super::weights::Weights;
+use super::features::{Feature, Features, Weights};
 
 /// Adds the one-bit numbers of `x` to the four-bit counters `planes`.
 #[inline]
@@ -244,7 +243,7 @@ impl Features for Morpion {
             game: self.name(),
             values: generated_defaults(self.k() as usize),
             endgame: None,
-            origin: super::weights::BUILT_IN.to_string(),
+            origin: super::features::BUILT_IN.to_string(),
         }
     }
 
@@ -275,6 +274,12 @@ mod tests {
     fn random_position(rows: u8, cols: u8, k: u8, seed: u64) -> Morpion {
         let plies = (mix64(seed) % (rows as u64 * cols as u64)) as usize;
         crate::games::random_position(Morpion::start(rows, cols, k), plies, seed)
+    }
+
+    #[test]
+    fn the_3x3_file_holds_the_generated_defaults_for_k_3() {
+        let ttt = Morpion::start(3, 3, 3);
+        assert_eq!(Weights::default_for(&ttt).values, generated_defaults(3));
     }
 
     /// The window counts by walking every window cell by cell.

@@ -23,8 +23,8 @@
 use crate::games::Othello;
 use crate::games::othello::legal_moves_mask;
 
+use super::features::Weights;
 use super::features::{Feature, Features};
-use super::weights::Weights;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 const NOT_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;

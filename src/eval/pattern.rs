@@ -83,7 +83,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::weights::{EvalError, MAX_WEIGHT, check_weight};
-use super::{EVAL_LIMIT, Evaluator};
+use super::{EVAL_LIMIT, EvalState, Evaluator};
 use crate::games::Othello;
 use crate::games::othello::{flip_vertical, mirror_horizontal, square_name, transpose};
 
@@ -925,6 +925,170 @@ const EVAL_IMAGE_SET: [u8; TYPES] = {
     sets
 };
 
+/// The folded readings [`PatternEval`] sums, one per distinct instance: the images of
+/// [`EVAL_IMAGES`], type by type.
+const READINGS: usize = {
+    let mut n = 0;
+    let mut t = 0;
+    while t < TYPES {
+        n += EVAL_IMAGES[t].len();
+        t += 1;
+    }
+    n
+};
+
+/// Where image `k` of a board puts the disc on `sq` (the images of [`images`], square by
+/// square: `images(1 << sq)[k] == 1 << image_square(k, sq)`).
+const fn image_square(k: usize, sq: usize) -> usize {
+    let (r, c) = (sq / 8, sq % 8);
+    let (r, c) = match k {
+        0 => (r, c),
+        1 => (7 - r, c),
+        2 => (r, 7 - c),
+        3 => (7 - r, 7 - c),
+        4 => (c, r),
+        5 => (7 - c, r),
+        6 => (c, 7 - r),
+        _ => (7 - c, 7 - r),
+    };
+    r * 8 + c
+}
+
+/// Each folded reading: its type, the offset of the type's block, and its squares in the
+/// canonical order of the type (square `i` is the base-3 digit `3^i`), as [`instance`] lists
+/// them.
+struct Reading {
+    offset: u32,
+    len: usize,
+    squares: [u8; MAX_LEN],
+}
+
+/// The folded readings, type by type in the order of [`EVAL_IMAGES`].
+const READING_LIST: [Reading; READINGS] = {
+    let mut list = [const {
+        Reading {
+            offset: 0,
+            len: 0,
+            squares: [0; MAX_LEN],
+        }
+    }; READINGS];
+    let mut f = 0;
+    let mut t = 0;
+    while t < TYPES {
+        let mut j = 0;
+        while j < EVAL_IMAGES[t].len() {
+            let k = EVAL_IMAGES[t][j];
+            let canonical = PATTERN_TYPES[t].squares;
+            list[f].offset = OFFSETS[t] as u32;
+            list[f].len = canonical.len();
+            let mut i = 0;
+            while i < canonical.len() {
+                // The square that image k reads as canonical square i.
+                let mut sq = 0;
+                while image_square(k, sq) != canonical[i] as usize {
+                    sq += 1;
+                }
+                list[f].squares[i] = sq as u8;
+                i += 1;
+            }
+            f += 1;
+            j += 1;
+        }
+        t += 1;
+    }
+    list
+};
+
+/// [`PatternState`]'s lanes: the readings, padded to a whole number of 512-bit vectors (the
+/// padding is always 0 and never read).
+const LANES: usize = READINGS.div_ceil(16) * 16;
+
+/// For each square, its digit's weight (`3^i`) in each reading it takes part in, 0 in the
+/// others: what a disc on it adds to black's half of every reading at once.
+static SQUARE_DIGITS: [[u32; LANES]; 64] = {
+    let mut table = [[0u32; LANES]; 64];
+    let mut f = 0;
+    while f < READINGS {
+        let mut i = 0;
+        while i < READING_LIST[f].len {
+            let sq = READING_LIST[f].squares[i] as usize;
+            table[sq][f] = pow3(i) as u32;
+            i += 1;
+        }
+        f += 1;
+    }
+    table
+};
+
+/// Each lane's block offset in a phase (0 for the padding).
+static LANE_OFFSETS: [u32; LANES] = {
+    let mut offsets = [0u32; LANES];
+    let mut f = 0;
+    while f < READINGS {
+        offsets[f] = READING_LIST[f].offset;
+        f += 1;
+    }
+    offsets
+};
+
+/// The configurations of [`PatternEval`]'s folded readings of a position, kept up to date move
+/// by move as Edax keeps its features: each reading's base-3 number over its squares, black's
+/// discs in the low 16 bits and white's in the high 16, whoever is to move (the side to move
+/// picks which half weighs 1 and which 2 when the evaluation reads them). After a move only the
+/// squares that changed count: per square one vector addition over every reading
+/// ([`SQUARE_DIGITS`]), instead of reading the board through its 8 images;
+/// [`PatternEval::evaluate_tracked`] then costs the 46 table reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(64))]
+pub struct PatternState {
+    configs: [u32; LANES],
+}
+
+impl Default for PatternState {
+    fn default() -> Self {
+        PatternState {
+            configs: [0; LANES],
+        }
+    }
+}
+
+impl PatternState {
+    /// The configurations of `pos`, read square by square.
+    pub fn of(pos: &Othello) -> PatternState {
+        let (black, white) = (pos.black(), pos.white());
+        let mut configs = [0u32; LANES];
+        for (config, reading) in configs.iter_mut().zip(&READING_LIST) {
+            for (i, &sq) in reading.squares[..reading.len].iter().enumerate() {
+                let digit = (black >> sq & 1) as u32 + (((white >> sq & 1) as u32) << 16);
+                *config += pow3(i) as u32 * digit;
+            }
+        }
+        PatternState { configs }
+    }
+
+    /// The configurations of `child`, a position one move (or pass) after `parent`, whose
+    /// configurations these are.
+    #[inline]
+    pub fn after(&self, parent: &Othello, child: &Othello) -> PatternState {
+        let mut next = *self;
+        let (b0, w0, b1, w1) = (parent.black(), parent.white(), child.black(), child.white());
+        let mut changed = (b0 ^ b1) | (w0 ^ w1);
+        while changed != 0 {
+            let sq = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            // +1, 0 or -1 in each half (wrapping: a -1 borrows from nothing the true
+            // configurations do not hold, so the sum is exact).
+            let db = ((b1 >> sq & 1) as u32).wrapping_sub((b0 >> sq & 1) as u32);
+            let dw = ((w1 >> sq & 1) as u32).wrapping_sub((w0 >> sq & 1) as u32);
+            let factor = db.wrapping_add(dw << 16);
+            for (c, &digit) in next.configs.iter_mut().zip(&SQUARE_DIGITS[sq]) {
+                *c = c.wrapping_add(digit.wrapping_mul(factor));
+            }
+        }
+        next
+    }
+}
+
 /// The squares that image `k` reads as the canonical squares of type `t`, in canonical order:
 /// the instance of `t` in image `k`.
 fn instance(t: usize, k: usize) -> Vec<u8> {
@@ -1112,6 +1276,20 @@ impl PatternEval {
         matches!(self.table, Table::Narrow(_))
     }
 
+    /// [`Evaluator::evaluate`] of `pos` from its configurations `state` ([`PatternState`]),
+    /// without reading the board: the same value.
+    #[inline]
+    pub fn evaluate_tracked(&self, pos: &Othello, state: &PatternState) -> i32 {
+        let phase = phase_of(pos, self.phases);
+        let white = pos.side == crate::games::Side::Second;
+        let sum = match &self.table {
+            Table::Narrow(table) => tracked_sum(&table[phase * WEIGHTS_PER_PHASE..], state, white),
+            Table::Wide(table) => tracked_sum(&table[phase * WEIGHTS_PER_PHASE..], state, white),
+        };
+        let bound = self.bound as i64;
+        sum.clamp(-bound, bound) as i32
+    }
+
     /// The unclamped sum of the integer weights of the lookups of `pos`: Σ round(w · SCALE)
     /// over [`feature_indices`] in the phase of `pos`.
     #[inline]
@@ -1161,6 +1339,25 @@ fn type_sum<const T: usize, W: Copy + Into<i64>>(
     sum
 }
 
+/// The sum of the entries of a phase's folded `table` that the configurations `state` read,
+/// with white (`white`) or black to move: the side to move's discs are the digits 1.
+#[inline(always)]
+fn tracked_sum<W: Copy + Into<i64>>(table: &[W], state: &PatternState, white: bool) -> i64 {
+    let table = &table[..WEIGHTS_PER_PHASE];
+    // The indices first, every lane at once: the side to move's half to the low 16 bits.
+    let turn = if white { 16 } else { 0 };
+    let mut index = [0u32; LANES];
+    for ((i, &c), &offset) in index.iter_mut().zip(&state.configs).zip(&LANE_OFFSETS) {
+        let c = c.rotate_left(turn);
+        *i = offset + (c & 0xffff) + 2 * (c >> 16);
+    }
+    let mut sum: i64 = table[BIAS_INDEX].into();
+    for &i in &index[..READINGS] {
+        sum += table[i as usize].into();
+    }
+    sum
+}
+
 impl Evaluator<Othello> for PatternEval {
     #[inline]
     fn evaluate(&self, pos: &Othello) -> i32 {
@@ -1171,12 +1368,37 @@ impl Evaluator<Othello> for PatternEval {
     fn bound(&self) -> i32 {
         self.bound
     }
+
+    fn tracks(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn track(&self, pos: &Othello, state: &mut EvalState) {
+        *state = PatternState::of(pos);
+    }
+
+    #[inline]
+    fn track_move(
+        &self,
+        parent: &Othello,
+        child: &Othello,
+        state: &EvalState,
+        out: &mut EvalState,
+    ) {
+        *out = state.after(parent, child);
+    }
+
+    #[inline]
+    fn evaluate_tracked(&self, pos: &Othello, state: &EvalState) -> i32 {
+        PatternEval::evaluate_tracked(self, pos, state)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Game, MoveList};
+    use crate::games::{Game, MoveList, Side};
     use proptest::prelude::*;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -1184,22 +1406,10 @@ mod tests {
     /// Every position (not finished) of `games` random games, played with the game's own move
     /// generation.
     fn random_positions(seed: u64, games: usize) -> Vec<Othello> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut positions = Vec::new();
-        let mut moves = MoveList::new();
-        for _ in 0..games {
-            let mut pos = Othello::start();
-            loop {
-                moves.clear();
-                pos.legal_moves(&mut moves);
-                if moves.is_empty() {
-                    break;
-                }
-                positions.push(pos);
-                pos = pos.play(moves[rng.random_range(0..moves.len())]);
-            }
-        }
-        positions
+        random_lines(seed, games)
+            .into_iter()
+            .map(|(pos, _)| pos)
+            .collect()
     }
 
     fn random_weights(phases: usize, seed: u64) -> PatternWeights {
@@ -1454,6 +1664,111 @@ mod tests {
                     assert_eq!(eval.evaluate(&image), score, "{pos:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_readings_are_the_instances_of_the_folded_images() {
+        for k in 0..IMAGES {
+            for sq in 0..64 {
+                assert_eq!(images(1 << sq)[k], 1 << image_square(k, sq), "image {k}");
+            }
+        }
+        let mut f = 0;
+        for t in 0..TYPES {
+            for &k in EVAL_IMAGES[t] {
+                let r = &READING_LIST[f];
+                assert_eq!(r.squares[..r.len], instance(t, k)[..], "type {t} image {k}");
+                assert_eq!(r.offset as usize, OFFSETS[t]);
+                f += 1;
+            }
+        }
+        assert_eq!(f, READINGS);
+        assert_eq!(READINGS, 46);
+    }
+
+    /// Every position of a random game with its successor, passes included.
+    fn random_lines(seed: u64, games: usize) -> Vec<(Othello, Othello)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut pairs = Vec::new();
+        let mut moves = MoveList::new();
+        for _ in 0..games {
+            let mut pos = Othello::start();
+            loop {
+                moves.clear();
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let next = pos.play(moves[rng.random_range(0..moves.len())]);
+                pairs.push((pos, next));
+                pos = next;
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn tracked_evaluations_are_the_evaluations() {
+        // Narrow and wide tables, one phase and many.
+        for (phases, seed, magnitude) in [(1, 21, 1.0), (6, 22, 1.0), (60, 23, 1.0), (3, 24, 20.0)]
+        {
+            let eval = PatternEval::new(&random_weights_within(phases, seed, magnitude));
+            let mut state = PatternState::of(&Othello::start());
+            let mut passes = 0;
+            for (pos, next) in random_lines(seed, 20) {
+                assert_eq!(state, PatternState::of(&pos));
+                assert_eq!(eval.evaluate_tracked(&pos, &state), eval.evaluate(&pos));
+                let after = state.after(&pos, &next);
+                assert_eq!(after, PatternState::of(&next), "{pos:?} -> {next:?}");
+                passes += usize::from(next.player == pos.opponent);
+                // The game's end starts the next game from the start.
+                state = if next.outcome().is_some() {
+                    PatternState::of(&Othello::start())
+                } else {
+                    after
+                };
+            }
+            assert!(passes > 0, "no pass was tried");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Any board, either side to move, any disc flipped or placed: the configurations
+        /// after the change are those read from scratch, and the evaluation from them is the
+        /// evaluation.
+        #[test]
+        fn tracked_state_follows_any_change(
+            black in any::<u64>(),
+            white_bits in any::<u64>(),
+            changes in proptest::collection::vec((0usize..64, 0u8..3), 1..6),
+            white_to_move in any::<bool>(),
+            seed in 0u64..4,
+        ) {
+            let side = if white_to_move { Side::Second } else { Side::First };
+            let board = |black: u64, white: u64, side: Side| {
+                let mut pos = Othello::start();
+                pos.side = side;
+                (pos.player, pos.opponent) = if side == Side::First { (black, white) } else { (white, black) };
+                pos
+            };
+            let white = white_bits & !black;
+            let before = board(black, white, side);
+            let (mut b, mut w) = (black, white);
+            for (sq, what) in changes {
+                let bit = 1u64 << sq;
+                (b, w) = match what {
+                    0 => (b & !bit, w & !bit),
+                    1 => (b | bit, w & !bit),
+                    _ => (b & !bit, w | bit),
+                };
+            }
+            let after = board(b, w, side.opponent());
+            let state = PatternState::of(&before).after(&before, &after);
+            prop_assert_eq!(state, PatternState::of(&after));
+            let eval = PatternEval::new(&random_weights(2, seed));
+            prop_assert_eq!(eval.evaluate_tracked(&after, &state), eval.evaluate(&after));
         }
     }
 

@@ -1,4 +1,5 @@
-//! Weight vectors and their files (`weights/*.toml`; see `docs/files.md`).
+//! Weight files (`weights/*.toml`; see `docs/files.md`): reading and writing the
+//! [`Weights`] vector (defined in [`super::features`]).
 //!
 //! A weights file names its game and gives one number per feature, by name:
 //!
@@ -39,28 +40,8 @@ use std::path::Path;
 
 use toml::de::{DeTable, DeValue};
 
-use super::features::Features;
+use super::features::{BUILT_IN, Features, Weights};
 use crate::games::GameKind;
-
-/// The origin of built-in default weights.
-pub const BUILT_IN: &str = "built-in default";
-
-/// A weight vector for one game: one number per feature, in the game's feature order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Weights {
-    /// The game's name as the file gives it (`othello`, `morpion-15x15-5`).
-    pub game: String,
-    /// One weight per feature, in the order of [`Features::features`]: the opening weights
-    /// when [`Weights::endgame`] is set.
-    pub values: Vec<f64>,
-    /// Tapered weights: the weights at the end of the game (the file's `[endgame]` table), one
-    /// per feature like `values`. [`super::LinearEval`] interpolates between `values` and these
-    /// by the game's progress ([`Features::progress`]). `None` (a file without `[endgame]`): one
-    /// weight vector for the whole game.
-    pub endgame: Option<Vec<f64>>,
-    /// Where the weights came from: a file path, or `"built-in default"`.
-    pub origin: String,
-}
 
 /// Why a weights file was refused. Every message starts `FILE:LINE:COLUMN:` and names the key
 /// at fault (an unreadable file, which has no line, names only the file).
@@ -839,11 +820,6 @@ mod tests {
         assert_eq!(Weights::parse(&gomoku, text, "w").unwrap().values[4], 5.0);
         let e = Weights::parse(&ttt, text, "w").unwrap_err().to_string();
         assert!(e.contains("loaded for morpion"), "{e}");
-        // The 3×3 file holds the generated defaults for k = 3.
-        assert_eq!(
-            Weights::default_for(&ttt).values,
-            super::super::morpion::generated_defaults(3)
-        );
         let tree = RandomTree::new(2, 3, 4);
         assert!(Weights::parse(&tree, "game = \"random-tree\"", "w").is_ok());
         assert!(Weights::parse(&tree, "game = \"random-tree-2x3-s4\"", "w").is_ok());

@@ -9,6 +9,7 @@ pub mod connect4;
 pub mod hash;
 pub mod morpion;
 pub mod othello;
+pub mod padded;
 pub mod perft;
 pub mod random_tree;
 pub mod renju;

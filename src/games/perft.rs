@@ -74,6 +74,81 @@ pub fn divide<G: Game>(pos: &G, depth: u32, parallel: bool) -> Vec<(G::Move, u64
     }
 }
 
+/// One depth of a perft run: the count, the seconds it took and the leaves per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerftRow {
+    /// The depth, in plies.
+    pub depth: u32,
+    /// Move sequences of that many plies.
+    pub count: u64,
+    /// Wall-clock seconds of the count.
+    pub seconds: f64,
+    /// `count / seconds` (0 when too fast to time).
+    pub rate: f64,
+}
+
+/// A perft run as `joute perft` makes it: every depth from 1, timed, and optionally the last
+/// depth divided by first move.
+pub struct PerftRun<G: Game> {
+    /// One row per depth, 1 to the deepest.
+    pub rows: Vec<PerftRow>,
+    /// The count under each first move at the deepest depth (empty unless asked for).
+    pub divide: Vec<(G::Move, u64)>,
+    /// Seconds of every count, the division included.
+    pub seconds: f64,
+}
+
+/// Counts every depth from 1 to `depth` from `pos` on `threads` threads (more than one: the
+/// first plies are spread over them), telling `on_row` of each as it is counted, then, with
+/// `divided`, divides the deepest count by first move. Fails only when the threads cannot start.
+pub fn perft_run<G: Game>(
+    pos: &G,
+    depth: u32,
+    threads: usize,
+    divided: bool,
+    mut on_row: impl FnMut(&PerftRow) -> std::io::Result<()>,
+) -> std::io::Result<PerftRun<G>> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(std::io::Error::other)?;
+    let parallel = threads > 1;
+    let mut rows = Vec::new();
+    let mut seconds = 0.0;
+    for depth in 1..=depth {
+        let clock = std::time::Instant::now();
+        let count = if parallel {
+            pool.install(|| perft_parallel(pos, depth))
+        } else {
+            perft(pos, depth)
+        };
+        let took = clock.elapsed().as_secs_f64();
+        seconds += took;
+        let rate = if took > 0.0 { count as f64 / took } else { 0.0 };
+        let row = PerftRow {
+            depth,
+            count,
+            seconds: took,
+            rate,
+        };
+        on_row(&row)?;
+        rows.push(row);
+    }
+    let divide = if divided {
+        let clock = std::time::Instant::now();
+        let parts = pool.install(|| divide(pos, depth, parallel));
+        seconds += clock.elapsed().as_secs_f64();
+        parts
+    } else {
+        Vec::new()
+    };
+    Ok(PerftRun {
+        rows,
+        divide,
+        seconds,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

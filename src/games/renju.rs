@@ -18,7 +18,7 @@
 //! lines, or four along one: [`forbidden_points`] finds those candidates for the whole board
 //! at once on bitboards and judges only them.
 
-use super::morpion::{Padded, STRIDE, padded, rows_below, shift_left, shift_right};
+use super::padded::{Padded, STRIDE, padded, rows_below, shift_left, shift_right};
 
 /// A set of cells, row-major (`row * cols + col`), as [`super::Morpion`] keeps them.
 type Cells = [u64; 4];

@@ -12,6 +12,21 @@ use crate::arena::log::{GameLine, scan_log, write_atomically};
 use crate::arena::records::{self, Format, Record};
 use crate::games::GameKind;
 
+/// The record of one logged game.
+pub fn record_of(game: &GameLine) -> Record {
+    Record {
+        id: Some(game.id),
+        pair: Some(game.pair),
+        round: Some(game.round),
+        first: game.first.clone(),
+        second: game.second.clone(),
+        score: game.score,
+        margin: Some(game.margin),
+        termination: game.termination.clone(),
+        moves: game.opening.iter().chain(&game.moves).cloned().collect(),
+    }
+}
+
 /// Why records could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordsError {
@@ -74,7 +89,7 @@ pub fn write_records(
         })?;
         Ok(path.to_path_buf())
     };
-    let records: Vec<Record> = games.iter().map(Record::from_line).collect();
+    let records: Vec<Record> = games.iter().map(record_of).collect();
     let (rows, cols) = board(kind);
     Ok(match format {
         Format::Wtb => {
@@ -139,7 +154,7 @@ impl LiveRecords {
 
     /// Adds `game` to every format that takes games one at a time.
     pub fn append(&mut self, game: &GameLine) -> Result<(), RecordsError> {
-        let record = [Record::from_line(game)];
+        let record = [record_of(game)];
         for &format in &self.formats {
             let path = self.out.join(format.default_name());
             let io = |source| RecordsError::Io {

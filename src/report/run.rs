@@ -11,36 +11,44 @@ use super::{charts, files, html};
 use crate::arena::game::Termination;
 use crate::arena::log::RunInfo;
 
-/// Why the report could not be written; each names the folder.
+/// Why the report could not be written; each names the folder. The message says the cause
+/// once: it is part of the message, not a `source()` (a caller that prints the chain of
+/// causes would print it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv` or `terminations.csv`.
-    #[error("cannot write the CSV files in {}: {source}", dir.display())]
+    #[error("cannot write the CSV files in {}: {cause}", dir.display())]
     Csv {
         /// The folder.
         dir: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A chart.
-    #[error("cannot write the charts in {}: {source}", dir.display())]
+    #[error("cannot write the charts in {}: {cause}", dir.display())]
     Charts {
         /// The folder.
         dir: PathBuf,
         /// The cause.
-        source: charts::ChartError,
+        cause: charts::ChartError,
     },
     /// A record file of `[output] records`.
     #[error("cannot write the game records: {0}")]
-    Records(#[from] super::records::RecordsError),
+    Records(super::records::RecordsError),
     /// `index.html`.
-    #[error("cannot write the HTML report in {}: {source}", dir.display())]
+    #[error("cannot write the HTML report in {}: {cause}", dir.display())]
     Html {
         /// The folder.
         dir: PathBuf,
         /// The cause.
-        source: html::HtmlError,
+        cause: html::HtmlError,
     },
+}
+
+impl From<super::records::RecordsError> for ReportError {
+    fn from(e: super::records::RecordsError) -> Self {
+        ReportError::Records(e)
+    }
 }
 
 /// What [`write_run_report`] wrote.
@@ -112,15 +120,15 @@ pub fn write_run_report(
         .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
         .and_then(|_| files::write_pairs(out, summary))
         .and_then(|_| files::write_terminations(out, summary))
-        .map_err(|source| ReportError::Csv {
+        .map_err(|cause| ReportError::Csv {
             dir: out.to_path_buf(),
-            source,
+            cause,
         })?;
     write_spec_records(summary, out, run, logs)?;
     let svgs = charts::write_charts(summary, &ratings, out)
-        .map_err(|source| ReportError::Charts {
+        .map_err(|cause| ReportError::Charts {
             dir: out.to_path_buf(),
-            source,
+            cause,
         })?
         .svgs;
     let (games, seconds, threads) = run_timing(run);
@@ -130,12 +138,13 @@ pub fn write_run_report(
         threads,
         sessions: run.sessions.clone(),
     };
-    let page = html::write_report(summary, &ratings, &svgs, logs, Some(timing), out).map_err(
-        |source| ReportError::Html {
-            dir: out.to_path_buf(),
-            source,
-        },
-    )?;
+    let page =
+        html::write_report(summary, &ratings, &svgs, logs, Some(timing), out).map_err(|cause| {
+            ReportError::Html {
+                dir: out.to_path_buf(),
+                cause,
+            }
+        })?;
     Ok(RunReport { rows, scale, page })
 }
 

@@ -91,7 +91,18 @@ fn short_detail(detail: &str) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    super::table::cut(clean.trim(), DETAIL_CHARS)
+    cut(clean.trim(), DETAIL_CHARS)
+}
+
+/// `name` in at most `width` characters: cut, with `…`, when longer.
+pub(super) fn cut(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        name.to_string()
+    } else {
+        let mut short: String = name.chars().take(width.saturating_sub(1)).collect();
+        short.push('…');
+        short
+    }
 }
 
 /// Everything the reports of a run need, accumulated game by game.

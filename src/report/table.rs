@@ -4,7 +4,7 @@
 use std::f64::consts::LN_10;
 use std::fmt::Write;
 
-use super::summary::{FAILURES, Summary};
+use super::summary::{FAILURES, Summary, cut};
 use crate::stats::Z95;
 use crate::stats::ratings::{Bound, Ratings};
 use crate::stats::sprt::Decision;
@@ -133,17 +133,6 @@ pub fn fixed(x: f64, digits: usize) -> String {
 
 /// The widest name column of the terminal table, in characters.
 pub const MAX_NAME_COLUMN: usize = 40;
-
-/// `name` in at most `width` characters: cut, with `…`, when longer.
-pub(super) fn cut(name: &str, width: usize) -> String {
-    if name.chars().count() <= width {
-        name.to_string()
-    } else {
-        let mut short: String = name.chars().take(width.saturating_sub(1)).collect();
-        short.push('…');
-        short
-    }
-}
 
 /// The most engines whose missing estimate or interval is explained below the table, one line
 /// each (the CSV files and `--json` have every reason).

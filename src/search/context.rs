@@ -6,7 +6,7 @@ use std::time::Instant;
 use arrayvec::ArrayVec;
 
 use super::{Limits, MAX_PLY, WIN, WIN_THRESHOLD};
-use crate::eval::Evaluator;
+use crate::eval::{EvalState, Evaluator};
 use crate::games::{Game, MAX_MOVES, MoveList, Side};
 
 /// The per-search state the algorithms thread through their recursion.
@@ -40,6 +40,19 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
     /// Whether a node budget or a time limit applies.
     pub fn has_budget(&self) -> bool {
         self.node_limit != u64::MAX || self.deadline.is_some()
+    }
+
+    /// Half of what is left of the budget, for an exact solve that the search may have to
+    /// replace with the other half.
+    pub fn half_budget(&self) -> super::endgame::Budget {
+        let now = Instant::now();
+        super::endgame::Budget {
+            nodes: (self.node_limit != u64::MAX)
+                .then(|| self.node_limit.saturating_sub(self.nodes) / 2),
+            deadline: self
+                .deadline
+                .map(|d| now + d.saturating_duration_since(now) / 2),
+        }
     }
 
     /// Removes the budget (for the short extra work after the main search).
@@ -93,6 +106,18 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
         match self.terminal(pos, ply) {
             Some(score) => score,
             None => self.evaluate(pos),
+        }
+    }
+
+    /// [`Ctx::horizon`] for a search that keeps the evaluation's state of `pos`.
+    #[inline]
+    pub fn horizon_tracked(&mut self, pos: &G, ply: u32, state: &EvalState) -> i32 {
+        match self.terminal(pos, ply) {
+            Some(score) => score,
+            None => {
+                self.leaves += 1;
+                self.eval.evaluate_tracked(pos, state)
+            }
         }
     }
 }

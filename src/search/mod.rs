@@ -10,6 +10,7 @@ mod alphabeta;
 pub mod analysis;
 mod bisection;
 mod context;
+pub mod endgame;
 mod mcts;
 mod minimax;
 mod pvs;
@@ -24,7 +25,7 @@ use arrayvec::ArrayVec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::eval::Evaluator;
+use crate::eval::{EvalState, Evaluator};
 use crate::games::{Game, MAX_MOVES, MoveList};
 use context::{Ctx, PvTable};
 use tt::TranspositionTable;
@@ -213,6 +214,9 @@ pub struct SearchOptions {
     /// Choose at random (seeded) among the root moves that share the best score, instead of the
     /// first one found; exact algorithms only.
     pub tie_break: bool,
+    /// Solve exactly, with the game's solver, when the position to search has at most this
+    /// many empty squares (cells); 0: never ([`endgame`]). Every algorithm but `random`.
+    pub exact: u32,
     /// Seed of every random choice the engine makes.
     pub seed: u64,
 }
@@ -228,6 +232,7 @@ impl Default for SearchOptions {
             playouts: 1000,
             tree_mib: DEFAULT_TREE_MIB,
             tie_break: false,
+            exact: 0,
             seed: 0,
         }
     }
@@ -293,6 +298,10 @@ pub struct Searcher<G: Game> {
     history: Vec<[u32; MAX_MOVES]>,
     pv: PvTable<G::Move>,
     rng: ChaCha8Rng,
+    endgame: endgame::Endgame,
+    /// The evaluation's state of each position of the line `pvs` and `mtdf` search
+    /// ([`Evaluator::tracks`]), by ply.
+    states: Vec<EvalState>,
 }
 
 impl<G: Game> Searcher<G> {
@@ -301,6 +310,8 @@ impl<G: Game> Searcher<G> {
         let tt = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs)
             .then(|| TranspositionTable::new(config.options.tt_mib));
         let rng = ChaCha8Rng::seed_from_u64(config.options.seed);
+        let endgame = endgame::Endgame::new(config.options.tt_mib);
+        let tracked = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
         Searcher {
             config,
             tt,
@@ -308,6 +319,12 @@ impl<G: Game> Searcher<G> {
             history: vec![[0; MAX_MOVES]; 2],
             pv: PvTable::new(),
             rng,
+            endgame,
+            states: if tracked {
+                vec![EvalState::default(); MAX_PLY + 1]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -326,12 +343,16 @@ impl<G: Game> Searcher<G> {
         let clock = Instant::now();
         let limits = self.config.limits.clone();
         let mut ctx = Ctx::new(eval, &limits, clock);
-        let mut result = match self.config.algorithm {
-            Algorithm::Random => self.random_move(pos),
-            Algorithm::Mcts => mcts::search(self, pos, &mut ctx),
-            _ => self.deepen(pos, &mut ctx),
+        let solved = self.solve_exactly(pos, &mut ctx);
+        let exactly = solved.is_some();
+        let mut result = match (solved, self.config.algorithm) {
+            (Some(result), _) => result,
+            (None, Algorithm::Random) => self.random_move(pos),
+            (None, Algorithm::Mcts) => mcts::search(self, pos, &mut ctx),
+            (None, _) => self.deepen(pos, &mut ctx),
         };
         if self.config.options.tie_break
+            && !exactly
             && self.config.algorithm.is_exact()
             && !ctx.timed_out
             && result.best_move.is_some()
@@ -347,6 +368,47 @@ impl<G: Game> Searcher<G> {
         result.stats.timed_out = ctx.timed_out;
         result.stats.seconds = clock.elapsed().as_secs_f64();
         result
+    }
+
+    /// The exact solver's choice when the position has at most `exact` empties and the solve
+    /// finishes within half of the budget (the search then plays with the rest); its nodes
+    /// are counted either way. With `tie_break`, a seeded choice among every best move.
+    fn solve_exactly<E: Evaluator<G>>(
+        &mut self,
+        pos: &G,
+        ctx: &mut Ctx<'_, G, E>,
+    ) -> Option<SearchResult<G::Move>> {
+        let exact = self.config.options.exact;
+        if exact == 0 || self.config.algorithm == Algorithm::Random {
+            return None;
+        }
+        let empties = endgame::empties(pos).filter(|&e| e <= exact)?;
+        if pos.outcome().is_some() {
+            return None;
+        }
+        let tie_break = self.config.options.tie_break;
+        let (solved, nodes) = self.endgame.solve(pos, ctx.half_budget(), tie_break);
+        ctx.nodes += nodes;
+        let solved = solved?;
+        let best_move = if tie_break && solved.best_moves.len() > 1 {
+            solved.best_moves[self.rng.random_range(0..solved.best_moves.len())]
+        } else {
+            solved.best_moves[0]
+        };
+        let pv = if solved.pv.first() == Some(&best_move) {
+            solved.pv
+        } else {
+            vec![best_move]
+        };
+        Some(SearchResult {
+            best_move: Some(best_move),
+            score: solved.score,
+            pv,
+            stats: SearchStats {
+                depth: empties,
+                ..SearchStats::default()
+            },
+        })
     }
 
     /// Runs the configured depth-first algorithm: once at the fixed depth, or deepening one ply

@@ -8,25 +8,26 @@
 
 use arrayvec::ArrayVec;
 
-use super::context::{Ctx, from_table, sort_moves, to_table};
+use super::context::{Ctx, from_table, to_table};
 use super::tt::Bound;
 use super::{INFINITY, Searcher};
 use crate::eval::Evaluator;
-use crate::games::{Game, MoveList};
+use crate::games::{Game, MAX_MOVES, MoveList};
 
-/// Orders `moves` for the node at `ply`: the table's move, then the two killers, then by the
-/// history counters of the side to move.
-fn order<G: Game>(
+/// The ordering key of each of `moves` at the node at `ply`, higher first: the table's move,
+/// then the two killers, then the history counters of the side to move.
+fn order_keys<G: Game>(
     s: &Searcher<G>,
     pos: &G,
-    moves: &mut MoveList<G::Move>,
+    moves: &MoveList<G::Move>,
     ply: u32,
     hash_move: Option<G::Move>,
+    keys: &mut ArrayVec<u32, MAX_MOVES>,
 ) {
     let side = pos.side_to_move() as usize;
     let killers = s.killers[ply as usize];
-    sort_moves(moves, |mv| {
-        let key = if Some(mv) == hash_move {
+    keys.extend(moves.iter().map(|&mv| {
+        if Some(mv) == hash_move {
             u32::MAX
         } else if Some(mv) == killers[0] {
             u32::MAX - 1
@@ -34,9 +35,26 @@ fn order<G: Game>(
             u32::MAX - 2
         } else {
             s.history[side][pos.move_index(mv)].min(u32::MAX - 3)
-        };
-        std::cmp::Reverse(key)
-    });
+        }
+    }));
+}
+
+/// Brings the best remaining move (highest key, the earliest of equals) of `moves[i..]` to
+/// `i`, the others keeping their order, and returns it: move by move, the order of a stable
+/// sort by descending key, without sorting the moves a cutoff never reaches.
+#[inline]
+fn pick<M: Copy>(moves: &mut [M], keys: &mut [u32], i: usize) -> M {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if keys[j] > keys[best] {
+            best = j;
+        }
+    }
+    if best != i {
+        moves[i..=best].rotate_right(1);
+        keys[i..=best].rotate_right(1);
+    }
+    moves[i]
 }
 
 /// The value of `pos` within `(alpha, beta)`, fail-soft: a value at or below `alpha` is an upper
@@ -55,7 +73,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     }
     s.pv.clear(ply);
     if depth == 0 {
-        return ctx.horizon(pos, ply);
+        return ctx.horizon_tracked(pos, ply, &s.states[ply as usize]);
     }
     let key = pos.hash_key();
     let mut hash_move = None;
@@ -78,13 +96,20 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if moves.is_empty() {
         return ctx.finished(pos, ply);
     }
-    order(s, pos, &mut moves, ply, hash_move);
+    let mut keys = ArrayVec::new();
+    order_keys(s, pos, &moves, ply, hash_move, &mut keys);
 
     let alpha_in = alpha;
     let mut best = -INFINITY;
     let mut best_move = None;
-    for (i, &mv) in moves.iter().enumerate() {
+    for i in 0..moves.len() {
+        let mv = pick(&mut moves, &mut keys, i);
         let child = pos.play(mv);
+        if ctx.eval.tracks() {
+            let (line, next) = s.states.split_at_mut(ply as usize + 1);
+            ctx.eval
+                .track_move(pos, &child, &line[ply as usize], &mut next[0]);
+        }
         let v = if i == 0 {
             -node(s, &child, depth - 1, ply + 1, -beta, -alpha, ctx)
         } else {
@@ -130,6 +155,13 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     best
 }
 
+/// Sets the evaluation's state of the root, when it keeps one.
+fn track_root<G: Game, E: Evaluator<G>>(s: &mut Searcher<G>, pos: &G, ctx: &Ctx<'_, G, E>) {
+    if ctx.eval.tracks() {
+        ctx.eval.track(pos, &mut s.states[0]);
+    }
+}
+
 /// One iteration of `pvs` at the root, with the full window.
 pub(super) fn search<G: Game, E: Evaluator<G>>(
     s: &mut Searcher<G>,
@@ -137,6 +169,7 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
     depth: u32,
     ctx: &mut Ctx<'_, G, E>,
 ) -> (i32, Option<G::Move>) {
+    track_root(s, pos, ctx);
     let score = node(s, pos, depth, 0, -INFINITY, INFINITY, ctx);
     (score, s.pv.line(0).first().copied())
 }
@@ -150,6 +183,7 @@ pub(super) fn mtdf<G: Game, E: Evaluator<G>>(
     first: i32,
     ctx: &mut Ctx<'_, G, E>,
 ) -> (i32, Option<G::Move>) {
+    track_root(s, pos, ctx);
     let (mut lower, mut upper) = (-INFINITY, INFINITY);
     let mut g = first;
     let mut best = None;
@@ -191,4 +225,72 @@ pub(super) fn mtdf<G: Game, E: Evaluator<G>>(
         s.pv.update(ply as u32, mv);
     }
     (g, best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Picking move by move gives the order of a stable sort by descending key.
+        #[test]
+        fn picking_is_a_stable_sort_by_descending_key(keys in prop::collection::vec(0u32..6, 0..40)) {
+            let mut moves: Vec<usize> = (0..keys.len()).collect();
+            let mut sorted = moves.clone();
+            sorted.sort_by_key(|&m| std::cmp::Reverse(keys[m]));
+            let mut k = keys.clone();
+            let picked: Vec<usize> = (0..keys.len()).map(|i| pick(&mut moves, &mut k, i)).collect();
+            prop_assert_eq!(picked, sorted);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tracked_tests {
+    use crate::eval::{Evaluator, PatternEval, PatternWeights};
+    use crate::games::{Othello, random_position};
+    use crate::search::{Algorithm, SearchConfig, Searcher};
+
+    /// The pattern evaluation without its state: every leaf read from the board.
+    struct Untracked<'a>(&'a PatternEval);
+
+    impl Evaluator<Othello> for Untracked<'_> {
+        fn evaluate(&self, pos: &Othello) -> i32 {
+            self.0.evaluate(pos)
+        }
+        fn bound(&self) -> i32 {
+            self.0.bound()
+        }
+    }
+
+    #[test]
+    fn searches_that_track_the_patterns_are_the_searches_that_do_not() {
+        let mut weights = PatternWeights::zeros(4);
+        let mut x = 7u64;
+        for w in weights.values.iter_mut() {
+            x = crate::games::hash::mix64(x);
+            *w = (x % 2001) as f32 / 1000.0 - 1.0;
+        }
+        let eval = PatternEval::new(&weights);
+        assert!(eval.tracks());
+        for seed in 0..12 {
+            let pos = random_position(Othello::start(), 10 + 4 * seed as usize, seed);
+            for algorithm in [Algorithm::Pvs, Algorithm::Mtdf] {
+                let config = SearchConfig::new(algorithm, 5);
+                let tracked = Searcher::new(config.clone()).search(&pos, &eval);
+                let plain = Searcher::new(config).search(&pos, &Untracked(&eval));
+                assert_eq!(
+                    (
+                        tracked.best_move,
+                        tracked.score,
+                        &tracked.pv,
+                        tracked.stats.nodes
+                    ),
+                    (plain.best_move, plain.score, &plain.pv, plain.stats.nodes),
+                    "{algorithm} {pos:?}"
+                );
+            }
+        }
+    }
 }

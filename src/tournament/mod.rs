@@ -7,4 +7,4 @@
 pub mod session;
 pub mod shared_sprt;
 
-pub use session::{Ending, Observer, Opened, Options, Outcome, Session, SessionError};
+pub use session::{Ending, Observer, Opened, Options, Outcome, Reported, Session, SessionError};

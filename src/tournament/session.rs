@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{now, peak_rss_kib, remove_stale_temporaries, scan_log};
+use crate::arena::log::{create_out_folder, now, peak_rss_kib, remove_stale_temporaries, scan_log};
 use crate::arena::openings;
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
@@ -33,6 +33,8 @@ use crate::eval::{Features, FeaturesVisitor};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
+use crate::report::run::{ReportError, write_run_report};
+use crate::report::table::{RatingRow, RatingScale, rating_rows};
 use crate::stats::sequential::Decided;
 
 use super::shared_sprt::SharedSprt;
@@ -50,6 +52,16 @@ pub enum SessionError {
     /// The run failed (a file could not be written, the openings do not replay).
     #[error("{0}")]
     Failed(String),
+    /// The games were played but the report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+impl SessionError {
+    /// Whether the user's input is at fault (the command line exits 2), rather than the run.
+    pub fn is_input(&self) -> bool {
+        matches!(self, SessionError::Input(_))
+    }
 }
 
 /// How to open a run folder.
@@ -148,6 +160,19 @@ pub struct Outcome {
     pub run_decision: Option<Decided>,
 }
 
+/// What [`Session::play_and_report`] did: the session's outcome and the run's rating table.
+#[derive(Debug)]
+pub struct Reported {
+    /// How the session went.
+    pub outcome: Outcome,
+    /// The rating table's rows, best first.
+    pub rows: Vec<RatingRow>,
+    /// What the ratings mean (scale, anchor, first-move advantage).
+    pub scale: RatingScale,
+    /// The report's page (`index.html`), when the report was written.
+    pub page: Option<PathBuf>,
+}
+
 /// An open run folder, its log locked.
 pub struct Session {
     spec: TournamentSpec,
@@ -171,12 +196,7 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
-        std::fs::create_dir_all(out).map_err(|e| {
-            SessionError::Input(format!(
-                "{}: cannot create the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_out_folder(out).map_err(SessionError::Input)?;
         let log_path = out.join("games.jsonl");
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
@@ -514,6 +534,46 @@ impl Session {
     }
 }
 
+impl Session {
+    /// A run in its folder, start to end: plays the remaining games ([`Session::play`]), writes
+    /// the run's report in the folder from its log ([`write_run_report`]; with `write_report`
+    /// false, for a scratch folder, only the rating table is worked out), then records this
+    /// process's peak memory in `run.json` ([`record_peak_memory`]), in that order, so that
+    /// the figure covers the report. An interrupted session is reported like a finished one:
+    /// [`Outcome::ending`] says it was interrupted.
+    pub fn play_and_report(
+        self,
+        observer: &mut dyn Observer,
+        cancel: &CancelToken,
+        write_report: bool,
+    ) -> Result<Reported, SessionError> {
+        let out = self.out.clone();
+        let outcome = self.play(observer, cancel)?;
+        let summary = &outcome.summary;
+        let (rows, scale, page) = if write_report {
+            let logs = [out.join("games.jsonl")];
+            let written = write_run_report(summary, &out, &outcome.info, &logs)?;
+            (written.rows, written.scale, Some(written.page))
+        } else {
+            let ratings = summary.ratings();
+            (
+                rating_rows(summary, &ratings),
+                RatingScale::of(summary, &ratings),
+                None,
+            )
+        };
+        if outcome.played > 0 {
+            record_peak_memory(&out)?;
+        }
+        Ok(Reported {
+            outcome,
+            rows,
+            scale,
+            page,
+        })
+    }
+}
+
 /// Plays `todo` on the game the spec names (the visitor picks the game's type).
 struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     spec: &'a TournamentSpec,
@@ -588,6 +648,9 @@ pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), St
         ));
     }
     for (a, b) in old.engines.iter().zip(&new.engines) {
+        if let Some(why) = comparable(a).exact_changed(&comparable(b)) {
+            return Err(why);
+        }
         if comparable(a) != comparable(b) {
             return Err(format!(
                 "engine '{}' changed (its name, algorithm, budget, options or weights)",

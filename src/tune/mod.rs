@@ -9,6 +9,8 @@
 //!   engine-testing frameworks use.
 //! - [`hill`]: hill climbing, each neighbour accepted by a pentanomial SPRT.
 //! - [`record`]: what a run records (`history.jsonl`) and what its report is drawn from.
+//! - [`checkpoint`]: what a run keeps between sessions (its plan, the optimiser's state,
+//!   `checkpoint.json`, the history read back, its opening streams) and [`checkpoint::TuneError`].
 //! - [`run`]: the resumable tuning loop; [`session`]: a tuning run in its folder, with its
 //!   confirmation and A/A matches and its outputs; [`aa`]: the A/A match's verdict (pass,
 //!   fail, or not meaningful).
@@ -26,6 +28,7 @@
 //! so a state saved after step k and resumed replays the same trajectory.
 
 pub mod aa;
+pub mod checkpoint;
 pub mod hill;
 pub mod objective;
 pub mod oracle;

@@ -80,6 +80,25 @@ impl<G: Features> EngineOracle<G> {
     }
 }
 
+/// The next `pairs` openings of a run's `stream`, one per pair of a call: every candidate of
+/// the run gets openings no other candidate had.
+pub(super) fn fresh_openings<G: Features>(
+    stream: &mut OpeningStream<G>,
+    pairs: u64,
+) -> Result<Vec<Vec<G::Move>>, String> {
+    let first = stream.given();
+    (0..pairs)
+        .map(|_| {
+            let (moves, _) = stream.next_opening().map_err(|e| {
+                format!(
+                    "{e}. Every candidate needs fresh openings and this run has used {first}: raise openings.plies, or lower the budget"
+                )
+            })?;
+            Ok(moves)
+        })
+        .collect()
+}
+
 /// The score of engine `a` in a game it plays against `b` from `opening`, `a` on the side that
 /// moves first when `a_first`.
 fn score_of<G: Features>(
@@ -117,15 +136,7 @@ impl<G: Features> PairOracle for EngineOracle<G> {
         seed: u64,
     ) -> Result<Trial, String> {
         let first = self.openings.given();
-        let mut openings = Vec::with_capacity(pairs as usize);
-        for _ in 0..pairs {
-            let (moves, _) = self.openings.next_opening().map_err(|e| {
-                format!(
-                    "{e}. Every candidate needs fresh openings and this run has used {first}: raise openings.plies, or lower the budget"
-                )
-            })?;
-            openings.push(moves);
-        }
+        let openings = fresh_openings(&mut self.openings, pairs)?;
         let cand = self.weights(candidate);
         let opp = self.weights(opponent);
         let (engine, start, pool) = (&self.engine, &self.start, &self.pool);

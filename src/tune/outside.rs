@@ -9,87 +9,11 @@
 //! [`not_reproducible`] says what a run's results depend on, and the summary, the report, the
 //! terminal and the options file repeat it.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
 use super::record::OutsideRecord;
 use super::spec::ResolvedTuneSpec;
-use crate::arena::openings::Balance;
-use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 
 /// The tuned options in the run's folder (instead of `tuned-weights.toml`).
 pub const TUNED_OPTIONS: &str = "tuned-options.toml";
-
-/// How one tuned parameter reaches the program: the option it sets.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TunedOption {
-    /// The option's name (the parameter's).
-    pub name: String,
-    /// The value sent is rounded to a whole number (`integer = true`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub integer: bool,
-}
-
-/// The text an option's value `x` is sent as: a whole number when `integer` (rounded), else the
-/// shortest decimal that reads back as `x` (`12.5`, `3`).
-pub fn option_text(x: f64, integer: bool) -> String {
-    if integer {
-        format!("{}", x.round() as i64)
-    } else {
-        // `-0` reads as 0 everywhere, but a program may not take the sign.
-        format!("{}", if x == 0.0 { 0.0 } else { x })
-    }
-}
-
-impl ResolvedTuneSpec {
-    /// Whether the engine tuned is an outside program (its parameters are options).
-    pub fn is_outside(&self) -> bool {
-        self.engine.outside.is_some()
-    }
-
-    /// The outside engine's options with the tuned ones set to `theta`.
-    pub fn options_with(&self, theta: &[f64]) -> BTreeMap<String, String> {
-        let mut options = self
-            .engine
-            .outside
-            .as_ref()
-            .map(|o| o.options.clone())
-            .unwrap_or_default();
-        for (o, &x) in self.options.iter().zip(theta) {
-            options.insert(o.name.clone(), option_text(x, o.integer));
-        }
-        options
-    }
-
-    /// Checks an outside engine's spec read back from a checkpoint: one option per parameter,
-    /// named alike, and none of a built-in engine's weights or features.
-    pub(super) fn check_options(&self) -> Result<(), String> {
-        if self.params.is_empty()
-            || self.options.len() != self.params.len()
-            || self
-                .options
-                .iter()
-                .zip(&self.params)
-                .any(|(o, p)| o.name != p.name)
-            || !self.features.is_empty()
-            || !self.engine.weights.is_empty()
-        {
-            return Err("the parameters do not match the outside engine's options".into());
-        }
-        Ok(())
-    }
-
-    /// The outside engine called `name`, its tuned options set to `theta`.
-    pub fn outside_engine_with(&self, name: &str, theta: &[f64]) -> ResolvedEngine {
-        let mut engine = self.engine.clone();
-        engine.name = name.to_string();
-        if let Some(o) = &mut engine.outside {
-            o.options = self.options_with(theta);
-        }
-        engine
-    }
-}
 
 /// What the results of a run depend on besides its spec and seed: empty for a built-in engine
 /// at a depth or node budget; the outside program, the clock, and pool engines' time limits.
@@ -196,53 +120,10 @@ pub fn options_file(spec: &ResolvedTuneSpec, theta: &[f64], header: &str) -> Str
     text
 }
 
-/// The tournament spec of a confirmation or A/A match of an outside engine: the program under
-/// two sets of options (`engines`: name and tuned values), on `openings`, the second engine
-/// anchored at 0, on the tuning's clock.
-pub fn match_spec(
-    spec: &ResolvedTuneSpec,
-    folder: &str,
-    seed: u64,
-    engines: [(&str, &[f64]); 2],
-    openings: Vec<String>,
-) -> TournamentSpec {
-    let count = openings.len() as u32;
-    TournamentSpec::from_resolved(ResolvedSpec {
-        name: format!("{}-{folder}", spec.name),
-        game: spec.game.clone(),
-        seed,
-        format: "round-robin".into(),
-        challengers: Vec::new(),
-        openings: OpeningSource::Random {
-            plies: spec.confirm.plies,
-            count,
-            balance: Balance {
-                depth: spec.balance.depth,
-                max_imbalance: spec.balance.max_imbalance,
-            },
-            distinct: None,
-        },
-        opening_moves: openings,
-        rounds: 1,
-        engines: engines
-            .iter()
-            .map(|(name, theta)| spec.outside_engine_with(name, theta))
-            .collect(),
-        anchor: Some(Anchor {
-            engine: engines[1].0.to_string(),
-            elo: 0.0,
-        }),
-        ratings: Default::default(),
-        sprt: None,
-        clock: spec.clock,
-        adjudication: None,
-        records: Vec::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tune::spec::option_text;
 
     #[test]
     fn values_are_sent_and_written_so_that_a_spec_reads_them_back_alike() {

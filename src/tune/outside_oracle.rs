@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 
 use super::objective::{PairOracle, Trial};
-use super::oracle::EngineOracle;
+use super::oracle::{EngineOracle, fresh_openings};
 use super::spec::ResolvedTuneSpec;
 use crate::arena::CancelToken;
 use crate::arena::openings::{self, OpeningStream};
@@ -138,15 +138,7 @@ impl<G: Features> PairOracle for OutsideOracle<G> {
         seed: u64,
     ) -> Result<Trial, String> {
         let first = self.openings.given();
-        let mut moves = Vec::with_capacity(pairs as usize);
-        for _ in 0..pairs {
-            let (opening, _) = self.openings.next_opening().map_err(|e| {
-                format!(
-                    "{e}. Every candidate needs fresh openings and this run has used {first}: raise openings.plies, or lower the budget"
-                )
-            })?;
-            moves.push(opening);
-        }
+        let moves = fresh_openings(&mut self.openings, pairs)?;
         let text = openings::notation(&self.start, &moves);
         let tournament = self.tournament(candidate, opponent, text, seed);
         // Game ids (the schedule's): id = (opening · pairings + pairing) · 2 + colour, colour

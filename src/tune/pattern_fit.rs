@@ -88,12 +88,13 @@ impl PatternPositions {
 
 /// The positions of the Othello games logs at `paths`, chosen and labelled as
 /// [`super::regression::collect`] chooses them, as pattern lookups in `phases` phases. Also
-/// the games read and skipped.
+/// the games read and skipped, and the positions labelled by the exact solver
+/// ([`CollectOptions::exact_labels`]).
 pub fn collect_patterns(
     paths: &[&Path],
     options: &CollectOptions,
     phases: usize,
-) -> Result<(PatternPositions, u64, u64), String> {
+) -> Result<(PatternPositions, u64, u64, u64), String> {
     let mut collector = Collector::new(Othello::start(), options.clone());
     let mut data = PatternPositions::new(phases);
     for path in paths {
@@ -106,8 +107,9 @@ pub fn collect_patterns(
             Ok(())
         })?;
     }
+    let solved = collector.solved();
     let counted = collector.finish();
-    Ok((data, counted.games, counted.skipped_games))
+    Ok((data, counted.games, counted.skipped_games, solved))
 }
 
 /// How [`fit_patterns`] fits.

@@ -60,6 +60,7 @@ use crate::arena::log::{GameLine, Scan, scan_log};
 use crate::eval::{Features, MAX_FEATURES, Weights};
 use crate::games::hash::combine;
 use crate::games::{GameError, Side};
+use crate::search::endgame::{Endgame, empties};
 
 /// The default ridge strength λ (see the module documentation).
 pub const DEFAULT_LAMBDA: f64 = 1e-4;
@@ -71,6 +72,9 @@ const RIDGE_FLOOR: f64 = 0.01;
 const CHUNK: usize = 8192;
 
 /// The terminations that are some engine's failure rather than the game's result.
+/// The table of the exact solver that labels positions ([`CollectOptions::exact_labels`]).
+const SOLVER_TABLE_MIB: usize = 64;
+
 const FAILURES: [&str; 4] = ["timeout", "stall", "illegal-move", "crash"];
 
 /// What [`Collector`] keeps of each game (by default: every position after the opening of
@@ -88,6 +92,10 @@ pub struct CollectOptions {
     /// Keep games that ended by an engine's failure (`timeout`, `stall`, `illegal-move`,
     /// `crash`); by default they are skipped.
     pub include_failures: bool,
+    /// Label the positions with at most this many empty squares (cells) by their exact result
+    /// under perfect play, solved by the game's exact solver, instead of the game's result
+    /// (0: never). The other positions keep the game's result.
+    pub exact_labels: u32,
 }
 
 /// Labelled positions: feature vectors in one flat vector, labels, plies, and (when collected
@@ -278,6 +286,11 @@ pub struct Collector<G: Features> {
     picks: Vec<usize>,
     /// The positions `sample` kept of the last game.
     sampled: Vec<(G, usize, f64)>,
+    /// The exact solver of [`CollectOptions::exact_labels`], its table kept from position to
+    /// position (a game's later positions are mostly in it).
+    solver: Endgame,
+    /// Positions labelled by the solver so far.
+    solved: u64,
 }
 
 impl<G: Features> Collector<G> {
@@ -292,6 +305,8 @@ impl<G: Features> Collector<G> {
             line: Vec::new(),
             picks: Vec::new(),
             sampled: Vec::new(),
+            solver: Endgame::new(SOLVER_TABLE_MIB),
+            solved: 0,
         }
     }
 
@@ -397,13 +412,26 @@ impl<G: Features> Collector<G> {
         }
         for &i in &self.picks {
             let (pos, ply) = self.line[i];
-            let label = match pos.side_to_move() {
-                Side::First => game.score,
-                Side::Second => 1.0 - game.score,
+            let solved = match empties(&pos) {
+                Some(n) if n <= self.options.exact_labels => self.solver.perfect_result(&pos),
+                _ => None,
+            };
+            let label = match (solved, pos.side_to_move()) {
+                (Some(result), _) => {
+                    self.solved += 1;
+                    result
+                }
+                (None, Side::First) => game.score,
+                (None, Side::Second) => 1.0 - game.score,
             };
             self.sampled.push((pos, ply, label));
         }
         Ok(true)
+    }
+
+    /// How many positions the exact solver labelled ([`CollectOptions::exact_labels`]).
+    pub fn solved(&self) -> u64 {
+        self.solved
     }
 
     /// The positions [`Collector::sample`] kept of the last game: position, ply, label.
@@ -1674,12 +1702,18 @@ mod tests {
         path
     }
 
-    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
-    fn connect4_games() -> Vec<GameLine> {
-        let start = Connect4::start();
-        let mut lines: Vec<GameLine> = (0..8)
+    /// `games` log lines of random games of `start` of at most `plies` plies (game `g` from
+    /// seed `seed + g`), the first `opening` moves their opening.
+    fn random_lines<G: Game>(
+        start: G,
+        games: u64,
+        plies: usize,
+        seed: u64,
+        opening: usize,
+    ) -> Vec<GameLine> {
+        (0..games)
             .map(|g| {
-                let (_, moves) = random_game(start, 42, 100 + g);
+                let (_, moves) = random_game(start, plies, seed + g);
                 let mut pos = start;
                 let text: Vec<String> = moves
                     .iter()
@@ -1689,9 +1723,15 @@ mod tests {
                         t
                     })
                     .collect();
-                line(start, g, &text, 2)
+                line(start, g, &text, opening)
             })
-            .collect();
+            .collect()
+    }
+
+    /// Eight random Connect 4 games played to their end, and one cut short (adjudicated).
+    fn connect4_games() -> Vec<GameLine> {
+        let start = Connect4::start();
+        let mut lines = random_lines(start, 8, 42, 100, 2);
         let cut: Vec<String> = "4453".chars().map(|c| c.to_string()).collect();
         lines.push(line(start, 8, &cut, 2));
         lines[8].score = 1.0;
@@ -1773,6 +1813,67 @@ mod tests {
             e.contains("games.jsonl:1: game 0:") && e.contains("score"),
             "{e}"
         );
+    }
+
+    /// The first player's points under perfect play, by looking at every line to the end.
+    fn perfect_points<G: Game>(pos: &G) -> f64 {
+        if let Some(outcome) = pos.outcome() {
+            return outcome.first_player_points();
+        }
+        let mut moves = crate::games::MoveList::new();
+        pos.legal_moves(&mut moves);
+        let values = moves.iter().map(|&m| perfect_points(&pos.play(m)));
+        match pos.side_to_move() {
+            Side::First => values.fold(0.0, f64::max),
+            Side::Second => values.fold(1.0, f64::min),
+        }
+    }
+
+    #[test]
+    fn exact_labels_are_the_results_under_perfect_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let start = Othello::start();
+        let lines = random_lines(start, 6, 80, 300, 4);
+        let path = write_log(dir.path(), &lines);
+        let by_result = |exact_labels| CollectOptions {
+            exact_labels,
+            ..CollectOptions::default()
+        };
+        let plain = collect(start, &[&path], &by_result(0)).unwrap();
+        let mut collector = Collector::new(start, by_result(8));
+        collector.add_log(&path).unwrap();
+        let solved = collector.solved();
+        let exact = collector.finish();
+        assert_eq!(exact.len(), plain.len());
+        let (mut checked, mut changed) = (0, 0);
+        let mut i = 0;
+        for l in &lines {
+            let mut pos = start;
+            for (ply, m) in l.opening.iter().chain(&l.moves).enumerate() {
+                if ply >= l.opening.len() {
+                    assert_eq!(exact.ply(i), ply);
+                    if empties(&pos).unwrap() <= 8 {
+                        let points = perfect_points(&pos);
+                        let mover = match pos.side_to_move() {
+                            Side::First => points,
+                            Side::Second => 1.0 - points,
+                        };
+                        assert_eq!(exact.label(i), mover, "game {} ply {ply}", l.id);
+                        checked += 1;
+                        changed += usize::from(mover != plain.label(i));
+                    } else {
+                        assert_eq!(exact.label(i), plain.label(i), "game {} ply {ply}", l.id);
+                    }
+                    i += 1;
+                }
+                pos = pos.play(pos.parse_move(m).unwrap());
+            }
+        }
+        assert_eq!(i, exact.len());
+        assert_eq!(solved, checked as u64);
+        assert!(checked >= 6 * 8, "{checked}");
+        // Random play throws games away: some positions' results are not their games'.
+        assert!(changed > 0);
     }
 
     #[test]

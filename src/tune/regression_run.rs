@@ -18,13 +18,12 @@
 use std::path::Path;
 use std::time::Instant;
 
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-
+use super::checkpoint::{
+    Checkpoint, MethodState, Stage, TuneError, engine_spec, opening_stream, prefix_bytes,
+};
 use super::derive_seed;
 use super::record::{HistoryLine, RoundFit};
 use super::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
-use super::run::{Checkpoint, MethodState, TuneError, engine_spec, opening_stream, prefix_bytes};
 use crate::arena::CancelToken;
 use crate::arena::engine::Engine;
 use crate::arena::game::{Opening, Referee, play_game};
@@ -33,6 +32,7 @@ use crate::arena::openings::OpeningStream;
 use crate::eval::weights::MAX_WEIGHT;
 use crate::eval::{Features, Weights};
 use crate::games::Side;
+use rayon::prelude::*;
 
 /// Seed stream of the self-play games.
 const STREAM_SELFPLAY: u64 = 105;
@@ -42,32 +42,6 @@ const CHUNK_PER_THREAD: u64 = 32;
 
 /// The folder of the self-play logs in the run's folder.
 pub const SELFPLAY_DIR: &str = "selfplay";
-
-/// Regression's state in the checkpoint.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RegressionState {
-    /// Rounds finished (fitted).
-    pub k: u64,
-    /// The weights of every feature: the start, then each round's fit.
-    pub theta: Vec<f64>,
-    /// Self-play games of the round under way, logged and counted.
-    pub round_games: u64,
-    /// The endgame vector of tapered weights (`[regression] taper`), after the first fit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endgame: Option<Vec<f64>>,
-}
-
-impl RegressionState {
-    /// A fresh run from `start` weights.
-    pub fn new(start: Vec<f64>) -> Self {
-        RegressionState {
-            k: 0,
-            theta: start,
-            round_games: 0,
-            endgame: None,
-        }
-    }
-}
 
 /// The self-play log of round `round` (from 0).
 pub fn round_log(dir: &Path, round: u64) -> std::path::PathBuf {
@@ -146,7 +120,7 @@ pub fn tune_by_regression<G: Features>(
         while done < target {
             if cancel.is_cancelled() {
                 save(ck)?;
-                return Err(TuneError::Interrupted);
+                return Err(TuneError::Interrupted(Stage::Tuning));
             }
             let n = chunk.min(target - done);
             let openings = (0..n)
@@ -188,13 +162,27 @@ pub fn tune_by_regression<G: Features>(
             skip_plies: config.skip_plies,
             max_per_game: config.max_per_game,
             seed: spec.seed,
+            exact_labels: config.exact_labels.unwrap_or(0),
             ..CollectOptions::default()
         };
         let mut collector = Collector::new(start, collect);
+        // This round's results are counted on the way (for its history line).
+        let (mut wins, mut draws, mut losses) = (0, 0, 0);
         for r in 0..=round {
             let path = round_log(dir, r);
-            scan_log(&path, |line| collector.add_game(&line).map(|_| ()))
-                .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
+            scan_log(&path, |line: GameLine| {
+                if r == round {
+                    if line.score == 1.0 {
+                        wins += 1;
+                    } else if line.score == 0.0 {
+                        losses += 1;
+                    } else {
+                        draws += 1;
+                    }
+                }
+                collector.add_game(&line).map(|_| ())
+            })
+            .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
         }
         let data = collector.finish();
         if data.is_empty() {
@@ -218,18 +206,6 @@ pub fn tune_by_regression<G: Features>(
         };
         let theta = clamp(&fitted.weights[0].values);
         let endgame = fitted.weights[0].endgame.as_deref().map(clamp);
-        let (mut wins, mut draws, mut losses) = (0, 0, 0);
-        scan_log(&round_log(dir, round), |line: GameLine| {
-            if line.score == 1.0 {
-                wins += 1;
-            } else if line.score == 0.0 {
-                losses += 1;
-            } else {
-                draws += 1;
-            }
-            Ok(())
-        })
-        .map_err(TuneError::Games)?;
         let MethodState::Regression(state) = &mut ck.state else {
             unreachable!("checked above")
         };

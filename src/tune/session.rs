@@ -1,29 +1,34 @@
 //! A tuning run in its folder, as a library: [`TuneSession::open`] starts or resumes it (every
-//! output checked writable before the first game), [`TuneSession::tune`] runs the optimiser,
-//! [`TuneSession::play_match`] plays the confirmation and A/A matches as tournament sessions of
-//! their own (`confirm/`, `aa/`; the A/A match judged by [`super::aa`]), and
-//! [`TuneSession::finish`] writes the tuned weights, `summary.json` and the report.
+//! output checked writable before the first game) and [`TuneSession::run`] plays the whole
+//! procedure, telling a [`TuneObserver`]: the optimiser ([`TuneSession::tune`]), the held-out
+//! openings, the confirmation and A/A matches as tournament sessions of their own (`confirm/`,
+//! `aa/`, [`TuneSession::play_match`]; the A/A match judged by [`super::aa`]), and the end
+//! ([`TuneSession::finish`]: the tuned weights, `summary.json` and the report).
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use serde_json::json;
 
 use super::aa::{AaCheck, AaTally, judge, pentanomial_elo};
+use super::checkpoint::{
+    Checkpoint, MatchKind, Plan, Stage, TuneError, held_out_openings, read_history,
+};
 use super::derive_seed;
 use super::record::{HistoryLine, MatchResult, TuneRecord};
-use super::run::{Checkpoint, Plan, TuneError, held_out_openings, read_history, tune};
+use super::run::tune;
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
-use crate::arena::log::{GameLine, scan_log, write_atomically};
+use crate::arena::log::{GameLine, create_out_folder, scan_log, write_atomically};
 use crate::arena::openings::Balance;
 use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 use crate::eval::{Features, FeaturesVisitor, Weights};
-use crate::tournament::{Ending, Observer, Options, Session, SessionError};
+use crate::tournament::{Ending, Observer, Options, Session};
 
 /// The tuned weights in the run's folder.
 pub const TUNED_WEIGHTS: &str = "tuned-weights.toml";
 
-/// Seed streams of the two matches (tuning uses others: see `tune::run`).
+/// Seed streams of the two matches (tuning uses others: see `tune::checkpoint`).
 const STREAM_CONFIRM: u64 = 103;
 const STREAM_AA: u64 = 104;
 
@@ -38,25 +43,6 @@ pub struct TuneOptions {
     pub write_weights: Option<PathBuf>,
     /// The copy may replace an existing file.
     pub force: bool,
-}
-
-/// The two matches after tuning.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MatchKind {
-    /// Tuned against start, on held-out openings (`confirm/`).
-    Confirm,
-    /// Start against itself, on other held-out openings (`aa/`).
-    Aa,
-}
-
-impl MatchKind {
-    /// The match's folder in the run's.
-    pub fn folder(self) -> &'static str {
-        match self {
-            MatchKind::Confirm => "confirm",
-            MatchKind::Aa => "aa",
-        }
-    }
 }
 
 /// The held-out openings of the two matches (in notation), none of them a position tuning used.
@@ -98,6 +84,38 @@ pub struct Finished {
     pub aa_check: Option<AaCheck>,
 }
 
+/// What a tuning run tells while [`TuneSession::run`] plays it, as [`Observer`] does for a
+/// tournament. Every method but [`TuneObserver::games`] does nothing unless implemented; one
+/// that returns an error stops the run there ([`TuneError::Observer`]).
+pub trait TuneObserver {
+    /// A candidate (a regression round) was recorded: its `history.jsonl` line and the run's
+    /// state after it.
+    fn step(&mut self, _line: &HistoryLine, _ck: &Checkpoint) {}
+    /// Tuning is over (at once when a resumed run had finished it): the run's state and every
+    /// candidate's line. The matches come next.
+    fn tuned(&mut self, _ck: &Checkpoint, _history: &[HistoryLine]) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A match is about to be played: `games` is its planned games (the A/A match may have
+    /// none, and is then skipped).
+    fn match_starting(&mut self, _kind: MatchKind, _games: u64) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// The observer of the match's games.
+    fn games(&mut self) -> &mut dyn Observer;
+    /// A match was played (or read back from its folder when a resumed run had played it).
+    fn match_played(&mut self, _kind: MatchKind, _played: &PlayedMatch) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An observer that ignores everything.
+impl TuneObserver for () {
+    fn games(&mut self) -> &mut dyn Observer {
+        self
+    }
+}
+
 /// A tuning run opened in its folder.
 pub struct TuneSession {
     /// The run's state: spec, plan, optimiser, games and time so far.
@@ -117,12 +135,7 @@ impl TuneSession {
         options: &TuneOptions,
     ) -> Result<TuneSession, TuneError> {
         let input = TuneError::Input;
-        std::fs::create_dir_all(out).map_err(|e| {
-            input(format!(
-                "{}: cannot create the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_out_folder(out).map_err(input)?;
         check_writable(out).map_err(|e| {
             input(format!(
                 "{}: cannot write in the output folder: {e}",
@@ -147,8 +160,12 @@ impl TuneSession {
             let mut ck =
                 Checkpoint::load(&checkpoint_path).map_err(|e| input(format!("--resume: {e}")))?;
             if ck.spec_hash != spec.hash() {
+                let why = std::iter::once((&ck.spec.engine, &spec.engine))
+                    .chain(ck.spec.pool.iter().zip(&spec.pool))
+                    .find_map(|(old, new)| old.exact_changed(new))
+                    .unwrap_or_else(|| "the spec or a weights file changed since".into());
                 return Err(input(format!(
-                    "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); the spec or a weights file changed since. Choose another --out to start afresh",
+                    "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); {why}. Choose another --out to start afresh",
                     out.display(),
                     ck.spec_hash,
                     ck.spec.name,
@@ -180,6 +197,48 @@ impl TuneSession {
     /// The run's folder.
     pub fn out(&self) -> &Path {
         &self.out
+    }
+
+    /// Plays the whole procedure on `threads` threads, telling `observer`: tunes to the end of
+    /// the plan ([`TuneSession::tune`]), plays the confirmation and the A/A match on held-out
+    /// openings ([`TuneSession::play_match`]), and writes the outputs ([`TuneSession::finish`];
+    /// `spec_path`: the spec as the user named it). `cancel` stops it where it is, said by
+    /// [`TuneError::Interrupted`]: a resumed run goes on from there.
+    pub fn run(
+        &mut self,
+        spec_path: &Path,
+        threads: usize,
+        observer: &mut dyn TuneObserver,
+        cancel: &CancelToken,
+    ) -> Result<Finished, TuneError> {
+        let held = self.tune(threads, cancel, |line, ck| observer.step(line, ck))?;
+        let history = self.history()?;
+        observer
+            .tuned(&self.ck, &history)
+            .map_err(TuneError::Observer)?;
+        let clock = Instant::now();
+        let mut matches = [None, None];
+        let plan = [
+            (MatchKind::Confirm, held.confirm, self.ck.plan.confirm),
+            (MatchKind::Aa, held.aa, self.ck.plan.aa),
+        ];
+        for ((kind, openings, games), played) in plan.into_iter().zip(&mut matches) {
+            observer
+                .match_starting(kind, games)
+                .map_err(TuneError::Observer)?;
+            *played = self.play_match(kind, openings, threads, observer.games(), cancel)?;
+            if let Some(played) = played {
+                observer
+                    .match_played(kind, played)
+                    .map_err(TuneError::Observer)?;
+            }
+        }
+        let match_seconds = clock.elapsed().as_secs_f64();
+        let [confirm, aa] = matches;
+        let confirmation = confirm
+            .ok_or_else(|| TuneError::Failed("the confirmation match played no games".into()))?;
+        let aa = aa.and_then(|played| played.check.map(|check| (played.result, check)));
+        self.finish(spec_path, confirmation.result, aa, match_seconds)
     }
 
     /// Tunes on `threads` threads to the end of the plan (or to where a resumed run left off),
@@ -280,30 +339,16 @@ impl TuneSession {
             aa_tie_break,
         );
         let dir = self.out.join(kind.folder());
-        // Said as a tournament run says them.
-        let failed = |e: SessionError| match e {
-            SessionError::Input(text) => TuneError::Input(text),
-            SessionError::Failed(text) => TuneError::Failed(text),
-        };
         let options = Options {
             threads,
             shard: None,
             extend: true,
         };
-        let session = Session::open(&tournament, &dir, options).map_err(failed)?;
-        let outcome = session.play(observer, cancel).map_err(failed)?;
-        let written = crate::report::write_run_report(
-            &outcome.summary,
-            &dir,
-            &outcome.info,
-            &[dir.join("games.jsonl")],
-        )
-        .map_err(|e| TuneError::Failed(e.to_string()))?;
-        if outcome.played > 0 {
-            crate::tournament::session::record_peak_memory(&dir).map_err(failed)?;
-        }
+        let session = Session::open(&tournament, &dir, options)?;
+        let reported = session.play_and_report(observer, cancel, true)?;
+        let outcome = &reported.outcome;
         if outcome.ending == Ending::Interrupted {
-            return Err(TuneError::Interrupted);
+            return Err(TuneError::Interrupted(Stage::Match(kind)));
         }
         let summary = &outcome.summary;
         let p = summary
@@ -338,8 +383,8 @@ impl TuneSession {
         };
         Ok(Some(PlayedMatch {
             result,
-            rows: written.rows,
-            scale: written.scale,
+            rows: reported.rows,
+            scale: reported.scale,
             check,
         }))
     }
@@ -466,7 +511,8 @@ pub(super) fn match_tournament(
             ),
         };
         let seed = derive_seed(spec.seed, seed, 0);
-        return super::outside::match_spec(spec, kind.folder(), seed, engines, openings);
+        let engines = engines.map(|(name, theta)| spec.outside_engine_with(name, theta));
+        return match_spec(spec, kind.folder(), seed, engines, openings);
     }
     let tuned = spec.weights_with(theta);
     let start = spec.start_weights();
@@ -482,24 +528,20 @@ pub(super) fn match_tournament(
             aa_tie_break || spec.engine.tie_break,
         ),
     };
-    match_spec(spec, kind.folder(), seed, engines, tie_break, openings)
+    let engines = engines
+        .map(|(name, weights, endgame)| built_in_engine(spec, name, weights, endgame, tie_break));
+    match_spec(spec, kind.folder(), seed, engines, openings)
 }
 
-/// An engine of a match: its name, every feature's weight, and the endgame vector of tapered
-/// weights.
-type MatchEngine<'a> = (&'a str, &'a Vec<f64>, Option<&'a [f64]>);
-
-/// The tournament spec of a match: `engines` (name, full weight vector, endgame vector of
-/// tapered weights) on `openings`, the second engine anchored at 0, both with `tie_break` as
-/// given.
-fn match_spec(
+/// The tuned built-in engine called `name` with every feature's `weights` (and the endgame
+/// vector of tapered weights), breaking ties at random when `tie_break`.
+fn built_in_engine(
     spec: &ResolvedTuneSpec,
-    folder: &str,
-    seed: u64,
-    engines: [MatchEngine<'_>; 2],
+    name: &str,
+    weights: &[f64],
+    endgame: Option<&[f64]>,
     tie_break: bool,
-    openings: Vec<String>,
-) -> TournamentSpec {
+) -> ResolvedEngine {
     let named = |weights: &[f64]| -> Vec<(String, f64)> {
         spec.engine
             .weights
@@ -508,7 +550,7 @@ fn match_spec(
             .zip(weights.iter().copied())
             .collect()
     };
-    let engine = |name: &str, weights: &[f64], endgame: Option<&[f64]>| ResolvedEngine {
+    ResolvedEngine {
         name: name.to_string(),
         weights_origin: if name == "tuned" {
             TUNED_WEIGHTS.to_string()
@@ -519,8 +561,21 @@ fn match_spec(
         endgame: endgame.map(named),
         tie_break,
         ..spec.engine.clone()
-    };
+    }
+}
+
+/// The tournament spec of a match, built-in or outside engines alike: `engines` on
+/// `openings`, the second engine anchored at 0, on the tuning's clock (an outside engine's;
+/// none for a built-in one).
+fn match_spec(
+    spec: &ResolvedTuneSpec,
+    folder: &str,
+    seed: u64,
+    engines: [ResolvedEngine; 2],
+    openings: Vec<String>,
+) -> TournamentSpec {
     let count = openings.len() as u32;
+    let anchor = engines[1].name.clone();
     TournamentSpec::from_resolved(ResolvedSpec {
         name: format!("{}-{folder}", spec.name),
         game: spec.game.clone(),
@@ -538,17 +593,14 @@ fn match_spec(
         },
         opening_moves: openings,
         rounds: 1,
-        engines: vec![
-            engine(engines[0].0, engines[0].1, engines[0].2),
-            engine(engines[1].0, engines[1].1, engines[1].2),
-        ],
+        engines: engines.into(),
         anchor: Some(Anchor {
-            engine: engines[1].0.to_string(),
+            engine: anchor,
             elo: 0.0,
         }),
         ratings: Default::default(),
         sprt: None,
-        clock: None,
+        clock: spec.clock,
         adjudication: None,
         records: Vec::new(),
     })
@@ -714,3 +766,6 @@ fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
         "out": out.display().to_string(),
     })
 }
+
+#[cfg(test)]
+mod aa_tests;

@@ -59,20 +59,20 @@
 //! r_end = 0.002                   # optional (spsa)
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::hill::{Acceptance, HillConfig, Neighbour};
-use super::outside::TunedOption;
 use super::params::Param;
 use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
-    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, engine_budget,
-    hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
+    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, default_exact,
+    engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
@@ -155,6 +155,7 @@ struct RawRegression {
     max_per_game: Option<Spanned<i64>>,
     lambda: Option<Spanned<f64>>,
     taper: Option<Spanned<bool>>,
+    exact_labels: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -221,6 +222,12 @@ pub struct RegressionConfig {
     /// Fit tapered weights (an opening and an endgame vector).
     #[serde(default)]
     pub taper: bool,
+    /// Label the positions with at most this many empty squares (cells) by the exact solver's
+    /// result instead of their game's ([`super::regression::CollectOptions::exact_labels`]);
+    /// `None`: every position by its game's. Left out of the spec's form when `None`, so
+    /// earlier specs keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_labels: Option<u32>,
 }
 
 /// The confirmation match.
@@ -344,6 +351,76 @@ impl ResolvedTuneSpec {
     }
 }
 
+/// How one tuned parameter reaches the program: the option it sets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TunedOption {
+    /// The option's name (the parameter's).
+    pub name: String,
+    /// The value sent is rounded to a whole number (`integer = true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
+}
+
+/// The text an option's value `x` is sent as: a whole number when `integer` (rounded), else the
+/// shortest decimal that reads back as `x` (`12.5`, `3`).
+pub fn option_text(x: f64, integer: bool) -> String {
+    if integer {
+        format!("{}", x.round() as i64)
+    } else {
+        // `-0` reads as 0 everywhere, but a program may not take the sign.
+        format!("{}", if x == 0.0 { 0.0 } else { x })
+    }
+}
+
+impl ResolvedTuneSpec {
+    /// Whether the engine tuned is an outside program (its parameters are options).
+    pub fn is_outside(&self) -> bool {
+        self.engine.outside.is_some()
+    }
+
+    /// The outside engine's options with the tuned ones set to `theta`.
+    pub fn options_with(&self, theta: &[f64]) -> BTreeMap<String, String> {
+        let mut options = self
+            .engine
+            .outside
+            .as_ref()
+            .map(|o| o.options.clone())
+            .unwrap_or_default();
+        for (o, &x) in self.options.iter().zip(theta) {
+            options.insert(o.name.clone(), option_text(x, o.integer));
+        }
+        options
+    }
+
+    /// Checks an outside engine's spec read back from a checkpoint: one option per parameter,
+    /// named alike, and none of a built-in engine's weights or features.
+    pub(super) fn check_options(&self) -> Result<(), String> {
+        if self.params.is_empty()
+            || self.options.len() != self.params.len()
+            || self
+                .options
+                .iter()
+                .zip(&self.params)
+                .any(|(o, p)| o.name != p.name)
+            || !self.features.is_empty()
+            || !self.engine.weights.is_empty()
+        {
+            return Err("the parameters do not match the outside engine's options".into());
+        }
+        Ok(())
+    }
+
+    /// The outside engine called `name`, its tuned options set to `theta`.
+    pub fn outside_engine_with(&self, name: &str, theta: &[f64]) -> ResolvedEngine {
+        let mut engine = self.engine.clone();
+        engine.name = name.to_string();
+        if let Some(o) = &mut engine.outside {
+            o.options = self.options_with(theta);
+        }
+        engine
+    }
+}
+
 /// Reads and validates the tuning spec at `path`.
 pub fn load(path: &Path) -> Result<ResolvedTuneSpec, SpecError> {
     let file = path.display().to_string();
@@ -376,6 +453,10 @@ fn parse_in(text: &str, file: &str, base: Option<&Path>) -> Result<ResolvedTuneS
     })?;
     validate(raw, &loc)
 }
+
+/// The most empty squares (cells) of a position the solver labels: beyond, a solve takes
+/// seconds.
+pub const MAX_EXACT_LABELS: u64 = 24;
 
 /// A positive whole number within `max`.
 fn positive(v: &Spanned<i64>, key: &str, max: u64, loc: &Locator<'_>) -> Result<u64, SpecError> {
@@ -470,6 +551,10 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
             x
         }
     };
+    let exact_labels = match &r.exact_labels {
+        None => None,
+        Some(v) => Some(positive(v, "regression.exact_labels", MAX_EXACT_LABELS, loc)? as u32),
+    };
     Ok(RegressionConfig {
         games,
         rounds,
@@ -477,6 +562,7 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         max_per_game,
         lambda,
         taper: r.taper.as_ref().is_some_and(|t| *t.get_ref()),
+        exact_labels,
     })
 }
 
@@ -800,6 +886,15 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         }
         Method::Regression => {
             regression = Some(resolve_regression(&raw, loc)?);
+            if let (GameKind::RandomTree { .. }, Some(table)) = (&kind, &raw.regression)
+                && let Some(v) = &table.get_ref().exact_labels
+            {
+                return Err(loc.on(
+                    v,
+                    "regression.exact_labels",
+                    "a random tree has no exact solver; exact_labels is for othello, connect4 and morpion",
+                ));
+            }
         }
     }
     if method != Method::Regression
@@ -958,7 +1053,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             }
             self.engine.weights_origin = w.origin.clone();
             self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
+            default_exact(&start, self.raw.engine.get_ref(), &mut self.engine);
             for (i, e) in self.raw.pool.iter().enumerate() {
+                default_exact(&start, e.get_ref(), &mut self.pool[i]);
                 let key = format!("pool[{}].weights", i + 1);
                 let pw = resolve_weights(&start, e.get_ref().weights_value(), &key, self.loc)?;
                 self.pool[i].weights_origin = pw.origin.clone();

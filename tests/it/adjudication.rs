@@ -15,11 +15,7 @@ use joute::search::solver::connect4::Connect4Solver;
 use joute::search::solver::generic;
 use joute::search::solver::othello::OthelloSolver;
 
-use crate::common;
-
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("adjudication", name)
-}
+use crate::common::scratch;
 
 /// A two-engine spec of `game` with `extra` (an `[adjudication]` table, or nothing).
 fn spec(dir: &Path, file: &str, game: &str, plies: u32, count: u32, extra: &str) -> PathBuf {

@@ -15,11 +15,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{self, bin, manifest};
+use crate::common::{self, manifest};
 
 /// Where `build-anchors.sh` put the programs, and the adapters' folder.
 struct Anchors {
@@ -190,15 +189,6 @@ fn all(a: &Anchors) -> Vec<Anchor> {
     ]
 }
 
-fn joute_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 /// One anchor test at a time: PentaZen times its moves by CPU time, so a loaded machine makes
 /// it overrun its clock; the anchors' own tests should not be that load.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -218,7 +208,7 @@ fn short_match(dir: &Path, anchor: &Anchor, out: &str, games: u32) -> Vec<Value>
     } else {
         "2"
     };
-    let run = joute_in(
+    let run = common::joute_in(
         dir,
         &[
             "match",
@@ -267,11 +257,11 @@ fn every_anchor_passes_engine_check_with_joutes_own_keys() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "check");
+    let dir = common::scratch("check");
     for anchor in all(&a) {
         let mut args = vec!["engine", "check", anchor.game];
         args.extend(anchor.check.iter().map(String::as_str));
-        let out = joute_in(&dir, &args);
+        let out = common::joute_in(&dir, &args);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
             out.status.code(),
@@ -295,7 +285,7 @@ fn every_anchor_plays_a_short_match_to_the_end() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "match");
+    let dir = common::scratch("match");
     for anchor in all(&a) {
         short_match(&dir, &anchor, anchor.name, 4);
     }
@@ -309,7 +299,7 @@ fn fixed_depth_othello_anchors_replay_move_for_move() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = common::scratch("anchors", "replay");
+    let dir = common::scratch("replay");
     for anchor in all(&a)
         .into_iter()
         .filter(|x| ["ntest", "egaroucid"].contains(&x.name))
@@ -326,5 +316,121 @@ fn fixed_depth_othello_anchors_replay_move_for_move() {
             "{}: every game drawn",
             anchor.name
         );
+    }
+}
+
+/// The shipped ladders (`tournaments/anchors-*.toml`) start every outside engine as written:
+/// each plays one opening pair against `random`, its command, working folder and arguments
+/// exactly as the spec gives them (args are passed as written to a program that runs in its
+/// working folder, which is how a path relative to the spec instead of the working folder went
+/// unnoticed once). Needs the anchors built where the specs look: `target/anchors`.
+#[test]
+fn the_shipped_ladders_start_every_outside_engine_as_written() {
+    let Some(a) = anchors() else {
+        return;
+    };
+    let built = PathBuf::from(manifest("target/anchors"));
+    if std::fs::canonicalize(&built).ok() != std::fs::canonicalize(&a.dir).ok() {
+        assert!(
+            std::env::var("JOUTE_REQUIRE_ANCHORS").as_deref() != Ok("1"),
+            "the shipped ladders look for the anchors in {}, JOUTE_ANCHORS is {}",
+            built.display(),
+            a.dir.display()
+        );
+        eprintln!(
+            "tests/it/anchors.rs: the ladders' engines not started: the anchors are not in target/anchors"
+        );
+        return;
+    }
+    let _alone = one_at_a_time();
+    let dir = common::scratch("ladders");
+    let specs = PathBuf::from(manifest("tournaments"));
+    for ladder in ["anchors-othello", "anchors-connect4", "anchors-gomoku"] {
+        let text = std::fs::read_to_string(specs.join(format!("{ladder}.toml"))).unwrap();
+        let spec: toml::Table = toml::from_str(&text).unwrap();
+        let game = spec["game"].as_str().unwrap();
+        // The spec's outside engines, command and working folder made absolute from the spec's
+        // folder (as joute resolves them), args untouched; one built-in opponent.
+        let mut engines = Vec::new();
+        for engine in spec["engine"].as_array().unwrap() {
+            let mut engine = engine.as_table().unwrap().clone();
+            let Some(command) = engine.get("command").and_then(|c| c.as_str()) else {
+                continue;
+            };
+            if command.contains('/') {
+                let absolute = specs.join(command).display().to_string();
+                engine.insert("command".into(), absolute.into());
+            }
+            // Without working_dir a program runs in the spec's folder: keep it there.
+            let folder = engine
+                .get("working_dir")
+                .and_then(|d| d.as_str())
+                .unwrap_or(".");
+            let absolute = specs.join(folder).display().to_string();
+            engine.insert("working_dir".into(), absolute.into());
+            engines.push(toml::Value::Table(engine));
+        }
+        let names: Vec<String> = engines
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(names.len() >= 3, "{ladder}: {names:?}");
+        let mut random = toml::Table::new();
+        random.insert("name".into(), "random".into());
+        random.insert("algorithm".into(), "random".into());
+        engines.push(toml::Value::Table(random));
+        let mut mini = toml::Table::new();
+        mini.insert("name".into(), ladder.into());
+        mini.insert("game".into(), game.into());
+        mini.insert("seed".into(), 3.into());
+        mini.insert("format".into(), "gauntlet".into());
+        mini.insert(
+            "challengers".into(),
+            vec![toml::Value::from("random")].into(),
+        );
+        // The ladder's own openings (Pons' solver needs minutes from shallow ones), the first.
+        let mut openings = spec["openings"].as_table().unwrap().clone();
+        openings.insert("count".into(), 1.into());
+        if let Some(file) = openings.get("file").and_then(|f| f.as_str()) {
+            let absolute = specs.join(file).display().to_string();
+            openings.insert("file".into(), absolute.into());
+        }
+        mini.insert("openings".into(), openings.into());
+        mini.insert("engine".into(), engines.into());
+        let path = dir.join(format!("{ladder}.toml"));
+        std::fs::write(&path, toml::to_string(&mini).unwrap()).unwrap();
+        let out_dir = dir.join(ladder);
+        let run = common::joute_in(
+            &dir,
+            &[
+                "run",
+                path.to_str().unwrap(),
+                "--out",
+                out_dir.to_str().unwrap(),
+                "--threads",
+                "1",
+                "--quiet",
+            ],
+        );
+        assert!(
+            run.status.success(),
+            "{ladder}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let log = std::fs::read_to_string(out_dir.join("games.jsonl")).unwrap();
+        let games: Vec<Value> = log
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(games.len(), 2 * names.len(), "{ladder}");
+        for g in &games {
+            // Every game played to its end by the rules: a program that did not start, or
+            // could not find its files, loses by a crash.
+            assert_eq!(
+                g["termination"], "normal",
+                "{ladder}: {} against {}: {} ({})",
+                g["first"], g["second"], g["termination"], g["detail"]
+            );
+        }
     }
 }

@@ -7,18 +7,9 @@ use std::sync::OnceLock;
 
 use joute::report::Summary;
 
-use crate::common;
+use crate::common::{self, scratch};
 use joute::report::charts::{chart_names, svg_charts, write_charts};
 use joute::report::load::summarize_logs;
-
-/// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("charts", name)
-}
-
-fn joute(args: &[&str]) {
-    common::joute_ok(args);
-}
 
 fn load(out: &Path) -> Summary {
     summarize_logs(&[out.join("games.jsonl")]).unwrap().1
@@ -58,7 +49,7 @@ fn round_robin() -> &'static Summary {
         let spec = dir.join("charts.toml");
         std::fs::write(&spec, ROUND_ROBIN).unwrap();
         let out = dir.join("out");
-        joute(&[
+        common::joute_ok(&[
             "run",
             spec.to_str().unwrap(),
             "--out",
@@ -75,7 +66,7 @@ fn sprt_match() -> &'static Summary {
     SUMMARY.get_or_init(|| {
         let dir = scratch("sprt");
         let out = dir.join("out");
-        joute(&[
+        common::joute_ok(&[
             "match",
             "connect4",
             "alphabeta:3",
@@ -328,7 +319,7 @@ fn timing_of_twenty_engines() {
     let dir = scratch("twenty");
     std::fs::write(dir.join("twenty.toml"), spec).unwrap();
     let out = dir.join("out");
-    joute(&[
+    common::joute_ok(&[
         "run",
         dir.join("twenty.toml").to_str().unwrap(),
         "--out",
@@ -362,7 +353,7 @@ fn timing_of_twenty_engines() {
 fn an_othello_match_has_a_margin_chart() {
     let dir = scratch("othello");
     let out = dir.join("out");
-    joute(&[
+    common::joute_ok(&[
         "match",
         "othello",
         "alphabeta:2",

@@ -1,29 +1,8 @@
 //! The command line, run as a user runs it.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn joute() -> Command {
-    Command::cargo_bin("joute").unwrap()
-}
-
-/// Runs joute with `args`, expects exit code 2 and a one-line error containing every piece of
-/// `expected`.
-fn refuses(args: &[&str], expected: &[&str]) {
-    let out = joute().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for piece in expected {
-        assert!(
-            stderr.contains(piece),
-            "{args:?}: '{piece}' not in {stderr}"
-        );
-    }
-    assert!(out.stdout.is_empty());
-}
+use crate::common::{self, joute};
 
 #[test]
 fn perft_prints_every_depth_with_its_count_time_and_rate() {
@@ -84,45 +63,45 @@ fn perft_from_a_given_position() {
 
 #[test]
 fn bad_games_and_depths_are_refused_with_what_is_allowed() {
-    refuses(
+    common::refused(
         &["perft", "chess", "3"],
         &["unknown game 'chess'", "othello", "connect4"],
     );
-    refuses(
+    common::refused(
         &["perft", "othello", "-1"],
         &["depth -1", "between 1 and 64"],
     );
-    refuses(&["perft", "othello", "65"], &["between 1 and 64"]);
-    refuses(&["perft", "othello", "three"], &["whole number"]);
-    refuses(
+    common::refused(&["perft", "othello", "65"], &["between 1 and 64"]);
+    common::refused(&["perft", "othello", "three"], &["whole number"]);
+    common::refused(
         &["perft", "morpion-0x3-3", "3"],
         &["morpion-0x3-3", "between 1 and 15"],
     );
-    refuses(
+    common::refused(
         &["perft", "morpion-3x3-9", "3"],
         &["k = 9", "between 1 and 3"],
     );
-    refuses(&["perft", "othello", "3", "--threads", "0"], &["threads"]);
+    common::refused(&["perft", "othello", "3", "--threads", "0"], &["threads"]);
 }
 
 #[test]
 fn bad_positions_are_refused_with_what_is_wrong() {
     let short = "-".repeat(27) + "OX" + &"-".repeat(6) + "XO" + &"-".repeat(26);
     assert_eq!(short.len(), 63);
-    refuses(
+    common::refused(
         &["perft", "othello", "1", "--position", &short],
         &["63 characters", "exactly 64"],
     );
     let with_z = "-".repeat(27) + "OX" + &"-".repeat(6) + "XZ" + &"-".repeat(27);
-    refuses(
+    common::refused(
         &["perft", "othello", "1", "--position", &with_z],
         &["'Z'", "X for black, O for white"],
     );
-    refuses(
+    common::refused(
         &["perft", "connect4", "1", "--position", "44444444"],
         &["move 7", "column 4 is full"],
     );
-    refuses(
+    common::refused(
         &["perft", "morpion", "1", "--position", "XX./.X./..."],
         &["X has 3 marks and O has 0"],
     );
@@ -130,7 +109,7 @@ fn bad_positions_are_refused_with_what_is_wrong() {
 
 #[test]
 fn tune_without_a_readable_spec_exits_2() {
-    refuses(&["tune", "x.toml"], &["x.toml", "cannot read the spec"]);
+    common::refused(&["tune", "x.toml"], &["x.toml", "cannot read the spec"]);
 }
 
 #[test]
@@ -243,7 +222,7 @@ fn an_othello_board_may_have_its_side_to_move_glued_on() {
             .success()
             .stdout(predicate::str::contains("\"counts\":[3]"));
     }
-    refuses(
+    common::refused(
         &["perft", "othello", "1", "--position", &format!("{board}Q")],
         &["65 characters", "'Q', is not a side to move"],
     );
@@ -389,53 +368,53 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
         game.iter().chain(extra).copied().collect()
     };
     // cutechess-cli and fastchess write long options with one dash.
-    refuses(
+    common::refused(
         &with(&["-concurrency", "4"]),
         &["'-concurrency'", "two dashes: '--concurrency'"],
     );
-    refuses(&with(&["-games", "20"]), &["'-games'", "'--games'"]);
-    refuses(
+    common::refused(&with(&["-games", "20"]), &["'-games'", "'--games'"]);
+    common::refused(
         &with(&["-c", "4"]),
         &["'-c'", "did you mean '--concurrency'?"],
     );
-    refuses(
+    common::refused(
         &with(&["--thread", "2"]),
         &["'--thread'", "did you mean '--threads'?"],
     );
-    refuses(
+    common::refused(
         &with(&["--concurency", "2"]),
         &["did you mean '--concurrency'?"],
     );
-    refuses(
+    common::refused(
         &with(&["-rounds", "50", "-games", "2", "-repeat"]),
         &["'-rounds'", "--games N plays N/2 openings"],
     );
-    refuses(&with(&["-repeat"]), &["already played twice"]);
-    refuses(
+    common::refused(&with(&["-repeat"]), &["already played twice"]);
+    common::refused(
         &with(&["-each", "tc=10+0.1"]),
-        &["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "pvs:200ms"],
+        &["ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]", "pvs:200ms"],
     );
-    refuses(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
-    refuses(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
-    refuses(
+    common::refused(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
+    common::refused(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
+    common::refused(
         &with(&["-pgnout", "games.pgn"]),
         &["--out DIR", "games.jsonl"],
     );
-    refuses(&["matc", "othello"], &["'matc'", "did you mean 'match'?"]);
-    refuses(
+    common::refused(&["matc", "othello"], &["'matc'", "did you mean 'match'?"]);
+    common::refused(
         &["--threads", "2", "run"],
         &["after the command", "run --threads"],
     );
-    refuses(
+    common::refused(
         &["perft", "othello", "3", "4"],
         &["'4'", "see 'joute perft --help'"],
     );
     // A negative number for a flag that takes a count: one line saying what it must be.
-    refuses(
+    common::refused(
         &with(&["--games", "-5"]),
         &["--games is -5; it must be a positive number"],
     );
-    refuses(
+    common::refused(
         &["run", "--threads", "-1"],
         &["--threads is -1; it must be a positive number"],
     );
@@ -470,7 +449,12 @@ fn help_texts_give_the_engine_syntax_the_games_and_the_files() {
                 "{command}: {algorithm} missing\n{help}"
             );
         }
-        for piece in ["ALGORITHM[:BUDGET][:WEIGHTS.toml]", "nN", "200ms", "1..=64"] {
+        for piece in [
+            "ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]",
+            "nN",
+            "200ms",
+            "1..=64",
+        ] {
             assert!(help.contains(piece), "{command}: {piece} missing\n{help}");
         }
     }
@@ -551,11 +535,11 @@ fn gomoku_rules_are_game_names_and_renju_forbids_a_double_three() {
         assert_eq!(h8, h8_legal, "{game}");
         assert_eq!(parts.len(), 217 - usize::from(!h8_legal), "{game}");
     }
-    refuses(
+    common::refused(
         &["perft", "morpion-15x15-4-renju", "1"],
         &["renju is five in a row"],
     );
-    refuses(
+    common::refused(
         &["perft", "morpion-15x15-5-caro", "1"],
         &["unknown rule 'caro'"],
     );

@@ -1,28 +1,9 @@
 //! The search and evaluation commands from the command line: play, solve, analyze, bench,
 //! features, and the errors for bad engines, weights and positions.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn joute() -> Command {
-    Command::cargo_bin("joute").unwrap()
-}
-
-/// Runs joute with `args`, expects exit code 2 and a one-line error containing every piece of
-/// `expected`.
-fn refuses(args: &[&str], expected: &[&str]) {
-    let out = joute().args(args).output().unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for piece in expected {
-        assert!(
-            stderr.contains(piece),
-            "{args:?}: '{piece}' not in {stderr}"
-        );
-    }
-}
+use crate::common::{self, joute};
 
 fn weights_file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);
@@ -65,19 +46,19 @@ fn play_shows_every_move_and_the_result() {
 
 #[test]
 fn bad_engines_are_refused() {
-    refuses(
+    common::refused(
         &["play", "othello", "alphabeat:4", "random"],
         &["unknown algorithm 'alphabeat'", "minimax"],
     );
-    refuses(
+    common::refused(
         &["play", "othello", "alphabeta:0", "random"],
         &["depth 0", "between 1 and 64"],
     );
-    refuses(
+    common::refused(
         &["play", "othello", "alphabeta:65", "random"],
         &["depth 65", "between 1 and 64"],
     );
-    refuses(
+    common::refused(
         &["play", "othello", "alphabeta", "random"],
         &["needs a budget"],
     );
@@ -116,9 +97,9 @@ fn bad_weights_files_are_refused_with_file_line_and_key() {
     for (name, text, expected) in cases {
         let path = weights_file(&dir, name, text);
         let engine = format!("alphabeta:2:{path}");
-        refuses(&["play", "othello", &engine, "random"], &expected);
+        common::refused(&["play", "othello", &engine, "random"], &expected);
     }
-    refuses(
+    common::refused(
         &[
             "play",
             "othello",
@@ -132,23 +113,23 @@ fn bad_weights_files_are_refused_with_file_line_and_key() {
 #[test]
 fn positions_that_cannot_be_are_refused() {
     let empty = "-".repeat(64);
-    refuses(
+    common::refused(
         &["play", "othello", "random", "random", "--opening", "f5f5"],
         &["f5", "not legal"],
     );
-    refuses(
+    common::refused(
         &["perft", "othello", "1", "--position", &empty],
         &["no disc"],
     );
-    refuses(
+    common::refused(
         &["perft", "connect4", "1", "--position", "12121212"],
         &["already won"],
     );
-    refuses(
+    common::refused(
         &["perft", "connect4", "1", "--position", "4444444"],
         &["column 4 is full"],
     );
-    refuses(
+    common::refused(
         &["perft", "morpion", "1", "--position", "XX./X../..."],
         &["X has 3 marks and O has 0"],
     );
@@ -177,8 +158,8 @@ fn analyze_prints_measured_theory_and_ratio() {
     assert_eq!(minimax["measured"], 81.0);
     assert_eq!(minimax["theory"], 81.0);
     assert_eq!(minimax["ratio"], 1.0);
-    refuses(&["analyze", "trees"], &["unknown subject 'trees'"]);
-    refuses(
+    common::refused(&["analyze", "trees"], &["unknown subject 'trees'"]);
+    common::refused(
         &["analyze", "random-tree", "--branching", "1"],
         &["--branching 1"],
     );
@@ -282,24 +263,24 @@ fn solve_checks_whole_suites() {
 fn solve_refuses_what_it_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     let bad = weights_file(&dir, "bad.txt", "4453 1\n4453 x\n");
-    refuses(&["solve", "connect4", "--file", &bad], &["bad.txt:2:"]);
-    refuses(
+    common::refused(&["solve", "connect4", "--file", &bad], &["bad.txt:2:"]);
+    common::refused(
         &["solve", "connect4", "--file", "/no/such/suite.txt"],
         &["/no/such/suite.txt"],
     );
-    refuses(
+    common::refused(
         &["solve", "morpion", "--file", &bad],
         &["no test-suite format for morpion"],
     );
-    refuses(&["solve", "othello"], &["60 empty squares", "at most 30"]);
-    refuses(&["solve", "morpion-15x15-5"], &["225 empty cells"]);
-    refuses(&["solve", "connect4", "12121212"], &["already won"]);
-    refuses(&["solve", "othello", &"-".repeat(64)], &["no disc"]);
-    refuses(
+    common::refused(&["solve", "othello"], &["60 empty squares", "at most 30"]);
+    common::refused(&["solve", "morpion-15x15-5"], &["225 empty cells"]);
+    common::refused(&["solve", "connect4", "12121212"], &["already won"]);
+    common::refused(&["solve", "othello", &"-".repeat(64)], &["no disc"]);
+    common::refused(
         &["solve", "morpion", "XXX/.../..."],
         &["X has 3 marks and O has 0"],
     );
-    refuses(
+    common::refused(
         &["solve", "morpion", "XX./.../..."],
         &["X has 2 marks and O has 0"],
     );
@@ -368,17 +349,17 @@ fn a_limited_solve_stops_and_reports_the_bounds_it_proved() {
         );
     }
 
-    refuses(
+    common::refused(
         &["solve", "connect4", "--time", "0s"],
         &["--time", "from 1ms to one day"],
     );
-    refuses(
+    common::refused(
         &["solve", "connect4", "--time", "2d"],
         &["--time", "needs a unit"],
     );
-    refuses(&["solve", "connect4", "--nodes", "0"], &["--nodes is 0"]);
-    refuses(&["solve", "connect4", "--hash", "0"], &["--hash is 0 MiB"]);
-    refuses(
+    common::refused(&["solve", "connect4", "--nodes", "0"], &["--nodes is 0"]);
+    common::refused(&["solve", "connect4", "--hash", "0"], &["--hash is 0 MiB"]);
+    common::refused(
         &["solve", "connect4", "--hash", "100000"],
         &["--hash is 100000 MiB"],
     );

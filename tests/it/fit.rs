@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use common::{joute_ok, scratch};
 
 /// A small match of `game` into `dir/NAME`; returns its log.
@@ -16,21 +15,9 @@ fn play(dir: &std::path::Path, name: &str, game: &str, engines: [&str; 2], games
     format!("{out}/games.jsonl")
 }
 
-fn refused(args: &[&str]) -> String {
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
-}
-
 #[test]
 fn fitted_weights_are_written_and_play() {
-    let dir = scratch("fit", "plays");
+    let dir = scratch("plays");
     let log = play(
         &dir,
         "data",
@@ -78,7 +65,7 @@ fn fitted_weights_are_written_and_play() {
 
 #[test]
 fn tapered_weights_are_fitted_written_and_play() {
-    let dir = scratch("fit", "taper");
+    let dir = scratch("taper");
     let log = play(
         &dir,
         "data",
@@ -144,43 +131,49 @@ fn tapered_weights_are_fitted_written_and_play() {
     let again = dir.join("again.toml").display().to_string();
     let a = fit(&again, &["--taper", "--weights", &tapered]);
     assert_eq!(a["tapered"].as_bool(), Some(true));
-    let stderr = refused(&["fit", &log, "--weights", &tapered]);
+    let stderr = common::refused(&["fit", &log, "--weights", &tapered], &[]);
     assert!(
         stderr.contains("tapered") && stderr.contains("--taper"),
         "{stderr}"
     );
     // A taper with phases (those of the pattern fit, the CLI's only phases) is refused.
     let othello = play(&dir, "othello", "othello", ["random", "random"], "2");
-    let stderr = refused(&["fit", &othello, "--taper", "--patterns", "--phases", "2"]);
+    let stderr = common::refused(
+        &["fit", &othello, "--taper", "--patterns", "--phases", "2"],
+        &[],
+    );
     assert!(stderr.contains("--taper"), "{stderr}");
 }
 
 #[test]
 fn bad_fits_are_refused() {
-    let dir = scratch("fit", "bad");
+    let dir = scratch("bad");
     let c4 = play(&dir, "c4", "connect4", ["random", "random"], "4");
     let mo = play(&dir, "mo", "morpion", ["random", "random"], "4");
-    let stderr = refused(&["fit", &c4, &mo]);
+    let stderr = common::refused(&["fit", &c4, &mo], &[]);
     assert!(
         stderr.contains("mo") && stderr.contains("connect4"),
         "{stderr}"
     );
     // No position: every ply skipped.
-    let stderr = refused(&["fit", &c4, "--skip-plies", "200"]);
+    let stderr = common::refused(&["fit", &c4, "--skip-plies", "200"], &[]);
     assert!(stderr.contains("no positions"), "{stderr}");
     // A log without its run record.
     let lone = dir.join("lone.jsonl");
     std::fs::copy(&c4, &lone).unwrap();
-    let stderr = refused(&["fit", lone.to_str().unwrap()]);
+    let stderr = common::refused(&["fit", lone.to_str().unwrap()], &[]);
     assert!(stderr.contains("run.json"), "{stderr}");
     // Start weights of another game.
-    let stderr = refused(&[
-        "fit",
-        &c4,
-        "--weights",
-        &common::manifest("weights/othello.toml"),
-    ]);
+    let stderr = common::refused(
+        &[
+            "fit",
+            &c4,
+            "--weights",
+            &common::manifest("weights/othello.toml"),
+        ],
+        &[],
+    );
     assert!(stderr.contains("othello.toml"), "{stderr}");
-    let stderr = refused(&["fit", &c4, "--lambda", "-1"]);
+    let stderr = common::refused(&["fit", &c4, "--lambda", "-1"], &[]);
     assert!(stderr.contains("--lambda"), "{stderr}");
 }

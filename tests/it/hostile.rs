@@ -158,7 +158,7 @@ fn damaged_run(dir: &Path, how: &str) {
 /// Runs one case in a fresh scratch folder; returns a description of what went wrong, if
 /// anything did.
 fn check(case: &Case) -> Option<String> {
-    let scratch = common::scratch("hostile", "case");
+    let scratch = common::scratch("case");
     let dir: &Path = &scratch;
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);

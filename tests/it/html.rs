@@ -13,14 +13,9 @@ use joute::report::html::{Timing, write_report};
 use joute::report::load::summarize_logs;
 use serde_json::Value;
 
-use crate::common;
+use crate::common::{self, scratch};
 
 const XSS: &str = "<script>alert(1)</script>";
-
-/// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("html", name)
-}
 
 /// Runs the spec `text` into `dir/out`; returns the log.
 fn run(dir: &Path, text: &str) -> PathBuf {

@@ -74,7 +74,7 @@ fn write_executable(path: &Path, text: &str) {
 /// its level and its arguments one a line, copies stdin when told, and exits with
 /// `$FAKE_EXIT`.
 fn fake_install(levels: &[&str]) -> Scratch {
-    let dir = scratch("launcher", "fake");
+    let dir = scratch("fake");
     install_launcher(&dir);
     for level in levels {
         write_executable(
@@ -261,7 +261,7 @@ fn execs_with_arguments_stdin_and_exit_code_unchanged() {
 fn a_symbolic_link_to_the_launcher_finds_the_builds_beside_the_script() {
     let dir = fake_install(&LEVELS);
     fs::write(dir.join("cpuinfo"), cpuinfo(&[ZEN2])).unwrap();
-    let bin = scratch("launcher", "link");
+    let bin = scratch("link");
     std::os::unix::fs::symlink(dir.join("joute"), bin.join("joute")).unwrap();
     let out = Command::new(bin.join("joute"))
         .env("JOUTE_CPUINFO", dir.join("cpuinfo"))
@@ -311,7 +311,7 @@ fn on_this_machine_picks_what_the_processor_supports() {
 /// the launcher's name as argv[0] (what clap's usage lines and joute's resume hints print).
 #[test]
 fn runs_the_real_joute_unchanged() {
-    let dir = scratch("launcher", "real");
+    let dir = scratch("real");
     install_launcher(&dir);
     std::os::unix::fs::symlink(common::bin(), dir.join("joute-x86-64")).unwrap();
     for args in [
@@ -373,7 +373,7 @@ fn the_portable_builds_agree_with_this_one() {
             serde_json::from_str(&run(&["perft", "othello", "9", "--json"])).unwrap();
         let solve: serde_json::Value =
             serde_json::from_str(&run(&["solve", "othello", &ffo40, "--json"])).unwrap();
-        let out = scratch("launcher", "portable");
+        let out = scratch("portable");
         let out_dir = out.join("quickstart");
         run(&[
             "run",

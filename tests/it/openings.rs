@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::common::joute;
 
 use joute::arena::TournamentSpec;
 use joute::arena::openings::read_openings_file;
@@ -13,10 +13,6 @@ use joute::arena::suites::{self, connect4_suite, header_values, othello_canonica
 use joute::eval::Weights;
 use joute::games::{Connect4, Game, Othello};
 use joute::search::solver::connect4::Connect4Solver;
-
-fn joute() -> Command {
-    Command::cargo_bin("joute").unwrap()
-}
 
 fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -46,23 +46,13 @@ fn spec(game: &str, count: u32, top: &str, protocol: &str, flags: &[&str], engin
     )
 }
 
-/// Runs `joute ARGS` in `dir`.
-fn joute_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 /// Writes `text` as `dir/spec.toml` and runs `joute run spec.toml --out out EXTRA` in `dir`
 /// (the spec named without a folder: its programs run in `dir`).
 fn run(dir: &Path, text: &str, extra: &[&str]) -> Output {
     std::fs::write(dir.join("spec.toml"), text).unwrap();
     let mut args = vec!["run", "spec.toml", "--out", "out"];
     args.extend_from_slice(extra);
-    joute_in(dir, &args)
+    common::joute_in(dir, &args)
 }
 
 /// As [`run`], expecting success; returns stdout and stderr.
@@ -76,11 +66,7 @@ fn run_ok(dir: &Path, text: &str, extra: &[&str]) -> (String, String) {
 
 /// The games of the log in `out`, by id.
 fn games(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
-    let mut all: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut all = common::jsonl(&out.join("games.jsonl"));
     all.sort_by_key(|g| g["id"].as_u64().unwrap());
     all
 }
@@ -152,43 +138,11 @@ fn marker(test: &str) -> String {
     format!("MARKER-{test}-{}-{nanos}", std::process::id())
 }
 
-/// Whether process `pid` runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
-    })
-}
-
-/// The running processes whose command line holds `marker`.
-fn running_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let holds = cmdline
-            .windows(marker.len())
-            .any(|w| w == marker.as_bytes());
-        if holds && alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 /// Waits up to 2 s for every process carrying `marker` to be gone.
 fn assert_all_gone(marker: &str, when: &str) {
     let clock = Instant::now();
     loop {
-        let left = running_with(marker);
+        let left = common::running_with(marker);
         if left.is_empty() {
             return;
         }
@@ -208,17 +162,13 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn log_lines(log: &Path) -> usize {
-    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-}
-
 // ---------------------------------------------------------------- 1. normal play
 
 /// The fake speaking `protocol` plays `game` against alphabeta: every game ends normally, its
 /// stderr goes to `engines/fake.log`, the log says the games are not reproducible, the
 /// terminal names the program and shows a Terminations table without failures.
 fn plays_normally(protocol: &str, game: &str) {
-    let dir = common::scratch("outside", protocol);
+    let dir = common::scratch(protocol);
     let text = spec(
         game,
         3,
@@ -298,7 +248,7 @@ fn gomocup_plays_morpion_9x9_5() {
 
 #[test]
 fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
-    let dir = common::scratch("outside", "hash");
+    let dir = common::scratch("hash");
     let text = spec("connect4", 2, "", "line", &[], "stall_timeout = \"10s\"");
     // From the spec's folder, the spec named without a folder (its program runs there: an
     // empty folder name once made every start fail) ...
@@ -308,7 +258,7 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
     std::fs::create_dir(&elsewhere).unwrap();
     let spec_path = dir.join("spec.toml");
     let second = dir.join("second");
-    let out = joute_in(
+    let out = common::joute_in(
         &elsewhere,
         &[
             "run",
@@ -329,12 +279,12 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
 
 #[test]
 fn joute_match_takes_an_outside_engine_on_the_command_line() {
-    let dir = common::scratch("outside", "match");
+    let dir = common::scratch("match");
     let engine = format!(
         "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--stderr-lines,arg=1",
         fake()
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "match",
@@ -366,7 +316,7 @@ fn joute_match_takes_an_outside_engine_on_the_command_line() {
         "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--hang-at,arg=2",
         fake()
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "match",
@@ -405,7 +355,7 @@ fn every_game_fails(
     engine: &str,
     expected: &str,
 ) -> (Vec<Value>, String) {
-    let dir = common::scratch("outside", expected);
+    let dir = common::scratch(expected);
     let count = 2;
     let text = spec(game, count, top, protocol, flags, engine);
     let (stdout, _) = run_ok(&dir, &text, &[]);
@@ -568,7 +518,7 @@ fn a_flood_loses_without_holding_the_run() {
 #[test]
 fn chatter_is_passed_over() {
     for (protocol, game) in [("line", "connect4"), ("gomocup", "morpion-9x9-5")] {
-        let dir = common::scratch("outside", "chatter");
+        let dir = common::scratch("chatter");
         let text = spec(
             game,
             2,
@@ -596,7 +546,7 @@ fn misbehaves_once(
     engine: &str,
     expected: &str,
 ) -> (Vec<Value>, Vec<(u32, String)>) {
-    let dir = common::scratch("outside", "once");
+    let dir = common::scratch("once");
     let once = dir.join("once");
     let mut all_flags = vec!["--once", once.to_str().unwrap(), "--stderr-lines", "1"];
     all_flags.extend_from_slice(flags);
@@ -632,7 +582,10 @@ fn misbehaves_once(
     // (The check's line and the first worker's may reach the log in either order.)
     assert!(starts[..2].contains(&misbehaved), "{log:?}");
     assert_ne!(starts[2], misbehaved, "{log:?}");
-    assert!(!alive(misbehaved), "the program that failed still runs");
+    assert!(
+        !common::alive(misbehaved),
+        "the program that failed still runs"
+    );
     (all, log)
 }
 
@@ -668,7 +621,7 @@ fn after_garbage_the_program_is_started_again() {
 
 #[test]
 fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
-    let dir = common::scratch("outside", "slow");
+    let dir = common::scratch("slow");
     let text = spec(
         "connect4",
         2,
@@ -682,7 +635,7 @@ fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
     assert_eq!(all.len(), 4);
     assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
 
-    let dir = common::scratch("outside", "slow2");
+    let dir = common::scratch("slow2");
     let text = spec(
         "connect4",
         2,
@@ -704,7 +657,7 @@ fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
 
 #[test]
 fn a_slow_engine_on_a_game_clock_loses_on_time_and_the_clocks_are_logged() {
-    let dir = common::scratch("outside", "clock");
+    let dir = common::scratch("clock");
     let text = spec(
         "connect4",
         6,
@@ -794,24 +747,13 @@ fn refused_in(dir: &Path, args: &[&str], expected: &[&str]) {
         all
     };
     let before = listing();
-    let out = joute_in(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    for piece in expected {
-        assert!(
-            stderr.contains(piece),
-            "{args:?}: '{piece}' not in {stderr}"
-        );
-    }
-    assert!(out.stdout.is_empty());
+    common::refused_in(Some(dir), args, expected);
     assert_eq!(before, listing(), "{args:?} wrote files");
 }
 
 #[test]
 fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
-    let dir = common::scratch("outside", "bad");
+    let dir = common::scratch("bad");
     let othello = BAD_BASE.replace("connect4", "othello");
     // (spec, old, new, place and key, what the message says)
     let cases: Vec<(&str, &str, &str, &str, &str)> = vec![
@@ -1061,7 +1003,7 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
 /// line naming the engine and saying why; the run folder keeps its stderr and can be used
 /// again once the spec is fixed.
 fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
-    let dir = common::scratch("outside", "start");
+    let dir = common::scratch("start");
     let text = spec(game, 2, "", protocol, &[flag], "stall_timeout = \"1s\"");
     // --quiet: the error alone.
     let out = run(&dir, &text, &["--quiet"]);
@@ -1153,7 +1095,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
 
 #[test]
 fn no_engine_outlives_a_finished_run() {
-    let dir = common::scratch("outside", "orphans");
+    let dir = common::scratch("orphans");
     let mark = marker("finished");
     let text = spec(
         "connect4",
@@ -1170,7 +1112,7 @@ fn no_engine_outlives_a_finished_run() {
 
 #[test]
 fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
-    let dir = common::scratch("outside", "sigint");
+    let dir = common::scratch("sigint");
     let mark = marker("sigint");
     let text = spec(
         "connect4",
@@ -1190,8 +1132,13 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
         .spawn()
         .unwrap();
     let log = out.join("games.jsonl");
-    wait_for("2 games", Duration::from_secs(60), || log_lines(&log) >= 2);
-    assert!(!running_with(&mark).is_empty(), "no fake running mid-run");
+    wait_for("2 games", Duration::from_secs(60), || {
+        common::lines_in(&log) >= 2
+    });
+    assert!(
+        !common::running_with(&mark).is_empty(),
+        "no fake running mid-run"
+    );
     // SAFETY: kill(2) on the child's pid, which it still is (the child is not reaped yet).
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let output = child.wait_with_output().unwrap();
@@ -1199,7 +1146,7 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
     assert_all_gone(&mark, "after Ctrl-C");
-    let logged = log_lines(&log);
+    let logged = common::lines_in(&log);
     assert!((2..24).contains(&logged), "{logged} games logged");
     let line = stdout
         .lines()
@@ -1235,7 +1182,7 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
 
 #[test]
 fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
-    let dir = common::scratch("outside", "sigkill");
+    let dir = common::scratch("sigkill");
     let mark = marker("sigkill");
     let once = dir.join("once");
     // The first process to reach its move 2 hangs; the stall limit is far away.
@@ -1280,8 +1227,8 @@ fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
         .parse()
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    assert!(alive(hanging));
-    assert_eq!(running_with(&mark), [hanging]);
+    assert!(common::alive(hanging));
+    assert_eq!(common::running_with(&mark), [hanging]);
     child.kill().unwrap(); // SIGKILL: no exit path of joute's runs
     child.wait().unwrap();
     assert_all_gone(&mark, "after SIGKILL of joute");
@@ -1289,7 +1236,7 @@ fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
     // The same spec resumed: the hang was once, every game is played.
     let out = dir.join("out");
     let hash = spec_hash(&out);
-    assert_eq!(log_lines(&out.join("games.jsonl")), 0);
+    assert_eq!(common::lines_in(&out.join("games.jsonl")), 0);
     run_ok(&dir, &text, &["--resume", "--quiet"]);
     assert_all_gone(&mark, "after the resumed run");
     let all = games(&out);
@@ -1300,11 +1247,11 @@ fn killing_joute_kills_a_hanging_engine_and_the_run_resumes() {
 
 #[test]
 fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
-    let dir = common::scratch("outside", "shards");
+    let dir = common::scratch("shards");
     let text = spec("connect4", 3, "", "line", &[], "stall_timeout = \"5s\"");
     std::fs::write(dir.join("spec.toml"), &text).unwrap();
     for (shard, folder) in [("0/2", "a"), ("1/2", "b")] {
-        let out = joute_in(
+        let out = common::joute_in(
             &dir,
             &[
                 "run",
@@ -1328,7 +1275,7 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
         .map(|g| g["id"].as_u64().unwrap())
         .collect();
     assert_eq!(ids, (0..6).collect());
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "report",
@@ -1366,7 +1313,7 @@ fn the_python_example_plays_a_tournament_with_no_failure() {
     let example = manifest("examples/engines/connect4.py");
     let lines = std::fs::read_to_string(&example).unwrap().lines().count();
     assert!(lines < 40, "{example} has {lines} lines");
-    let dir = common::scratch("outside", "example");
+    let dir = common::scratch("example");
     let text = format!(
         "name = \"example\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 4, count = 10 }}\n\n\
          [[engine]]\nname = \"connect4-py\"\ncommand = \"python3\"\nargs = [{}]\nprotocol = \"line\"\nstall_timeout = \"10s\"\n\n\
@@ -1384,9 +1331,9 @@ fn the_python_example_plays_a_tournament_with_no_failure() {
 
 #[test]
 fn engine_check_passes_the_example_and_fails_garbage() {
-    let dir = common::scratch("outside", "check");
+    let dir = common::scratch("check");
     let example = manifest("examples/engines/connect4.py");
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1413,7 +1360,7 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     );
 
     let fake = fake();
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1446,14 +1393,14 @@ fn engine_check_passes_the_example_and_fails_garbage() {
 
 #[test]
 fn engine_check_takes_a_tournaments_limits_and_working_folder() {
-    let dir = common::scratch("outside", "check-limits");
+    let dir = common::scratch("check-limits");
     let fake = fake();
     let log = dir.join("said.txt");
     let log = log.to_str().unwrap();
     // A budget and a folder: the program is told the budget and runs in the folder (the
     // log's relative path lands there).
     std::fs::create_dir(dir.join("data")).unwrap();
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1482,7 +1429,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
     assert!(said.contains("INFO max_depth 4\n"), "{said}");
     // A clock: one more step, the game on it; a program that refuses GTP's time commands
     // fails the check (it passes without the clock).
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1513,7 +1460,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
             .unwrap()
             .contains("time_settings 20 0 0")
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "engine",
@@ -1558,7 +1505,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
         let mut all = vec!["engine", "check", "othello"];
         all.extend(args);
         all.extend(["--", "python3", &fake, "--protocol", "gtp"]);
-        let out = joute_in(&dir, &all);
+        let out = common::joute_in(&dir, &all);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -1568,7 +1515,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
 
 #[test]
 fn each_engine_may_keep_its_own_clock() {
-    let dir = common::scratch("outside", "own-clock");
+    let dir = common::scratch("own-clock");
     let fake = fake();
     let log = dir.join("said.txt");
     // The outside program on its own time per move, the built-in engine on the match's
@@ -1577,7 +1524,7 @@ fn each_engine_may_keep_its_own_clock() {
         "cmd=python3,arg={fake},arg=--protocol,arg=line,arg=--log,arg={},proto=line,name=prog,st=700ms,timemargin=400ms",
         log.display()
     );
-    let out = joute_in(
+    let out = common::joute_in(
         &dir,
         &[
             "match",

@@ -6,7 +6,6 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 /// A games log of `games` Othello games between two depth-2 engines, in `dir/NAME`.
@@ -26,24 +25,9 @@ fn play(dir: &Path, name: &str, games: u32) -> PathBuf {
     out.join("games.jsonl")
 }
 
-/// `joute ARGS` must fail with exit 2 and one line holding every piece of `expected`.
-fn refused(args: &[&str], expected: &[&str]) {
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for piece in expected {
-        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
-    }
-}
-
 #[test]
 fn fitted_pattern_weights_play_in_matches_and_specs() {
-    let dir = common::scratch("patterns", "fit");
+    let dir = common::scratch("fit");
     let log = play(&dir, "games", 200);
     let weights = dir.join("p.jpw");
     let text = common::joute_ok(&[
@@ -80,7 +64,8 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
             .starts_with("# joute pattern weights")
     );
 
-    // A match with either file is the same match: the same games.
+    // A match with either file is the same match: the same games (in id order: the log keeps
+    // the order they finished in, which the load decides).
     let games = |file: &Path, name: &str| -> Vec<Value> {
         let out = dir.join(name);
         common::joute_ok(&[
@@ -94,7 +79,7 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
             out.to_str().unwrap(),
             "--quiet",
         ]);
-        std::fs::read_to_string(out.join("games.jsonl"))
+        let mut games = std::fs::read_to_string(out.join("games.jsonl"))
             .unwrap()
             .lines()
             .map(|l| {
@@ -104,7 +89,9 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
                 }
                 v
             })
-            .collect()
+            .collect::<Vec<Value>>();
+        games.sort_by_key(|g| g["id"].as_u64());
+        games
     };
     let binary = games(&weights, "m1");
     assert_eq!(binary, games(&csv, "m2"));
@@ -179,7 +166,7 @@ depth = 2
         "--out",
         weights.to_str().unwrap(),
     ]);
-    refused(
+    common::refused(
         &[
             "run",
             spec.to_str().unwrap(),
@@ -194,7 +181,7 @@ depth = 2
 
 #[test]
 fn bad_pattern_files_are_refused() {
-    let dir = common::scratch("patterns", "bad");
+    let dir = common::scratch("bad");
     // The right header, the wrong number of weights.
     let mut bytes = b"JOUTEPAT".to_vec();
     for v in [1u32, 2, 167_266] {
@@ -203,7 +190,7 @@ fn bad_pattern_files_are_refused() {
     bytes.extend_from_slice(&[0u8; 400]);
     let short = dir.join("short.jpw");
     std::fs::write(&short, &bytes).unwrap();
-    refused(
+    common::refused(
         &[
             "match",
             "othello",
@@ -224,7 +211,7 @@ fn bad_pattern_files_are_refused() {
         "--out",
         good.to_str().unwrap(),
     ]);
-    refused(
+    common::refused(
         &[
             "match",
             "connect4",
@@ -248,7 +235,7 @@ fn bad_pattern_files_are_refused() {
         c4.to_str().unwrap(),
         "--quiet",
     ]);
-    refused(
+    common::refused(
         &[
             "fit",
             c4.join("games.jsonl").to_str().unwrap(),
@@ -256,7 +243,7 @@ fn bad_pattern_files_are_refused() {
         ],
         &["--patterns", "othello"],
     );
-    refused(
+    common::refused(
         &["fit", log.to_str().unwrap(), "--patterns", "--phases", "61"],
         &["--phases", "1..=60"],
     );

@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use common::{bin, manifest};
+use common::manifest;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -85,16 +85,6 @@ fn array(items: &[String]) -> String {
     serde_json::to_string(items).unwrap()
 }
 
-/// Runs `joute ARGS` in `dir` (the programs' stray files, such as Edax's book, land there).
-fn joute_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 fn ok(out: &Output, what: &str) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
@@ -112,7 +102,7 @@ fn run_named(dir: &Path, name: &str, spec: &str) -> (Value, Vec<Value>) {
     let file = format!("{name}.toml");
     std::fs::write(dir.join(&file), spec).unwrap();
     let summary = ok(
-        &joute_in(
+        &common::joute_in(
             dir,
             &["run", &file, "--out", name, "--threads", "2", "--json"],
         ),
@@ -146,7 +136,7 @@ fn run_clean(dir: &Path, spec: &str, games: u64) -> Vec<Value> {
     );
     assert_eq!(all.len() as u64, games, "{summary}");
     let report = ok(
-        &joute_in(
+        &common::joute_in(
             dir,
             &["report", "out/games.jsonl", "--out", "report", "--json"],
         ),
@@ -170,7 +160,7 @@ fn edax_plays_over_gtp_and_nboard() {
     let Some(peers) = peers() else {
         return;
     };
-    let dir = common::scratch("peers", "edax");
+    let dir = common::scratch("edax");
     let args = |protocol: &str, level: &str| {
         array(&[
             protocol.into(),
@@ -233,7 +223,7 @@ fn pons_never_loses_a_won_or_drawn_start() {
     let Some(peers) = peers() else {
         return;
     };
-    let dir = common::scratch("peers", "pons");
+    let dir = common::scratch("pons");
     let pons_args = array(&[
         manifest("examples/engines/c4solver.py"),
         text(&peers.c4solver),
@@ -260,7 +250,7 @@ fn pons_never_loses_a_won_or_drawn_start() {
         let moves = g["moves"].as_array().unwrap().len();
         let position = opening.concat();
         let (score, first_to_move) = *values.entry(position.clone()).or_insert_with(|| {
-            let out = joute_in(&dir, &["solve", "connect4", &position, "--json"]);
+            let out = common::joute_in(&dir, &["solve", "connect4", &position, "--json"]);
             let v: Value = serde_json::from_str(&ok(&out, "joute solve")).unwrap();
             assert_eq!(v["exact"], true, "{v}");
             (v["score"].as_i64().unwrap(), v["side_to_move"] == "first")
@@ -316,7 +306,7 @@ fn edax_passes_engine_check() {
     let Some(peers) = peers() else {
         return;
     };
-    let dir = common::scratch("peers", "check");
+    let dir = common::scratch("check");
     let (edax, eval) = (text(&peers.edax), text(&peers.eval));
     let common_args = [
         "-n",
@@ -336,7 +326,7 @@ fn edax_passes_engine_check() {
         args.extend(["--timeout", "30", "--", &edax]);
         args.extend(flags);
         args.extend(common_args);
-        let out = joute_in(&dir, &args);
+        let out = common::joute_in(&dir, &args);
         let stdout = ok(&out, &format!("joute engine check ({protocol})"));
         assert!(stdout.contains("steps passed"), "{stdout}");
     }
@@ -450,7 +440,7 @@ fn edax_adjudication_keeps_the_played_out_results() {
     let Some(peers) = peers() else {
         return;
     };
-    let dir = common::scratch("peers", "edax-adjudication");
+    let dir = common::scratch("edax-adjudication");
     let spec = format!(
         "name = \"peers-edax-adjudication\"\ngame = \"othello\"\nseed = 3\n\
          format = \"round-robin\"\nopenings = {{ plies = 8, count = 4 }}\n\n{}\n{}",
@@ -501,7 +491,7 @@ fn pons_adjudication_keeps_the_played_out_results() {
     let Some(peers) = peers() else {
         return;
     };
-    let dir = common::scratch("peers", "pons-adjudication");
+    let dir = common::scratch("pons-adjudication");
     let pons_args = array(&[
         manifest("examples/engines/c4solver.py"),
         text(&peers.c4solver),
@@ -724,7 +714,7 @@ fn all_moves(g: &Value) -> Vec<String> {
 fn ggf_files(dir: &Path, name: &str, games: &[Value]) -> Vec<PathBuf> {
     let log = format!("{name}/games.jsonl");
     ok(
-        &joute_in(dir, &["export", &log, "--format", "ggf"]),
+        &common::joute_in(dir, &["export", &log, "--format", "ggf"]),
         "joute export",
     );
     let ggf = std::fs::read_to_string(dir.join(name).join("games.ggf")).unwrap();
@@ -757,7 +747,7 @@ fn edax_loads_joute_ggf_games() {
     let Some(peers) = peers() else {
         return;
     };
-    let dir = common::scratch("peers", "ggf");
+    let dir = common::scratch("ggf");
     let spec = format!(
         "name = \"peers-ggf\"\ngame = \"othello\"\nseed = 11\nformat = \"round-robin\"\n\
          openings = {{ plies = 8, count = 4 }}\n\n{}\n\

@@ -4,7 +4,6 @@ use crate::common;
 
 use assert_cmd::Command;
 use common::{joute_ok, scratch};
-use joute::arena::log::{GameLine, scan_log};
 use joute::arena::records::{ggf, wthor};
 
 /// Plays a small match into `dir/NAME` and returns its log.
@@ -17,20 +16,9 @@ fn play(dir: &std::path::Path, name: &str, args: &[&str]) -> String {
     format!("{out}/games.jsonl")
 }
 
-fn games(log: &str) -> Vec<GameLine> {
-    let mut games = Vec::new();
-    scan_log(std::path::Path::new(log), |g| {
-        games.push(g);
-        Ok(())
-    })
-    .unwrap();
-    games.sort_by_key(|g| g.id);
-    games
-}
-
 #[test]
 fn pgn_export_rated_by_joute_rate_equals_the_report() {
-    let dir = scratch("records", "pgn");
+    let dir = scratch("pgn");
     let log = play(
         &dir,
         "c4",
@@ -81,7 +69,7 @@ fn pgn_export_rated_by_joute_rate_equals_the_report() {
 
 #[test]
 fn ggf_and_wthor_read_back_to_the_same_games() {
-    let dir = scratch("records", "othello");
+    let dir = scratch("othello");
     let log = play(
         &dir,
         "o",
@@ -97,7 +85,7 @@ fn ggf_and_wthor_read_back_to_the_same_games() {
     );
     joute_ok(&["export", &log, "--format", "ggf"]);
     joute_ok(&["export", &log, "--format", "wtb"]);
-    let logged = games(&log);
+    let logged = common::game_lines(std::path::Path::new(&log));
     let text = std::fs::read_to_string(dir.join("o/games.ggf")).unwrap();
     let from_ggf = ggf::read(&text).unwrap();
     let bytes = std::fs::read(dir.join("o/games.wtb")).unwrap();
@@ -119,50 +107,40 @@ fn ggf_and_wthor_read_back_to_the_same_games() {
     }
 }
 
-/// Runs joute expecting exit 2 and one line on stderr; returns it.
-fn refused(args: &[&str]) -> String {
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
-    err
-}
-
 #[test]
 fn bad_records_are_refused_with_file_and_game() {
-    let dir = scratch("records", "bad");
+    let dir = scratch("bad");
     let path = |name: &str| dir.join(name).display().to_string();
     std::fs::write(path("star.pgn"), "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1-0\n\n[White \"b\"]\n[Black \"a\"]\n[Result \"*\"]\n\n*\n").unwrap();
-    let err = refused(&["rate", &path("star.pgn")]);
+    let err = common::refused(&["rate", &path("star.pgn")], &[]);
     assert!(
         err.contains("star.pgn: game 2") && err.contains("'*'"),
         "{err}"
     );
     std::fs::write(path("bad.ggf"), "(;GM[Othello]PB[a]PW[b]RE[+2]B[a1];)").unwrap();
-    let err = refused(&["rate", &path("bad.ggf")]);
+    let err = common::refused(&["rate", &path("bad.ggf")], &[]);
     assert!(err.contains("bad.ggf: game 1: move 1 (B[a1])"), "{err}");
     let mut wtb = vec![26, 24, 1, 1, 2, 0, 0, 0, 0, 0, 0xe8, 7, 8, 0, 0, 0];
     wtb.extend_from_slice(&[0; 68]);
     wtb.extend_from_slice(&[0; 10]);
     std::fs::write(path("short.wtb"), &wtb).unwrap();
-    let err = refused(&["rate", &path("short.wtb")]);
+    let err = common::refused(&["rate", &path("short.wtb")], &[]);
     assert!(err.contains("short.wtb: record 2: truncated"), "{err}");
     let mut header = wtb[..16].to_vec();
     header[12] = 10;
     std::fs::write(path("ten.wtb"), &header).unwrap();
-    assert!(refused(&["rate", &path("ten.wtb")]).contains("board size 10"));
+    assert!(common::refused(&["rate", &path("ten.wtb")], &[]).contains("board size 10"));
     let log = play(
         &dir,
         "c4",
         &["connect4", "random", "random", "--games", "2"],
     );
-    let err = refused(&["export", &log, "--format", "ggf"]);
+    let err = common::refused(&["export", &log, "--format", "ggf"], &[]);
     assert!(err.contains("format ggf does not fit connect4"), "{err}");
-    assert!(refused(&["export", &log, "--format", "chess"]).contains("unknown record format"));
+    assert!(
+        common::refused(&["export", &log, "--format", "chess"], &[])
+            .contains("unknown record format")
+    );
 }
 
 /// Lines of a file (0 when it does not exist yet).
@@ -172,7 +150,7 @@ fn lines(path: &std::path::Path) -> usize {
 
 #[test]
 fn spec_output_records_grow_with_the_run_and_end_as_the_export() {
-    let dir = scratch("records", "output");
+    let dir = scratch("output");
     let spec = dir.join("out.toml");
     std::fs::write(
         &spec,
@@ -201,25 +179,16 @@ depth = 6
     let (log, moves) = (run.join("games.jsonl"), run.join("games.moves"));
     // Killed (SIGKILL) mid-run: the move lists already hold the games logged so far, one a
     // line (a game logged just before the kill may miss its line).
-    let bin = assert_cmd::cargo::cargo_bin("joute");
-    let mut child = std::process::Command::new(&bin)
-        .args([
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-        ])
-        .args(["--threads", "1", "--quiet"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    while child.try_wait().unwrap().is_none() && lines(&log) < 40 {
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    let killed = child.try_wait().unwrap().is_none();
-    child.kill().ok();
-    child.wait().unwrap();
+    let args = [
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--quiet",
+    ];
+    let killed = common::kill_at_lines(&args, &log, 40).is_some();
     assert!(killed, "the run finished before it could be killed");
     let (logged, listed) = (lines(&log), lines(&moves));
     assert!(
@@ -255,7 +224,7 @@ depth = 6
         );
     }
     // One line per game, in id order, each the game's opening and moves.
-    let all = games(&log_text);
+    let all = common::game_lines(std::path::Path::new(&log_text));
     assert_eq!(all.len(), 300);
     let text = std::fs::read_to_string(&moves).unwrap();
     for (line, g) in text.lines().zip(&all) {
@@ -287,7 +256,7 @@ depth = 6
 
 #[test]
 fn bad_output_records_are_refused() {
-    let dir = scratch("records", "output-bad");
+    let dir = scratch("output-bad");
     for (records, says) in [
         (r#"["ggf"]"#, "does not fit connect4"),
         (r#"["moves", "moves"]"#, "listed twice"),
@@ -353,7 +322,7 @@ fn assert_honest(json: &serde_json::Value) {
 fn rating_a_first_move_sweep_with_draws_fits_the_ratings_without_the_advantage() {
     // Issue #27: A won the 5 games it started and drew the 5 B started. joute rate printed
     // +1603.1 ± 0.0 and a first mover of +3206.1 ± 0.0.
-    let dir = scratch("records", "sweep");
+    let dir = scratch("sweep");
     let mut games = Vec::new();
     for _ in 0..5 {
         games.push(("A".to_string(), "B".to_string(), "1-0"));
@@ -401,7 +370,7 @@ fn simulated_eight_game_matches_never_print_a_precise_looking_number() {
     // Issue #27's simulation, as a user would meet it: matches of 8 games written as PGN and
     // rated one by one (true difference 200 Elo, first mover +100, 10% draws).
     use rand::{RngExt, SeedableRng};
-    let dir = scratch("records", "simulated");
+    let dir = scratch("simulated");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
     let expected = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
     let mut covered = 0;
@@ -457,7 +426,7 @@ fn rating_a_hundred_thousand_players_fits_in_a_few_hundred_megabytes() {
     // players: 4.6 GB). 100,000 players in 300,000 games, rated under a 1 GB address-space
     // limit.
     use rand::{RngExt, SeedableRng};
-    let dir = scratch("records", "many-players");
+    let dir = scratch("many-players");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(28);
     let n = 100_000usize;
     let mut text = String::with_capacity(60 * 3 * n);
@@ -515,7 +484,7 @@ fn rating_a_hundred_thousand_players_fits_in_a_few_hundred_megabytes() {
 
 #[test]
 fn logs_of_different_runs_rate_jointly_engines_matched_by_name() {
-    let dir = scratch("records", "runs");
+    let dir = scratch("runs");
     // A ladder grown run by run: x against y, then y (the same engine) against z.
     let a = play(
         &dir,
@@ -598,7 +567,7 @@ fn logs_of_different_runs_rate_jointly_engines_matched_by_name() {
             "5",
         ],
     );
-    let err = refused(&["rate", &a, &c]);
+    let err = common::refused(&["rate", &a, &c], &[]);
     assert!(
         err.contains("engine 'y' is not the same engine in")
             && err.contains("a/run.json")
@@ -612,10 +581,10 @@ fn logs_of_different_runs_rate_jointly_engines_matched_by_name() {
         "d",
         &["othello", "alphabeta:1,name=x", "random", "--games", "2"],
     );
-    let err = refused(&["rate", &a, &d]);
+    let err = common::refused(&["rate", &a, &d], &[]);
     assert!(err.contains("only runs of one game rate together"), "{err}");
     let lone = dir.join("lone.jsonl");
     std::fs::copy(&a, &lone).unwrap();
-    let err = refused(&["rate", lone.to_str().unwrap()]);
+    let err = common::refused(&["rate", lone.to_str().unwrap()], &[]);
     assert!(err.contains("no run.json beside this log"), "{err}");
 }

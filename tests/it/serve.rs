@@ -212,7 +212,7 @@ fn finished_run(dir: &Path) -> PathBuf {
 
 #[test]
 fn a_finished_run_is_served_read_only() {
-    let dir = common::scratch("serve", "read-only");
+    let dir = common::scratch("read-only");
     let out = finished_run(&dir);
     let live = Live::start(&["serve", out.to_str().unwrap()]);
     let addr = live.addr;
@@ -300,7 +300,7 @@ fn a_finished_run_is_served_read_only() {
 
 #[test]
 fn serve_refuses_a_folder_that_holds_no_run() {
-    let dir = common::scratch("serve", "no-run");
+    let dir = common::scratch("no-run");
     let out = assert_cmd::Command::cargo_bin("joute")
         .unwrap()
         .args(["serve", dir.to_str().unwrap()])
@@ -345,7 +345,7 @@ fn events(addr: SocketAddr) -> BufReader<TcpStream> {
 
 #[test]
 fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
-    let dir = common::scratch("serve", "ctrl-c");
+    let dir = common::scratch("ctrl-c");
     let spec = dir.join("spec.toml");
     std::fs::write(&spec, SLOW).unwrap();
     let out = dir.join("out");
@@ -396,7 +396,7 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
 fn the_live_page_redraws_itself_in_a_browser() {
     let browser =
         common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
-    let dir = common::scratch("serve", "browser");
+    let dir = common::scratch("browser");
     let spec = dir.join("spec.toml");
     // 480 longer games: the page loads while they are played (about 10 s in the test profile).
     let slower = SLOW

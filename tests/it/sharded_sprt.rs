@@ -10,7 +10,7 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use common::{bin, joute_ok, scratch};
-use joute::arena::log::{GameLine, scan_log};
+use joute::arena::log::GameLine;
 use serde_json::Value;
 
 /// Connect 4, depth 7 against depth 6: H1 of [0, 10] is accepted after about 340 of the 3000
@@ -40,16 +40,6 @@ fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
-fn games(log: &Path) -> Vec<GameLine> {
-    let mut games = Vec::new();
-    scan_log(log, |g| {
-        games.push(g);
-        Ok(())
-    })
-    .unwrap();
-    games
-}
-
 /// Shard `i` of 3 of the spec into `dir/shard-i-of-3`, on one thread.
 fn shard(spec: &Path, dir: &Path, i: usize) -> Child {
     let out = dir.join(format!("shard-{i}-of-3"));
@@ -71,7 +61,7 @@ fn shard(spec: &Path, dir: &Path, i: usize) -> Child {
 
 #[test]
 fn shards_decide_the_sprt_where_one_machine_does_and_stop_there() {
-    let dir = scratch("sharded-sprt", "decide");
+    let dir = scratch("decide");
     let spec = dir.join("spec.toml");
     std::fs::write(&spec, SPEC).unwrap();
 
@@ -122,7 +112,7 @@ fn shards_decide_the_sprt_where_one_machine_does_and_stop_there() {
         .map(|i| shards.join(format!("shard-{i}-of-3/games.jsonl")))
         .collect();
     for (i, log) in logs.iter().enumerate() {
-        let mine = games(log);
+        let mine = common::game_lines(log);
         // Whole pairs, dealt out by pair number.
         assert!(mine.iter().all(|g| g.pair % 3 == i as u64), "shard {i}");
         // It stopped scheduling once the run was decided: far fewer than its 2000 games, and
@@ -137,7 +127,7 @@ fn shards_decide_the_sprt_where_one_machine_does_and_stop_there() {
         );
     }
     // Every pair before the decision was played, both games, by exactly one shard.
-    let all: Vec<GameLine> = logs.iter().flat_map(|l| games(l)).collect();
+    let all: Vec<GameLine> = logs.iter().flat_map(|l| common::game_lines(l)).collect();
     for pair in 0..pairs {
         assert_eq!(
             all.iter().filter(|g| g.pair == pair).count(),
@@ -168,12 +158,15 @@ fn shards_decide_the_sprt_where_one_machine_does_and_stop_there() {
             .map(|g| (g.id, g.moves, g.score))
             .collect::<Vec<_>>()
     };
-    assert_eq!(by_id(all), by_id(games(&dir.join("whole/games.jsonl"))));
+    assert_eq!(
+        by_id(all),
+        by_id(common::game_lines(&dir.join("whole/games.jsonl")))
+    );
 }
 
 #[test]
 fn a_shard_of_an_earlier_version_is_not_resumed_but_still_merges() {
-    let dir = scratch("sharded-sprt", "old");
+    let dir = scratch("old");
     let spec = dir.join("spec.toml");
     std::fs::write(
         &spec,

@@ -2,7 +2,6 @@
 //! (stop, report, say how to resume) and twice (quit at once), and nothing left in the
 //! temporary folder.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,7 +32,7 @@ fn with_closed_stdout(args: &[&str], tmp: &Path) -> (std::process::ExitStatus, S
 
 #[test]
 fn a_closed_pipe_ends_quietly_and_leaves_nothing_behind() {
-    let dir = common::scratch("terminal", "pipe");
+    let dir = common::scratch("pipe");
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let out = dir.join("run");
@@ -59,52 +58,6 @@ fn a_closed_pipe_ends_quietly_and_leaves_nothing_behind() {
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
 }
 
-/// A Connect 4 round robin slow enough to interrupt: 3 pairings × 120 games.
-fn slow_spec(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("slow.toml");
-    std::fs::write(
-        &path,
-        r#"
-name = "slow"
-game = "connect4"
-seed = 5
-openings = { plies = 4, count = 60 }
-
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-
-[[engine]]
-name = "ab-6"
-algorithm = "alphabeta"
-depth = 6
-
-[[engine]]
-name = "pvs-7"
-algorithm = "pvs"
-depth = 7
-"#,
-    )
-    .unwrap();
-    path
-}
-
-fn log_lines(log: &Path) -> usize {
-    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-}
-
-/// The games of a log by id, timing removed.
-fn games(log: &Path) -> BTreeMap<u64, Value> {
-    let mut all = BTreeMap::new();
-    for line in std::fs::read_to_string(log).unwrap().lines() {
-        let mut v: Value = serde_json::from_str(line).unwrap();
-        v.as_object_mut().unwrap().remove("seconds");
-        all.insert(v["id"].as_u64().unwrap(), v);
-    }
-    all
-}
-
 /// Starts `joute run SPEC --out OUT`, waits until its log holds `games` games, sends it SIGINT
 /// `signals` times (50 ms apart), and returns its exit code, stdout and stderr.
 fn interrupt(spec: &Path, out: &Path, games: usize, signals: usize) -> (i32, String, String) {
@@ -123,7 +76,7 @@ fn interrupt(spec: &Path, out: &Path, games: usize, signals: usize) -> (i32, Str
         .unwrap();
     let log = out.join("games.jsonl");
     let clock = Instant::now();
-    while log_lines(&log) < games && clock.elapsed() < Duration::from_secs(60) {
+    while common::lines_in(&log) < games && clock.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(2));
     }
     for _ in 0..signals {
@@ -144,8 +97,8 @@ fn interrupt(spec: &Path, out: &Path, games: usize, signals: usize) -> (i32, Str
 
 #[test]
 fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
-    let dir = common::scratch("terminal", "sigint");
-    let spec = slow_spec(&dir);
+    let dir = common::scratch("sigint");
+    let spec = common::slow_spec(&dir);
     let whole = dir.join("whole");
     common::joute_ok(&[
         "run",
@@ -154,7 +107,7 @@ fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
         whole.to_str().unwrap(),
         "--quiet",
     ]);
-    let expected = games(&whole.join("games.jsonl"));
+    let expected = common::games_by_id(&[whole.join("games.jsonl")]);
     assert_eq!(expected.len(), 360);
 
     let out = dir.join("interrupted");
@@ -162,7 +115,7 @@ fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
     assert_eq!(code, 130, "{stdout}\n{stderr}");
     assert!(stderr.contains("no new game starts"), "{stderr}");
     assert!(stdout.contains("Rank Name"), "the table so far: {stdout}");
-    let logged = log_lines(&out.join("games.jsonl"));
+    let logged = common::lines_in(&out.join("games.jsonl"));
     assert!((40..360).contains(&logged), "{logged} games logged");
     let line = stdout
         .lines()
@@ -192,7 +145,7 @@ fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
             && stdout.contains("over 2 sessions"),
         "{stdout}"
     );
-    assert_eq!(games(&out.join("games.jsonl")), expected);
+    assert_eq!(common::games_by_id(&[out.join("games.jsonl")]), expected);
     assert_eq!(
         std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
         std::fs::read_to_string(whole.join("ratings.csv")).unwrap()
@@ -211,14 +164,14 @@ fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
 
 #[test]
 fn a_second_ctrl_c_quits_at_once_and_the_log_stays_valid() {
-    let dir = common::scratch("terminal", "sigint2");
-    let spec = slow_spec(&dir);
+    let dir = common::scratch("sigint2");
+    let spec = common::slow_spec(&dir);
     let out = dir.join("run");
     let (code, _, stderr) = interrupt(&spec, &out, 20, 2);
     assert_eq!(code, 130, "{stderr}");
     assert!(stderr.contains("quitting now"), "{stderr}");
     // Every line of the log is a whole game, and the run can be finished.
-    let logged = games(&out.join("games.jsonl"));
+    let logged = common::games_by_id(&[out.join("games.jsonl")]);
     assert!(logged.len() >= 20);
     common::joute_ok(&[
         "run",
@@ -228,41 +181,28 @@ fn a_second_ctrl_c_quits_at_once_and_the_log_stays_valid() {
         "--quiet",
         "--resume",
     ]);
-    let all = games(&out.join("games.jsonl"));
+    let all = common::games_by_id(&[out.join("games.jsonl")]);
     assert_eq!(all.len(), 360);
     for (id, game) in logged {
         assert_eq!(all[&id], game);
     }
 }
 
-/// Runs joute and expects exit 2 with exactly one line on stderr of at most 300 characters and
-/// no raw control byte; returns that line.
-fn refused(args: &[&str], dir: &Path) -> String {
-    let out = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.ends_with('\n'));
-    let line = stderr.trim_end_matches('\n');
-    assert!(line.chars().count() <= 300, "{} chars: {line}", line.len());
-    assert!(
-        !line.chars().any(char::is_control),
-        "a raw control character in: {line:?}"
-    );
-    line.to_string()
-}
-
 #[test]
 fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
-    let dir = common::scratch("terminal", "escapes");
-    let line = refused(&["match", "connect4", "random\u{1b}[31m", "random"], &dir);
+    let dir = common::scratch("escapes");
+    let line = common::refused_in(
+        Some(&dir),
+        &["match", "connect4", "random\u{1b}[31m", "random"],
+        &[],
+    );
     assert!(line.contains("random\\e[31m"), "{line}");
     // (clap's own messages drop escape sequences; `refused` checks none is left raw.)
-    refused(&["perft", "othello\u{1b}]0;pwned\u{7}", "3"], &dir);
+    common::refused_in(
+        Some(&dir),
+        &["perft", "othello\u{1b}]0;pwned\u{7}", "3"],
+        &[],
+    );
 
     // A spec value with an escape sequence, and a 70,000-character engine name.
     let spec = dir.join("spec.toml");
@@ -271,7 +211,7 @@ fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
         "name = \"x\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 2 }\n[[engine]]\nname = \"a\"\nalgorithm = \"random\\u001b[2J\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n",
     )
     .unwrap();
-    let line = refused(&["run", "spec.toml", "--out", "o"], &dir);
+    let line = common::refused_in(Some(&dir), &["run", "spec.toml", "--out", "o"], &[]);
     assert!(line.contains("random\\e[2J"), "{line}");
     std::fs::write(
         &spec,
@@ -281,11 +221,11 @@ fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
         ),
     )
     .unwrap();
-    let line = refused(&["run", "spec.toml", "--out", "o"], &dir);
+    let line = common::refused_in(Some(&dir), &["run", "spec.toml", "--out", "o"], &[]);
     assert!(line.contains("at most 64 characters"), "{line}");
     // A 400-digit depth echoed back is cut in the middle.
     let depth = format!("alphabeta:{}", "9".repeat(400));
-    let line = refused(&["play", "connect4", &depth, "random"], &dir);
+    let line = common::refused_in(Some(&dir), &["play", "connect4", &depth, "random"], &[]);
     assert!(line.contains('…'), "{line}");
     assert!(
         !dir.join("o").exists(),
@@ -297,7 +237,7 @@ fn echoed_input_cannot_drive_the_terminal_or_flood_it() {
 fn a_run_that_cannot_finish_is_announced_before_its_first_game() {
     use std::io::{BufRead, BufReader};
     // Killed below: its scratch folder goes into a temporary folder of the test's own.
-    let tmp = common::scratch("terminal", "workload");
+    let tmp = common::scratch("workload");
     let mut child = Command::new(bin())
         .args([
             "match",

@@ -6,19 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use assert_cmd::Command;
-
-use crate::common;
+use crate::common::{self, joute, scratch};
 use serde_json::Value;
-
-fn joute() -> Command {
-    Command::cargo_bin("joute").unwrap()
-}
-
-/// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("test", name)
-}
 
 /// A small Connect 4 round robin: 4 engines, 6 pairings, `count` openings, 12·count games.
 fn small_spec(dir: &Path, count: u32) -> PathBuf {
@@ -57,25 +46,6 @@ playouts = 50
     path
 }
 
-/// Runs joute and expects success; returns stdout.
-fn ok(args: &[&str]) -> String {
-    common::joute_ok(args)
-}
-
-/// The games of the logs, by id, with the wall-clock timing removed.
-fn games(logs: &[PathBuf]) -> BTreeMap<u64, Value> {
-    let mut all = BTreeMap::new();
-    for log in logs {
-        for line in std::fs::read_to_string(log).unwrap().lines() {
-            let mut v: Value = serde_json::from_str(line).unwrap();
-            v.as_object_mut().unwrap().remove("seconds");
-            let id = v["id"].as_u64().unwrap();
-            assert!(all.insert(id, v).is_none(), "game {id} twice");
-        }
-    }
-    all
-}
-
 #[test]
 fn games_are_identical_across_threads_and_shards() {
     let dir = scratch("repro");
@@ -83,7 +53,7 @@ fn games_are_identical_across_threads_and_shards() {
     let spec = spec.to_str().unwrap();
     let one = dir.join("t1");
     let two = dir.join("t2");
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec,
         "--out",
@@ -92,7 +62,7 @@ fn games_are_identical_across_threads_and_shards() {
         "1",
         "--quiet",
     ]);
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec,
         "--out",
@@ -104,7 +74,7 @@ fn games_are_identical_across_threads_and_shards() {
     let mut shard_logs = Vec::new();
     for i in 0..3 {
         let out = dir.join(format!("s{i}"));
-        ok(&[
+        common::joute_ok(&[
             "run",
             spec,
             "--out",
@@ -117,10 +87,10 @@ fn games_are_identical_across_threads_and_shards() {
         ]);
         shard_logs.push(out.join("games.jsonl"));
     }
-    let a = games(&[one.join("games.jsonl")]);
+    let a = common::games_by_id(&[one.join("games.jsonl")]);
     assert_eq!(a.len(), 60);
-    assert_eq!(a, games(&[two.join("games.jsonl")]));
-    assert_eq!(a, games(&shard_logs));
+    assert_eq!(a, common::games_by_id(&[two.join("games.jsonl")]));
+    assert_eq!(a, common::games_by_id(&shard_logs));
 
     // The merge renders exactly what the unsharded run rendered.
     let merged = dir.join("merged");
@@ -128,8 +98,8 @@ fn games_are_identical_across_threads_and_shards() {
     args.extend(shard_logs.iter().map(|p| p.display().to_string()));
     args.extend(["--out".into(), merged.display().to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let report = ok(&args);
-    let single = ok(&[
+    let report = common::joute_ok(&args);
+    let single = common::joute_ok(&[
         "report",
         one.join("games.jsonl").to_str().unwrap(),
         "--out",
@@ -165,48 +135,13 @@ fn games_are_identical_across_threads_and_shards() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A Connect 4 run slow enough to be killed in the middle: 3 pairings × 120 games.
-fn slow_spec(dir: &Path) -> PathBuf {
-    let path = dir.join("slow.toml");
-    std::fs::write(
-        &path,
-        r#"
-name = "slow"
-game = "connect4"
-seed = 5
-openings = { plies = 4, count = 60 }
-
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-
-[[engine]]
-name = "ab-6"
-algorithm = "alphabeta"
-depth = 6
-
-[[engine]]
-name = "pvs-7"
-algorithm = "pvs"
-depth = 7
-"#,
-    )
-    .unwrap();
-    path
-}
-
-fn log_lines(log: &Path) -> usize {
-    std::fs::read(log).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
-}
-
 #[test]
 fn a_killed_run_resumes_without_losing_or_repeating_games() {
     let dir = scratch("resume");
-    let spec = slow_spec(&dir);
+    let spec = common::slow_spec(&dir);
     let spec = spec.to_str().unwrap();
     let whole = dir.join("whole");
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec,
         "--out",
@@ -215,13 +150,12 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
         "2",
         "--quiet",
     ]);
-    let expected = games(&[whole.join("games.jsonl")]);
+    let expected = common::games_by_id(&[whole.join("games.jsonl")]);
     assert_eq!(expected.len(), 360);
 
     // Kill (SIGKILL) the run once its log holds 30, 120, 200 and 300 games, resuming each time.
     let killed = dir.join("killed");
     let log = killed.join("games.jsonl");
-    let bin = assert_cmd::cargo::cargo_bin("joute");
     let mut kills = Vec::new();
     for target in [30usize, 120, 200, 300] {
         let mut args = vec![
@@ -236,20 +170,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
         if log.exists() {
             args.push("--resume");
         }
-        let mut child = std::process::Command::new(&bin)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        while child.try_wait().unwrap().is_none() && log_lines(&log) < target {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap(); // SIGKILL on Unix
-            kills.push(log_lines(&log));
-        }
-        child.wait().unwrap();
+        kills.extend(common::kill_at_lines(&args, &log, target));
     }
     eprintln!("killed with {kills:?} games in the log");
     assert!(
@@ -259,7 +180,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     // What a SIGKILL in the middle of an atomic write leaves (no live process has this PID).
     std::fs::write(killed.join("run.json.tmp4000000000"), "{").unwrap();
     std::fs::write(killed.join(".elo.4000000000.tmp.png"), "").unwrap();
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec,
         "--out",
@@ -269,7 +190,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
         "--quiet",
         "--resume",
     ]);
-    let resumed = games(&[log]);
+    let resumed = common::games_by_id(&[log]);
     assert_eq!(resumed.len(), expected.len());
     assert_eq!(resumed, expected);
     let stale: Vec<_> = std::fs::read_dir(&killed)
@@ -288,24 +209,20 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
 #[test]
 fn a_report_beside_a_running_run_covers_what_is_logged_and_says_so() {
     let dir = scratch("live-report");
-    let spec = slow_spec(&dir);
+    let spec = common::slow_spec(&dir);
     let out = dir.join("run");
     let log = out.join("games.jsonl");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("joute"))
-        .args([
+    let mut child = common::start_until_lines(
+        &[
             "run",
             spec.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
             "--quiet",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    while child.try_wait().unwrap().is_none() && log_lines(&log) < 20 {
-        std::thread::sleep(Duration::from_millis(1));
-    }
+        ],
+        &log,
+        20,
+    );
     let report = joute()
         .args([
             "report",
@@ -332,9 +249,9 @@ fn a_torn_last_line_is_cut_and_the_game_replayed() {
     let spec = small_spec(&dir, 3);
     let spec = spec.to_str().unwrap();
     let out = dir.join("run");
-    ok(&["run", spec, "--out", out.to_str().unwrap(), "--quiet"]);
+    common::joute_ok(&["run", spec, "--out", out.to_str().unwrap(), "--quiet"]);
     let log = out.join("games.jsonl");
-    let full = games(std::slice::from_ref(&log));
+    let full = common::games_by_id(std::slice::from_ref(&log));
     let text = std::fs::read_to_string(&log).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     // Keep 20 lines and half of the 21st.
@@ -342,7 +259,7 @@ fn a_torn_last_line_is_cut_and_the_game_replayed() {
     torn.push('\n');
     torn.push_str(&lines[20][..lines[20].len() / 2]);
     std::fs::write(&log, torn).unwrap();
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec,
         "--out",
@@ -350,13 +267,13 @@ fn a_torn_last_line_is_cut_and_the_game_replayed() {
         "--quiet",
         "--resume",
     ]);
-    assert_eq!(games(&[log]), full);
+    assert_eq!(common::games_by_id(&[log]), full);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_table_and_head_to_head_look_like_ordo_and_fastchess() {
-    let out = ok(&[
+    let out = common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:4",
@@ -384,7 +301,7 @@ fn the_table_and_head_to_head_look_like_ordo_and_fastchess() {
     ] {
         assert!(out.contains(piece), "'{piece}' missing:\n{out}");
     }
-    let json: Value = serde_json::from_str(&ok(&[
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:4",
@@ -410,7 +327,7 @@ fn the_table_and_head_to_head_look_like_ordo_and_fastchess() {
 #[test]
 fn an_sprt_stops_as_soon_as_it_decides() {
     // Depth 4 against random: H1 [0, 50] is accepted long before the cap of 2000 games.
-    let json: Value = serde_json::from_str(&ok(&[
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:4",
@@ -430,7 +347,7 @@ fn an_sprt_stops_as_soon_as_it_decides() {
     assert_eq!(json["games"].as_u64().unwrap(), 2 * pairs);
     assert!(json["sprt"]["llr"].as_f64().unwrap() >= 2.94);
     // Equal engines: H0 [0, 200] at the 5% level is accepted.
-    let json: Value = serde_json::from_str(&ok(&[
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:2",
@@ -447,7 +364,7 @@ fn an_sprt_stops_as_soon_as_it_decides() {
 
 #[test]
 fn an_engine_that_wins_everything_gets_a_finite_marked_rating() {
-    let out = ok(&[
+    let out = common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:6",
@@ -470,7 +387,7 @@ fn an_engine_that_wins_everything_gets_a_finite_marked_rating() {
             "{text}"
         );
     }
-    let json: Value = serde_json::from_str(&ok(&[
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:6",
@@ -546,7 +463,7 @@ fn running_a_finished_spec_again_renders_it_again_and_another_spec_is_refused() 
 /// The games of a log by id, with the two fields that differ between an extended run and a
 /// fresh one removed: the timing and the spec hash each game was played under.
 fn games_without_hash(log: &Path) -> BTreeMap<u64, Value> {
-    let mut all = games(&[log.to_path_buf()]);
+    let mut all = common::games_by_id(&[log.to_path_buf()]);
     for v in all.values_mut() {
         v.as_object_mut().unwrap().remove("spec");
     }
@@ -598,7 +515,7 @@ fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
     // The same games, and the same ratings, as a run of the larger spec from scratch.
     let fresh = dir.join("fresh");
     let spec = small_spec(&dir, 4);
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
@@ -611,7 +528,7 @@ fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
         std::fs::read_to_string(fresh.join("ratings.csv")).unwrap()
     );
     // joute report reads the extended log as one run.
-    let report = ok(&[
+    let report = common::joute_ok(&[
         "report",
         out.join("games.jsonl").to_str().unwrap(),
         "--out",
@@ -628,7 +545,7 @@ fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
         .replace("count = 4 }", "count = 4 }\nrounds = 2");
     std::fs::write(&spec, text).unwrap();
     let two_rounds = dir.join("rounds");
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
@@ -658,7 +575,7 @@ fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
 fn moves_cut_by_a_time_limit_are_counted_per_engine() {
     let dir = scratch("timeouts");
     let out = dir.join("m");
-    let text = ok(&[
+    let text = common::joute_ok(&[
         "match",
         "connect4",
         "pvs:1ms",
@@ -700,28 +617,6 @@ fn moves_cut_by_a_time_limit_are_counted_per_engine() {
     );
 }
 
-/// Writes `text` as a spec and expects exit code 2 with an error holding every piece.
-fn refused_spec(dir: &Path, text: &str, expected: &[&str]) {
-    let path = dir.join("bad.toml");
-    std::fs::write(&path, text).unwrap();
-    let out = joute()
-        .args([
-            "run",
-            path.to_str().unwrap(),
-            "--out",
-            dir.join("out").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    for piece in expected {
-        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
-    }
-}
-
 /// The repository: specs written into scratch folders name its weights files absolutely.
 const REPO: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -733,14 +628,22 @@ const TWO: &str = "[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 
 fn bad_specs_get_a_clear_error_with_file_line_and_column() {
     let dir = scratch("bad");
     // A tuning spec given to joute run says which command it is for.
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &std::fs::read_to_string(Path::new(REPO).join("tournaments/tune-connect4.toml")).unwrap(),
+        &[],
         &["this is a tuning spec", "joute tune"],
     );
     // Absurd numbers are refused with their key's range.
     let ranged = |from: &str, to: &str, expected: &[&str]| {
-        refused_spec(&dir, &format!("{HEAD}{TWO}").replace(from, to), expected);
+        common::refused_spec(
+            &dir,
+            "run",
+            &format!("{HEAD}{TWO}").replace(from, to),
+            &[],
+            expected,
+        );
     };
     ranged(
         "seed = 1\n",
@@ -777,59 +680,85 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         "algorithm = \"mcts\"\nplayouts = 10\nexploration = 1e9",
         &["engine[1].exploration", "0..=100"],
     );
-    refused_spec(&dir, "name = \"t\"\ngame = \n", &["bad.toml:2:"]);
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
+        "name = \"t\"\ngame = \n",
+        &[],
+        &["bad.toml:2:"],
+    );
+    common::refused_spec(
+        &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("seed = 1\n", ""),
+        &[],
         &["bad.toml:1:1:", "missing key 'seed'"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}seeed = 3\n{TWO}"),
+        &[],
         &["bad.toml:5:1:", "key 'seeed'", "unknown key", "seed"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}depht = 3\n"),
+        &[],
         &[
             "bad.toml:13:1:",
             "key 'depht'",
             "unknown key; did you mean 'depth'?",
         ],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("connect4", "chess"),
+        &[],
         &["bad.toml:2:8:", "key 'game'", "chess", "othello"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("alphabeta", "alphabeat"),
+        &[],
         &["bad.toml:7:13:", "engine[1].algorithm", "alphabeat"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("name = \"b\"", "name = \"a\""),
+        &[],
         &["bad.toml:11:8:", "two engines are called 'a'"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n"),
+        &[],
         &["bad.toml:5:", "at least two"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 2 }\ngames = 7"),
+        &[],
         &["bad.toml:5:9:", "key 'games'", "even"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 2 }\ngames = 0"),
+        &[],
         &["key 'games'", "positive even"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("depth = 1", "depth = 1\nweights = \"weights/nope.toml\""),
+        &[],
         &[
             "bad.toml:9:11:",
             "engine[1].weights",
@@ -837,69 +766,91 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
             "cannot read",
         ],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace(
             "depth = 1",
             &format!("depth = 1\nweights = \"{REPO}/weights/othello.toml\""),
         ),
+        &[],
         &["engine[1].weights", "othello", "connect4"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace(
             "depth = 1",
             "depth = 1\nweights = { centre = 1, mobilty = 2 }",
         ),
+        &[],
         &["engine[1].weights.mobilty", "not a feature"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("depth = 1", "depth = 99"),
+        &[],
         &["bad.toml:8:9:", "engine[1].depth", "1..=64"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("depth = 1\n", ""),
+        &[],
         &["engine[1]", "needs a budget"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}format = \"gauntlet\"\n{TWO}"),
+        &[],
         &["key 'challengers'"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}format = \"gauntlet\"\nchallengers = [\"z\"]\n{TWO}"),
+        &[],
         &["'z' is not an engine"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!(
             "{HEAD}{TWO}[[engine]]\nname = \"c\"\nalgorithm = \"random\"\n[sprt]\nelo0 = 0\nelo1 = 5\n"
         ),
+        &[],
         &["key 'sprt'", "exactly two"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}[sprt]\nelo0 = 5\nelo1 = 0\n"),
+        &[],
         &["sprt.elo1", "greater"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "plies = 1, count = 8"),
+        &[],
         &["key 'openings'", "found only 7"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "file = \"nope.txt\""),
+        &[],
         &["openings.file", "nope.txt"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!(
             "name = \"t\"\ngame = \"othello\"\nseed = 1\nopenings = {{ plies = 2, count = 2 }}\n[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\nweights = \"{REPO}/weights/connect4.toml\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n"
         ),
+        &[],
         &["engine[1].weights", "connect4", "othello"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -976,7 +927,7 @@ fn bad_command_lines_get_a_clear_error() {
         "cannot create the output folder",
     );
     // --resume against the log of another spec.
-    ok(&["run", spec, "--out", out.to_str().unwrap(), "--quiet"]);
+    common::joute_ok(&["run", spec, "--out", out.to_str().unwrap(), "--quiet"]);
     let other = dir.join("other.toml");
     std::fs::write(
         &other,
@@ -997,7 +948,7 @@ fn bad_command_lines_get_a_clear_error() {
     );
     // Logs of different specs do not merge.
     let out2 = dir.join("o2");
-    ok(&[
+    common::joute_ok(&[
         "run",
         other.to_str().unwrap(),
         "--out",
@@ -1039,8 +990,8 @@ fn paths_in_a_spec_are_relative_to_the_spec_file() {
     }
     // Both ran the same spec: the same hash, the same games.
     assert_eq!(
-        games(&[dir.join("from-tournaments").join("games.jsonl")]),
-        games(&[dir.join("from-root").join("games.jsonl")])
+        common::games_by_id(&[dir.join("from-tournaments").join("games.jsonl")]),
+        common::games_by_id(&[dir.join("from-root").join("games.jsonl")])
     );
     // An openings file beside a spec in another folder.
     let elsewhere = dir.join("specs");
@@ -1051,7 +1002,7 @@ fn paths_in_a_spec_are_relative_to_the_spec_file() {
         format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "file = \"openings.txt\""),
     )
     .unwrap();
-    ok(&[
+    common::joute_ok(&[
         "run",
         elsewhere.join("spec.toml").to_str().unwrap(),
         "--out",
@@ -1140,7 +1091,7 @@ fn the_cluster_scripts_run_shards_and_merge_them() {
         String::from_utf8_lossy(&merged.stderr)
     );
     let whole = dir.join("whole");
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
@@ -1197,7 +1148,7 @@ playouts = 100
     )
     .unwrap();
     let out = dir.join("run");
-    let json: Value = serde_json::from_str(&ok(&[
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
@@ -1206,7 +1157,7 @@ playouts = 100
     ]))
     .unwrap();
     let names = ["ab-1", "ab-2", "ab-4", "mcts-100"];
-    let games: Vec<(usize, usize, f64)> = games(&[out.join("games.jsonl")])
+    let games: Vec<(usize, usize, f64)> = common::games_by_id(&[out.join("games.jsonl")])
         .values()
         .map(|g| {
             let index = |key: &str| {
@@ -1280,7 +1231,7 @@ playouts = 100
     let report = |extra: &[&str]| -> Value {
         let mut args = vec!["report", log.to_str().unwrap(), "--json"];
         args.extend_from_slice(extra);
-        serde_json::from_str(&ok(&args)).unwrap()
+        serde_json::from_str(&common::joute_ok(&args)).unwrap()
     };
     let anchored = report(&["--anchor", "ab-1=1000"]);
     check(&anchored, &r, 1000.0 - r[0]);
@@ -1292,7 +1243,7 @@ playouts = 100
     assert_eq!(ignored["scale"]["first_move"], "ignore");
     assert_eq!(ignored["scale"]["first_move_elo"], Value::Null);
     // The terminal states the model and the origin.
-    let text = ok(&["report", log.to_str().unwrap(), "--anchor", "ab-4"]);
+    let text = common::joute_ok(&["report", log.to_str().unwrap(), "--anchor", "ab-4"]);
     assert!(text.contains("first mover: "), "{text}");
     assert!(text.contains("ab-4 fixed at 0.0"), "{text}");
     // So does scale.csv.
@@ -1315,14 +1266,14 @@ fn morpion_runs_report_and_resume() {
     )
     .unwrap();
     let out = dir.join("run");
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
         "--quiet",
     ]);
-    ok(&[
+    common::joute_ok(&[
         "run",
         spec.to_str().unwrap(),
         "--out",
@@ -1330,9 +1281,9 @@ fn morpion_runs_report_and_resume() {
         "--quiet",
         "--resume",
     ]);
-    ok(&["report", out.join("games.jsonl").to_str().unwrap()]);
+    common::joute_ok(&["report", out.join("games.jsonl").to_str().unwrap()]);
     // Every round plays openings of its own: 12 distinct openings for 24 games.
-    let log = games(&[out.join("games.jsonl")]);
+    let log = common::games_by_id(&[out.join("games.jsonl")]);
     assert_eq!(log.len(), 24);
     let openings: std::collections::HashSet<String> =
         log.values().map(|g| g["opening"].to_string()).collect();
@@ -1344,7 +1295,7 @@ fn morpion_runs_report_and_resume() {
 fn edited_logs_and_records_are_refused_not_miscounted() {
     let dir = scratch("edited");
     let out = dir.join("run");
-    ok(&[
+    common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:2",
@@ -1388,7 +1339,7 @@ fn edited_logs_and_records_are_refused_not_miscounted() {
 #[test]
 fn a_second_process_cannot_append_to_a_running_log() {
     let dir = scratch("lock");
-    let spec = slow_spec(&dir);
+    let spec = common::slow_spec(&dir);
     let out = dir.join("run");
     let bin = assert_cmd::cargo::cargo_bin("joute");
     let mut first = std::process::Command::new(&bin)
@@ -1405,7 +1356,7 @@ fn a_second_process_cannot_append_to_a_running_log() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    while log_lines(&out.join("games.jsonl")) < 2 {
+    while common::lines_in(&out.join("games.jsonl")) < 2 {
         std::thread::sleep(Duration::from_millis(1));
     }
     let second = joute()
@@ -1472,14 +1423,18 @@ fn limits_are_checked_before_anything_is_played() {
         "out of range",
     );
     let dir = scratch("limits");
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000001 }"),
+        &[],
         &["1..=1000000"],
     );
-    refused_spec(
+    common::refused_spec(
         &dir,
+        "run",
         &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 1000 }\nrounds = 5000"),
+        &[],
         &["at most 1000000 openings"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -1539,7 +1494,7 @@ fn a_match_grows_its_openings_or_says_which_flag_repeats_them() {
     let stderr = String::from_utf8_lossy(&played.stderr);
     assert!(stderr.contains("each is played"), "{stderr}");
     // The openings repeat, the games (seeded by their id) do not all repeat.
-    let log = games(&[out.join("games.jsonl")]);
+    let log = common::games_by_id(&[out.join("games.jsonl")]);
     assert_eq!(log.len(), 3000);
     let openings: std::collections::BTreeSet<String> =
         log.values().map(|g| g["opening"].to_string()).collect();
@@ -1561,7 +1516,7 @@ fn zero_reads_as_zero_never_minus_zero() {
     // which the fits and estimates can return as -0.
     let dir = scratch("zero");
     let out = dir.join("m");
-    let text = ok(&[
+    let text = common::joute_ok(&[
         "match",
         "connect4",
         "alphabeta:3",
@@ -1610,7 +1565,7 @@ fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone()
         let path = dir.join(format!("{name}.toml"));
         std::fs::write(&path, format!("{text}\n{extra}")).unwrap();
         let out = dir.join(name);
-        let json: Value = serde_json::from_str(&ok(&[
+        let json: Value = serde_json::from_str(&common::joute_ok(&[
             "run",
             path.to_str().unwrap(),
             "--out",
@@ -1640,7 +1595,7 @@ fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone()
 /// returns the folder, the terminal's text and the JSON of `joute report` on its log.
 fn small_match(dir: &Path, games: u32, seed: u32) -> (PathBuf, String, Value) {
     let out = dir.join(format!("m{games}-{seed}"));
-    let text = ok(&[
+    let text = common::joute_ok(&[
         "match",
         "connect4",
         "pvs:8",
@@ -1653,8 +1608,12 @@ fn small_match(dir: &Path, games: u32, seed: u32) -> (PathBuf, String, Value) {
         out.to_str().unwrap(),
     ]);
     let log = out.join("games.jsonl");
-    let json: Value =
-        serde_json::from_str(&ok(&["report", log.to_str().unwrap(), "--json"])).unwrap();
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
+        "report",
+        log.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
     (out, text, json)
 }
 
@@ -1788,7 +1747,7 @@ fn a_two_game_match_has_wide_intervals_and_the_true_reasons() {
     );
     // Without the advantage in the model (95.4 ± 0.0 before): the same difference, an interval.
     let log = out.join("games.jsonl");
-    let ignored: Value = serde_json::from_str(&ok(&[
+    let ignored: Value = serde_json::from_str(&common::joute_ok(&[
         "report",
         log.to_str().unwrap(),
         "--json",

@@ -1,7 +1,7 @@
 //! `joute tune` from the command line: a small run end to end, resume after SIGKILL, and bad
 //! input.
 
-use crate::common;
+use crate::common::{self, scratch};
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -9,10 +9,6 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::Value;
-
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("tune", name)
-}
 
 /// A Connect 4 tuning spec writing its weights into `dir`; `extra` is appended (method
 /// settings, more keys).
@@ -60,19 +56,6 @@ fn write(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("spec.toml");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn history(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("history.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            // Wall-clock time is the one thing that differs between runs.
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
 }
 
 /// The A/A match's games: id, engine moving first, moves and result.
@@ -134,7 +117,7 @@ fn a_small_run_tunes_confirms_and_writes_everything() {
     assert_eq!(check["pairs"], 20);
     assert!(check["distinct_pairs"].as_u64().unwrap() >= 10, "{summary}");
     assert!(summary["aa"]["error"].as_f64().unwrap() > 0.0, "{summary}");
-    let h = history(&out);
+    let h = common::history(&out);
     assert_eq!(h.len() as u64, summary["candidates"].as_u64().unwrap());
     let tuning: u64 = h.iter().map(|l| l["games"].as_u64().unwrap()).sum();
     assert_eq!(tuning + 240, games);
@@ -223,7 +206,7 @@ fn spsa_runs_its_iterations() {
     ]);
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(summary["candidates"], 60);
-    let h = history(&out);
+    let h = common::history(&out);
     // No iteration is "accepted": every one moves θ by its estimate.
     assert!(h.iter().all(|l| l["pairs"] == 2 && l["accepted"] == false));
     assert_eq!(summary["games"], 60 * 4 + 240);
@@ -264,7 +247,7 @@ fn a_killed_run_resumes_to_the_same_weights() {
     let whole = dir.join("whole");
     common::joute_ok(&["tune", spec, "--out", whole.to_str().unwrap(), "--quiet"]);
     let expected_weights = weights_of(&dir.join("tuned.toml"));
-    let expected_history = history(&whole);
+    let expected_history = common::history(&whole);
     std::fs::remove_file(dir.join("tuned.toml")).unwrap();
 
     let killed = dir.join("killed");
@@ -291,30 +274,10 @@ fn a_killed_run_resumes_to_the_same_weights() {
         "--resume",
     ]);
     assert_eq!(weights_of(&dir.join("tuned.toml")), expected_weights);
-    assert_eq!(history(&killed), expected_history);
+    assert_eq!(common::history(&killed), expected_history);
     // The A/A match's games, random choices included, replay from the seed.
     assert_eq!(aa_games(&killed), aa_games(&whole));
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Runs `joute tune` on `text` (written as `dir/bad.toml`) and expects one clear line, exit 2.
-fn refused(dir: &Path, text: &str, extra_args: &[&str], expected: &[&str]) {
-    let path = dir.join("bad.toml");
-    std::fs::write(&path, text).unwrap();
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(["tune", path.to_str().unwrap(), "--out"])
-        .arg(dir.join("out"))
-        .args(extra_args)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    for piece in expected {
-        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
-    }
 }
 
 #[test]
@@ -419,17 +382,19 @@ fn bad_tuning_specs_get_a_clear_error() {
         ),
     ];
     for (text, expected) in &cases {
-        refused(&dir, text, &[], expected);
+        common::refused_spec(&dir, "tune", text, &[], expected);
     }
     // --budget 0, and a budget too small for the confirmation.
-    refused(
+    common::refused_spec(
         &dir,
+        "tune",
         &good,
         &["--budget", "0"],
         &["--budget 0 plays nothing"],
     );
-    refused(
+    common::refused_spec(
         &dir,
+        "tune",
         &good,
         &["--budget", "4"],
         &["leaves nothing for tuning"],

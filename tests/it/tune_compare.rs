@@ -67,7 +67,7 @@ fn smoke_comparison_writes_the_table_and_the_chart_inside_out() {
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("scripts/tune-compare.py");
-    let dir = common::scratch("tune-compare", "smoke");
+    let dir = common::scratch("smoke");
     let out = dir.join("out");
     // What the script must leave alone: the repository's files it reads, and its folder.
     let watched = [root.join("scripts"), root.join("tournaments/tune-compare")];

@@ -5,17 +5,13 @@
 //!
 //! Linux only (the orphan check reads `/proc`); needs `python3`.
 
-use crate::common;
+use crate::common::{self, scratch};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
-
-fn scratch(name: &str) -> common::Scratch {
-    common::scratch("tune-outside", name)
-}
 
 /// The Python interpreter itself: `python3` may be a launcher script (pyenv's shims start in a
 /// tenth of a second), and every candidate starts its programs afresh.
@@ -84,18 +80,6 @@ fn write(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
-fn history(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("history.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
-}
-
 /// P(X ≥ k) for X ~ Binomial(n, 1/2).
 fn binomial_tail(n: u64, k: u64) -> f64 {
     let mut choose = 1.0f64; // C(n, i)
@@ -149,7 +133,7 @@ fn spsa_tunes_an_outside_option_toward_its_optimum_and_writes_usable_options() {
     // or up with probability ½, independently of the others (Δ is fresh each time) — a fair
     // coin. Downs that a fair coin gives with probability below 1e-6 reject that. (Measured:
     // noise 40 scores 62% against noise 60, so nearly every iteration points down.)
-    let h = history(&out);
+    let h = common::history(&out);
     let (mut down, mut moved) = (0, 0);
     for l in &h {
         let delta =
@@ -245,35 +229,6 @@ options = {{ noise = 60, seed = 1 }}
     );
 }
 
-/// The processes whose command line holds `marker` (zombies excluded).
-fn running_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            stat.rsplit_once(") ")
-                .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
-        });
-        if alive
-            && cmdline
-                .windows(marker.len())
-                .any(|w| w == marker.as_bytes())
-        {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 #[test]
 fn a_killed_outside_run_leaves_no_program_and_resumes_to_the_same_history() {
     let dir = scratch("resume");
@@ -289,7 +244,7 @@ fn a_killed_outside_run_leaves_no_program_and_resumes_to_the_same_history() {
     let spec = spec.to_str().unwrap();
     let whole = dir.join("whole");
     common::joute_ok(&["tune", spec, "--out", whole.to_str().unwrap(), "--quiet"]);
-    let expected = history(&whole);
+    let expected = common::history(&whole);
     assert_eq!(expected.len(), 40);
     // Hill climbing went down from 60: each accepted candidate had less noise.
     let accepted: Vec<f64> = (expected.iter())
@@ -313,11 +268,12 @@ fn a_killed_outside_run_leaves_no_program_and_resumes_to_the_same_history() {
         kills.extend(common::kill_at_lines(&args, &log, target));
         // The programs die with joute (their parent-death signal), at once.
         let since = Instant::now();
-        while !running_with(&marker).is_empty() && since.elapsed() < Duration::from_secs(5) {
+        while !common::running_with(&marker).is_empty() && since.elapsed() < Duration::from_secs(5)
+        {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert_eq!(
-            running_with(&marker),
+            common::running_with(&marker),
             Vec::<u32>::new(),
             "orphans after a kill"
         );
@@ -341,7 +297,7 @@ fn a_killed_outside_run_leaves_no_program_and_resumes_to_the_same_history() {
     ]);
     // The program is deterministic (its random draws are seeded from its options and the
     // moves) and plays without a clock: here the resumed run replays the uninterrupted one.
-    assert_eq!(history(&killed), expected);
+    assert_eq!(common::history(&killed), expected);
     assert_eq!(
         std::fs::read_to_string(killed.join("tuned-options.toml"))
             .unwrap()
@@ -352,7 +308,7 @@ fn a_killed_outside_run_leaves_no_program_and_resumes_to_the_same_history() {
             .lines()
             .last()
     );
-    assert_eq!(running_with(&marker), Vec::<u32>::new());
+    assert_eq!(common::running_with(&marker), Vec::<u32>::new());
 }
 
 #[test]
@@ -378,7 +334,7 @@ fn candidates_play_a_pool_of_built_in_engines_on_a_clock() {
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     // Both vectors play the pool engine from each opening: four games a pair.
     assert_eq!(summary["games"], 4 * 3 * 4 + 20, "{summary}");
-    for l in history(&out) {
+    for l in common::history(&out) {
         assert_eq!(l["games"], 12);
         assert_eq!(l["pairs"], 3);
     }
@@ -387,25 +343,6 @@ fn candidates_play_a_pool_of_built_in_engines_on_a_clock() {
     let confirm = std::fs::read_to_string(out.join("confirm/games.jsonl")).unwrap();
     let first: Value = serde_json::from_str(confirm.lines().next().unwrap()).unwrap();
     assert_eq!(first["not_reproducible"][0], "clock", "{first}");
-}
-
-/// Runs `joute tune` on `text` (written as `dir/bad.toml`) and expects one clear line, exit 2.
-fn refused(dir: &Path, text: &str, expected: &[&str]) {
-    let path = dir.join("bad.toml");
-    std::fs::write(&path, text).unwrap();
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(["tune", path.to_str().unwrap(), "--out"])
-        .arg(dir.join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    for piece in expected {
-        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
-    }
 }
 
 #[test]
@@ -473,7 +410,7 @@ fn bad_outside_tuning_specs_get_a_clear_error() {
         ),
     ];
     for (text, expected) in &cases {
-        refused(&dir, text, expected);
+        common::refused_spec(&dir, "tune", text, &[], expected);
     }
     // A program that does not answer the handshake: refused before any game (after the lines
     // that say what the run is), exit 2.
@@ -497,7 +434,10 @@ fn bad_outside_tuning_specs_get_a_clear_error() {
             && last.contains("did not start: handshake: it answered 'hello'"),
         "{stderr}"
     );
-    assert!(!dir.join("silent/history.jsonl").is_file() || history(&dir.join("silent")).is_empty());
+    assert!(
+        !dir.join("silent/history.jsonl").is_file()
+            || common::history(&dir.join("silent")).is_empty()
+    );
     // A built-in engine refuses the outside engine's keys: an option start, a clock.
     let built_in = good
         .replace("command = ", "# command = ")
@@ -509,25 +449,31 @@ fn bad_outside_tuning_specs_get_a_clear_error() {
             "[engine]\nalgorithm = \"alphabeta\"\ndepth = 2\n",
         );
     let features = built_in.replace("name = \"noise\"", "name = \"own_threes\"");
-    refused(
+    common::refused_spec(
         &dir,
+        "tune",
         &features.replace("step = 10", "step = 10\nstart = 3"),
+        &[],
         &[
             "param[1].start",
             "start belongs to an outside engine's option",
         ],
     );
-    refused(
+    common::refused_spec(
         &dir,
+        "tune",
         &features.replace("step = 10", "step = 10\ninteger = true"),
+        &[],
         &[
             "param[1].integer",
             "integer belongs to an outside engine's option",
         ],
     );
-    refused(
+    common::refused_spec(
         &dir,
+        "tune",
         &features.replace("seed = 5", "seed = 5\ntc = \"10+0.1\""),
+        &[],
         &[
             "bad.toml:4:6",
             "key 'tc'",
@@ -535,9 +481,11 @@ fn bad_outside_tuning_specs_get_a_clear_error() {
         ],
     );
     // An option name given to a built-in engine is no feature of its game.
-    refused(
+    common::refused_spec(
         &dir,
+        "tune",
         &built_in,
+        &[],
         &["param[1].name", "'noise' is not a feature of connect4"],
     );
 }

@@ -6,7 +6,6 @@ use crate::common;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 /// An Othello regression spec (alphabeta depth 2 from the defaults); `regression` is the body
@@ -43,30 +42,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The history without its wall-clock times.
-fn history(out: &Path) -> Vec<Value> {
-    jsonl(&out.join("history.jsonl"))
-        .into_iter()
-        .map(|mut v| {
-            let o = v.as_object_mut().unwrap();
-            o.remove("seconds");
-            o["fit"].as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
-}
-
 /// The self-play games of a round without their wall-clock times.
 fn selfplay(out: &Path, round: u32) -> Vec<Value> {
-    jsonl(&out.join(format!("selfplay/round-{round}.jsonl")))
+    common::jsonl(&out.join(format!("selfplay/round-{round}.jsonl")))
         .into_iter()
         .map(|mut v| {
             v.as_object_mut().unwrap().remove("seconds");
@@ -86,7 +64,7 @@ fn weights_lines(path: &Path) -> Vec<String> {
 
 #[test]
 fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
-    let dir = common::scratch("tune_regression", "rounds");
+    let dir = common::scratch("rounds");
     let spec = write(&dir, "spec.toml", &spec_text("games = 300\nrounds = 2"));
     let out = dir.join("out");
     let stdout = common::joute_ok(&[
@@ -100,7 +78,7 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
         "{stdout}"
     );
 
-    let lines = history(&out);
+    let lines = common::history(&out);
     assert_eq!(lines.len(), 2, "one history line per round");
     for (r, line) in lines.iter().enumerate() {
         assert_eq!(line["method"], "regression");
@@ -138,7 +116,7 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
         }
     }
     for held in ["confirm", "aa"] {
-        for g in jsonl(&out.join(held).join("games.jsonl")) {
+        for g in common::jsonl(&out.join(held).join("games.jsonl")) {
             assert!(!openings.contains(&g["opening"].to_string()), "{g}");
         }
     }
@@ -181,7 +159,7 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
 
 #[test]
 fn a_tapered_fit_is_written_and_confirmed() {
-    let dir = common::scratch("tune_regression", "taper");
+    let dir = common::scratch("taper");
     let spec = write(&dir, "spec.toml", &spec_text("games = 300\ntaper = true"));
     let out = dir.join("out");
     common::joute_ok(&[
@@ -220,8 +198,44 @@ fn a_tapered_fit_is_written_and_confirmed() {
 }
 
 #[test]
+fn exact_labels_change_the_fit_and_the_spec_hash() {
+    let dir = common::scratch("tune-regression-exact");
+    let tune = |name: &str, regression: &str| -> (String, Value) {
+        let spec = write(&dir, &format!("{name}.toml"), &spec_text(regression));
+        let out = dir.join(name);
+        common::joute_ok(&[
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        let checkpoint: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).unwrap())
+                .unwrap();
+        (
+            weights_lines(&out.join("tuned-weights.toml")).join("\n"),
+            checkpoint,
+        )
+    };
+    let (by_results, plain) = tune("results", "games = 120");
+    let (by_solver, exact) = tune("solver", "games = 120\nexact_labels = 8");
+    // The same games (the labels do not change the self-play of the first round), other
+    // labels for their last positions: other weights.
+    assert_ne!(by_results, by_solver);
+    assert_eq!(
+        exact["spec"]["regression"]["exact_labels"], 8,
+        "{}",
+        exact["spec"]
+    );
+    assert!(plain["spec"]["regression"].get("exact_labels").is_none());
+    assert_ne!(plain["spec_hash"], exact["spec_hash"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_killed_regression_run_resumes_to_the_same_weights() {
-    let dir = common::scratch("tune_regression", "resume");
+    let dir = common::scratch("resume");
     // Depth 3 and 2,000 games a round: slow enough to be killed during self-play.
     let text = spec_text("games = 2000\nrounds = 2").replace("depth = 2", "depth = 3");
     let spec = write(&dir, "spec.toml", &text);
@@ -254,7 +268,7 @@ fn a_killed_regression_run_resumes_to_the_same_weights() {
         weights_lines(&killed.join("tuned-weights.toml")),
         weights_lines(&whole.join("tuned-weights.toml"))
     );
-    assert_eq!(history(&killed), history(&whole));
+    assert_eq!(common::history(&killed), common::history(&whole));
     for round in [1, 2] {
         assert_eq!(selfplay(&killed, round), selfplay(&whole, round));
     }
@@ -263,20 +277,7 @@ fn a_killed_regression_run_resumes_to_the_same_weights() {
 
 /// Runs `joute tune` on `text` and expects one clear line naming `expected`, exit 2.
 fn refused(dir: &Path, text: &str, expected: &[&str]) {
-    let path = write(dir, "bad.toml", text);
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .args(["tune", path.to_str().unwrap(), "--out"])
-        .arg(dir.join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{text}\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    for piece in expected {
-        assert!(stderr.contains(piece), "'{piece}' not in: {stderr}");
-    }
+    common::refused_spec(dir, "tune", text, &[], expected);
     assert!(
         !dir.join("out").exists(),
         "nothing is written for a bad spec"
@@ -285,7 +286,7 @@ fn refused(dir: &Path, text: &str, expected: &[&str]) {
 
 #[test]
 fn bad_regression_specs_get_a_clear_error() {
-    let dir = common::scratch("tune_regression", "bad");
+    let dir = common::scratch("bad");
     let good = spec_text("games = 300");
     let cases: Vec<(String, Vec<&str>)> = vec![
         (
@@ -299,6 +300,28 @@ fn bad_regression_specs_get_a_clear_error() {
         (
             good.replace("games = 300", "games = 300\nlambda = -1"),
             vec!["bad.toml:16:10", "regression.lambda", "lambda is -1"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nexact_labels = 0"),
+            vec![
+                "bad.toml:16:16",
+                "regression.exact_labels",
+                "allowed: 1..=24",
+            ],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nexact_labels = 25"),
+            vec!["regression.exact_labels", "allowed: 1..=24"],
+        ),
+        (
+            good.replace("game = \"othello\"", "game = \"random-tree-4x6\"")
+                .replace("games = 300", "games = 300\nexact_labels = 8")
+                .replace("weights = ", "# weights = "),
+            vec![
+                "bad.toml:16:16",
+                "regression.exact_labels",
+                "no exact solver",
+            ],
         ),
         (
             good.replace("games = 300", "games = 300\nrounds = 0"),

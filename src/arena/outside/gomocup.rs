@@ -45,7 +45,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, quote, read_move};
+use super::{Dialect, History, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, GameKind};
@@ -76,12 +76,7 @@ fn answer(
     deadline: Instant,
     wait: Duration,
 ) -> Result<String, PlayerError> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    io.read_until(left, MAX_CHATTER, |l| !is_aside(l))
-        .map_err(|e| match e {
-            PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
-            e => e,
-        })
+    answer_by(io, deadline, wait, |l| !is_aside(l))
 }
 
 /// The board's side, for a square five-in-a-row game.
@@ -251,8 +246,8 @@ impl<G: Game> Dialect<G> for Gomocup {
         let stones = history.notated();
         let names: Vec<String> = stones.iter().map(|(_, mv)| mv.clone()).collect();
         let mut request = Vec::new();
-        if names.len() == self.told.len() + 1 && names.starts_with(&self.told) {
-            request.push(format!("TURN {}", xy(&names[names.len() - 1])?));
+        if let Some([last]) = untold(&self.told, &names) {
+            request.push(format!("TURN {}", xy(last)?));
         } else if names.is_empty() && self.told.is_empty() {
             request.push("BEGIN".to_string());
         } else {

@@ -39,7 +39,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, quote, read_move};
+use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Side};
@@ -79,12 +79,8 @@ fn response(
     deadline: Instant,
     wait: Duration,
 ) -> Result<Response, PlayerError> {
-    let line = io.read_until(left(deadline), MAX_CHATTER, |l| {
+    let line = answer_by(io, deadline, wait, |l| {
         l.starts_with('=') || l.starts_with('?')
-    });
-    let line = line.map_err(|e| match e {
-        PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
-        other => other,
     })?;
     let ok = line.starts_with('=');
     let text = line[1..]
@@ -223,10 +219,9 @@ impl<G: Game> Dialect<G> for Gtp {
     ) -> Result<Thought<G::Move>, PlayerError> {
         let deadline = Instant::now() + wait;
         let plays = Self::plays(history);
-        if plays.starts_with(&self.told) {
+        if untold(&self.told, &plays).is_some() {
             self.tell(io, &plays, deadline, wait)?;
         } else {
-            // Not the game the program holds (the history only grows within a game): afresh.
             self.set_up(io, &plays, deadline, wait)?;
         }
         let me = colour(turn.position.side_to_move());

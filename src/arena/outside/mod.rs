@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -219,6 +219,11 @@ pub struct History<'a, G: Game> {
 }
 
 impl<G: Game> History<'_, G> {
+    /// Each move in the game's notation.
+    pub fn names(&self) -> Vec<String> {
+        self.notated().into_iter().map(|(_, mv)| mv).collect()
+    }
+
     /// Each move in the game's notation, with the position it was played in.
     pub fn notated(&self) -> Vec<(G, String)> {
         let mut pos = *self.initial;
@@ -231,6 +236,29 @@ impl<G: Game> History<'_, G> {
             })
             .collect()
     }
+}
+
+/// Reads the program's answer by `deadline`, passing over up to [`MAX_CHATTER`] lines that are
+/// not one (`is_answer` says which is); a timeout names `wait`, the limit the exchange was
+/// given, rather than what was left of it.
+pub(crate) fn answer_by(
+    io: &mut EngineProcess,
+    deadline: Instant,
+    wait: Duration,
+    is_answer: impl FnMut(&str) -> bool,
+) -> Result<String, PlayerError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    io.read_until(left, MAX_CHATTER, is_answer)
+        .map_err(|e| match e {
+            PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
+            e => e,
+        })
+}
+
+/// The moves of `now` that a program holding `told` has not been told yet, or `None` when it
+/// holds another game (it is then set up afresh): within a game the history only grows.
+pub(crate) fn untold<'a>(told: &[String], now: &'a [String]) -> Option<&'a [String]> {
+    now.starts_with(told).then(|| &now[told.len()..])
 }
 
 /// One protocol, spoken to one program: the conversation's steps.

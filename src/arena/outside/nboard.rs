@@ -29,7 +29,7 @@
 use std::any::Any;
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, read_move};
+use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Othello, Side};
@@ -112,7 +112,7 @@ impl Nboard {
         history: &History<'_, G>,
     ) -> Result<(), PlayerError> {
         io.send(&format!("set game {}", ggf(history)?))?;
-        self.told = history.notated().into_iter().map(|(_, mv)| mv).collect();
+        self.told = history.names();
         Ok(())
     }
 }
@@ -173,24 +173,18 @@ impl<G: Game> Dialect<G> for Nboard {
         wait: Duration,
     ) -> Result<Thought<G::Move>, PlayerError> {
         let deadline = Instant::now() + wait;
-        let moves: Vec<String> = history.notated().into_iter().map(|(_, mv)| mv).collect();
-        if moves.starts_with(&self.told) {
-            for mv in &moves[self.told.len()..] {
-                io.send(&format!("move {}", nboard_move(mv)))?;
+        let moves = history.names();
+        match untold(&self.told, &moves) {
+            Some(new) => {
+                for mv in new {
+                    io.send(&format!("move {}", nboard_move(mv)))?;
+                }
+                self.told = moves;
             }
-            self.told = moves;
-        } else {
-            // Not the game the program holds (the history only grows within a game): afresh.
-            self.set_game(io, history)?;
+            None => self.set_game(io, history)?,
         }
         io.send("go")?;
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = io
-            .read_until(left, MAX_CHATTER, |l| l.trim_start().starts_with("==="))
-            .map_err(|e| match e {
-                PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
-                e => e,
-            })?;
+        let line = answer_by(io, deadline, wait, |l| l.trim_start().starts_with("==="))?;
         // The program has not played its move: it is told with the next ones.
         read_go(turn.position, &line)
     }

@@ -14,7 +14,6 @@ pub mod psq;
 pub mod sgf;
 pub mod wthor;
 
-use crate::arena::log::GameLine;
 use crate::games::GameKind;
 
 /// One game as the record formats see it.
@@ -42,21 +41,6 @@ pub struct Record {
 }
 
 impl Record {
-    /// The record of one logged game.
-    pub fn from_line(game: &GameLine) -> Record {
-        Record {
-            id: Some(game.id),
-            pair: Some(game.pair),
-            round: Some(game.round),
-            first: game.first.clone(),
-            second: game.second.clone(),
-            score: game.score,
-            margin: Some(game.margin),
-            termination: game.termination.clone(),
-            moves: game.opening.iter().chain(&game.moves).cloned().collect(),
-        }
-    }
-
     /// `1-0`, `1/2-1/2` or `0-1`, from `first`'s side.
     pub fn result(&self) -> &'static str {
         result_text(self.score)

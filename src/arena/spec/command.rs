@@ -81,11 +81,11 @@ impl MatchEngine {
     /// The keys that may follow a built-in engine.
     pub const BUILT_IN_KEYS: &'static str = "name, tc, st, timemargin";
 
-    /// Reads an engine argument: `ALGORITHM[:BUDGET][:WEIGHTS][,KEY=VALUE...]` or
-    /// `cmd=...,proto=...`.
+    /// Reads an engine argument: `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS][,KEY=VALUE...]`
+    /// or `cmd=...,proto=...` (told apart by an `=` before the first colon).
     pub fn parse(text: &str) -> Result<MatchEngine, SpecError> {
         let (head, rest) = text.split_once(',').unwrap_or((text, ""));
-        if !head.contains('=') {
+        if !head.split(':').next().unwrap_or("").contains('=') {
             return Self::parse_built_in(head, rest);
         }
         let bad = |m: String| command_line_error("ENGINE", format!("outside engine '{text}': {m}"));
@@ -378,6 +378,9 @@ pub fn match_spec(
                     exploration: c.options.exploration,
                     tree_mib: c.options.tree_mib,
                     tie_break: c.options.tie_break,
+                    exact: e.exact.unwrap_or_else(|| {
+                        crate::search::endgame::default_exact(&start, c.algorithm)
+                    }),
                     weights_origin: String::new(),
                     weights: Vec::new(),
                     endgame: None,

@@ -176,7 +176,40 @@ pub(crate) fn engine_budget(
     if let Some(t) = &raw.tie_break {
         resolved.tie_break = *t.get_ref();
     }
+    if let Some(x) = &raw.exact {
+        let v = *x.get_ref();
+        if algorithm == Algorithm::Random {
+            return Err(loc.on(
+                x,
+                &key("exact"),
+                format!("engine '{name}': random plays at random and solves nothing; exact belongs to the searching algorithms"),
+            ));
+        }
+        if !(0..=MAX_DEPTH as i64).contains(&v) {
+            return Err(loc.on(
+                x,
+                &key("exact"),
+                format!("engine '{name}': exact is {v}; allowed: 0..={MAX_DEPTH} empty squares (0: never solve)"),
+            ));
+        }
+        resolved.exact = v as u32;
+    }
     Ok(resolved)
+}
+
+/// Gives a built-in `engine` the game's default `exact` for its algorithm
+/// ([`crate::search::endgame::default_exact`]) when its table `raw` does not set the key.
+pub(crate) fn default_exact<G: crate::games::Game>(
+    start: &G,
+    raw: &RawEngine,
+    engine: &mut ResolvedEngine,
+) {
+    if raw.exact.is_none()
+        && engine.outside.is_none()
+        && let Ok(algorithm) = engine.algorithm.parse()
+    {
+        engine.exact = crate::search::endgame::default_exact(start, algorithm);
+    }
 }
 
 /// Resolves what `engine` evaluates with: a pattern weights file (Othello; told by its first

@@ -37,7 +37,7 @@
 //! depth = 4                   # a budget: depth, nodes, time ("200ms", "0.5s") or, for mcts, playouts
 //! weights = "weights/othello.toml"      # or an inline table { discs = 1.0, mobility = 8 }
 //! # search options: ordering ("natural", "evaluation", "perfect"), fail_soft, tt_mib,
-//! # tolerance (bisection), exploration (mcts), tie_break
+//! # tolerance (bisection), exploration (mcts), tie_break, exact (solve from N empties on)
 //! ```
 //!
 //! Paths (weights, opening files) are relative to the spec file's folder (the current folder
@@ -257,6 +257,7 @@ impl TournamentSpec {
                         config: e.config(),
                         weights: None,
                         patterns: e.patterns.as_ref().and_then(|p| p.loaded.clone()),
+                        exact: Some(e.exact),
                     },
                     Weights {
                         game: resolved.game.clone(),

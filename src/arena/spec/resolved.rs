@@ -144,6 +144,11 @@ pub struct ResolvedEngine {
     pub tree_mib: usize,
     /// Random choice among equal best root moves.
     pub tie_break: bool,
+    /// Solve exactly from this many empty squares (cells) on; 0: never (left out of
+    /// `run.json` when 0, so that specs from before the key keep their hash and read back as
+    /// the engines played then; see [`crate::search::endgame`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub exact: u32,
     /// Where the weights came from (a path, `inline`, or `built-in default`).
     pub weights_origin: String,
     /// The weights, feature by feature, in the game's feature order.
@@ -188,6 +193,7 @@ impl ResolvedEngine {
             exploration: defaults.exploration,
             tree_mib: defaults.tree_mib,
             tie_break: defaults.tie_break,
+            exact: defaults.exact,
             weights_origin: String::new(),
             weights: Vec::new(),
             endgame: None,
@@ -247,9 +253,29 @@ impl ResolvedEngine {
                 playouts: self.playouts,
                 tree_mib: self.tree_mib,
                 tie_break: self.tie_break,
+                exact: self.exact,
                 seed: 0,
             },
         }
+    }
+
+    /// When `new` is this engine (as an earlier run recorded it) but for `exact` alone: why
+    /// the run cannot go on, and how to go on as the games were played. Runs from before the
+    /// key recorded none, which reads as 0, while the same spec now takes the game's default.
+    pub fn exact_changed(&self, new: &ResolvedEngine) -> Option<String> {
+        if self.exact == new.exact
+            || *self
+                != (ResolvedEngine {
+                    exact: self.exact,
+                    ..new.clone()
+                })
+        {
+            return None;
+        }
+        Some(format!(
+            "engine '{}' played its games here with exact = {} and would now play with exact = {} (the default solves endgames exactly; runs started before the key played without): add exact = {} to its table in the spec (on the command line, :exact={} after its budget) to go on as it played",
+            self.name, self.exact, new.exact, self.exact, self.exact
+        ))
     }
 
     /// A one-line description: `alphabeta depth 4, weights weights/othello.toml`, or
@@ -282,6 +308,9 @@ impl ResolvedEngine {
         if !budget.is_empty() {
             text.push(' ');
             text.push_str(&budget.join(", "));
+        }
+        if self.exact > 0 {
+            text.push_str(&format!(", exact from {} empties", self.exact));
         }
         if self.algorithm != "random" {
             text.push_str(&format!(", weights {}", self.weights_origin));

@@ -480,6 +480,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
                 if self.engines[i].outside.is_some() {
                     continue;
                 }
+                default_exact(&start, e.get_ref(), &mut self.engines[i]);
                 let key = format!("engine[{}].weights", i + 1);
                 resolve_evaluation(
                     &start,

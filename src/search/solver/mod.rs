@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 pub mod connect4;
 pub mod generic;
 pub mod othello;
+pub mod position;
 pub mod suite;
 
 /// The value of a position: exact, or the bounds a stopped solve proved.

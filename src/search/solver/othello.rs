@@ -447,6 +447,11 @@ impl OthelloSolver {
         self
     }
 
+    /// [`OthelloSolver::all_best_moves`] on a solver already built.
+    pub fn set_all_best_moves(&mut self, all: bool) {
+        self.all_best_moves = all;
+    }
+
     /// Forgets every stored position, for solves independent of earlier ones.
     pub fn clear(&mut self) {
         self.table.fill(Bucket::default());

@@ -34,14 +34,25 @@ impl AsRef<Path> for Scratch {
     }
 }
 
-/// A fresh scratch folder named after the suite and the test.
-pub fn scratch(suite: &str, name: &str) -> Scratch {
+/// A fresh scratch folder named after the calling suite's file (`tune.rs`: `joute-tune-NAME-…`)
+/// and `name`.
+#[track_caller]
+pub fn scratch(name: &str) -> Scratch {
+    let file = std::panic::Location::caller().file();
+    let suite = Path::new(file)
+        .file_stem()
+        .map_or("test".into(), |s| s.to_string_lossy());
     Scratch(
         tempfile::Builder::new()
             .prefix(&format!("joute-{suite}-{name}-"))
             .tempdir()
             .unwrap(),
     )
+}
+
+/// The joute binary, ready to take arguments.
+pub fn joute() -> Command {
+    Command::cargo_bin("joute").unwrap()
 }
 
 /// Runs joute with `args`, expects success, and returns its standard output.
@@ -57,6 +68,16 @@ pub fn joute_ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `joute ARGS` in `dir` (the programs a spec names run there too), without input.
+pub fn joute_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
 }
 
 /// Writes `text` as `dir/spec.toml`, runs it quietly into `dir/out`, and returns `dir/out`.
@@ -75,15 +96,13 @@ pub fn run_spec(dir: &Path, text: &str) -> PathBuf {
 }
 
 /// Lines in the file at `path` (0 when it cannot be read).
-#[allow(dead_code)]
 pub fn lines_in(path: &Path) -> usize {
     std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
 }
 
-/// Runs `joute ARGS` and SIGKILLs it as soon as `log` holds `target` lines; returns the lines
-/// the log held then, or `None` when the run ended before (it is waited for either way).
-#[allow(dead_code)]
-pub fn kill_at_lines(args: &[&str], log: &Path, target: usize) -> Option<usize> {
+/// Starts `joute ARGS` (its output dropped) and returns once `log` holds `target` lines or the
+/// run has ended.
+pub fn start_until_lines(args: &[&str], log: &Path, target: usize) -> std::process::Child {
     let mut child = std::process::Command::new(bin())
         .args(args)
         .stdout(std::process::Stdio::null())
@@ -93,12 +112,195 @@ pub fn kill_at_lines(args: &[&str], log: &Path, target: usize) -> Option<usize> 
     while child.try_wait().unwrap().is_none() && lines_in(log) < target {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+    child
+}
+
+/// Runs `joute ARGS` and SIGKILLs it as soon as `log` holds `target` lines; returns the lines
+/// the log held then, or `None` when the run ended before (it is waited for either way).
+pub fn kill_at_lines(args: &[&str], log: &Path, target: usize) -> Option<usize> {
+    let mut child = start_until_lines(args, log, target);
     let killed = child.try_wait().unwrap().is_none().then(|| {
         child.kill().unwrap(); // SIGKILL on Unix: no exit path of joute's runs
         lines_in(log)
     });
     child.wait().unwrap();
     killed
+}
+
+/// The lines of a JSON Lines file, read.
+pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A tuning run's `history.jsonl` in `dir` without its wall-clock times (the run's, and a
+/// regression round's fit's), the one thing that differs between runs.
+pub fn history(dir: &Path) -> Vec<serde_json::Value> {
+    jsonl(&dir.join("history.jsonl"))
+        .into_iter()
+        .map(|mut v| {
+            let o = v.as_object_mut().unwrap();
+            o.remove("seconds");
+            if let Some(fit) = o.get_mut("fit").and_then(|f| f.as_object_mut()) {
+                fit.remove("seconds");
+            }
+            v
+        })
+        .collect()
+}
+
+/// The games of `logs` by id, their wall-clock time removed; a game logged twice fails.
+pub fn games_by_id(logs: &[PathBuf]) -> std::collections::BTreeMap<u64, serde_json::Value> {
+    let mut all = std::collections::BTreeMap::new();
+    for log in logs {
+        for mut v in jsonl(log) {
+            v.as_object_mut().unwrap().remove("seconds");
+            let id = v["id"].as_u64().unwrap();
+            assert!(all.insert(id, v).is_none(), "game {id} twice");
+        }
+    }
+    all
+}
+
+/// The games of a log as the library reads them, by id.
+pub fn game_lines(log: &Path) -> Vec<joute::arena::log::GameLine> {
+    let mut games = Vec::new();
+    joute::arena::log::scan_log(log, |g| {
+        games.push(g);
+        Ok(())
+    })
+    .unwrap();
+    games.sort_by_key(|g| g.id);
+    games
+}
+
+/// Runs `joute ARGS` (in `dir`, when given) and checks that it refused its input as every
+/// refusal must: exit code 2, nothing on stdout, one line on stderr of at most 300 characters
+/// that starts `error: ` and holds no raw control character (and no panic), with every piece
+/// of `expected` in it. Returns that line.
+pub fn refused_in(dir: Option<&Path>, args: &[&str], expected: &[&str]) -> String {
+    let mut command = std::process::Command::new(bin());
+    command.args(args).stdin(std::process::Stdio::null());
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.ends_with('\n'), "{args:?}: {stderr:?}");
+    let line = stderr.trim_end_matches('\n');
+    assert!(line.starts_with("error: "), "{args:?}: {line}");
+    assert!(line.chars().count() <= 300, "{} chars: {line}", line.len());
+    assert!(
+        !line.chars().any(char::is_control),
+        "a raw control character in: {line:?}"
+    );
+    for piece in expected {
+        assert!(line.contains(piece), "{args:?}: '{piece}' not in {line}");
+    }
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    line.to_string()
+}
+
+/// [`refused_in`] the current folder.
+pub fn refused(args: &[&str], expected: &[&str]) -> String {
+    refused_in(None, args, expected)
+}
+
+/// Writes `text` as `dir/bad.toml`, runs `joute COMMAND dir/bad.toml --out dir/out EXTRA` and
+/// checks that it is refused ([`refused_in`]).
+pub fn refused_spec(
+    dir: &Path,
+    command: &str,
+    text: &str,
+    extra: &[&str],
+    expected: &[&str],
+) -> String {
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = dir.join("out");
+    let mut args = vec![
+        command,
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    refused_in(None, &args, expected)
+}
+
+/// A Connect 4 run slow enough to be killed in the middle (3 pairings × 120 games), written as
+/// `dir/slow.toml`.
+pub fn slow_spec(dir: &Path) -> PathBuf {
+    let path = dir.join("slow.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "slow"
+game = "connect4"
+seed = 5
+openings = { plies = 4, count = 60 }
+
+[[engine]]
+name = "ab-4"
+algorithm = "alphabeta"
+depth = 4
+
+[[engine]]
+name = "ab-6"
+algorithm = "alphabeta"
+depth = 6
+
+[[engine]]
+name = "pvs-7"
+algorithm = "pvs"
+depth = 7
+"#,
+    )
+    .unwrap();
+    path
+}
+
+/// Whether process `pid` runs (a zombie does not).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
+    })
+}
+
+/// The running processes whose command line holds `marker` (Linux: read from `/proc`; a
+/// zombie is not running): the orphan checks of the outside-engine suites.
+pub fn running_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let holds = cmdline
+            .windows(marker.len())
+            .any(|w| w == marker.as_bytes());
+        if holds && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
 }
 
 /// The Elo of a score, written again for the tests: `-400 log10(1/s - 1)`.
