@@ -22,11 +22,17 @@
 //! The run is never slowed by its viewers beyond one rebuild at a time: the page and the
 //! summary are built once per change of the logs, shared by every client, and rebuilt at most
 //! once per [`MIN_REBUILD`] or four times the last build's cost, whichever is longer. Each
-//! request is answered on its own thread (at most [`MAX_REQUESTS`] at once; 503 past that), so
-//! a client that never reads holds only its own thread.
+//! connection is answered on its own thread and closed after one answer, with timeouts on its
+//! reads and writes and a cap on connections and event streams (503 past them): see [`http`]
+//! and [`Limits`]. A client that never reads, or never finishes its request, holds only its
+//! own thread, and that for a bounded time.
 
-use std::io::Write as _;
-use std::net::{SocketAddr, TcpListener};
+mod http;
+
+pub use http::Limits;
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -43,12 +49,16 @@ use crate::report::{charts, table};
 
 /// The shortest time between two rebuilds of the page and summary.
 pub const MIN_REBUILD: Duration = Duration::from_millis(500);
-/// Requests answered at once (event streams included); more get a 503.
-pub const MAX_REQUESTS: usize = 256;
 /// How often the logs are looked at for new games.
 const WATCH_EVERY: Duration = Duration::from_millis(200);
-/// A comment on an idle event stream this often, so that a dead client is noticed.
+/// A comment on an idle event stream this often, so that a dead client is noticed (and
+/// proxies keep the stream open).
 const KEEPALIVE: Duration = Duration::from_secs(15);
+/// How often an idle event stream looks whether its client closed the connection, so that a
+/// page closed gives its stream's place back soon.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// How long a connection past the cap may take to send its request before its 503.
+const REFUSE_WAIT: Duration = Duration::from_millis(100);
 /// How long [`LiveServer::stop`] keeps answering after telling the pages the run ended, so
 /// that they can fetch its last state.
 const LINGER: Duration = Duration::from_millis(1500);
@@ -67,7 +77,7 @@ pub enum ServeError {
     /// A folder is not a run's.
     #[error("{0}")]
     Folder(String),
-    /// The HTTP layer failed to start.
+    /// A thread of the server could not be started.
     #[error("cannot start the live server: {0}")]
     Start(String),
 }
@@ -76,20 +86,20 @@ pub enum ServeError {
 pub struct LiveServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    http: Arc<tiny_http::Server>,
     threads: Vec<JoinHandle<()>>,
 }
 
-/// What the request threads share.
+/// What the connection threads share.
 struct Shared {
     logs: Vec<PathBuf>,
     /// The `Host` values accepted (loopback only; empty: any).
     hosts: Vec<String>,
+    limits: Limits,
     bell: Mutex<Bell>,
     rang: Condvar,
     view: Mutex<Option<View>>,
-    /// Requests being answered, event streams included.
-    requests: AtomicUsize,
+    /// Connections open, event streams included.
+    connections: AtomicUsize,
     streams: AtomicUsize,
     stopping: AtomicBool,
     /// Games logged when the server first looked, and when: the rate's origin.
@@ -149,13 +159,17 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
 impl LiveServer {
     /// Starts serving the run whose games logs are `logs` on `addr` (port 0: a free one).
     pub fn start(addr: SocketAddr, logs: Vec<PathBuf>) -> Result<LiveServer, ServeError> {
-        let listener =
-            TcpListener::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
-        let bound = listener
-            .local_addr()
-            .map_err(|source| ServeError::Bind { addr, source })?;
-        let http = tiny_http::Server::from_listener(listener, None)
-            .map_err(|e| ServeError::Start(e.to_string()))?;
+        LiveServer::start_with(addr, logs, Limits::default())
+    }
+
+    /// [`LiveServer::start`] with other limits on connections.
+    pub fn start_with(
+        addr: SocketAddr,
+        logs: Vec<PathBuf>,
+        limits: Limits,
+    ) -> Result<LiveServer, ServeError> {
+        let (listener, bound) =
+            http::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
         let hosts = if is_loopback(&bound) {
             let port = bound.port();
             vec![
@@ -170,20 +184,20 @@ impl LiveServer {
         let shared = Arc::new(Shared {
             logs,
             hosts,
+            limits,
             bell: Mutex::new(Bell::default()),
             rang: Condvar::new(),
             view: Mutex::new(None),
-            requests: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
             streams: AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
             origin: Mutex::new(None),
         });
-        let http = Arc::new(http);
         let accept = {
-            let (http, shared) = (http.clone(), shared.clone());
+            let shared = shared.clone();
             std::thread::Builder::new()
                 .name("joute-serve".into())
-                .spawn(move || accept(&http, &shared))
+                .spawn(move || accept(&listener, &shared))
                 .map_err(|e| ServeError::Start(e.to_string()))?
         };
         let watch = {
@@ -196,7 +210,6 @@ impl LiveServer {
         Ok(LiveServer {
             addr: bound,
             shared,
-            http,
             threads: vec![accept, watch],
         })
     }
@@ -230,15 +243,21 @@ impl LiveServer {
             let until = Instant::now() + LINGER;
             std::thread::sleep(Duration::from_millis(300));
             while Instant::now() < until
-                && self.shared.requests.load(Ordering::SeqCst)
+                && self.shared.connections.load(Ordering::SeqCst)
                     > self.shared.streams.load(Ordering::SeqCst)
             {
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
         self.shared.stopping.store(true, Ordering::SeqCst);
-        self.http.unblock();
-        for thread in self.threads.drain(..) {
+        let mut threads = std::mem::take(&mut self.threads);
+        // The accept loop sees the flag on its next connection: this one. Should it not come
+        // through, the thread is left behind (it serves nothing more: the flag is up).
+        let accept = threads.remove(0);
+        if http::wake(self.addr) {
+            let _ = accept.join();
+        }
+        for thread in threads {
             let _ = thread.join();
         }
     }
@@ -250,29 +269,69 @@ impl Drop for LiveServer {
     }
 }
 
-/// The accept loop: each request on its own thread, counted.
-fn accept(http: &tiny_http::Server, shared: &Arc<Shared>) {
-    for request in http.incoming_requests() {
+/// The accept loop: each connection on its own thread, counted (a 503 past the limit), until
+/// the server stops; the listener is closed when it returns.
+fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
+    for stream in listener.incoming() {
         if shared.stopping.load(Ordering::SeqCst) {
-            let _ = request.respond(text(503, "the server is stopping"));
+            break;
+        }
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(_) => {
+                // Out of file descriptors, or the client left before it was accepted.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+        };
+        if http::prepare(&stream, &shared.limits).is_err() {
             continue;
         }
-        if shared.requests.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
-            shared.requests.fetch_sub(1, Ordering::SeqCst);
-            let _ = request.respond(text(503, "too many requests at once"));
+        if shared.connections.fetch_add(1, Ordering::SeqCst) >= shared.limits.connections {
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+            refuse(stream, "too many connections at once");
             continue;
         }
         let mine = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("joute-request".into())
             .spawn(move || {
-                answer(&mine, request);
-                mine.requests.fetch_sub(1, Ordering::SeqCst);
+                connection(&mine, stream);
+                mine.connections.fetch_sub(1, Ordering::SeqCst);
             });
         if spawned.is_err() {
-            // No thread to spare: the request is dropped (its connection closed).
-            shared.requests.fetch_sub(1, Ordering::SeqCst);
+            // No thread to spare: the connection is dropped (closed).
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+}
+
+/// A 503 on the accepting thread, past the connection cap: the request (what came of it
+/// within [`REFUSE_WAIT`]) read and dropped first, so that closing does not reset the
+/// connection under the answer; the write goes into an empty socket buffer.
+fn refuse(mut stream: TcpStream, why: &str) {
+    let mut sink = [0u8; 4096];
+    let (until, mut head) = (Instant::now() + REFUSE_WAIT, Vec::new());
+    while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            break;
+        }
+        match stream.read(&mut sink) {
+            Ok(n) if n > 0 => head.extend_from_slice(&sink[..n]),
+            _ => break,
+        }
+    }
+    let body = format!("{why}\n");
+    let head = http::head(
+        503,
+        &[("Content-Type", "text/plain; charset=utf-8")],
+        Some(body.len()),
+    );
+    let _ = stream.write_all(format!("{head}{body}").as_bytes());
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    if stream.set_nonblocking(true).is_ok() {
+        while stream.read(&mut sink).is_ok_and(|n| n > 0) {}
     }
 }
 
@@ -299,22 +358,11 @@ fn sizes(logs: &[PathBuf]) -> Vec<u64> {
         .collect()
 }
 
-/// A plain-text answer.
-fn text(status: u16, message: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    tiny_http::Response::from_string(format!("{message}\n"))
-        .with_status_code(status)
-        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
-}
-
-fn header(name: &str, value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("an ASCII header")
-}
-
 /// What the page may load: itself only (inline styles, scripts and SVG), and fetches to this
 /// server.
 const CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
-/// The routes, as [`answer`] matches them.
+/// The routes, as [`connection`] matches them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Route {
     Page,
@@ -322,21 +370,22 @@ enum Route {
     Events,
 }
 
-/// What a request for `method url` with `host` gets: a route, or an error status and message.
+/// What a request for `method target` with `host` gets: a route, or an error status and
+/// message.
 fn route(
-    method: &tiny_http::Method,
-    url: &str,
+    method: &str,
+    target: &str,
     host: Option<&str>,
     hosts: &[String],
 ) -> Result<Route, (u16, &'static str)> {
     if !hosts.is_empty() && !host.is_some_and(|h| hosts.iter().any(|x| x.eq_ignore_ascii_case(h))) {
         return Err((400, "this server answers requests for its own address only"));
     }
-    if *method != tiny_http::Method::Get {
+    if method != "GET" {
         return Err((405, "this server is read-only: GET only"));
     }
     // The path alone, matched whole: nothing in it is ever a file name.
-    let path = url.split(['?', '#']).next().unwrap_or("");
+    let path = target.split(['?', '#']).next().unwrap_or("");
     match path {
         "/" | "/index.html" => Ok(Route::Page),
         "/summary.json" => Ok(Route::Summary),
@@ -348,84 +397,96 @@ fn route(
     }
 }
 
-fn answer(shared: &Arc<Shared>, request: tiny_http::Request) {
-    let host = request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Host"))
-        .map(|h| h.value.as_str().to_string());
+/// One connection: one request read, answered, and the connection closed.
+fn connection(shared: &Arc<Shared>, mut stream: TcpStream) {
+    let request = match http::read_request(&mut stream, &shared.limits) {
+        Ok(request) => request,
+        Err(Some(status)) => {
+            return http::answer_text(stream, status, "a request this server cannot read", &[]);
+        }
+        Err(None) => return,
+    };
     let chosen = route(
-        request.method(),
-        request.url(),
-        host.as_deref(),
+        &request.method,
+        &request.target,
+        request.host.as_deref(),
         &shared.hosts,
     );
-    let response = match chosen {
-        Err((status, message)) => {
-            let mut response = text(status, message);
-            if status == 405 {
-                response = response.with_header(header("Allow", "GET"));
-            }
-            let _ = request.respond(response);
-            return;
-        }
-        Ok(Route::Events) => {
-            stream_events(shared, request);
-            return;
-        }
+    const PLAIN: [(&str, &str); 2] = [
+        ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+    ];
+    match chosen {
+        Err((405, message)) => http::answer_text(stream, 405, message, &[("Allow", "GET")]),
+        Err((status, message)) => http::answer_text(stream, status, message, &[]),
+        Ok(Route::Events) => stream_events(shared, stream),
         Ok(route) => match current_view(shared) {
             Ok((page, summary)) => {
                 let (body, kind) = match route {
                     Route::Page => (page, "text/html; charset=utf-8"),
                     _ => (summary, "application/json"),
                 };
-                tiny_http::Response::from_data(body.as_bytes().to_vec())
-                    .with_header(header("Content-Type", kind))
-                    .with_header(header("Content-Security-Policy", CSP))
+                let mut headers = vec![("Content-Type", kind), ("Content-Security-Policy", CSP)];
+                headers.extend_from_slice(&PLAIN);
+                http::answer(stream, 200, &headers, body.as_bytes());
             }
-            Err(message) => text(503, &message),
+            Err(message) => http::answer_text(stream, 503, &message, &PLAIN),
         },
-    };
-    let _ = request.respond(
-        response
-            .with_header(header("Cache-Control", "no-store"))
-            .with_header(header("X-Content-Type-Options", "nosniff")),
-    );
+    }
 }
 
 /// `/events`: `game` each time the logs grow, a comment when idle, `end` when the server
-/// stops; the stream ends when the client goes.
-fn stream_events(shared: &Arc<Shared>, request: tiny_http::Request) {
-    shared.streams.fetch_add(1, Ordering::SeqCst);
-    let mut out = request.into_writer();
-    let mut write = |text: &str| out.write_all(text.as_bytes()).and_then(|()| out.flush());
+/// stops; the stream ends when the client goes, or stops reading for the write timeout.
+fn stream_events(shared: &Arc<Shared>, mut out: TcpStream) {
+    if shared.streams.fetch_add(1, Ordering::SeqCst) >= shared.limits.streams {
+        shared.streams.fetch_sub(1, Ordering::SeqCst);
+        return http::answer_text(out, 503, "too many event streams at once", &[]);
+    }
     let mut seen = shared.bell.lock().map(|b| b.generation).unwrap_or(0);
-    let mut ok = write(
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nretry: 2000\n\n",
-    )
-    .is_ok();
+    let head = http::head(
+        200,
+        &[
+            ("Content-Type", "text/event-stream"),
+            ("Cache-Control", "no-store"),
+        ],
+        None,
+    );
+    let mut ok = send(&mut out, &format!("{head}retry: 2000\n\n"));
+    let mut written = Instant::now();
     while ok {
         let Ok(bell) = shared.bell.lock() else { break };
         let Ok((bell, _)) = shared
             .rang
-            .wait_timeout_while(bell, KEEPALIVE, |b| b.generation == seen && !b.ended)
+            .wait_timeout_while(bell, LOOK_EVERY, |b| b.generation == seen && !b.ended)
         else {
             break;
         };
         let now = *bell;
         drop(bell);
         if now.ended {
-            let _ = write("event: end\ndata: {}\n\n");
+            send(&mut out, "event: end\ndata: {}\n\n");
             break;
         }
         ok = if now.generation != seen {
             seen = now.generation;
-            write(&format!("event: game\ndata: {seen}\n\n")).is_ok()
+            written = Instant::now();
+            send(&mut out, &format!("event: game\ndata: {seen}\n\n"))
+        } else if written.elapsed() >= KEEPALIVE {
+            written = Instant::now();
+            send(&mut out, ": idle\n\n")
         } else {
-            write(": idle\n\n").is_ok()
+            !http::client_closed(&out)
         };
     }
     shared.streams.fetch_sub(1, Ordering::SeqCst);
+    http::close(out);
+}
+
+/// Writes `text` to an event stream; whether it went.
+fn send(out: &mut TcpStream, text: &str) -> bool {
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
 }
 
 /// The page and summary of the logs as they are now: the cached ones when the logs have not
@@ -507,7 +568,64 @@ fn build(shared: &Shared) -> Result<(String, String), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tiny_http::Method;
+
+    /// Sends `GET path` and reads the answer's first line (a stream's included).
+    fn status_line(addr: SocketAddr, path: &str) -> (TcpStream, String) {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        // In one write (`write!` would send it in pieces).
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        s.write_all(request.as_bytes()).expect(path);
+        let mut got = Vec::new();
+        let mut byte = [0u8];
+        while !got.ends_with(b"\r\n") && s.read(&mut byte).expect(path) == 1 {
+            got.push(byte[0]);
+        }
+        (s, String::from_utf8_lossy(&got).trim_end().to_string())
+    }
+
+    #[test]
+    fn streams_and_connections_past_their_caps_get_a_503_at_once() {
+        let limits = Limits {
+            connections: 4,
+            streams: 2,
+            ..Limits::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let server = LiveServer::start_with(
+            "127.0.0.1:0".parse().unwrap(),
+            vec![dir.path().join("games.jsonl")],
+            limits,
+        )
+        .unwrap();
+        let addr = server.addr();
+        let (a, first) = status_line(addr, "/events");
+        let (b, second) = status_line(addr, "/events");
+        assert_eq!(
+            (first.as_str(), second.as_str()),
+            ("HTTP/1.1 200 OK", "HTTP/1.1 200 OK")
+        );
+        assert_eq!(
+            status_line(addr, "/events").1,
+            "HTTP/1.1 503 Service Unavailable"
+        );
+        // Two streams and two silent connections: the fifth connection is refused at once.
+        let silent: Vec<_> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let started = Instant::now();
+        assert_eq!(
+            status_line(addr, "/nowhere").1,
+            "HTTP/1.1 503 Service Unavailable"
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // A stream's place is given back when its client goes.
+        drop((a, silent));
+        std::thread::sleep(LOOK_EVERY + Duration::from_millis(500));
+        let (_c, again) = status_line(addr, "/events");
+        assert_eq!(again, "HTTP/1.1 200 OK");
+        drop(b);
+        server.stop();
+    }
 
     fn hosts() -> Vec<String> {
         vec!["127.0.0.1:8000".into(), "localhost:8000".into()]
@@ -516,7 +634,7 @@ mod tests {
     #[test]
     fn only_the_three_paths_are_served_and_nothing_else_reaches_a_file() {
         let h = hosts();
-        let get = |url: &str| route(&Method::Get, url, Some("127.0.0.1:8000"), &h);
+        let get = |url: &str| route("GET", url, Some("127.0.0.1:8000"), &h);
         assert_eq!(get("/"), Ok(Route::Page));
         assert_eq!(get("/index.html?x=1"), Ok(Route::Page));
         assert_eq!(get("/summary.json"), Ok(Route::Summary));
@@ -539,15 +657,15 @@ mod tests {
     #[test]
     fn only_get_for_this_host_is_answered() {
         let h = hosts();
-        for method in [Method::Post, Method::Put, Method::Delete, Method::Head] {
-            let got = route(&method, "/", Some("localhost:8000"), &h);
+        for method in ["POST", "PUT", "DELETE", "HEAD", "get"] {
+            let got = route(method, "/", Some("localhost:8000"), &h);
             assert_eq!(got.map_err(|e| e.0), Err(405), "{method}");
         }
         for host in [None, Some("evil.example:8000"), Some("127.0.0.1:8001")] {
-            let got = route(&Method::Get, "/", host, &h);
+            let got = route("GET", "/", host, &h);
             assert_eq!(got.map_err(|e| e.0), Err(400), "{host:?}");
         }
         // Bound elsewhere than loopback: any host (the user chose to publish it).
-        assert_eq!(route(&Method::Get, "/", None, &[]), Ok(Route::Page));
+        assert_eq!(route("GET", "/", None, &[]), Ok(Route::Page));
     }
 }

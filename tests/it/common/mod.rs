@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+pub mod devtools;
+
 /// The joute binary under test.
 pub fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("joute")
