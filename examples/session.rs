@@ -50,6 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         threads: 2,
         shard: None,
         extend: false,
+        force: false,
     };
     let session = Session::open(&spec, folder.path(), options)?;
     // A token the caller may raise (from another thread, a signal handler) to stop scheduling.

@@ -12,6 +12,7 @@
 pub mod arena;
 pub mod eval;
 pub mod games;
+pub mod outputs;
 pub mod report;
 pub mod search;
 pub mod serve;

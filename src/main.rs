@@ -10,6 +10,12 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
+    // No outside program, nor anything it started, outlives joute: not even on a panic.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        joute::arena::descendants::kill_all();
+        report(info);
+    }));
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -38,7 +44,11 @@ fn main() -> ExitCode {
             }
         },
     };
-    match cli::run(cli) {
+    let result = cli::run(cli);
+    // Every program joute started and every process it adopted (a daemon that left its
+    // program's group), on every way out.
+    joute::arena::descendants::kill_all();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         // Stopped by a signal after printing the table so far and how to resume.
         Err(err) if err.downcast_ref::<cli::Interrupted>().is_some() => {

@@ -368,9 +368,9 @@ impl<G: Features> Engine<G> {
     pub fn with_weights(spec: &EngineSpec, start: &G, weights: Weights, seed: u64) -> Engine<G> {
         let mut config = spec.config.clone();
         config.options.seed = seed;
-        config.options.exact = spec
-            .exact
-            .unwrap_or_else(|| crate::search::endgame::default_exact(start, config.algorithm));
+        config.options.exact = spec.exact.unwrap_or_else(|| {
+            crate::search::endgame::default_exact(start, config.algorithm, config.limits.depth)
+        });
         Engine {
             spec: spec.clone(),
             eval: match &spec.patterns {
@@ -471,6 +471,8 @@ mod tests {
         let built = |text: &str| Engine::new(&EngineSpec::parse(text).unwrap(), &start, 1);
         let exact = |text: &str| built(text).unwrap().searcher.config().options.exact;
         assert_eq!(exact("pvs:8"), crate::search::endgame::OTHELLO_EXACT);
+        assert_eq!(exact("pvs:5"), 14);
+        assert_eq!(exact("pvs:n100000"), crate::search::endgame::OTHELLO_EXACT);
         assert_eq!(exact("alphabeta:8"), 0);
         assert_eq!(exact("pvs:8:exact=0"), 0);
         assert_eq!(exact("alphabeta:4:exact=14"), 14);

@@ -6,17 +6,17 @@
 //! ignore it and a resumed run cuts it off before appending. A complete line that does not parse
 //! is corruption, reported with its line number.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::schedule::{Schedule, Shard};
 use super::spec::ResolvedSpec;
 
-/// One finished game, as a line of `games.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One finished game, as a line of `games.jsonl` (the default: an empty line, for tests to fill).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GameLine {
     /// Game id (see the schedule).
     pub id: u64,
@@ -271,22 +271,8 @@ impl RunInfo {
     /// Writes `run.json` atomically (a temporary file renamed over it).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).expect("a run record serialises");
-        write_atomically(path, text.as_bytes())
+        crate::outputs::write_atomically(path, text.as_bytes())
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it over `path`, so readers see
-/// the old content or the new, never a mix.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
 }
 
 /// Creates a run's output folder `out` and its parents (nothing when it exists); the refusal
@@ -294,53 +280,6 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 pub fn create_out_folder(out: &Path) -> Result<(), String> {
     std::fs::create_dir_all(out)
         .map_err(|e| format!("{}: cannot create the output folder: {e}", out.display()))
-}
-
-/// Removes the temporary files that a killed joute left in `dir`: `NAME.tmpPID` (from
-/// [`write_atomically`]) and `.NAME.PID.tmp.png` (charts), whose process `PID` is neither this
-/// one nor alive. Nothing else is touched. Returns the files removed.
-pub fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
-    let own = std::process::id();
-    let mut removed = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return removed;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Some(pid) = temporary_owner(name) else {
-            continue;
-        };
-        let alive = Path::new("/proc").join(pid.to_string()).exists();
-        if pid != own && !alive && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let path = entry.path();
-            if std::fs::remove_file(&path).is_ok() {
-                removed.push(path);
-            }
-        }
-    }
-    removed
-}
-
-/// The process that wrote a temporary file called `name`, if the name is one of joute's.
-fn temporary_owner(name: &str) -> Option<u32> {
-    let digits = |s: &str| -> Option<u32> {
-        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
-    };
-    if let Some(rest) = name.strip_prefix('.')
-        && let Some(stem) = rest.strip_suffix(".tmp.png")
-        && let Some((base, pid)) = stem.rsplit_once('.')
-        && !base.is_empty()
-    {
-        return digits(pid);
-    }
-    let (base, pid) = name.rsplit_once(".tmp")?;
-    if base.is_empty() {
-        return None;
-    }
-    digits(pid)
 }
 
 /// What a scan of a log found.
@@ -354,15 +293,39 @@ pub struct Scan {
     pub torn: bool,
 }
 
-/// Reads the log at `path`, handing every game to `each` in file order; a torn last line is
+/// One line of the log at `path` (line `number`) as a game; an error names the file, the line
+/// and the column.
+pub(crate) fn parse_line(path: &Path, number: u64, text: &str) -> Result<GameLine, String> {
+    serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{}:{number}:{}: not a game record: {e}",
+            path.display(),
+            e.column()
+        )
+    })
+}
+
+/// Reads the log at `path`, handing every game to `each` in file order, unchecked (the run's
+/// logs are read through [`super::reader`], which checks every line); a torn last line is
 /// ignored (and reported in [`Scan::torn`]). Memory stays bounded by one line.
 pub fn scan_log(
     path: &Path,
+    each: impl FnMut(GameLine) -> Result<(), String>,
+) -> Result<Scan, String> {
+    scan_log_prefix(path, u64::MAX, each)
+}
+
+/// [`scan_log`] over the first `limit` bytes of the log: the lines a checked read covered,
+/// read again.
+pub fn scan_log_prefix(
+    path: &Path,
+    limit: u64,
     mut each: impl FnMut(GameLine) -> Result<(), String>,
 ) -> Result<Scan, String> {
+    use std::io::Read;
     let file =
         File::open(path).map_err(|e| format!("{}: cannot read the log: {e}", path.display()))?;
-    let mut reader = BufReader::new(file);
+    let mut reader = BufReader::new(file.take(limit));
     let mut scan = Scan::default();
     let mut line = Vec::new();
     let mut number = 0u64;
@@ -384,13 +347,7 @@ pub fn scan_log(
             scan.good_bytes += n as u64;
             continue;
         }
-        let game: GameLine = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "{}:{number}:{}: not a game record: {e}",
-                path.display(),
-                e.column()
-            )
-        })?;
+        let game = parse_line(path, number, &text)?;
         each(game).map_err(|e| format!("{}:{number}: {e}", path.display()))?;
         scan.games += 1;
         scan.good_bytes += n as u64;
@@ -431,7 +388,7 @@ impl LogWriter {
     /// so that two processes never append to one log (a requeued cluster task racing its
     /// predecessor, say). `Err` with kind `WouldBlock` when another process holds the lock.
     pub fn lock(path: &Path) -> std::io::Result<LogWriter> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let file = crate::outputs::open_append(path)?;
         file.try_lock().map_err(|e| match e {
             std::fs::TryLockError::WouldBlock => std::io::Error::new(
                 std::io::ErrorKind::WouldBlock,
@@ -508,6 +465,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     fn line(id: u64) -> GameLine {
         GameLine {
@@ -536,49 +494,6 @@ mod tests {
             seed: 9,
             spec: "x".into(),
             seconds: 0.1,
-        }
-    }
-
-    #[test]
-    fn only_joutes_own_stale_temporaries_are_removed() {
-        assert_eq!(temporary_owner("run.json.tmp4242"), Some(4242));
-        assert_eq!(temporary_owner(".elo.4242.tmp.png"), Some(4242));
-        assert_eq!(temporary_owner("run.json.tmp"), None);
-        assert_eq!(temporary_owner("notes.tmpx1"), None);
-        assert_eq!(temporary_owner(".tmp12"), None);
-        assert_eq!(temporary_owner("games.jsonl"), None);
-        let scratch = tempfile::tempdir().unwrap();
-        let dir = scratch.path();
-        // No process has a PID this large (Linux caps PIDs at 2^22).
-        let dead = 4_000_000_000u32;
-        let own = std::process::id();
-        for name in [
-            format!("run.json.tmp{dead}"),
-            format!(".elo.{dead}.tmp.png"),
-            format!("ratings.csv.tmp{own}"),
-            "notes.tmpx1".to_string(),
-            "keep.txt".to_string(),
-        ] {
-            std::fs::write(dir.join(name), "x").unwrap();
-        }
-        let mut removed: Vec<String> = remove_stale_temporaries(dir)
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        removed.sort();
-        assert_eq!(
-            removed,
-            [
-                format!(".elo.{dead}.tmp.png"),
-                format!("run.json.tmp{dead}")
-            ]
-        );
-        for kept in [
-            format!("ratings.csv.tmp{own}"),
-            "notes.tmpx1".into(),
-            "keep.txt".into(),
-        ] {
-            assert!(dir.join(&kept).exists(), "{kept}");
         }
     }
 

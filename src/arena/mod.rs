@@ -3,14 +3,18 @@
 
 pub mod adjudication;
 pub mod cancel;
+pub mod descendants;
 pub mod duel;
 pub mod engine;
+pub mod engine_log;
 pub mod game;
 pub mod log;
 pub mod openings;
 pub mod outside;
 pub mod process;
+pub mod reader;
 pub mod records;
+pub mod replay;
 pub mod runner;
 pub mod schedule;
 pub mod spec;

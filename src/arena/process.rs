@@ -15,6 +15,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::descendants::{self, Leftover};
+use super::engine_log::EngineLog;
 use super::game::PlayerError;
 
 /// The longest line an engine may write, in bytes.
@@ -31,8 +33,9 @@ pub struct ProcessSpec {
     pub args: Vec<String>,
     /// Its working folder (joute's when `None`).
     pub working_dir: Option<PathBuf>,
-    /// A file its stderr is appended to, line by line (kept only in memory when `None`).
-    pub stderr_log: Option<PathBuf>,
+    /// The log its stderr is appended to, line by line, capped (kept only in memory when
+    /// `None`).
+    pub stderr_log: Option<EngineLog>,
 }
 
 /// The last lines of an engine's stderr, and whether it has closed.
@@ -142,6 +145,10 @@ pub struct EngineProcess {
     output: Output,
     stderr: Arc<Mutex<StderrTail>>,
     ended: bool,
+    /// The mark its descendants carry ([`descendants`]).
+    token: String,
+    /// Killed and reaped already.
+    killed: bool,
 }
 
 impl EngineProcess {
@@ -178,8 +185,7 @@ impl EngineProcess {
                 });
             }
         }
-        let mut child = command
-            .spawn()
+        let (mut child, token) = descendants::spawn(&mut command)
             .map_err(|e| PlayerError::Failed(format!("cannot start {name}: {e}")))?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -195,19 +201,13 @@ impl EngineProcess {
         }
         let stderr = Arc::new(Mutex::new(StderrTail::default()));
         let tail = stderr.clone();
-        let mut log = match &spec.stderr_log {
-            Some(path) => Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .map_err(|e| {
-                        PlayerError::Failed(format!(
-                            "cannot write the engine log {}: {e}",
-                            path.display()
-                        ))
-                    })?,
-            ),
+        let log = match &spec.stderr_log {
+            Some(log) => Some(log.open().map_err(|e| {
+                PlayerError::Failed(format!(
+                    "cannot write the engine log {}: {e}",
+                    log.path.display()
+                ))
+            })?),
             None => None,
         };
         let pid = child.id();
@@ -216,10 +216,11 @@ impl EngineProcess {
             .spawn(move || {
                 let mut reader = BufReader::new(stderr_pipe);
                 while let Ok(Some(line)) = read_capped(&mut reader) {
-                    if let (Some(file), Some(text)) = (log.as_mut(), line.as_deref()) {
-                        // One write a line (O_APPEND): the lines of several processes of one
-                        // engine interleave whole, each with its process id.
-                        let _ = file.write_all(format!("[{pid}] {text}\n").as_bytes());
+                    if let (Some(log), Some(text)) = (log.as_ref(), line.as_deref()) {
+                        // One line at a time through the log's one writer: the lines of several
+                        // processes of one engine interleave whole, each with its process id.
+                        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+                        let _ = log.write_line(format!("[{pid}] {text}\n").as_bytes());
                     }
                     let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
                     if tail.lines.len() == STDERR_LINES {
@@ -244,6 +245,8 @@ impl EngineProcess {
             },
             stderr,
             ended: false,
+            token,
+            killed: false,
         })
     }
 
@@ -310,8 +313,19 @@ impl EngineProcess {
     }
 
     /// Ends the engine: sends `goodbye` (when given), waits up to `grace` for it to exit, then
-    /// kills its process group. Returns its exit status when it exited by itself.
+    /// kills its process group and its descendants. Returns its exit status when it exited by
+    /// itself.
     pub fn quit(&mut self, goodbye: Option<&str>, grace: Duration) -> Option<i32> {
+        self.quit_and_list(goodbye, grace).0
+    }
+
+    /// [`EngineProcess::quit`], and the processes of the program still running once it has
+    /// gone (left in its group, or left the group: a daemon), killed with it.
+    pub fn quit_and_list(
+        &mut self,
+        goodbye: Option<&str>,
+        grace: Duration,
+    ) -> (Option<i32>, Vec<Leftover>) {
         if let Some(line) = goodbye {
             let _ = self.send(line);
         }
@@ -327,8 +341,7 @@ impl EngineProcess {
                 _ => break None,
             }
         };
-        self.kill();
-        status
+        (status, self.kill())
     }
 
     /// The operating system's id of its process (and of its group).
@@ -336,18 +349,25 @@ impl EngineProcess {
         self.child.id()
     }
 
-    /// Kills the whole process group and reaps the engine.
-    fn kill(&mut self) {
-        #[cfg(unix)]
-        {
-            // SAFETY: kill(2) with a negative pid signals the process group the engine leads
-            // (made by `process_group(0)`); it touches no memory.
-            unsafe {
-                libc::kill(-(self.child.id() as i32), libc::SIGKILL);
-            }
+    /// Kills the whole process group and reaps the engine, then every descendant that left
+    /// the group; returns the processes that were still running besides the engine.
+    fn kill(&mut self) -> Vec<Leftover> {
+        if std::mem::replace(&mut self.killed, true) {
+            return Vec::new();
+        }
+        let pid = self.child.id();
+        let mut left = descendants::group_members(pid);
+        // SAFETY: kill(2) with a negative pid signals the process group the engine leads
+        // (made by `process_group(0)`); it touches no memory.
+        unsafe {
+            libc::kill(-(pid as i32), libc::SIGKILL);
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        descendants::forget(pid);
+        let group: Vec<u32> = left.iter().map(|l| l.pid).collect();
+        left.extend(descendants::after_kill(&self.token, &group));
+        left
     }
 
     /// A failure of the engine: what happened, its exit status when it has exited, and the last
@@ -380,7 +400,7 @@ impl EngineProcess {
 
 impl Drop for EngineProcess {
     fn drop(&mut self) {
-        self.kill();
+        let _ = self.kill();
     }
 }
 
@@ -474,6 +494,41 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert!(!alive(grandchild), "the grandchild outlived the engine");
+    }
+
+    #[test]
+    fn the_engine_log_looks_back_further_than_the_longest_line() {
+        assert!(MAX_LINE as u64 + 64 <= crate::arena::engine_log::LOOK_BACK);
+    }
+
+    #[test]
+    fn a_daemon_that_leaves_the_group_is_killed_with_the_engine() {
+        // A process in a session of its own (out of the engine's group), its parent gone: it
+        // comes back to joute, a subreaper, and dies with the engine.
+        let mut p = sh("(setsid sh -c 'echo $$; exec sleep 30' &); read x");
+        let daemon: i32 = p
+            .read_line(Duration::from_secs(5))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(alive(daemon));
+        let group = std::fs::read_to_string(format!("/proc/{daemon}/stat")).unwrap();
+        let group: i32 = group
+            .rsplit_once(") ")
+            .unwrap()
+            .1
+            .split(' ')
+            .nth(2)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_ne!(group as u32, p.id(), "the daemon left the engine's group");
+        drop(p);
+        let clock = Instant::now();
+        while alive(daemon) && clock.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!alive(daemon), "the daemon outlived the engine");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! bit-identical whatever the thread count. Outside programs are the exception: each worker
 //! keeps its own running ([`Seats`]), and what they play is theirs to make reproducible.
 
+use super::engine_log::EngineLog;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -51,10 +52,10 @@ impl<G: Game> Seats<G> {
         };
         let kept = self.kept[index].take();
         Some(kept.unwrap_or_else(|| {
-            let log = self
-                .logs
-                .as_ref()
-                .map(|dir| engine_log(dir, &spec.resolved.engines[index].name));
+            let log = self.logs.as_ref().map(|dir| EngineLog {
+                path: engine_log(dir, &spec.resolved.engines[index].name),
+                cap: spec.resolved.engine_log_cap(),
+            });
             OutsidePlayer::new(setup(spec, index, outside), log)
         }))
     }
@@ -69,25 +70,10 @@ fn setup(spec: &TournamentSpec, index: usize, outside: &OutsideSpec) -> Setup {
     }
 }
 
-/// The file an engine's stderr goes to in the folder `dir`: `NAME.log`, the name made safe
-/// for a file name.
+/// The file an engine's stderr goes to in the folder `dir`: `NAME.log`, the name made into a
+/// valid file name whatever its length in bytes ([`crate::outputs::file_name`]).
 pub fn engine_log(dir: &Path, name: &str) -> PathBuf {
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c == '/' || c == '\\' || c.is_control() {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    let safe = if safe.starts_with('.') {
-        format!("_{safe}")
-    } else {
-        safe
-    };
-    dir.join(format!("{safe}.log"))
+    dir.join(crate::outputs::file_name(name, ".log"))
 }
 
 /// Starts every outside program of `spec` once and speaks its handshake, so that a program
@@ -97,7 +83,10 @@ pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Res
     for (i, entrant) in spec.engines.iter().enumerate() {
         if let Entrant::Outside(outside) = entrant {
             let name = &spec.resolved.engines[i].name;
-            let log = logs.map(|dir| engine_log(dir, name));
+            let log = logs.map(|dir| EngineLog {
+                path: engine_log(dir, name),
+                cap: spec.resolved.engine_log_cap(),
+            });
             let mut player: OutsidePlayer<G> = OutsidePlayer::new(setup(spec, i, outside), log);
             player.start().map_err(|e| {
                 format!(

@@ -327,7 +327,8 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
             let max_score = max_score.unwrap_or(2.0);
             if !(0.0..=22.0).contains(&max_score) || max_score.fract() != 0.0 {
                 return Err(format!(
-                    "--max-score is {max_score}; for connect4 a whole number in 0..=22"
+                    "--max-score is {}; for connect4 a whole number in 0..=22",
+                    crate::outputs::number_text(max_score)
                 ));
             }
             connect4_suite(plies.unwrap_or(6), count, seed, max_score as i32)
@@ -339,7 +340,10 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
             }
             let max_score = max_score.unwrap_or(OTHELLO_MAX_SCORE);
             if max_score.is_nan() || max_score < 0.0 {
-                return Err(format!("--max-score is {max_score}; it must be 0 or more"));
+                return Err(format!(
+                    "--max-score is {}; it must be 0 or more",
+                    crate::outputs::number_text(max_score)
+                ));
             }
             let start = Othello::start();
             let weights = Weights::default_for(&start);

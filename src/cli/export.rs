@@ -10,7 +10,7 @@ use super::{ExportArgs, InputError};
 use joute::arena::records::Format;
 use joute::games::GameKind;
 use joute::report::load::summarize_logs;
-use joute::report::records::{RecordsError, counted_games, write_records};
+use joute::report::records::{RecordsError, check_records_out, counted_games, write_records};
 
 /// Runs `joute export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
@@ -19,13 +19,15 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
     let (info, summary, _) = summarize_logs(&args.logs).map_err(InputError)?;
     let kind = GameKind::parse(&info.spec.game)?;
     format.check_game(&kind).map_err(InputError)?;
-    let games = counted_games(&args.logs, &summary).map_err(|e| InputError(e.to_string()))?;
     let out = args.out.clone().unwrap_or_else(|| {
         args.logs[0]
             .parent()
             .unwrap_or(Path::new("."))
             .join(format.default_name())
     });
+    check_records_out(format, &out, &args.logs, args.force, args.out.is_none())
+        .map_err(InputError)?;
+    let games = counted_games(&args.logs, &summary).map_err(|e| InputError(e.to_string()))?;
     let written =
         write_records(format, &kind, &info.spec.name, &games, &out).map_err(|e| match e {
             RecordsError::Io { .. } => anyhow::Error::new(e),

@@ -6,21 +6,23 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{FitArgs, InputError};
-use joute::arena::log::{RunInfo, write_atomically};
+use joute::arena::log::RunInfo;
 use joute::games::GameKind;
+use joute::outputs::{check_output_file, number_text, write_atomically};
 use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     let _locks = super::run::open_logs(&args.logs, false)?;
     let kind = logs_game(args)?;
+    let out = output_file(args)?;
     if args.patterns {
-        return fit_patterns(args, kind);
+        return fit_patterns(args, kind, &out);
     }
-    if !(args.lambda.is_finite() && args.lambda >= 0.0) {
+    if !(0.0..=joute::tune::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
-            "--lambda {} is not a ridge (0 or more)",
-            args.lambda
+            "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
+            number_text(args.lambda)
         ))
         .into());
     }
@@ -33,12 +35,6 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     };
     let fitted =
         fit_logs(&kind, &logs, args.weights.as_deref(), &collect, &options).map_err(InputError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join("fitted-weights.toml")
-    });
     write_atomically(&out, fitted.toml.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
     let f = &fitted.fit;
@@ -69,6 +65,30 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         say!("weights: {}", out.display())?;
     }
     Ok(())
+}
+
+/// The file the fit goes to (`--out`, or a default name beside the first log), checked: never
+/// an input, a run's own file, or (named by the user) an existing file without `--force`.
+fn output_file(args: &FitArgs) -> Result<PathBuf, InputError> {
+    let default_name = match (args.patterns, args.csv) {
+        (false, _) => "fitted-weights.toml",
+        (true, true) => "fitted-patterns.csv",
+        (true, false) => "fitted-patterns.jpw",
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.logs[0]
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(default_name)
+    });
+    let inputs: Vec<&Path> = args
+        .logs
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(args.weights.as_deref())
+        .collect();
+    check_output_file(&out, &inputs, args.force, args.out.is_none()).map_err(InputError)?;
+    Ok(out)
 }
 
 /// The game of the logs: `--game`, or else each log's run record's, one game for all.
@@ -128,7 +148,7 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
     if !(args.ridge.is_finite() && args.ridge >= 0.0) {
         return Err(InputError(format!(
             "--ridge {} is not 0 or more",
-            args.ridge
+            number_text(args.ridge)
         )));
     }
     if args.weights.is_some() || args.taper {
@@ -141,7 +161,7 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
 }
 
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
-fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
+fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
     use joute::eval::pattern::PatternWeights;
     use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
     check_pattern_args(args, kind)?;
@@ -162,20 +182,10 @@ fn fit_patterns(args: &FitArgs, kind: GameKind) -> anyhow::Result<()> {
     };
     let fit =
         fit_patterns(&data, &PatternWeights::zeros(args.phases), &options).map_err(InputError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        args.logs[0]
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(if args.csv {
-                "fitted-patterns.csv"
-            } else {
-                "fitted-patterns.jpw"
-            })
-    });
     let written = if args.csv {
-        fit.weights.write_csv(&out)
+        fit.weights.write_csv(out)
     } else {
-        fit.weights.write_binary(&out)
+        fit.weights.write_binary(out)
     };
     written.map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
     if args.json {

@@ -64,6 +64,7 @@ fn on_signal() {
             let _ = std::fs::remove_dir_all(dir);
         }
         note!("interrupted again: quitting now; the games log is intact");
+        joute::arena::descendants::kill_all();
         std::process::exit(EXIT_INTERRUPTED.into());
     }
 }

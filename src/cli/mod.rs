@@ -123,6 +123,10 @@ pub struct RunArgs {
     /// Continue an interrupted run from its games log.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an existing --out folder of other files that holds no run (refused
+    /// otherwise: joute would replace its index.html, ratings.csv, ...).
+    #[arg(long)]
+    pub force: bool,
     /// Play only the games whose id is I modulo N.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -189,6 +193,10 @@ pub struct MatchArgs {
     /// Continue an interrupted match from the log in --out.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an existing --out folder of other files that holds no run (refused
+    /// otherwise).
+    #[arg(long)]
+    pub force: bool,
     /// Print only the final table.
     #[arg(long)]
     pub quiet: bool,
@@ -206,7 +214,7 @@ pub struct MatchArgs {
 pub struct TuneArgs {
     /// Tuning spec (TOML; every key in docs/spec.md).
     pub spec: PathBuf,
-    /// Output folder.
+    /// Output folder (default: reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
@@ -220,7 +228,8 @@ pub struct TuneArgs {
     /// only with --force.
     #[arg(long, value_name = "PATH")]
     pub write_weights: Option<PathBuf>,
-    /// Replace the file named by --write-weights (or weights_out) if it exists.
+    /// Replace the file named by --write-weights (or weights_out) if it exists, and write into
+    /// an existing --out folder of other files that holds no run.
     #[arg(long)]
     pub force: bool,
     /// Cap on the number of games, confirmation included (the confirmation then gets at most
@@ -241,9 +250,13 @@ pub struct ReportArgs {
     /// Game logs (games.jsonl); shards of one run merge.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// Output folder.
+    /// Output folder (default: the log's folder; for several logs, reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an existing --out folder of other files that holds no run or report
+    /// (refused otherwise: joute would replace its index.html, ratings.csv, ...).
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -388,7 +401,8 @@ fn engine_help() -> String {
              time per move such as 0.5s or 200ms (results then depend on the machine);
              random takes none
   exact=N    solve exactly once N empty squares are left, the game's solver choosing the
-             move (0: never; default: Othello pvs and mtdf {}, otherwise 0)
+             move (0: never; default: Othello pvs and mtdf 2*depth+4, at most {},
+             otherwise 0)
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",
@@ -512,9 +526,13 @@ pub struct ExportArgs {
     #[arg(long)]
     pub format: String,
     /// Where to write (default: beside the log, games.pgn, games.ggf, games.wtb with
-    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ).
+    /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ). Never an input
+    /// or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the files named by --out if they exist.
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
@@ -531,8 +549,12 @@ pub struct FitArgs {
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Where to write the fitted weights (default: fitted-weights.toml beside the first log).
+    /// Never an input or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the file named by --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Record no position before this ply (the opening's never are).
     #[arg(long, default_value_t = 0)]
     pub skip_plies: usize,
@@ -542,8 +564,8 @@ pub struct FitArgs {
     /// Seed of the per-game samples.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The ridge towards the start weights, on standardised features.
-    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA)]
+    /// The ridge towards the start weights, on standardised features (0 to 1e6).
+    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA, allow_negative_numbers = true)]
     pub lambda: f64,
     /// Fit tapered weights: an opening and an endgame vector, interpolated by the game's
     /// progress (the file gets an [endgame] table).
@@ -564,7 +586,7 @@ pub struct FitArgs {
     pub phases: usize,
     /// With --patterns: the ridge α towards 0, in positions (each weight is pulled to 0 as
     /// if by α positions that say nothing).
-    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE)]
+    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
     pub ridge: f64,
     /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of
     /// binary.
@@ -587,9 +609,13 @@ pub struct RateArgs {
     /// jointly: engines matched by name, one name with two configurations refused.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Also write ratings.csv into this folder.
+    /// Also write ratings.csv and scale.csv into this folder (existing ones are replaced only
+    /// with --force).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace ratings.csv and scale.csv in --out if they exist.
+    #[arg(long)]
+    pub force: bool,
     /// Fix PLAYER at ELO (0 when `=ELO` is left out); default: the mean is 0.
     #[arg(long, value_name = "PLAYER=ELO")]
     pub anchor: Option<String>,
@@ -618,14 +644,18 @@ pub struct OpeningsArgs {
     pub seed: u64,
     /// Largest score kept (Connect 4: |exact score| in Pons' convention, default 2; Othello:
     /// weight units of the pvs score, default 8).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_score: Option<f64>,
     /// Othello: depth of the pvs search that scores each opening (default 10).
     #[arg(long)]
     pub depth: Option<u32>,
-    /// Write the suite to this file (default: stdout).
+    /// Write the suite to this file (default: stdout); an existing file is replaced only with
+    /// --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace the file named by --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// One JSON object on stdout (the openings and the header) instead of the file's text.
     #[arg(long)]
     pub json: bool,

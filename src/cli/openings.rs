@@ -10,6 +10,9 @@ use joute::arena::suites::{self, SuiteRequest};
 
 /// Runs `joute openings`.
 pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.out {
+        joute::outputs::check_output_file(path, &[], args.force, false).map_err(InputError)?;
+    }
     let started = Instant::now();
     let request = SuiteRequest {
         plies: args.plies,
@@ -25,7 +28,7 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
         .join(" ");
     let text = suite.to_file(&command, args.seed);
     if let Some(path) = &args.out {
-        std::fs::write(path, &text)
+        joute::outputs::write_atomically(path, text.as_bytes())
             .map_err(|e| InputError(format!("cannot write {}: {e}", path.display())))?;
     }
     let mut stdout = std::io::stdout().lock();

@@ -36,21 +36,7 @@ pub fn write_err(args: fmt::Arguments) {
 /// user text echoed in a message can then neither move the cursor, clear the screen, retitle
 /// the terminal nor break the message onto several lines.
 pub fn for_terminal(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\u{1b}' => out.push_str("\\e"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    joute::outputs::escape_controls(text)
 }
 
 /// [`for_terminal`] line by line: the text's own line breaks stay.
@@ -66,40 +52,53 @@ fn lines_for_terminal(text: &str) -> Cow<'_, str> {
     )
 }
 
-/// `text` cut to at most `max` characters: the longest words (an echoed value, a path) lose
-/// their middle first, replaced by `…`, so the message's start and its advice at the end stay.
+/// `text` cut to at most `max` characters: the longest words lose their middle first,
+/// replaced by `…` — a path before anything else (a long location is worth less than the reason
+/// after it), then an echoed value — so the message's start, its reason and its advice at the
+/// end stay.
 pub fn shorten(text: &str, max: usize) -> String {
     let mut words: Vec<String> = text.split(' ').map(str::to_string).collect();
     let length = |words: &[String]| -> usize {
         words.iter().map(|w| w.chars().count()).sum::<usize>() + words.len().saturating_sub(1)
     };
-    while length(&words) > max {
-        let (i, longest) = words
-            .iter()
-            .enumerate()
-            .max_by_key(|(_, w)| w.chars().count())
-            .map(|(i, w)| (i, w.chars().count()))
-            .expect("a non-empty text has a word");
-        if longest <= 24 {
-            // Only short words left: cut the end.
-            let cut: String = words
-                .join(" ")
-                .chars()
-                .take(max.saturating_sub(1))
+    for paths_only in [true, false] {
+        while length(&words) > max {
+            let Some((i, longest)) = words
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| !paths_only || is_path(w))
+                .map(|(i, w)| (i, w.chars().count()))
+                .max_by_key(|&(_, n)| n)
+                .filter(|&(_, n)| n > 24)
+            else {
+                break;
+            };
+            let excess = length(&words) - max;
+            let keep = longest.saturating_sub(excess + 1).max(20);
+            let chars: Vec<char> = words[i].chars().collect();
+            let (head, tail) = (keep / 2, keep - keep / 2);
+            words[i] = chars[..head]
+                .iter()
+                .chain(std::iter::once(&'…'))
+                .chain(&chars[chars.len() - tail..])
                 .collect();
-            return format!("{cut}…");
         }
-        let excess = length(&words) - max;
-        let keep = longest.saturating_sub(excess + 1).max(20);
-        let chars: Vec<char> = words[i].chars().collect();
-        let (head, tail) = (keep / 2, keep - keep / 2);
-        words[i] = chars[..head]
-            .iter()
-            .chain(std::iter::once(&'…'))
-            .chain(&chars[chars.len() - tail..])
+    }
+    if length(&words) > max {
+        // Only short words left: cut the end.
+        let cut: String = words
+            .join(" ")
+            .chars()
+            .take(max.saturating_sub(1))
             .collect();
+        return format!("{cut}…");
     }
     words.join(" ")
+}
+
+/// Whether a word of a message is a path (or a location `FILE:LINE:COLUMN:`).
+fn is_path(word: &str) -> bool {
+    word.contains('/') || word.contains('\\') || (word.ends_with(':') && word.contains('.'))
 }
 
 /// `println!` that returns `std::io::Result<()>` instead of panicking on a closed stdout.
@@ -152,5 +151,20 @@ mod tests {
         assert_eq!(shorten("short text", 300), "short text");
         let words = "word ".repeat(100);
         assert!(shorten(&words, 50).chars().count() <= 50);
+    }
+
+    #[test]
+    fn the_path_is_cut_before_the_reason() {
+        let reason = format!(
+            "key 'anchor_elo': anchor_elo is {}; allowed: -10000..=10000",
+            "9".repeat(120)
+        );
+        for depth in [10, 100, 2000] {
+            let path = "deep/".repeat(depth) + "spec.toml:6:14:";
+            let short = shorten(&format!("error: {path} {reason}"), MAX_ERROR_CHARS);
+            assert!(short.chars().count() <= MAX_ERROR_CHARS, "{short}");
+            assert!(short.ends_with(&reason), "{short}");
+            assert!(short.starts_with("error: deep/"), "{short}");
+        }
     }
 }

@@ -7,12 +7,13 @@
 //! one or more runs rate together too: a ladder grown run by run, engines matched by name
 //! (`joute::report::load::rated_games_of_runs`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use super::{InputError, RateArgs};
 use joute::arena::records::{self, RatedGame};
+use joute::outputs::check_output_file;
 use joute::report::{files, table};
 use joute::stats::ratings::{FirstMove, FitOptions, fit};
 
@@ -63,6 +64,12 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
 
 /// Runs `joute rate`.
 pub fn run(args: &RateArgs) -> anyhow::Result<()> {
+    if let Some(dir) = &args.out {
+        let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        for name in ["ratings.csv", "scale.csv"] {
+            check_output_file(&dir.join(name), &inputs, args.force, false).map_err(InputError)?;
+        }
+    }
     let is_log = |p: &&std::path::PathBuf| p.extension().is_some_and(|e| e == "jsonl");
     let logs: Vec<std::path::PathBuf> = args.files.iter().filter(is_log).cloned().collect();
     let mut files = args

@@ -14,9 +14,10 @@ use joute::arena::schedule::Shard;
 use joute::arena::spec::{
     Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
 };
+use joute::outputs::file_name;
 use joute::report::Summary;
 use joute::report::load::summarize_logs;
-use joute::report::run::{SessionTiming, run_timing, summary_json};
+use joute::report::run::{SessionTiming, check_report_folder, run_timing, summary_json};
 use joute::report::table::{RatingRow, RatingScale};
 use joute::report::{table, write_run_report};
 use joute::stats::ratings::FirstMove;
@@ -54,16 +55,20 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .transpose()
         .map_err(|e| InputError(format!("--shard: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| {
-        let base = PathBuf::from("reports").join(&spec.resolved.name);
+        let base = PathBuf::from("reports").join(file_name(&spec.resolved.name, ""));
         match shard {
             Some(s) => base.join(s.folder_name()),
             None => base,
         }
     });
-    let voice = voice(args.quiet, args.json);
-    let threads = threads(args.threads)?;
+    let options = Options {
+        threads: threads(args.threads)?,
+        shard,
+        extend: args.resume,
+        force: args.force,
+    };
     let live = super::serve::start(args.serve.as_deref(), &out)?;
-    let played = play(&spec, &out, Some(shard), args.resume, threads, voice, true);
+    let played = play(&spec, &out, options, voice(args.quiet, args.json), true);
     drop(live); // the open pages hear that the run ended
     played
 }
@@ -102,11 +107,16 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     {
         note!("{note}");
     }
-    let threads = threads(args.threads)?;
+    let mut options = Options {
+        threads: threads(args.threads)?,
+        shard: None,
+        extend: args.resume,
+        force: args.force,
+    };
     match &args.out {
         Some(out) => {
             let live = super::serve::start(args.serve.as_deref(), out)?;
-            let played = play(&spec, out, None, args.resume, threads, voice, true);
+            let played = play(&spec, out, options, voice, true);
             drop(live); // the open pages hear that the run ended
             played
         }
@@ -123,8 +133,9 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
                 .tempdir()
                 .context("cannot create a scratch folder for the match")?;
             interrupt::set_scratch(Some(dir.path().to_path_buf()));
+            options.extend = false;
             let live = super::serve::start(args.serve.as_deref(), dir.path())?;
-            let result = play(&spec, dir.path(), None, false, threads, voice, false);
+            let result = play(&spec, dir.path(), options, voice, false);
             drop(live); // the open pages hear that the run ended
             interrupt::set_scratch(None);
             result
@@ -218,9 +229,10 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
                 .unwrap_or(Path::new("."))
                 .to_path_buf()
         } else {
-            PathBuf::from("reports").join(&info.spec.name)
+            PathBuf::from("reports").join(file_name(&info.spec.name, ""))
         }
     });
+    check_report_folder(&out, &info, args.force).map_err(InputError)?;
     let voice = if args.json {
         Voice::Json
     } else {
@@ -235,6 +247,11 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
             loaded.games_read,
             loaded.games_scheduled
         );
+    }
+    for duplicate in &loaded.duplicates {
+        if voice == Voice::Normal {
+            note!("note: {}", duplicate.describe());
+        }
     }
     for torn in &loaded.torn {
         if voice == Voice::Normal {
@@ -302,22 +319,17 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
 
 /// Plays the games of `spec` that `out` does not hold yet (this shard's, when sharded), then
 /// reports. `keep` false: a scratch folder (a match without --out), whose path is not shown.
-/// `resume`: the user said `--resume`, which also lets a spec extend the run it finds.
+/// `options.extend`: the user said `--resume`, which also lets a spec extend the run it finds.
 pub(super) fn play(
     spec: &TournamentSpec,
     out: &Path,
-    shard: Option<Option<Shard>>,
-    resume: bool,
-    threads: usize,
+    options: Options,
     voice: Voice,
     keep: bool,
 ) -> anyhow::Result<()> {
-    let options = Options {
-        threads,
-        shard: shard.flatten(),
-        extend: resume,
-    };
+    let (resume, threads) = (options.extend, options.threads);
     let session = Session::open(spec, out, options)?;
+    say_duplicates(session.notices(), voice);
     if voice == Voice::Normal {
         say_opened(&session, spec, resume, keep);
     }
@@ -387,6 +399,8 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
                 out.display(),
                 env!("CARGO_PKG_VERSION")
             ),
+            // Said whatever the voice, but --json ([`say_duplicates`]).
+            Notice::Duplicates(_) => {}
         }
     }
     let remaining = session.remaining();
@@ -454,6 +468,18 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
     }
 }
 
+/// The logs found to hold a game twice, the same line (skipped): said even with --quiet, a
+/// log once; not with --json.
+fn say_duplicates(notices: &[Notice], voice: Voice) {
+    for notice in notices {
+        if let Notice::Duplicates(d) = notice
+            && voice != Voice::Json
+        {
+            note!("note: {}", d.describe());
+        }
+    }
+}
+
 /// The lines after play: its timing, and for a shard, what its tables cover and the run's test.
 fn say_played(
     spec: &TournamentSpec,
@@ -461,6 +487,7 @@ fn say_played(
     voice: Voice,
     threads: usize,
 ) -> anyhow::Result<()> {
+    say_duplicates(&outcome.notices, voice);
     if voice == Voice::Normal && outcome.played > 0 {
         say!("{}", timing_line(&spec.resolved.name, outcome, threads))?;
         if let Some(s) = outcome.info.shard {

@@ -60,15 +60,15 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
 /// The spec, the run's folder and how to open it, from the arguments.
 fn tune_options(args: &TuneArgs) -> anyhow::Result<(ResolvedTuneSpec, PathBuf, TuneOptions)> {
     let spec = load(&args.spec).map_err(|e| InputError(e.to_string()))?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("reports").join(&spec.name));
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("reports").join(joute::outputs::file_name(&spec.name, ""))
+    });
     let options = TuneOptions {
         resume: args.resume,
         budget: args.budget,
         write_weights: args.write_weights.clone(),
         force: args.force,
+        inputs: vec![args.spec.clone()],
     };
     Ok((spec, out, options))
 }

@@ -78,8 +78,8 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 use std::sync::Arc;
 
 use super::weights::{EvalError, MAX_WEIGHT, check_weight};
@@ -455,28 +455,6 @@ fn check_phases(phases: u64) -> Result<usize, String> {
     }
 }
 
-/// Writes a file through a temporary file beside it (`NAME.tmpPID`) renamed over it.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let result = (|| {
-        let mut out = BufWriter::new(File::create(&tmp)?);
-        write(&mut out)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 impl PatternWeights {
     /// `phases` phases of zero weights.
     ///
@@ -741,7 +719,7 @@ impl PatternWeights {
         for w in &self.values {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        write_atomically(path, |out| out.write_all(&bytes))
+        crate::outputs::write_with(path, true, |out| out.write_all(&bytes))
     }
 
     /// Writes the CSV file (one row per non-zero weight; see `docs/files.md`) through a
@@ -749,7 +727,7 @@ impl PatternWeights {
     /// phases.
     pub fn write_csv(&self, path: &Path) -> std::io::Result<()> {
         self.check_shape()?;
-        write_atomically(path, |out| {
+        crate::outputs::write_with(path, true, |out| {
             writeln!(out, "{CSV_FIRST_LINE}, phases = {}", self.phases)?;
             writeln!(
                 out,

@@ -28,7 +28,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
-use crate::arena::log::write_atomically;
+use crate::outputs::write_atomically;
 use crate::report::Summary;
 use crate::stats::ratings::Ratings;
 

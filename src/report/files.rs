@@ -1,19 +1,36 @@
 //! The CSV files of a run: `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`,
-//! `terminations.csv`, each written to a temporary file and renamed.
+//! `terminations.csv`, each written to a temporary file and renamed. Every cell goes through
+//! [`csv_cell`]: names from foreign records and engines' own words are text, never a
+//! spreadsheet formula nor bytes that drive a terminal.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::summary::{FAILURES, Summary};
 use super::table::{RatingRow, RatingScale};
-use crate::arena::log::write_atomically;
+use crate::outputs::write_atomically;
 use crate::stats::ratings::{Bound, Ratings};
 
-/// Writes `rows` as CSV to `path` atomically.
+/// A cell as joute writes it: control characters escaped as the terminal shows them (`\e`,
+/// `\u{7}`), and text a spreadsheet would take for a formula (starting with `=`, `+`, `-` or
+/// `@`) quoted with a leading `'`, as OWASP advises. Numbers (`-12.50`) stay numbers.
+pub fn csv_cell(text: &str) -> Cow<'_, str> {
+    let text = crate::outputs::escape_controls(text);
+    let formula = text.starts_with(['=', '+', '-', '@']) && text.parse::<f64>().is_err();
+    if formula {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        text
+    }
+}
+
+/// Writes `rows` as CSV to `path` atomically, each cell through [`csv_cell`].
 fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header).map_err(std::io::Error::other)?;
     for row in rows {
-        w.write_record(row).map_err(std::io::Error::other)?;
+        w.write_record(row.iter().map(|cell| csv_cell(cell).into_owned()))
+            .map_err(std::io::Error::other)?;
     }
     let bytes = w
         .into_inner()
@@ -217,6 +234,41 @@ mod tests {
             "name,games,adjudicated,timeout,stall,illegal-move,crash,example\n\
              edax,8,1,0,0,1,1,illegal-move in game 1: e9 <b>\n\
              ab-4,8,1,1,0,1,0,timeout in game 2: no move in 1000 ms\n"
+        );
+    }
+
+    #[test]
+    fn no_cell_is_a_formula_or_a_terminal_escape() {
+        for (cell, written) in [
+            ("=cmd|'/C calc'!A0", "'=cmd|'/C calc'!A0"),
+            ("+1+1", "'+1+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("b\u{1b}[2Jx\u{7}", "b\\e[2Jx\\u{7}"),
+            ("=\u{1b}", "'=\\e"),
+            ("-12.50", "-12.50"),
+            ("+3", "+3"),
+            ("pvs-8", "pvs-8"),
+            ("", ""),
+        ] {
+            assert_eq!(csv_cell(cell), written, "{cell:?}");
+        }
+        let scratch = tempfile::tempdir().unwrap();
+        let path = scratch.path().join("x.csv");
+        write_csv(
+            &path,
+            &["name"],
+            &[vec!["=1+1".into()], vec!["\u{1b}]0;pwned\u{7}".into()]],
+        )
+        .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !bytes.iter().any(|b| b.is_ascii_control() && *b != b'\n'),
+            "{bytes:?}"
+        );
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "name\n'=1+1\n\\e]0;pwned\\u{7}\n"
         );
     }
 }

@@ -20,7 +20,7 @@ use askama::Template;
 
 use super::summary::{FAILURES, Summary};
 use super::table::{RatingScale, finite_estimate, fixed, rating_rows, terminations_footer};
-use crate::arena::log::scan_log;
+use crate::arena::log::{IdSet, scan_log};
 use crate::arena::spec::OpeningSource;
 use crate::games::GameKind;
 use crate::stats::ratings::Ratings;
@@ -368,8 +368,13 @@ fn games_json(summary: &Summary, logs: &[PathBuf]) -> Result<(String, usize), Ht
             .ok_or_else(|| format!("engine '{name}' is not in the run's spec"))
     };
     let mut games: Vec<(u64, String)> = Vec::new();
+    // The games the summary read, each once.
+    let mut taken = IdSet::new(summary.schedule_games());
     for log in logs {
         scan_log(log, |g| {
+            if !summary.has_game(g.id) || taken.insert(g.id).is_err() {
+                return Ok(());
+            }
             let row = serde_json::json!([
                 g.id,
                 index(&g.first)?,
@@ -423,11 +428,9 @@ pub fn write_report(
 ) -> Result<PathBuf, HtmlError> {
     let html = render(summary, ratings, charts, logs, timing, false)?;
     let path = dir.join("index.html");
-    crate::arena::log::write_atomically(&path, html.as_bytes()).map_err(|source| {
-        HtmlError::Io {
-            path: path.clone(),
-            source,
-        }
+    crate::outputs::write_atomically(&path, html.as_bytes()).map_err(|source| HtmlError::Io {
+        path: path.clone(),
+        source,
     })?;
     Ok(path)
 }

@@ -1,14 +1,18 @@
 //! A summary from games logs: one run's `games.jsonl`, or the logs of its shards, merged.
 //!
 //! Each log is read with the `run.json` beside it. Logs of different specs (different hashes)
-//! are refused, and so is a game id found twice. For an SPRT run a first pass finds where the
-//! test decided, on the prefix of pairs in pair order, so that the second pass leaves out the
-//! same games whatever order the logs list them in.
+//! are refused, and so is a log given twice. The first pass reads every line through the
+//! checked reader ([`crate::arena::reader`]: each line a game of the run, replayed to its
+//! result; a game found again with the same line skipped and said, with another refused) and,
+//! for an SPRT run, finds where the test decided, on the prefix of pairs in pair order, so that
+//! the second pass (the lines the first one checked, read again) leaves out the same games
+//! whatever order the logs list them in.
 
 use std::path::{Path, PathBuf};
 
 use super::summary::Summary;
-use crate::arena::log::{GameLine, IdSet, RunInfo, scan_log};
+use crate::arena::log::{GameLine, IdSet, RunInfo, scan_log, scan_log_prefix};
+use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::stats::sequential::SequentialSprt;
 
 /// The `run.json` beside a log.
@@ -33,12 +37,23 @@ pub struct Loaded {
     pub games_scheduled: u64,
     /// Logs that ended with a torn line (ignored).
     pub torn: Vec<PathBuf>,
+    /// Games logged again with the same line (skipped), one entry per log.
+    pub duplicates: Vec<Duplicate>,
 }
 
 /// Reads `logs` (one run, or the shards of one run) into a summary.
 pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), String> {
     let first = logs.first().ok_or("no log given")?;
     let info = run_info_for(first)?;
+    for (i, log) in logs.iter().enumerate() {
+        if let Some(earlier) = logs[..i].iter().find(|l| crate::outputs::same_file(l, log)) {
+            return Err(format!(
+                "{} is given twice (also as {}); give each log once",
+                log.display(),
+                earlier.display()
+            ));
+        }
+    }
     for log in &logs[1..] {
         let other = run_info_for(log)?;
         if other.spec_hash != info.spec_hash || other.extends != info.extends {
@@ -59,21 +74,14 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
         ..Loaded::default()
     };
 
-    // Pass 1: duplicates, foreign games, and where an SPRT decided.
-    let mut seen = IdSet::new(scheduled);
+    // Pass 1: every line checked, and where an SPRT decided.
+    let mut hashes = vec![info.spec_hash.clone()];
+    hashes.extend(info.extends.iter().cloned());
+    let mut run = RunLines::new(&info.spec, hashes);
     let mut sprt = info.spec.sprt.map(SequentialSprt::new);
-    let schedule = info.spec.schedule();
+    let mut checked = Vec::new();
     for log in logs {
-        let scan = scan_log(log, |game: GameLine| {
-            if game.spec != info.spec_hash && !info.extends.contains(&game.spec) {
-                return Err(format!(
-                    "game {} belongs to spec {}, not {}",
-                    game.id, game.spec, info.spec_hash
-                ));
-            }
-            game.check(&info.spec, &schedule)?;
-            seen.insert(game.id)
-                .map_err(|e| format!("{e} (a log given twice, or shards that overlap)"))?;
+        let scan = read_log(log, &mut run, |game| {
             if let Some(test) = &mut sprt {
                 let colour = (game.id % 2) as u8;
                 let score_a = if colour == 0 {
@@ -89,14 +97,23 @@ pub fn summarize_logs(logs: &[PathBuf]) -> Result<(RunInfo, Summary, Loaded), St
         if scan.torn {
             loaded.torn.push(log.clone());
         }
+        checked.push(scan.good_bytes);
     }
+    loaded.duplicates = run.duplicates().to_vec();
 
-    // Pass 2: the statistics.
+    // Pass 2: the statistics, from the lines pass 1 checked (a live log may have grown since),
+    // each game once.
     let mut summary = Summary::new(&info.spec, &info.spec_hash);
     summary.accept_earlier(&info.extends);
     summary.set_cutoff(sprt.and_then(|t| t.decided()).map(|d| d.pairs));
-    for log in logs {
-        scan_log(log, |game| summary.add(&game).map(|_| ()).map_err(|e| e.0))?;
+    let mut added = IdSet::new(scheduled);
+    for (log, &bytes) in logs.iter().zip(&checked) {
+        scan_log_prefix(log, bytes, |game| {
+            if added.insert(game.id).is_err() {
+                return Ok(());
+            }
+            summary.add(&game).map(|_| ()).map_err(|e| e.0)
+        })?;
     }
     Ok((info, summary, loaded))
 }
@@ -175,9 +192,15 @@ pub fn rated_games_of_runs(logs: &[PathBuf]) -> Result<Runs, String> {
         let (_, summary, _) = summarize_logs(members)?;
         let cutoff = summary.cutoff();
         let mut games = Vec::new();
+        // The games the summary read (checked and replayed, each once): a game logged twice
+        // is rated once, and lines a running log gained since are left out.
+        let mut taken = IdSet::new(summary.schedule_games());
         for log in members {
             scan_log(log, |game: GameLine| {
-                if cutoff.is_none_or(|pairs| game.pair < pairs) {
+                if summary.has_game(game.id)
+                    && cutoff.is_none_or(|pairs| game.pair < pairs)
+                    && taken.insert(game.id).is_ok()
+                {
                     games.push(RatedGame {
                         first: game.first,
                         second: game.second,

@@ -3,14 +3,15 @@
 //! spec has `[output] records`, both from the logs in game-id order, and game by game while
 //! the run plays ([`LiveRecords`]).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Summary;
-use crate::arena::log::{GameLine, scan_log, write_atomically};
+use crate::arena::log::{GameLine, IdSet, scan_log};
 use crate::arena::records::{self, Format, Record};
 use crate::games::GameKind;
+use crate::outputs::write_atomically;
 
 /// The record of one logged game.
 pub fn record_of(game: &GameLine) -> Record {
@@ -51,9 +52,15 @@ pub enum RecordsError {
 pub fn counted_games(logs: &[PathBuf], summary: &Summary) -> Result<Vec<GameLine>, RecordsError> {
     let cutoff = summary.decision().map(|d| d.pairs);
     let mut games = Vec::new();
+    // The games the summary read (checked, each once): a game logged twice is written once,
+    // and lines a running log gained since are left for the next report.
+    let mut taken = IdSet::new(summary.schedule_games());
     for log in logs {
         scan_log(log, |game| {
-            if cutoff.is_none_or(|c| game.pair < c) {
+            if summary.has_game(game.id)
+                && cutoff.is_none_or(|c| game.pair < c)
+                && taken.insert(game.id).is_ok()
+            {
                 games.push(game);
             }
             Ok(())
@@ -72,6 +79,48 @@ fn board(kind: &GameKind) -> (u8, u8) {
     }
 }
 
+/// Checks where `joute export` is to write `format`: `out` (and the `.jou` beside a WThor
+/// file) is none of the `logs` nor their run records, no run's own file, and no existing file
+/// unless `force` or `default` (the format's default name beside the log, joute's own file);
+/// a PSQ folder is no run's folder, and an existing one of other files needs `force` too.
+pub fn check_records_out(
+    format: Format,
+    out: &Path,
+    logs: &[PathBuf],
+    force: bool,
+    default: bool,
+) -> Result<(), String> {
+    use crate::outputs::{check_output_file, is_run_folder};
+    let records: Vec<PathBuf> = logs
+        .iter()
+        .map(|l| l.parent().unwrap_or(Path::new(".")).join("run.json"))
+        .collect();
+    let inputs: Vec<&Path> = logs.iter().chain(&records).map(PathBuf::as_path).collect();
+    match format {
+        Format::Psq => {
+            if is_run_folder(out) || inputs.iter().any(|i| crate::outputs::same_file(out, i)) {
+                return Err(format!(
+                    "{}: a run's folder or an input; PSQ records go in a folder of their own",
+                    out.display()
+                ));
+            }
+            let holds_files = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+            if out.exists() && !out.is_dir() || holds_files && !force && !default {
+                return Err(format!(
+                    "{} exists; add --force to write the PSQ files in it, or name a new folder",
+                    out.display()
+                ));
+            }
+            Ok(())
+        }
+        Format::Wtb => {
+            check_output_file(out, &inputs, force, default)?;
+            check_output_file(&out.with_extension("jou"), &inputs, force, default)
+        }
+        _ => check_output_file(out, &inputs, force, default),
+    }
+}
+
 /// Writes `games` of a `kind` run named `event` as `format` to `out` (a file; for PSQ a folder
 /// of `ID.psq` files), each file replaced whole; returns the files.
 pub fn write_records(
@@ -82,6 +131,11 @@ pub fn write_records(
     out: &Path,
 ) -> Result<Vec<PathBuf>, RecordsError> {
     format.check_game(kind).map_err(RecordsError::Format)?;
+    // Every format gets only games that replay, as WThor's writer demands: no illegal move,
+    // no stray byte in a move, no result the moves contradict.
+    for game in games {
+        crate::arena::replay::check_game(kind, game).map_err(RecordsError::Format)?;
+    }
     let put = |path: &Path, bytes: &[u8]| -> Result<PathBuf, RecordsError> {
         write_atomically(path, bytes).map_err(|source| RecordsError::Io {
             path: path.to_path_buf(),
@@ -176,11 +230,7 @@ impl LiveRecords {
                     let i = match self.files.iter().position(|(f, _)| *f == format) {
                         Some(i) => i,
                         None => {
-                            let file = OpenOptions::new()
-                                .create(true)
-                                .append(true)
-                                .open(&path)
-                                .map_err(io)?;
+                            let file = crate::outputs::open_append(&path).map_err(io)?;
                             self.files.push((format, file));
                             self.files.len() - 1
                         }
@@ -197,11 +247,13 @@ impl LiveRecords {
 mod tests {
     use super::*;
 
-    fn game(id: u64, moves: &[&str], score: f64) -> GameLine {
+    /// A game cut short: lost by the side to move's crash, or adjudicated.
+    fn game(id: u64, moves: &[&str], score: f64, termination: &str) -> GameLine {
         let line = format!(
-            r#"{{"id":{id},"pair":{},"round":0,"opening_index":0,"opening":[],"first":"a","second":"b","score":{score},"result":"{}","margin":0,"termination":"normal","moves":{},"plies":{},"nodes":[0,0],"timed_out":false,"seed":1,"spec":"x","seconds":0.0}}"#,
+            r#"{{"id":{id},"pair":{},"round":0,"opening_index":0,"opening":[],"first":"a","second":"b","score":{score},"result":"{}","margin":{},"termination":"{termination}","moves":{},"plies":{},"nodes":[0,0],"timed_out":false,"seed":1,"spec":"x","seconds":0.0}}"#,
             id / 2,
             crate::arena::records::result_text(score),
+            (2.0 * score - 1.0) as i32,
             serde_json::to_string(moves).unwrap(),
             moves.len()
         );
@@ -212,9 +264,9 @@ mod tests {
     fn appended_games_read_as_the_whole_file_written_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let games = [
-            game(0, &["4", "4", "3"], 1.0),
-            game(1, &["3", "4"], 0.5),
-            game(2, &["1"], 0.0),
+            game(0, &["4", "4", "3"], 1.0, "crash"),
+            game(1, &["3", "4"], 0.5, "adjudication"),
+            game(2, &["1"], 0.0, "adjudication"),
         ];
         let kind = GameKind::Connect4;
         let mut live = LiveRecords::new(kind, "e", dir.path(), &[Format::Moves, Format::Pgn]);
@@ -237,6 +289,34 @@ mod tests {
                 },
                 &expected
             );
+        }
+    }
+
+    #[test]
+    fn no_format_takes_a_game_that_does_not_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let othello = GameKind::Othello;
+        let mut bad = game(0, &["f5", "d6", "c3"], 1.0, "crash");
+        write_records(
+            Format::Ggf,
+            &othello,
+            "e",
+            &[bad.clone()],
+            &dir.path().join("a.ggf"),
+        )
+        .unwrap();
+        for (moves, piece) in [
+            (["f5", "f5", "c3"], "cannot be played"),
+            (["f5", "d6", "c3\u{1b}[2J"], "cannot be played"),
+            (["F5", "d6", "c3"], "joute writes this move 'f5'"),
+        ] {
+            bad.moves = moves.iter().map(|m| m.to_string()).collect();
+            for format in [Format::Ggf, Format::Wtb, Format::Pgn] {
+                let out = dir.path().join(format!("b.{}", format.name()));
+                let err = write_records(format, &othello, "e", &[bad.clone()], &out).unwrap_err();
+                assert!(err.to_string().contains(piece), "{format:?}: {err}");
+                assert!(!out.exists());
+            }
         }
     }
 }

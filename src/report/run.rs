@@ -91,6 +91,27 @@ fn write_spec_records(
     Ok(())
 }
 
+/// Checks the folder a report of `run`'s logs is to be written into: new, empty, a run folder
+/// of that same run, or a report joute wrote; a folder holding another run, or other files
+/// without `force`, is refused (its `index.html` and CSV files would be replaced).
+pub fn check_report_folder(out: &Path, run: &RunInfo, force: bool) -> Result<(), String> {
+    crate::outputs::check_output_folder(out, force)?;
+    let record = out.join("run.json");
+    if record.exists()
+        && let Ok(other) = RunInfo::load(&record)
+        && other.spec_hash != run.spec_hash
+        && !other.extends.contains(&run.spec_hash)
+    {
+        return Err(format!(
+            "{} holds the run of another spec ('{}', hash {}), whose report this would replace; choose another --out",
+            out.display(),
+            other.spec.name,
+            other.spec_hash
+        ));
+    }
+    Ok(())
+}
+
 /// Games played, seconds spent and the last session's threads, over every session of a run.
 pub fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
     (

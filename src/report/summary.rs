@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::arena::game::Termination;
-use crate::arena::log::GameLine;
+use crate::arena::log::{GameLine, IdSet};
 use crate::arena::schedule::Schedule;
 use crate::arena::spec::ResolvedSpec;
 use crate::stats::ratings::{FitOptions, Ratings, Results, fit};
@@ -156,6 +156,8 @@ pub struct Summary {
     /// Hashes of earlier specs this run extends: their games count too (see
     /// [`Summary::accept_earlier`]).
     earlier: Vec<String>,
+    /// The ids of the games added (counted or after the decision): a game is added once.
+    added: IdSet,
 }
 
 /// Why a game cannot be counted.
@@ -197,6 +199,7 @@ impl Summary {
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
             pending: HashMap::new(),
+            added: IdSet::new(schedule.games()),
             schedule,
             cutoff: None,
             earlier: Vec::new(),
@@ -221,7 +224,18 @@ impl Summary {
         self.cutoff = pairs;
     }
 
-    /// Counts one game. Returns the SPRT's decision if this game completed it.
+    /// Games the run schedules.
+    pub fn schedule_games(&self) -> u64 {
+        self.schedule.games()
+    }
+
+    /// Whether game `id` was added (counted, or left out after the SPRT's decision).
+    pub fn has_game(&self, id: u64) -> bool {
+        self.added.contains(id)
+    }
+
+    /// Counts one game (refused when its id was added before). Returns the SPRT's decision if
+    /// this game completed it.
     pub fn add(&mut self, game: &GameLine) -> Result<Option<Decided>, SummaryError> {
         if game.spec != self.hash && !self.earlier.contains(&game.spec) {
             return Err(SummaryError(format!(
@@ -231,6 +245,8 @@ impl Summary {
         }
         game.check(&self.spec, &self.schedule)
             .map_err(SummaryError)?;
+        // A game added twice would be counted twice (and the SPRT's pairs with it).
+        self.added.insert(game.id).map_err(SummaryError)?;
         let slot = self.schedule.slot(game.id);
         let (a, b) = self.schedule.pairings[slot.pairing];
         let index_in_pair = slot.colour;

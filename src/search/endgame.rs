@@ -29,18 +29,26 @@ use super::{Algorithm, WIN};
 use crate::games::{Connect4, Game, Morpion, Othello};
 
 /// The default of [`super::SearchOptions::exact`] for engines of the game of `start` searching
-/// with `algorithm` (the search layer's own default is 0, off): Othello's `pvs` and `mtdf`
-/// solve from [`OTHELLO_EXACT`] empties (measured against NTest: docs/spec.md, "Exact
-/// endgames"); Connect 4's from [`CONNECT4_EXACT`] cells (off: not measured). The course's
-/// algorithms (minimax, negamax, alphabeta, bisection) keep their depth-limited value, and
-/// `mcts` and `random` their own nature: 0.
-pub fn default_exact<G: Game>(start: &G, algorithm: Algorithm) -> u32 {
+/// with `algorithm` to `depth` plies (`None`: under a node or time budget; the search layer's
+/// own default is 0, off): Othello's `pvs` and `mtdf` solve from 2·depth + 4 empties, at most
+/// [`OTHELLO_EXACT`] (measured against NTest: docs/spec.md, "Exact endgames"); Connect 4's
+/// from [`CONNECT4_EXACT`] cells (off: not measured). The course's algorithms (minimax,
+/// negamax, alphabeta, bisection) keep their depth-limited value, and `mcts` and `random`
+/// their own nature: 0.
+///
+/// Why it scales with the depth: a solve's cost grows about twice as fast with the empties as
+/// a search's with its depth, so a fixed 20 that costs a `pvs:8` game 4.4 times its nodes costs
+/// a `pvs:4` game 370 times (31 k → 11.6 M nodes), while 2·depth + 4 keeps the solve within a
+/// few times the game's search at every depth (`pvs:4` at 12: 2.3 times; `pvs:6` at 16: 2.6).
+pub fn default_exact<G: Game>(start: &G, algorithm: Algorithm, depth: Option<u32>) -> u32 {
     if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
         return 0;
     }
     let any = start as &dyn Any;
     if any.is::<Othello>() {
-        OTHELLO_EXACT
+        depth.map_or(OTHELLO_EXACT, |d| {
+            d.saturating_mul(2).saturating_add(4).min(OTHELLO_EXACT)
+        })
     } else if any.is::<Connect4>() {
         CONNECT4_EXACT
     } else {
@@ -48,7 +56,8 @@ pub fn default_exact<G: Game>(start: &G, algorithm: Algorithm) -> u32 {
     }
 }
 
-/// Othello's default: solve exactly from this many empty squares on. Against NTest at depth 6,
+/// Othello's default under a budget, and its cap at a fixed depth (from depth 8 on): solve
+/// exactly from this many empty squares on. Against NTest at depth 6,
 /// `pvs:8` with the shipped pattern weights scored 22% never solving, 24.5%, 27.5%, 30%, 32%
 /// and 35.5% solving from 14, 16, 18, 20 and 22 empties, for 1.0, 1.1, 1.6, 4.4 and 22 times
 /// the nodes of a game: 20 is where the nodes are still a few times a game's.
@@ -446,8 +455,15 @@ mod tests {
     #[test]
     fn defaults_solve_for_the_engines_of_play_only() {
         let othello = Othello::start();
-        assert_eq!(default_exact(&othello, Algorithm::Pvs), OTHELLO_EXACT);
-        assert_eq!(default_exact(&othello, Algorithm::Mtdf), OTHELLO_EXACT);
+        assert_eq!(default_exact(&othello, Algorithm::Pvs, None), OTHELLO_EXACT);
+        assert_eq!(
+            default_exact(&othello, Algorithm::Mtdf, None),
+            OTHELLO_EXACT
+        );
+        // At a fixed depth: 2·depth + 4, capped.
+        for (depth, exact) in [(1, 6), (4, 12), (6, 16), (8, 20), (10, 20), (60, 20)] {
+            assert_eq!(default_exact(&othello, Algorithm::Pvs, Some(depth)), exact);
+        }
         for a in [
             Algorithm::Minimax,
             Algorithm::Negamax,
@@ -456,7 +472,8 @@ mod tests {
             Algorithm::Mcts,
             Algorithm::Random,
         ] {
-            assert_eq!(default_exact(&othello, a), 0);
+            assert_eq!(default_exact(&othello, a, Some(8)), 0);
+            assert_eq!(default_exact(&othello, a, None), 0);
         }
         assert_eq!(empties(&Othello::start()), Some(60));
         assert_eq!(empties(&Connect4::start()), Some(42));

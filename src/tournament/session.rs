@@ -21,15 +21,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::arena::log::{GameLine, IdSet, LogWriter, RunInfo, Session as SessionRecord};
-use crate::arena::log::{create_out_folder, now, peak_rss_kib, remove_stale_temporaries, scan_log};
+use crate::arena::log::{GameLine, LogWriter, RunInfo, Session as SessionRecord};
+use crate::arena::log::{create_out_folder, now, peak_rss_kib};
 use crate::arena::openings;
+use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
+use crate::games::{Game, GameVisitor};
+use crate::outputs::{check_output_folder, remove_stale_temporaries};
 use crate::report::Summary;
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
@@ -73,6 +76,9 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Keep the games of an earlier spec that this one extends (the user said `--resume`).
     pub extend: bool,
+    /// Write into an existing folder of other files that holds no run (the user said
+    /// `--force`); refused otherwise.
+    pub force: bool,
 }
 
 /// What the folder held when the session opened.
@@ -104,6 +110,9 @@ pub enum Notice {
         /// The version that started it.
         started_by: String,
     },
+    /// A log (this run's, or another shard's) holds a game twice, the same line both times:
+    /// skipped.
+    Duplicates(Duplicate),
 }
 
 /// How a session ended.
@@ -158,6 +167,9 @@ pub struct Outcome {
     /// A sharded SPRT run: the run's decision, read from every shard's log (a shard's own
     /// summary cannot decide: it lacks the other shards' pairs).
     pub run_decision: Option<Decided>,
+    /// What was found while playing that the user should hear (another shard's log holding a
+    /// game twice).
+    pub notices: Vec<Notice>,
 }
 
 /// What [`Session::play_and_report`] did: the session's outcome and the run's rating table.
@@ -186,6 +198,8 @@ pub struct Session {
     notices: Vec<Notice>,
     /// A sharded SPRT run: the test over every shard's log.
     shared: Option<SharedSprt>,
+    /// The outside programs were checked when the folder was opened.
+    outside_checked: bool,
 }
 
 impl Session {
@@ -196,8 +210,17 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
-        create_out_folder(out).map_err(SessionError::Input)?;
+        check_output_folder(out, options.force).map_err(SessionError::Input)?;
         let log_path = out.join("games.jsonl");
+        // A fresh run checks its outside programs before it creates anything: a program that
+        // is missing or does not speak its protocol leaves no folder behind (the check's
+        // stderr is then only in the error).
+        let fresh = log_path.metadata().map_or(true, |m| m.len() == 0);
+        let outside_checked = fresh && spec.has_outside();
+        if outside_checked {
+            check_programs(spec, None).map_err(SessionError::Input)?;
+        }
+        create_out_folder(out).map_err(SessionError::Input)?;
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
         let mut writer = LogWriter::lock(&log_path).map_err(|e| {
@@ -229,7 +252,7 @@ impl Session {
             spec: spec.resolved.clone(),
         };
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
-        let mut done = IdSet::new(total);
+        let mut lines = RunLines::new(&spec.resolved, vec![spec.hash.clone()]);
         let mut notices = Vec::new();
         let mut opened = Opened::Fresh;
         if holds_games {
@@ -273,12 +296,14 @@ impl Session {
                 });
             }
             info.sessions = previous.sessions.clone();
-            let scan = scan_log(&log_path, |game| {
+            let mut hashes = vec![spec.hash.clone()];
+            hashes.extend(info.extends.iter().cloned());
+            lines = RunLines::new(&spec.resolved, hashes);
+            // Every line checked (a game of the run, replayed to its result), then counted.
+            let scan = read_log(&log_path, &mut lines, |game| {
                 if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
                     return Err(format!("game id {} does not belong to this shard", game.id));
                 }
-                done.insert(game.id)?;
-                // Checks the line against the schedule and counts it.
                 summary.add(&game).map(|_| ()).map_err(|e| e.0)
             })
             .map_err(|e| {
@@ -294,6 +319,7 @@ impl Session {
             if scan.torn {
                 notices.push(Notice::TornLine);
             }
+            notices.extend(lines.duplicates().iter().cloned().map(Notice::Duplicates));
             writer.cut(scan.good_bytes).map_err(|e| {
                 SessionError::Failed(format!(
                     "cannot cut the torn line of {}: {e}",
@@ -318,10 +344,16 @@ impl Session {
             Some(s) => s.look(true).map_err(SessionError::Input)?,
             None => None,
         };
+        if let Some(s) = shared.as_mut() {
+            // This shard's own duplicates were said above.
+            let own = log_path.as_path();
+            let others = s.new_duplicates().into_iter().filter(|d| d.path != own);
+            notices.extend(others.map(Notice::Duplicates));
+        }
         let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
         let todo = (0..total)
             .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
-            .filter(|&id| !done.contains(id))
+            .filter(|&id| !lines.contains(id))
             .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
             .collect();
         Ok(Session {
@@ -335,6 +367,7 @@ impl Session {
             opened,
             notices,
             shared,
+            outside_checked,
         })
     }
 
@@ -401,6 +434,7 @@ impl Session {
                 info: self.info,
                 summary,
                 run_decision: self.shared.as_ref().and_then(SharedSprt::decision),
+                notices: Vec::new(),
             });
         }
         let (started_unix, started) = now();
@@ -452,6 +486,7 @@ impl Session {
             todo,
             options,
             shared,
+            outside_checked,
             ..
         } = &mut self;
         let result = crate::eval::dispatch(
@@ -463,6 +498,7 @@ impl Session {
                 stop_pair: &stop_pair,
                 cancel,
                 engine_logs: &engine_logs,
+                outside_checked: *outside_checked,
                 consume: |game: GameLine| {
                     writer.append(&game).map_err(|e| {
                         SessionError::Failed(format!(
@@ -523,6 +559,14 @@ impl Session {
             Some(s) => s.look(true).map_err(SessionError::Failed)?,
             None => None,
         };
+        let notices = match self.shared.as_mut() {
+            Some(s) => s
+                .new_duplicates()
+                .into_iter()
+                .map(Notice::Duplicates)
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Outcome {
             ending,
             played,
@@ -530,6 +574,7 @@ impl Session {
             info: self.info,
             summary,
             run_decision,
+            notices,
         })
     }
 }
@@ -583,6 +628,8 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     cancel: &'a CancelToken,
     /// Where outside programs' stderr goes (`engines/` in the run folder).
     engine_logs: &'a Path,
+    /// The programs were checked already (a fresh run's, before its folder was made).
+    outside_checked: bool,
     consume: F,
 }
 
@@ -595,7 +642,10 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
             std::fs::create_dir_all(self.engine_logs).map_err(|e| {
                 SessionError::Failed(format!("cannot create {}: {e}", self.engine_logs.display()))
             })?;
-            check_outside::<G>(self.spec, Some(self.engine_logs)).map_err(SessionError::Input)?;
+            if !self.outside_checked {
+                check_outside::<G>(self.spec, Some(self.engine_logs))
+                    .map_err(SessionError::Input)?;
+            }
         }
         run_games(
             self.spec,
@@ -609,6 +659,19 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
             self.consume,
         )
     }
+}
+
+/// Starts every outside program of `spec` once and speaks its handshake
+/// ([`check_outside`]), its stderr to `logs` when given.
+fn check_programs(spec: &TournamentSpec, logs: Option<&Path>) -> Result<(), String> {
+    struct Check<'a>(&'a TournamentSpec, Option<&'a Path>);
+    impl GameVisitor for Check<'_> {
+        type Output = Result<(), String>;
+        fn visit<G: Game>(self, _: G) -> Result<(), String> {
+            check_outside::<G>(self.0, self.1)
+        }
+    }
+    spec.resolved.game_kind().dispatch(Check(spec, logs))
 }
 
 fn describe_shard(shard: Option<Shard>) -> String {

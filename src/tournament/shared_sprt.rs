@@ -7,12 +7,10 @@
 //! or is down, holds the prefix back: the others go on with their own pairs until it catches
 //! up (or until they have played them all).
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::arena::log::GameLine;
+use crate::arena::reader::{Duplicate, LogReader, RunLines};
 use crate::arena::schedule::Shard;
 use crate::arena::spec::TournamentSpec;
 use crate::report::Summary;
@@ -21,49 +19,16 @@ use crate::stats::sequential::Decided;
 /// How often the other shards' logs are read while games finish.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
 
-/// One shard's log, read as it grows: only whole lines, each once.
-struct LogTail {
-    path: PathBuf,
-    /// Bytes of the log read so far (up to a line end).
-    offset: u64,
-    /// Lines read so far.
-    lines: u64,
-}
-
-impl LogTail {
-    /// The games appended since the last call (none while the file does not exist).
-    fn new_games(&mut self) -> Result<Vec<GameLine>, String> {
-        let mut file = match File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(format!("{}: cannot read: {e}", self.path.display())),
-        };
-        let mut bytes = Vec::new();
-        file.seek(SeekFrom::Start(self.offset))
-            .and_then(|_| file.read_to_end(&mut bytes))
-            .map_err(|e| format!("{}: cannot read: {e}", self.path.display()))?;
-        // A line being written (or torn by a kill) waits for its end.
-        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
-            return Ok(Vec::new());
-        };
-        let mut games = Vec::new();
-        for line in bytes[..end].split(|&b| b == b'\n') {
-            self.lines += 1;
-            let game = std::str::from_utf8(line)
-                .map_err(|e| e.to_string())
-                .and_then(|l| serde_json::from_str::<GameLine>(l).map_err(|e| e.to_string()))
-                .map_err(|e| format!("{}:{}: {e}", self.path.display(), self.lines))?;
-            games.push(game);
-        }
-        self.offset += end as u64 + 1;
-        Ok(games)
-    }
-}
-
 /// The run-wide SPRT of one shard: the summary of every shard's games read so far.
 pub struct SharedSprt {
     summary: Summary,
-    tails: Vec<LogTail>,
+    /// Every shard's log, this one's included, read through the checked reader: a line that
+    /// is no game of the run, or a game logged twice with two lines, stops the shard; the same
+    /// line twice is skipped (and said once per log).
+    logs: Vec<LogReader>,
+    lines: RunLines,
+    /// The duplicates already said.
+    said: usize,
     last_look: Option<Instant>,
 }
 
@@ -72,18 +37,17 @@ impl SharedSprt {
     /// this one's included, in `out`'s parent folder as `shard-J-of-N/games.jsonl`.
     pub fn new(spec: &TournamentSpec, out: &Path, shard: Shard) -> SharedSprt {
         let parent = out.parent().unwrap_or(Path::new("."));
-        let tails = (0..shard.count)
-            .map(|index| LogTail {
-                path: parent
-                    .join(Shard { index, ..shard }.folder_name())
-                    .join("games.jsonl"),
-                offset: 0,
-                lines: 0,
+        let logs = (0..shard.count)
+            .map(|index| {
+                let folder = parent.join(Shard { index, ..shard }.folder_name());
+                LogReader::new(&folder.join("games.jsonl")).missing_ok()
             })
             .collect();
         SharedSprt {
             summary: Summary::new(&spec.resolved, &spec.hash),
-            tails,
+            logs,
+            lines: RunLines::new(&spec.resolved, vec![spec.hash.clone()]),
+            said: 0,
             last_look: None,
         }
     }
@@ -95,19 +59,28 @@ impl SharedSprt {
             && (now || self.last_look.is_none_or(|t| t.elapsed() >= LOOK_EVERY))
         {
             self.last_look = Some(Instant::now());
-            for tail in &mut self.tails {
-                for game in tail.new_games()? {
-                    self.summary.add(&game).map_err(|e| {
-                        format!(
-                            "{}: {} (the shards of an SPRT run must be of one spec, each in its own shard-I-of-N folder)",
-                            tail.path.display(),
-                            e.0
-                        )
-                    })?;
-                }
+            let summary = &mut self.summary;
+            for log in &mut self.logs {
+                log.read(&mut self.lines, |game| {
+                    summary.add(&game).map(|_| ()).map_err(|e| e.0)
+                })
+                .map_err(|e| {
+                    format!(
+                        "{e} (the shards of an SPRT run must be of one spec, each in its own shard-I-of-N folder)"
+                    )
+                })?;
             }
         }
         Ok(self.summary.decision())
+    }
+
+    /// The logs found since the last call to hold a game logged twice with the same line
+    /// (skipped): each log said once.
+    pub fn new_duplicates(&mut self) -> Vec<Duplicate> {
+        let all = self.lines.duplicates();
+        let new = all[self.said..].to_vec();
+        self.said = all.len();
+        new
     }
 
     /// The run's decision as last read.

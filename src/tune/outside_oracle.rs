@@ -125,6 +125,7 @@ impl<G: Features> OutsideOracle<G> {
             clock: spec.clock,
             adjudication: None,
             records: Vec::new(),
+            engine_log_mib: None,
         })
     }
 }

@@ -57,13 +57,17 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::arena::log::{GameLine, Scan, scan_log};
+use crate::arena::replay::{check_result, replay};
 use crate::eval::{Features, MAX_FEATURES, Weights};
+use crate::games::Side;
 use crate::games::hash::combine;
-use crate::games::{GameError, Side};
 use crate::search::endgame::{Endgame, empties};
 
 /// The default ridge strength λ (see the module documentation).
 pub const DEFAULT_LAMBDA: f64 = 1e-4;
+
+/// The largest ridge strength λ a spec or `joute fit --lambda` may ask for.
+pub const MAX_LAMBDA: f64 = 1e6;
 
 /// Added to each feature's mean square in the ridge's weights.
 const RIDGE_FLOOR: f64 = 0.01;
@@ -347,53 +351,19 @@ impl<G: Features> Collector<G> {
     /// game is skipped (lost by a failure); an error when it cannot be replayed.
     pub fn sample(&mut self, game: &GameLine) -> Result<bool, String> {
         self.sampled.clear();
-        let name = self.start.name();
-        if ![0.0, 0.5, 1.0].contains(&game.score) {
-            return Err(format!(
-                "game {}: score {} is not 1, 0.5 or 0",
-                game.id, game.score
-            ));
-        }
-        if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
-            return Ok(false);
-        }
-        let bad_move = |n: usize, text: &str, e: GameError| {
-            format!(
-                "game {}: move {n} '{text}' cannot be played in {name}: {e} (is this a log of another game?)",
-                game.id
-            )
-        };
-        let mut pos = self.start;
-        for (i, text) in game.opening.iter().enumerate() {
-            let mv = pos.parse_move(text).map_err(|e| bad_move(i + 1, text, e))?;
-            pos = pos.play(mv);
-        }
+        // Every game is replayed and its result checked, as every reader of logs does, the
+        // games skipped below included.
         let from = self.options.skip_plies.max(game.opening.len());
         self.line.clear();
-        for (i, text) in game.moves.iter().enumerate() {
-            let ply = game.opening.len() + i;
+        let line = &mut self.line;
+        let end = replay(self.start, game, |pos, ply| {
             if ply >= from && pos.outcome().is_none() {
-                self.line.push((pos, ply));
+                line.push((*pos, ply));
             }
-            let mv = pos
-                .parse_move(text)
-                .map_err(|e| bad_move(ply + 1, text, e))?;
-            pos = pos.play(mv);
-        }
-        let ply = game.opening.len() + game.moves.len();
-        match pos.outcome() {
-            None if ply >= from => self.line.push((pos, ply)),
-            Some(outcome)
-                if game.termination == "normal" && outcome.first_player_points() != game.score =>
-            {
-                return Err(format!(
-                    "game {}: the moves end in a {} for the first player, but the score is {}",
-                    game.id,
-                    outcome.first_player_points(),
-                    game.score
-                ));
-            }
-            _ => {}
+        })?;
+        check_result(game, &end)?;
+        if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
+            return Ok(false);
         }
         let n = self.line.len();
         let keep = self.options.max_per_game.map_or(n, |m| m.min(n));
@@ -1659,6 +1629,7 @@ mod tests {
             .iter()
             .fold(start, |p, m| p.play(p.parse_move(m).unwrap()));
         let score = pos.outcome().map_or(0.5, |o| o.first_player_points());
+        let margin = pos.outcome().map_or(0, |o| o.score);
         GameLine {
             id,
             pair: id / 2,
@@ -1668,8 +1639,8 @@ mod tests {
             first: "a".into(),
             second: "b".into(),
             score,
-            result: "x".into(),
-            margin: 0,
+            result: crate::arena::records::result_text(score).into(),
+            margin,
             termination: if pos.outcome().is_some() {
                 "normal".into()
             } else {
@@ -1734,7 +1705,8 @@ mod tests {
         let mut lines = random_lines(start, 8, 42, 100, 2);
         let cut: Vec<String> = "4453".chars().map(|c| c.to_string()).collect();
         lines.push(line(start, 8, &cut, 2));
-        lines[8].score = 1.0;
+        // Won by a score rule.
+        (lines[8].score, lines[8].margin, lines[8].result) = (1.0, 1, "1-0".into());
         lines
     }
 
@@ -1798,7 +1770,9 @@ mod tests {
 
         // A game lost by a failure is skipped unless asked for.
         let mut failed = lines.clone();
-        failed[0].termination = "timeout".into();
+        // The cut game, lost on time by the first player (to move after its 4 plies).
+        failed[8].termination = "timeout".into();
+        (failed[8].score, failed[8].margin, failed[8].result) = (0.0, -1, "0-1".into());
         let path2 = dir.path().join("failed.jsonl");
         std::fs::rename(write_log(dir.path(), &failed), &path2).unwrap();
         let skipped = collect(start, &[&path2], &options).unwrap();
@@ -1807,6 +1781,8 @@ mod tests {
         // A score that contradicts the moves is refused.
         let mut wrong = lines;
         wrong[0].score = if wrong[0].score == 1.0 { 0.0 } else { 1.0 };
+        wrong[0].result = crate::arena::records::result_text(wrong[0].score).into();
+        wrong[0].margin = -wrong[0].margin;
         let path3 = write_log(dir.path(), &wrong);
         let e = collect(start, &[&path3], &options).unwrap_err();
         assert!(

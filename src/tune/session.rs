@@ -19,10 +19,11 @@ use super::record::{HistoryLine, MatchResult, TuneRecord};
 use super::run::tune;
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
-use crate::arena::log::{GameLine, create_out_folder, scan_log, write_atomically};
+use crate::arena::log::{GameLine, create_out_folder, scan_log};
 use crate::arena::openings::Balance;
 use crate::arena::spec::{Anchor, OpeningSource, ResolvedEngine, ResolvedSpec, TournamentSpec};
 use crate::eval::{Features, FeaturesVisitor, Weights};
+use crate::outputs::write_atomically;
 use crate::tournament::{Ending, Observer, Options, Session};
 
 /// The tuned weights in the run's folder.
@@ -41,8 +42,11 @@ pub struct TuneOptions {
     pub budget: Option<u64>,
     /// A copy of the tuned weights outside the folder (overrides the spec's `weights_out`).
     pub write_weights: Option<PathBuf>,
-    /// The copy may replace an existing file.
+    /// The copy may replace an existing file, and the run may go in an existing folder of
+    /// other files.
     pub force: bool,
+    /// The files the run reads (its spec): the weights copy is never one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// The held-out openings of the two matches (in notation), none of them a position tuning used.
@@ -135,6 +139,7 @@ impl TuneSession {
         options: &TuneOptions,
     ) -> Result<TuneSession, TuneError> {
         let input = TuneError::Input;
+        crate::outputs::check_output_folder(out, options.force).map_err(input)?;
         create_out_folder(out).map_err(input)?;
         check_writable(out).map_err(|e| {
             input(format!(
@@ -152,8 +157,19 @@ impl TuneSession {
                 out.display()
             )));
         }
+        if started {
+            // Files a killed session was writing when it died (only joute's own).
+            crate::outputs::remove_stale_temporaries(out);
+        }
         let copy = options.write_weights.clone().or(spec.weights_out.clone());
         if let Some(path) = &copy {
+            // Never over an input: the spec, the start weights, a pool engine's weights.
+            let weights = std::iter::once(&spec.engine)
+                .chain(&spec.pool)
+                .map(|e| PathBuf::from(&e.weights_origin));
+            let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
+            let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+            crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
             check_weights_copy(path, options.force)?;
         }
         let ck = if checkpoint_path.exists() {
@@ -343,6 +359,7 @@ impl TuneSession {
             threads,
             shard: None,
             extend: true,
+            force: false,
         };
         let session = Session::open(&tournament, &dir, options)?;
         let reported = session.play_and_report(observer, cancel, true)?;
@@ -603,6 +620,7 @@ fn match_spec(
         clock: spec.clock,
         adjudication: None,
         records: Vec::new(),
+        engine_log_mib: None,
     })
 }
 

@@ -76,6 +76,7 @@ use crate::arena::spec::{
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
+use crate::outputs::number_text;
 use crate::stats::sprt::{EloModel, Sprt};
 
 /// The fewest distinct openings the tuning and confirmation plies must give, checked when
@@ -541,11 +542,11 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         None => super::regression::DEFAULT_LAMBDA,
         Some(v) => {
             let x = *v.get_ref();
-            if !(x.is_finite() && (0.0..=1e6).contains(&x)) {
+            if !(0.0..=super::regression::MAX_LAMBDA).contains(&x) {
                 return Err(loc.on(
                     v,
                     "regression.lambda",
-                    format!("lambda is {x}; allowed: 0 (no ridge) to 1e6"),
+                    format!("lambda is {}; allowed: 0 (no ridge) to 1e6", loc.written(v)),
                 ));
             }
             x
@@ -710,7 +711,8 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 m,
                 "openings.max_imbalance",
                 format!(
-                    "max_imbalance is {v}; it must be a positive number (in weight units) or inf"
+                    "max_imbalance is {}; it must be a positive number (in weight units) or inf",
+                    loc.written(m)
                 ),
             ));
         }
@@ -802,7 +804,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                         return Err(loc.on(
                             m,
                             "hill.min_step",
-                            format!("min_step is {v}; allowed: above 0, at most 1 (a fraction of each parameter's step)"),
+                            format!("min_step is {}; allowed: above 0, at most 1 (a fraction of each parameter's step)", loc.written(m)),
                         ));
                     }
                     v
@@ -971,7 +973,11 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             return Err(loc.on(
                 &r.max,
                 &key("max"),
-                format!("parameter '{n}': min ({min}) must be less than max ({max})"),
+                format!(
+                    "parameter '{n}': min ({}) must be less than max ({})",
+                    loc.written(&r.min),
+                    loc.written(&r.max)
+                ),
             ));
         }
         if step <= 0.0 || step > max - min {
@@ -979,8 +985,9 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                 &r.step,
                 &key("step"),
                 format!(
-                    "parameter '{n}': step is {step}; allowed: above 0, at most max - min = {}",
-                    max - min
+                    "parameter '{n}': step is {}; allowed: above 0, at most max - min = {}",
+                    loc.written(&r.step),
+                    number_text(max - min)
                 ),
             ));
         }
@@ -997,7 +1004,11 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                     return Err(loc.on(
                         v,
                         &key(k),
-                        format!("parameter '{n}': {k} is {x}; allowed: above 0, at most {most}"),
+                        format!(
+                            "parameter '{n}': {k} is {}; allowed: above 0, at most {}",
+                            loc.written(v),
+                            number_text(most)
+                        ),
                     ));
                 }
                 if method != Method::Spsa {
@@ -1097,8 +1108,12 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
                         at,
                         &format!("param[{}].name", i + 1),
                         format!(
-                            "the start weights ({}) give '{}' = {value}, outside [min, max] = [{}, {}]; widen the bounds",
-                            w.origin, p.name, p.min, p.max
+                            "the start weights ({}) give '{}' = {}, outside [min, max] = [{}, {}]; widen the bounds",
+                            w.origin,
+                            p.name,
+                            number_text(value),
+                            number_text(p.min),
+                            number_text(p.max)
                         ),
                     ));
                 }
@@ -1295,8 +1310,10 @@ fn resolve_outside(
                 at,
                 &key(k),
                 format!(
-                    "option '{n}' starts at {value}, outside [min, max] = [{}, {}]; widen the bounds",
-                    p.min, p.max
+                    "option '{n}' starts at {}, outside [min, max] = [{}, {}]; widen the bounds",
+                    number_text(value),
+                    number_text(p.min),
+                    number_text(p.max)
                 ),
             ));
         }

@@ -280,6 +280,14 @@ class Fake:
             os._exit(0)
         if self.a.sleep_ms:
             time.sleep(self.a.sleep_ms / 1000.0)
+        if self.a.stderr_flood:
+            # KIB KiB of stderr before the answer, in lines of 100 bytes.
+            text = "".join("fake flood move %6d line %6d %s\n" % (n, k, "x" * 70) for k in range(self.a.stderr_flood * 1024 // 100))
+            try:
+                sys.stderr.write(text)
+                sys.stderr.flush()
+            except (BrokenPipeError, OSError):
+                pass
         for i in range(self.a.chatter):
             chatter(i + 1)
         if kind == "flood":
@@ -594,6 +602,25 @@ def parse_ggf(text):
     return pos
 
 
+def daemonize(marker, clean_env):
+    """Leaves a process behind that escapes the process group: a double fork and setsid, its
+    inherited pipes closed (as a daemon does). With clean_env it also drops its environment,
+    joute's mark included. The marker (the --name) stays in its command line."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() > 0:
+            os._exit(0)
+        fd = os.open(os.devnull, os.O_RDWR)
+        for i in (0, 1, 2):
+            os.dup2(fd, i)
+        if clean_env:
+            os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)", "fake-daemon", marker or ""], {})
+        time.sleep(3600)
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def main():
     p = argparse.ArgumentParser(description="fake engine for joute's tests")
     p.add_argument("--protocol", required=True, choices=["gtp", "nboard", "gomocup", "line"])
@@ -611,6 +638,9 @@ def main():
     p.add_argument("--name")
     p.add_argument("--stderr-lines", type=int, default=0, metavar="N")
     p.add_argument("--log", metavar="FILE")
+    p.add_argument("--stderr-flood", type=int, default=0, metavar="KIB")
+    p.add_argument("--daemon", action="store_true")
+    p.add_argument("--daemon-clean-env", action="store_true")
     a = p.parse_args()
 
     if a.protocol in ("gtp", "nboard") and a.game not in (None, "othello"):
@@ -625,6 +655,8 @@ def main():
         except ValueError as e:
             p.error(str(e))
 
+    if a.daemon or a.daemon_clean_env:
+        daemonize(a.name, a.daemon_clean_env)
     if a.exit_at_start:
         err("fake: refusing to start")
         sys.exit(1)

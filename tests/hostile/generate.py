@@ -160,7 +160,9 @@ spec_case("rounds and games disagree", replace("openings = { plies = 2, count = 
 for v in ['"zz"', '""', "1", toml_str(ESC)]:
     spec_case(f"anchor = {v[:10]}", top("anchor", v), "anchor")
 for v in ["1e308", "-1e308", "nan", "inf", "10001", '"zero"']:
-    spec_case(f"anchor_elo = {v}", top("anchor", '"a"').replace("seed = 1\n", f"seed = 1\nanchor_elo = {v}\n", 1), "anchor_elo")
+    # A number is echoed as written, never as its 309 digits.
+    spec_case(f"anchor_elo = {v}", top("anchor", '"a"').replace("seed = 1\n", f"seed = 1\nanchor_elo = {v}\n", 1),
+              f"anchor_elo is {v};" if v in ("1e308", "-1e308", "10001") else "anchor_elo")
 spec_case("anchor_elo without anchor", top("anchor_elo", "5"), "anchor_elo")
 for v in ["{ plies = -1, count = 2 }", "{ plies = 201, count = 2 }", "{ plies = 2, count = 0 }",
           "{ plies = 2, count = -5 }", "{ plies = 2, count = 2000000 }", "{ plies = 2 }", "{ count = 2 }",
@@ -214,6 +216,10 @@ for v in ["{ elo0 = 10, elo1 = 0 }", "{ elo0 = 0, elo1 = 5000 }", "{ elo0 = 0 }"
           "{ elo0 = 0, elo1 = 5, alpha = 0 }", "{ elo0 = 0, elo1 = 5, alpha = 0.7 }", "{ elo0 = 0, elo1 = 5, beta = -1 }",
           "{ elo0 = 0, elo1 = 5, model = \"bayes\" }", "{ elo0 = 0, elo1 = 5, extra = 1 }", "5"]:
     spec_case(f"sprt = {v[:36]}", top("sprt", v), "extra" if "extra" in v else "elo1" if "elo0 = 0 }" in v else "sprt")
+for v, expect in [("{ elo0 = 0, elo1 = 1e308 }", "[0, 1e308]"), ("{ elo0 = -1e308, elo1 = 5 }", "[-1e308, 5]"),
+                  ("{ elo0 = 0, elo1 = 5, alpha = 1e308 }", "1e308 is out of range"),
+                  ("{ elo0 = 0, elo1 = 5, beta = -1.5e-300 }", "-1.5e-300 is out of range")]:
+    spec_case(f"sprt = {v[:36]} (echoed as written)", top("sprt", v), expect)
 spec_case("sprt with three engines", top("sprt", "{ elo0 = 0, elo1 = 5 }") + '\n[[engine]]\nname = "c"\nalgorithm = "random"\n', "sprt")
 # [adjudication]
 for v, expect in [("{ connect4_nodes = 0 }", "adjudication.connect4_nodes"),
@@ -406,7 +412,10 @@ tune_case("tournament spec given to tune", open(os.path.join(HERE, "..", "..", "
 for flag in [["--budget", "0"], ["--budget", "-5"], ["--threads", "0"], ["--write-weights", "."],
              ["--write-weights", "no/such/folder/w.toml"], ["--resume", "--budget", "abc"]]:
     case(f"tune: {' '.join(flag)}", ["tune", "spec.toml", "--out", "out"] + flag, spec=TBASE)
-case("tune: weights copy exists", ["tune", "spec.toml", "--out", "out", "--write-weights", "spec.toml"], "--force", spec=TBASE)
+case("tune: weights copy exists", ["tune", "spec.toml", "--out", "out", "--write-weights", "w.toml"], "--force",
+     spec=TBASE, weights="game = \"connect4\"\n")
+case("tune: weights copy over the spec", ["tune", "spec.toml", "--out", "out", "--write-weights", "spec.toml", "--force"],
+     "an input of the command", spec=TBASE)
 
 # ------------------------------------------------------------------ weights files
 WEIGHTED = BASE.replace("depth = 1\n", 'depth = 1\nweights = "w.toml"\n', 1)
@@ -440,17 +449,84 @@ for v in ['"sometimes"', '""', "3", "true", toml_str(ESC)]:
 spec_case("[ratings] unknown key", BASE + "\n[ratings]\nwhite_advantage = 30\n", "white_advantage")
 spec_case("ratings = 5", top("ratings", "5"), "ratings")
 
+# ------------------------------------------------------------------ long paths, numbers as written
+# An error line stays within 300 characters whatever the path's length: the path is cut, the
+# reason kept (the number as written).
+LONG_PATH = "./" * 1500 + "spec.toml"
+case("long path: anchor_elo = 1e308", ["run", LONG_PATH, "--out", "out"], "anchor_elo is 1e308; allowed",
+     spec=top("anchor", '"a"').replace("seed = 1\n", "seed = 1\nanchor_elo = 1e308\n", 1))
+case("long path: sprt elo1 = 1e308", ["run", LONG_PATH, "--out", "out"], "[0, 1e308] are out of range",
+     spec=top("sprt", "{ elo0 = 0, elo1 = 1e308 }"))
+case("long path: no such spec", ["run", "./" * 1500 + "nothing.toml", "--out", "out"], "nothing.toml")
+case("long path: max_imbalance = -1e308", ["run", LONG_PATH, "--out", "out"], "max_imbalance is -1e308",
+     spec=replace("openings = { plies = 2, count = 2 }", "openings = { plies = 2, count = 2, max_imbalance = -1e308 }"))
+for key, v in [("exploration", "1e308"), ("exploration", "-2.5e-300")]:
+    spec_case(f"engine {key} = {v} (echoed as written)",
+              replace('algorithm = "random"\n', f'algorithm = "mcts"\nplayouts = 10\n{key} = {v}\n'), f"exploration is {v};")
+tune_case("step = 1e308 (echoed as written)", tswap("step = 4", "step = 1e308"), "1e308 is too large")
+for v in ["1e308", "-1e300"]:
+    case(f"fit: --lambda {v} (echoed as written)", ["fit", "run/games.jsonl", "--lambda", v, "--out", "w.toml"],
+         f"--lambda {v}", damage="intact", spec=BASE)
+for v in ["1e308", "-1e308"]:
+    case(f"openings: --max-score {v} (echoed as written)", ["openings", "connect4", "--max-score", v], f"--max-score is {v}")
+tune_case("min_step = 1e308 (echoed as written)", TBASE + "\n[hill]\nmin_step = 1e308\n", "min_step is 1e308;")
+
+# ------------------------------------------------------------------ [output] engine_log_mib
+for v in ["0", "-1", "65537", "1e3", '"64"', "99999999999999999999", "true"]:
+    spec_case(f"[output] engine_log_mib = {v}", BASE + f"\n[output]\nengine_log_mib = {v}\n", "engine_log_mib")
+
+# ------------------------------------------------------------------ outputs: inputs, run files, other files
+for args, expect in [
+    (["export", "run/games.jsonl", "--format", "pgn", "--out", "run/games.jsonl"], "an input of the command"),
+    (["export", "run/games.jsonl", "--format", "pgn", "--out", "run/games.jsonl", "--force"], "an input of the command"),
+    (["export", "run/games.jsonl", "--format", "moves", "--out", "run/../run/run.json", "--force"], "an input of the command"),
+    (["export", "run/games.jsonl", "--format", "pgn", "--out", "spec.toml"], "exists; add --force"),
+    (["export", "run/games.jsonl", "--format", "pgn", "--out", "run"], "a folder"),
+    (["export", "run/games.jsonl", "--format", "psq", "--out", "run"], "does not fit"),
+    (["fit", "run/games.jsonl", "--out", "run/games.jsonl", "--force"], "an input of the command"),
+    (["fit", "run/games.jsonl", "--out", "run/run.json"], "a file of the run"),
+    (["fit", "run/games.jsonl", "--out", "spec.toml"], "exists; add --force"),
+    (["fit", "run/games.jsonl", "--weights", "spec.toml", "--out", "spec.toml", "--force"], "an input of the command"),
+    (["report", "run/games.jsonl", "--out", "."], "--force"),
+    (["run", "spec.toml", "--out", "."], "--force"),
+    (["match", "connect4", "random", "random", "--games", "2", "--out", "."], "--force"),
+    (["openings", "connect4", "--count", "1", "--out", "spec.toml"], "exists; add --force"),
+    (["report", "run/games.jsonl", "run/games.jsonl"], "given twice"),
+    (["report", "run/games.jsonl", "run/../run/games.jsonl"], "given twice"),
+]:
+    case(f"outputs: {' '.join(args)[:60]}", args, expect, damage="intact", spec=BASE)
+tune_case("outputs: --out a folder of other files", TBASE)
+cases[-1]["args"] = ["tune", "spec.toml", "--out", "."]
+cases[-1]["expect"] = "--force"
+
 # ------------------------------------------------------------------ damaged logs and records
 GOOD_LOG = None  # filled by the runner: a real run's files, then damaged
+LOG_COMMANDS = {
+    "report": ["report", "run/games.jsonl", "--out", "rep"],
+    "resume": ["run", "spec.toml", "--out", "run", "--resume"],
+    "export": ["export", "run/games.jsonl", "--format", "moves", "--out", "g.moves"],
+    "export-pgn": ["export", "run/games.jsonl", "--format", "pgn", "--out", "g.pgn"],
+    "fit": ["fit", "run/games.jsonl", "--out", "w.toml"],
+}
 for label in ["truncated run.json", "run.json edited spec", "run.json not json", "run.json empty",
               "games.jsonl line not json", "games.jsonl foreign spec", "games.jsonl id beyond",
               "games.jsonl duplicate id", "games.jsonl bad score", "games.jsonl plies mismatch",
               "games.jsonl timeouts exceed plies", "games.jsonl wrong engine", "games.jsonl binary",
               "games.jsonl huge number", "games.jsonl negative id"]:
-    for command in ["report", "resume"]:
-        case(f"log: {label} ({command})",
-             ["report", "run/games.jsonl", "--out", "rep"] if command == "report"
-             else ["run", "spec.toml", "--out", "run", "--resume"], damage=label, spec=BASE)
+    # `joute fit` reads games, not a run's schedule: an id, an engine or a spec hash it does not
+    # check.
+    schedule_only = label in ("games.jsonl foreign spec", "games.jsonl id beyond", "games.jsonl duplicate id",
+                              "games.jsonl plies mismatch", "games.jsonl timeouts exceed plies",
+                              "games.jsonl wrong engine")
+    for command in ["report", "resume", "export"] + ([] if schedule_only else ["fit"]):
+        case(f"log: {label} ({command})", LOG_COMMANDS[command], damage=label, spec=BASE)
+# A result, margin or move that the moves contradict: every reader replays every game.
+for label, expect in [("games.jsonl forged result", "the moves end in"), ("games.jsonl result text", "result '"),
+                      ("games.jsonl margin", "margin"), ("games.jsonl illegal move", "cannot be played"),
+                      ("games.jsonl escape in a move", "cannot be played"), ("games.jsonl unfinished", "do not end the game"),
+                      ("games.jsonl another termination", "but it ended by 'timeout'")]:
+    for command in ["report", "resume", "export", "export-pgn", "fit"]:
+        case(f"log: {label} ({command})", LOG_COMMANDS[command], expect, damage=label, spec=BASE)
 
 for anchor in ["zz", "a=abc", "a=1e9", "a=nan", "a=-inf", "=5", "", "b=" + ESC, LONG]:
     case(f"report: --anchor {anchor[:20]!r}", ["report", "run/games.jsonl", "--out", "rep", "--anchor", anchor],

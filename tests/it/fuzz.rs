@@ -153,6 +153,7 @@ fn run_files() -> &'static (String, String) {
             threads: 1,
             shard: None,
             extend: false,
+            force: false,
         };
         Session::open(&spec, dir.path(), options)
             .unwrap()

@@ -120,7 +120,41 @@ fn damaged_run(dir: &Path, how: &str) {
             edit_line(&hash, "0000000000000000");
         }
         "games.jsonl id beyond" => edit_line(&first_id, "\"id\":999999,"),
-        "games.jsonl duplicate id" => std::fs::write(&log, format!("{text}{first}\n")).unwrap(),
+        // The same game again with other content (the same line again is skipped, and said).
+        "games.jsonl duplicate id" => {
+            let again = first.replacen("\"seconds\":", "\"seconds\":1", 1);
+            std::fs::write(&log, format!("{text}{again}\n")).unwrap()
+        }
+        "games.jsonl forged result" => edit_game(&log, &text, |g| {
+            let score = g["score"].as_f64().unwrap();
+            let flipped = if score == 0.5 { 1.0 } else { 1.0 - score };
+            g["score"] = flipped.into();
+            g["result"] = if flipped == 1.0 { "1-0" } else { "0-1" }.into();
+            g["margin"] = (if flipped == 1.0 { 1 } else { -1 }).into();
+        }),
+        "games.jsonl result text" => edit_game(&log, &text, |g| {
+            g["result"] = if g["result"] == "1-0" { "0-1" } else { "1-0" }.into();
+        }),
+        "games.jsonl margin" => edit_game(&log, &text, |g| {
+            g["margin"] = (g["margin"].as_i64().unwrap() + 7).into();
+        }),
+        "games.jsonl illegal move" => edit_game(&log, &text, |g| {
+            g["moves"][0] = "8".into();
+        }),
+        "games.jsonl escape in a move" => edit_game(&log, &text, |g| {
+            let mv = g["moves"][0].as_str().unwrap().to_string();
+            g["moves"][0] = format!("{mv}\u{1b}[2J").into();
+        }),
+        "games.jsonl unfinished" => edit_game(&log, &text, |g| {
+            let moves = g["moves"].as_array_mut().unwrap();
+            moves.pop();
+            let plies = moves.len();
+            g["plies"] = plies.into();
+            g["timeouts"] = serde_json::json!([0, 0]);
+        }),
+        "games.jsonl another termination" => edit_game(&log, &text, |g| {
+            g["termination"] = "timeout".into();
+        }),
         "games.jsonl bad score" => {
             let score = first.split("\"score\":").nth(1).unwrap();
             let score = &score[..score.find(',').unwrap()];
@@ -153,6 +187,15 @@ fn damaged_run(dir: &Path, how: &str) {
         "intact" => {}
         other => panic!("unknown damage '{other}'"),
     }
+}
+
+/// Rewrites the log with its first game edited by `edit`.
+fn edit_game(log: &Path, text: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut game: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    edit(&mut game);
+    lines[0] = game.to_string();
+    std::fs::write(log, lines.join("\n") + "\n").unwrap();
 }
 
 /// Runs one case in a fresh scratch folder; returns a description of what went wrong, if
@@ -249,7 +292,7 @@ fn every_hostile_input_is_refused_on_one_clear_line_and_writes_nothing() {
     )
     .unwrap();
     let corpus: Corpus = toml::from_str(&text).unwrap();
-    assert!(corpus.case.len() >= 300, "{} cases", corpus.case.len());
+    assert!(corpus.case.len() >= 600, "{} cases", corpus.case.len());
     // Two threads of cases: the machine has two cores.
     let (left, right) = corpus.case.split_at(corpus.case.len() / 2);
     let failures: Vec<String> = std::thread::scope(|s| {

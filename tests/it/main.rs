@@ -23,6 +23,7 @@ mod html;
 mod launcher;
 mod layers;
 mod openings;
+mod outputs;
 mod outside;
 mod patterns;
 mod peers;

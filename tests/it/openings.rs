@@ -65,6 +65,9 @@ fn the_same_command_gives_the_same_file() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str], out: &str| {
         let path = dir.path().join(out);
+        // The same command again, on a fresh file: an existing one is replaced only with --force
+        // (which would change the command the file records).
+        let _ = std::fs::remove_file(&path);
         joute()
             .arg("openings")
             .args(args)

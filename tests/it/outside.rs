@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use common::{bin, manifest};
+use common::{bin, joute_in, manifest, running_with};
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -566,22 +566,22 @@ fn misbehaves_once(
         .unwrap();
     row[1 + column] = 1;
     assert_eq!(termination_row(&stdout, "fake"), row, "{stdout}");
-    // Three processes: the handshake check's, the one that misbehaved, and its replacement.
+    // Two processes in the log: the one that misbehaved, and its replacement (the handshake
+    // check of a fresh run runs before its folder exists: its stderr is kept only for errors).
     let log = engine_log(&dir.join("out"), "fake");
     let starts: Vec<u32> = log
         .iter()
         .filter(|(_, l)| l == "fake stderr line 1")
         .map(|(pid, _)| *pid)
         .collect();
-    assert_eq!(starts.len(), 3, "{log:?}");
+    assert_eq!(starts.len(), 2, "{log:?}");
     let misbehaved: u32 = std::fs::read_to_string(once.join("misbehaved"))
         .unwrap()
         .trim()
         .parse()
         .unwrap();
-    // (The check's line and the first worker's may reach the log in either order.)
-    assert!(starts[..2].contains(&misbehaved), "{log:?}");
-    assert_ne!(starts[2], misbehaved, "{log:?}");
+    assert_eq!(starts[0], misbehaved, "{log:?}");
+    assert_ne!(starts[1], misbehaved, "{log:?}");
     assert!(
         !common::alive(misbehaved),
         "the program that failed still runs"
@@ -1020,21 +1020,10 @@ fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
         "{protocol} {flag}: '{why}' not in {stderr}"
     );
     assert!(out.stdout.is_empty());
-    // What is written: the run's record (no game played), an empty log, the engine's stderr.
+    // Nothing is written: the programs are checked before the run's folder is made (the
+    // program's last stderr lines are in the error).
     let out_dir = dir.join("out");
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
-    assert_eq!(record["sessions"][0]["games_played"], 0);
-    assert_eq!(
-        std::fs::read_to_string(out_dir.join("games.jsonl")).unwrap(),
-        ""
-    );
-    if flag == "--exit-at-start" {
-        let log = engine_log(&out_dir, "fake");
-        assert_eq!(log.len(), 1, "{log:?}");
-        assert_eq!(log[0].1, "fake: refusing to start");
-    }
-    assert!(!out_dir.join("index.html").exists());
+    assert!(!out_dir.exists(), "a refused run left its folder");
 
     // Without --quiet, the notes on the engines come first: one error line still.
     let out = run(&dir, &text, &[]);
@@ -1576,4 +1565,200 @@ fn each_engine_may_keep_its_own_clock() {
         let readings = g["clock_ms"].as_array().unwrap().len();
         assert!(readings.abs_diff(ab_moves) <= 1, "{g}");
     }
+}
+
+// ---------------------------------------------------------------- file names of long names
+
+/// Names are limited to 64 characters, and 64 four-byte characters are 256 bytes: the engine's
+/// log and the run's default folder still get valid file names (cut, with a hash), and the run
+/// plays.
+#[test]
+fn a_name_of_64_four_byte_characters_makes_valid_file_names() {
+    let dir = common::scratch("long-name");
+    let long = "\u{1d11e}".repeat(64);
+    let text = spec("connect4", 1, "", "line", &[], "stall_timeout = \"5s\"")
+        .replace("name = \"fake\"", &format!("name = \"{long}\""))
+        .replace("name = \"t\"", &format!("name = \"{long}\""));
+    std::fs::write(dir.join("spec.toml"), text).unwrap();
+    let out = joute_in(&dir, &["run", "spec.toml", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<_> = std::fs::read_dir(dir.join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(reports.len(), 1);
+    let folder = &reports[0];
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    assert!(name.len() <= 255 && name.starts_with('\u{1d11e}'), "{name}");
+    assert_eq!(games(folder).len(), 2);
+    let logs: Vec<String> = std::fs::read_dir(folder.join("engines"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(
+        logs[0].len() <= 255 && logs[0].ends_with(".log"),
+        "{logs:?}"
+    );
+}
+
+// ---------------------------------------------------------------- daemons and floods
+
+/// A program that leaves a process behind the way a daemon does (a double fork and `setsid`:
+/// out of its process group), with joute's mark in its environment or without: nothing of it
+/// survives a finished run, a run refused at the handshake, or a Ctrl-C, and `engine check`
+/// says so and fails.
+#[test]
+fn a_daemon_that_leaves_the_group_does_not_outlive_joute() {
+    for flag in ["--daemon", "--daemon-clean-env"] {
+        let dir = common::scratch("daemon");
+        let mark = marker("daemon");
+        let text = spec(
+            "connect4",
+            2,
+            "",
+            "line",
+            &["--name", &mark, flag],
+            "stall_timeout = \"5s\"",
+        );
+        run_ok(&dir, &text, &["--quiet"]);
+        assert_eq!(games(&dir.join("out")).len(), 4);
+        assert_all_gone(&mark, &format!("{flag}: after a finished run"));
+
+        // Refused at the handshake: joute ends with an error after the program started.
+        let mark = marker("daemon-refused");
+        let text = spec(
+            "connect4",
+            2,
+            "",
+            "line",
+            &["--name", &mark, flag, "--bad-handshake"],
+            "stall_timeout = \"5s\"",
+        );
+        std::fs::write(dir.join("spec.toml"), &text).unwrap();
+        let out = joute_in(&dir, &["run", "spec.toml", "--out", "refused"]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert_all_gone(&mark, &format!("{flag}: after a refused run"));
+
+        // Ctrl-C in the middle of the run.
+        let mark = marker("daemon-sigint");
+        let text = spec(
+            "connect4",
+            12,
+            "",
+            "line",
+            &["--name", &mark, flag, "--sleep-ms", "30"],
+            "stall_timeout = \"5s\"",
+        );
+        std::fs::write(dir.join("spec.toml"), &text).unwrap();
+        let child = Command::new(bin())
+            .args([
+                "run",
+                "spec.toml",
+                "--out",
+                "stopped",
+                "--threads",
+                "2",
+                "--quiet",
+            ])
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let log = dir.join("stopped/games.jsonl");
+        wait_for("2 games", Duration::from_secs(60), || {
+            common::lines_in(&log) >= 2
+        });
+        assert!(!running_with(&mark).is_empty(), "no fake running mid-run");
+        // SAFETY: kill(2) on the child's pid, which it still is (the child is not reaped yet).
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130));
+        assert_all_gone(&mark, &format!("{flag}: after Ctrl-C"));
+
+        // engine check: the process left behind fails the last step.
+        let mark = marker("daemon-check");
+        let fake = fake();
+        let check = |extra: &[&str]| {
+            let mut args = vec!["engine", "check", "connect4", "--protocol", "line", "--"];
+            args.extend(["python3", &fake, "--protocol", "line"]);
+            args.extend(extra);
+            joute_in(&dir, &args)
+        };
+        let out = check(&[]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let out = check(&["--name", &mark, flag]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let failed: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL ")).collect();
+        assert_eq!(failed.len(), 1, "{stdout}");
+        assert!(
+            failed[0].contains("it left in") && failed[0].contains(" behind after "),
+            "{stdout}"
+        );
+        assert_all_gone(&mark, &format!("{flag}: after engine check"));
+    }
+}
+
+/// A program flooding its stderr: `engines/NAME.log` stays within `[output] engine_log_mib`,
+/// with the program's first lines, a line saying how much was dropped, and its last lines.
+#[test]
+fn a_stderr_flood_is_capped_keeping_its_start_and_its_end() {
+    let dir = common::scratch("stderr-flood");
+    // 2 MiB of stderr before each of the fake's moves, a 1 MiB cap.
+    let text = spec(
+        "connect4",
+        2,
+        "[output]\nengine_log_mib = 1",
+        "line",
+        &["--stderr-lines", "1", "--stderr-flood", "2048"],
+        "stall_timeout = \"20s\"",
+    );
+    run_ok(&dir, &text, &["--quiet", "--threads", "1"]);
+    let out = dir.join("out");
+    let path = out.join("engines/fake.log");
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size <= 1 << 20, "{size} bytes");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with("] fake stderr line 1"), "{}", lines[0]);
+    let markers: Vec<&&str> = lines.iter().filter(|l| l.starts_with("[joute] ")).collect();
+    assert_eq!(markers.len(), 1);
+    let dropped: u64 = markers[0]
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The fake's moves, each 2 MiB of stderr: all but the cap was dropped.
+    let moves: u64 = games(&out)
+        .iter()
+        .map(|g| {
+            let plies = g["moves"].as_array().unwrap().len() as u64;
+            // The opening is 2 plies: the first player's moves are the even ones after it.
+            if g["first"] == "fake" {
+                plies.div_ceil(2)
+            } else {
+                plies / 2
+            }
+        })
+        .sum();
+    assert!(moves > 4, "{moves} moves");
+    let flood = moves * (2048 * 1024 / 100) * 100;
+    assert!(
+        dropped + size >= flood && dropped < flood + moves * 1_000_000,
+        "{dropped} of {flood}"
+    );
+    // The end of the log is the end of the last flood.
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("fake flood move")
+            && last.contains(&format!("line {:>6}", 2048 * 1024 / 100 - 1)),
+        "{last}"
+    );
 }

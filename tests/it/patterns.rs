@@ -165,6 +165,8 @@ depth = 2
         "2",
         "--out",
         weights.to_str().unwrap(),
+        // Replacing the file the run's engine reads: an existing file needs --force.
+        "--force",
     ]);
     common::refused(
         &[

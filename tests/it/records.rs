@@ -588,3 +588,66 @@ fn logs_of_different_runs_rate_jointly_engines_matched_by_name() {
     let err = common::refused(&["rate", lone.to_str().unwrap()], &[]);
     assert!(err.contains("no run.json beside this log"), "{err}");
 }
+
+/// Every export format checks the games as WThor's does: a log whose moves were edited (an
+/// illegal move, raw escape bytes in a move, another spelling) or whose result contradicts
+/// its moves is refused with the file and the line, for GGF as for WThor, and nothing is
+/// written.
+#[test]
+fn every_export_format_refuses_games_that_do_not_replay() {
+    let dir = scratch("replay");
+    let log = play(
+        &dir,
+        "oth",
+        &[
+            "othello",
+            "random",
+            "alphabeta:1",
+            "--games",
+            "4",
+            "--seed",
+            "3",
+        ],
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let first = text.lines().next().unwrap();
+    let mut game: serde_json::Value = serde_json::from_str(first).unwrap();
+    let mv = game["moves"][0].as_str().unwrap().to_string();
+    let edits: [(&str, serde_json::Value, &str); 3] = [
+        ("an illegal move", "a1".into(), "cannot be played"),
+        (
+            "escape bytes",
+            format!("{mv}\u{1b}[2J").into(),
+            "cannot be played",
+        ),
+        (
+            "capitals",
+            mv.to_uppercase().into(),
+            "joute writes this move",
+        ),
+    ];
+    for (what, edited, piece) in edits {
+        game["moves"][0] = edited;
+        let damaged = text.replacen(first, &game.to_string(), 1);
+        std::fs::write(&log, damaged).unwrap();
+        for format in ["ggf", "wtb", "pgn"] {
+            let out = dir.join(format!("x.{format}"));
+            let err = common::refused(
+                &[
+                    "export",
+                    &log,
+                    "--format",
+                    format,
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+                &[],
+            );
+            assert!(
+                err.contains(piece) && err.contains("games.jsonl:1:"),
+                "{what}, {format}: {err}"
+            );
+            assert!(!out.exists(), "{what}, {format}");
+        }
+    }
+}

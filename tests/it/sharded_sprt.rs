@@ -210,3 +210,192 @@ fn a_shard_of_an_earlier_version_is_not_resumed_but_still_merges() {
         "--json",
     ]);
 }
+
+/// The scenarios of the fault injection: what is done to shard 1's log, and the piece of the
+/// one error line when the readers must refuse it (`None`: tolerated).
+type Fault = (&'static str, fn(&str) -> String, Option<&'static str>);
+
+/// The lines of a log as JSON values.
+fn values(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A decisive game of the log, its result flipped (moves and spec hash untouched).
+fn forged(text: &str) -> String {
+    let mut games = values(text);
+    let g = games
+        .iter_mut()
+        .find(|g| g["score"] != 0.5 && g["termination"] == "normal")
+        .unwrap();
+    let score = g["score"].as_f64().unwrap();
+    g["score"] = (1.0 - score).into();
+    g["result"] = if score == 1.0 { "0-1" } else { "1-0" }.into();
+    g["margin"] = (-g["margin"].as_i64().unwrap()).into();
+    games.iter().map(|g| format!("{g}\n")).collect()
+}
+
+/// The readers of shard logs, fed a sibling's log damaged five ways: an exact duplicate line
+/// and a torn last line are tolerated (the duplicate said once) and leave the run's decision
+/// as it was; a conflicting line, a forged result and another spec's log are refused with the
+/// file and the line; never a panic. Each reader: a shard resuming (it reads its siblings'
+/// logs at once) and `joute report` over both logs.
+#[test]
+fn a_damaged_sibling_log_is_refused_or_tolerated_and_never_changes_the_decision() {
+    let dir = scratch("faults");
+    let spec = dir.join("spec.toml");
+    std::fs::write(&spec, SPEC).unwrap();
+    // Two shards played at once to the decision.
+    let shards = dir.join("shards");
+    let two = |i: usize| {
+        std::process::Command::new(bin())
+            .args(["run", spec.to_str().unwrap(), "--shard", &format!("{i}/2")])
+            .args([
+                "--out",
+                shards.join(format!("shard-{i}-of-2")).to_str().unwrap(),
+            ])
+            .args(["--threads", "1", "--quiet"])
+            .output()
+            .unwrap()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| two(0));
+        let b = s.spawn(|| two(1));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for out in [&a, &b] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let decided = |stdout: &str| -> String {
+        let at = stdout
+            .find("the run's SPRT (every shard's log): ")
+            .unwrap_or_else(|| panic!("no decision in {stdout}"));
+        stdout[at..].lines().next().unwrap().to_string()
+    };
+    let reference = decided(&String::from_utf8_lossy(&a.stdout));
+    assert!(reference.contains("H1 accepted after"), "{reference}");
+    let merged = |logs: &[&Path], json: bool| -> std::process::Output {
+        let mut args = vec!["report".to_string()];
+        args.extend(logs.iter().map(|l| l.display().to_string()));
+        args.extend(["--out".into(), dir.join("merged").display().to_string()]);
+        if json {
+            args.push("--json".into());
+        }
+        std::process::Command::new(bin())
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let sprt_of = |out: &std::process::Output| -> Value {
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["sprt"].clone()
+    };
+    let log0 = shards.join("shard-0-of-2/games.jsonl");
+    let log1 = shards.join("shard-1-of-2/games.jsonl");
+    let clean = merged(&[&log0, &log1], true);
+    assert!(clean.status.success());
+    let reference_sprt = sprt_of(&clean);
+
+    // Another spec's log, for the last fault.
+    let other = dir.join("other.toml");
+    std::fs::write(
+        &other,
+        SPEC.replace("seed = 11", "seed = 12").replace("3000", "4"),
+    )
+    .unwrap();
+    joute_ok(&[
+        "run",
+        other.to_str().unwrap(),
+        "--shard",
+        "1/2",
+        "--out",
+        dir.join("other/shard-1-of-2").to_str().unwrap(),
+        "--quiet",
+    ]);
+    let other_log = std::fs::read_to_string(dir.join("other/shard-1-of-2/games.jsonl")).unwrap();
+    static OTHER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    OTHER.set(other_log).unwrap();
+
+    let faults: [Fault; 5] = [
+        (
+            "a duplicated line",
+            |t| format!("{t}{}\n", t.lines().nth(2).unwrap()),
+            None,
+        ),
+        ("a torn last line", |t| format!("{t}{{\"id\":7,\"pa"), None),
+        (
+            "a conflicting line",
+            |t| {
+                let mut g = values(t).remove(2);
+                g["seconds"] = 123.5.into();
+                format!("{t}{g}\n")
+            },
+            Some("was read before with other content"),
+        ),
+        ("a forged result", forged, Some("the moves end in")),
+        (
+            "another spec's log",
+            |_| OTHER.get().unwrap().clone(),
+            Some("belongs to spec"),
+        ),
+    ];
+    let text1 = std::fs::read_to_string(&log1).unwrap();
+    for (k, (what, damage, refusal)) in faults.iter().enumerate() {
+        let case = dir.join(format!("case-{k}"));
+        for i in 0..2 {
+            let from = shards.join(format!("shard-{i}-of-2"));
+            let to = case.join(format!("shard-{i}-of-2"));
+            std::fs::create_dir_all(&to).unwrap();
+            for f in ["games.jsonl", "run.json"] {
+                std::fs::copy(from.join(f), to.join(f)).unwrap();
+            }
+        }
+        let damaged = case.join("shard-1-of-2/games.jsonl");
+        std::fs::write(&damaged, damage(&text1)).unwrap();
+        // Shard 0 resumed: it reads shard 1's log before anything else.
+        let resumed = std::process::Command::new(bin())
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--shard",
+                "0/2",
+                "--resume",
+                "--quiet",
+            ])
+            .args(["--out", case.join("shard-0-of-2").to_str().unwrap()])
+            .output()
+            .unwrap();
+        let own = case.join("shard-0-of-2/games.jsonl");
+        let logs: [&Path; 2] = [&own, &damaged];
+        let report = merged(&logs, false);
+        for (reader, out) in [("the resumed shard", &resumed), ("the report", &report)] {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "{what}, {reader}: {stderr}");
+            match refusal {
+                Some(piece) => {
+                    assert_eq!(out.status.code(), Some(2), "{what}, {reader}: {stderr}");
+                    assert_eq!(stderr.lines().count(), 1, "{what}, {reader}: {stderr}");
+                    assert!(
+                        stderr.contains(piece) && stderr.contains("shard-1-of-2/games.jsonl:"),
+                        "{what}, {reader}: {stderr}"
+                    );
+                }
+                None => {
+                    assert!(out.status.success(), "{what}, {reader}: {stderr}");
+                    let said = stderr.matches("is logged again, the same line").count();
+                    assert_eq!(said, usize::from(k == 0), "{what}, {reader}: {stderr}");
+                }
+            }
+        }
+        if refusal.is_none() {
+            let stdout = String::from_utf8_lossy(&resumed.stdout);
+            assert_eq!(decided(&stdout), reference, "{what}");
+            assert_eq!(sprt_of(&merged(&logs, true)), reference_sprt, "{what}");
+        }
+    }
+}

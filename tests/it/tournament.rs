@@ -131,7 +131,7 @@ fn games_are_identical_across_threads_and_shards() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("appears twice"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("given twice"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -178,8 +178,8 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
         "the run finished before it could be killed: {kills:?}"
     );
     // What a SIGKILL in the middle of an atomic write leaves (no live process has this PID).
-    std::fs::write(killed.join("run.json.tmp4000000000"), "{").unwrap();
-    std::fs::write(killed.join(".elo.4000000000.tmp.png"), "").unwrap();
+    std::fs::write(killed.join(".run.json.4000000000.a1B2c3.joute-tmp"), "{").unwrap();
+    std::fs::write(killed.join(".elo.png.4000000000.zZ9y8x.joute-tmp"), "").unwrap();
     common::joute_ok(&[
         "run",
         spec,
@@ -196,7 +196,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     let stale: Vec<_> = std::fs::read_dir(&killed)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".tmp"))
+        .filter(|n| n.contains("tmp"))
         .collect();
     assert!(stale.is_empty(), "temporary files left: {stale:?}");
     assert_eq!(

@@ -265,6 +265,11 @@ fn a_killed_run_resumes_to_the_same_weights() {
         kills.len() >= 2,
         "the run finished before it could be killed: {kills:?}"
     );
+    // What a kill in the middle of an atomic write leaves (no live process has this PID),
+    // beside a file of the user's named alike.
+    let stale = killed.join(".tune-weights.png.4000000000.Ab12Cd.joute-tmp");
+    std::fs::write(&stale, "").unwrap();
+    std::fs::write(killed.join("notes.tmp4000000000"), "mine").unwrap();
     common::joute_ok(&[
         "tune",
         spec,
@@ -273,6 +278,8 @@ fn a_killed_run_resumes_to_the_same_weights() {
         "--quiet",
         "--resume",
     ]);
+    assert!(!stale.exists(), "the resume left a stale temporary file");
+    assert!(killed.join("notes.tmp4000000000").exists());
     assert_eq!(weights_of(&dir.join("tuned.toml")), expected_weights);
     assert_eq!(common::history(&killed), expected_history);
     // The A/A match's games, random choices included, replay from the seed.

@@ -10,7 +10,8 @@
 //! 5. a whole game from the start against a random mover, every move of the program legal;
 //! 6. with a clock (`--tc`, `--st`): a whole game on that clock, the program first, every move
 //!    within its time — the protocol's time commands accepted;
-//! 7. the program leaves within 2 s of the protocol's goodbye.
+//! 7. the program leaves within 2 s of the protocol's goodbye, and leaves no process behind
+//!    (on Linux: none of its process group, no daemon that left the group).
 //!
 //! With a clock, the moves of steps 2 to 4 are asked on a fresh clock too (the time per move,
 //! or the whole base time) and must come within it, margin included.
@@ -454,16 +455,34 @@ impl<'a, G: Game> Steps<'a, G> {
             .map_err(|e| format!("at the handshake: {}", describe(&e)))?;
         let goodbye = dialect.goodbye();
         let clock = Instant::now();
-        match io.quit(Some(goodbye), QUIT_LIMIT) {
-            Some(0) => Ok(format!("it left in {}", seconds_text(clock.elapsed()))),
-            Some(code) => Ok(format!(
-                "it left in {} with exit status {code}",
-                seconds_text(clock.elapsed())
-            )),
-            None => Err(format!(
+        let (status, mut left) = io.quit_and_list(Some(goodbye), QUIT_LIMIT);
+        // Whatever else came back to joute is the program's too (a daemon that dropped
+        // joute's mark from its environment, of this start or an earlier one).
+        left.extend(crate::arena::descendants::kill_adopted());
+        let took = seconds_text(clock.elapsed());
+        // Nothing of a program may outlive it: joute kills what is left, but a daemon of the
+        // program run elsewhere would stay.
+        let listed: Vec<String> = left.iter().map(ToString::to_string).collect();
+        let processes = match left.len() {
+            1 => "a process".to_string(),
+            n => format!("{n} processes"),
+        };
+        match status {
+            None if left.is_empty() => Err(format!(
                 "it was still running {} after '{goodbye}' (killed)",
                 seconds_text(QUIT_LIMIT)
             )),
+            None => Err(format!(
+                "it was still running {} after '{goodbye}', with {processes} of its own: {} (all killed)",
+                seconds_text(QUIT_LIMIT),
+                listed.join(", ")
+            )),
+            Some(_) if !left.is_empty() => Err(format!(
+                "it left in {took}, but left {processes} behind after '{goodbye}': {} (killed)",
+                listed.join(", ")
+            )),
+            Some(0) => Ok(format!("it left in {took}")),
+            Some(code) => Ok(format!("it left in {took} with exit status {code}")),
         }
     }
 }

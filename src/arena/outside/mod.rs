@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::engine_log::EngineLog;
 use super::game::{Opening, Player, PlayerError, Thought, TimeControl, Turn};
 use super::process::{EngineProcess, ProcessSpec};
 use crate::games::{Game, GameKind, Outcome};
@@ -325,7 +326,7 @@ pub struct OutsidePlayer<G: Game> {
 impl<G: Game> OutsidePlayer<G> {
     /// A player for the engine `setup.spec`; `stderr_log` receives the program's stderr. The
     /// program starts at the first game (or at [`OutsidePlayer::start`]).
-    pub fn new(setup: Setup, stderr_log: Option<PathBuf>) -> OutsidePlayer<G> {
+    pub fn new(setup: Setup, stderr_log: Option<EngineLog>) -> OutsidePlayer<G> {
         let spec = &setup.spec;
         let process = ProcessSpec {
             command: spec.program.clone().unwrap_or_else(|| spec.command.clone()),

@@ -7,9 +7,14 @@
 
 use super::Record;
 
-/// Keeps a text value valid: `]` and `\` escaped.
+/// Keeps a text value valid: `]` and `\` escaped, control characters blanked.
 fn text(value: &str) -> String {
-    value.replace('\\', "\\\\").replace(']', "\\]")
+    value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace(']', "\\]")
 }
 
 /// A Morpion cell `b3` as SGF `bc`.

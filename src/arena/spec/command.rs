@@ -379,7 +379,7 @@ pub fn match_spec(
                     tree_mib: c.options.tree_mib,
                     tie_break: c.options.tie_break,
                     exact: e.exact.unwrap_or_else(|| {
-                        crate::search::endgame::default_exact(&start, c.algorithm)
+                        crate::search::endgame::default_exact(&start, c.algorithm, c.limits.depth)
                     }),
                     weights_origin: String::new(),
                     weights: Vec::new(),
@@ -422,6 +422,7 @@ pub fn match_spec(
                     clock: self.clock,
                     adjudication: None,
                     records: Vec::new(),
+                    engine_log_mib: None,
                 },
                 note,
             ))

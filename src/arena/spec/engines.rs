@@ -150,7 +150,10 @@ pub(crate) fn engine_budget(
             return Err(loc.on(
                 x,
                 &key("exploration"),
-                format!("engine '{name}': exploration is {v}; allowed: 0..=100"),
+                format!(
+                    "engine '{name}': exploration is {}; allowed: 0..=100",
+                    loc.written(x)
+                ),
             ));
         }
         resolved.exploration = v;
@@ -208,7 +211,7 @@ pub(crate) fn default_exact<G: crate::games::Game>(
         && engine.outside.is_none()
         && let Ok(algorithm) = engine.algorithm.parse()
     {
-        engine.exact = crate::search::endgame::default_exact(start, algorithm);
+        engine.exact = crate::search::endgame::default_exact(start, algorithm, engine.depth);
     }
 }
 

@@ -161,6 +161,11 @@ impl Locator<'_> {
         }
     }
 
+    /// A value as the spec writes it (`1e308`, not its 309 digits), for messages that echo it.
+    pub(crate) fn written<T>(&self, value: &Spanned<T>) -> &str {
+        self.text.get(value.span()).map_or("?", str::trim)
+    }
+
     /// An error at a spanned value.
     pub(crate) fn on<T>(
         &self,
@@ -175,12 +180,7 @@ impl Locator<'_> {
 /// The hash of a value's JSON form: 16 hex digits (FNV-1a, 64 bits).
 pub fn hash_json(value: &impl Serialize) -> String {
     let json = serde_json::to_string(value).expect("a resolved spec serialises");
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in json.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", crate::outputs::fnv1a(json.as_bytes()))
 }
 
 /// One engine of a run, ready to build: a built-in engine with its weights, or an outside

@@ -60,6 +60,7 @@ pub(super) struct RawAdjudication {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawOutput {
     pub(super) records: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) engine_log_mib: Option<Spanned<i64>>,
 }
 
 /// `[adjudication.draw]`: cutechess' `-draw`.

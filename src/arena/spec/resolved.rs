@@ -386,6 +386,10 @@ pub struct ResolvedSpec {
     /// hash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<String>,
+    /// The cap of each outside engine's stderr log in MiB (`[output] engine_log_mib`; `None`:
+    /// the default, 64). An output, left out of the hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_log_mib: Option<u64>,
 }
 
 impl ResolvedSpec {
@@ -402,14 +406,21 @@ impl ResolvedSpec {
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {
-        if self.records.is_empty() {
+        if self.records.is_empty() && self.engine_log_mib.is_none() {
             hash_json(self)
         } else {
             hash_json(&ResolvedSpec {
                 records: Vec::new(),
+                engine_log_mib: None,
                 ..self.clone()
             })
         }
+    }
+
+    /// The cap of each outside engine's stderr log, in bytes.
+    pub fn engine_log_cap(&self) -> u64 {
+        self.engine_log_mib
+            .map_or(crate::arena::engine_log::DEFAULT_CAP, |m| m << 20)
     }
 
     /// Checks what the rest of the code takes for granted of a resolved spec read back from a

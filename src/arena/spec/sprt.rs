@@ -1,6 +1,7 @@
 //! The `[sprt]` table: bounds, error rates and model, checked.
 
 use super::*;
+use crate::outputs::number_text;
 
 /// Validates an `[sprt]` table; `prefix` is its key path in errors.
 pub(crate) fn resolve_sprt(
@@ -18,12 +19,26 @@ pub(crate) fn resolve_sprt(
     };
     let elo0 = finite(&r.elo0, &format!("{prefix}.elo0"))?;
     let elo1 = finite(&r.elo1, &format!("{prefix}.elo1"))?;
-    check_sprt_bounds(elo0, elo1).map_err(|m| loc.on(&r.elo1, &format!("{prefix}.elo1"), m))?;
+    if elo0.abs() > 1000.0 || elo1.abs() > 1000.0 {
+        return Err(loc.on(
+            &r.elo1,
+            &format!("{prefix}.elo1"),
+            format!(
+                "SPRT bounds [{}, {}] are out of range; allowed: -1000..=1000 Elo",
+                loc.written(&r.elo0),
+                loc.written(&r.elo1)
+            ),
+        ));
+    }
     if elo0 >= elo1 {
         return Err(loc.on(
             &r.elo1,
             &format!("{prefix}.elo1"),
-            format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"),
+            format!(
+                "elo1 ({}) must be greater than elo0 ({})",
+                loc.written(&r.elo1),
+                loc.written(&r.elo0)
+            ),
         ));
     }
     let rate = |v: &Option<Spanned<f64>>, key: &str| match v {
@@ -34,7 +49,7 @@ pub(crate) fn resolve_sprt(
             key,
             format!(
                 "{} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
-                v.get_ref()
+                loc.written(v)
             ),
         )),
     };
@@ -64,11 +79,17 @@ pub(crate) fn resolve_sprt(
 pub(super) fn check_sprt_bounds(elo0: f64, elo1: f64) -> Result<(), String> {
     if elo0.abs() > 1000.0 || elo1.abs() > 1000.0 {
         return Err(format!(
-            "SPRT bounds [{elo0}, {elo1}] are out of range; allowed: -1000..=1000 Elo"
+            "SPRT bounds [{}, {}] are out of range; allowed: -1000..=1000 Elo",
+            number_text(elo0),
+            number_text(elo1)
         ));
     }
     if elo0 >= elo1 {
-        return Err(format!("elo1 ({elo1}) must be greater than elo0 ({elo0})"));
+        return Err(format!(
+            "elo1 ({}) must be greater than elo0 ({})",
+            number_text(elo1),
+            number_text(elo0)
+        ));
     }
     Ok(())
 }

@@ -329,7 +329,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
             if let Some(m) = &raw_openings.max_imbalance {
                 let v = *m.get_ref();
                 if v.is_nan() || v <= 0.0 {
-                    return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {v}; it must be a positive number (in weight units) or inf")));
+                    return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {}; it must be a positive number (in weight units) or inf", loc.written(m))));
                 }
                 balance.max_imbalance = v.is_finite().then_some(v);
             }
@@ -391,7 +391,8 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
                     elo.as_ref().expect("given"),
                     "anchor_elo",
                     format!(
-                        "anchor_elo is {elo_value}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}"
+                        "anchor_elo is {}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}",
+                        loc.written(elo.as_ref().expect("given"))
                     ),
                 ));
             }
@@ -524,6 +525,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         clock,
         adjudication,
         records: resolve_records(&raw, &kind, loc)?,
+        engine_log_mib: resolve_engine_log(&raw, loc)?,
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {
@@ -678,6 +680,31 @@ fn resolve_records(
         names.push(format.name().to_string());
     }
     Ok(names)
+}
+
+/// The largest `[output] engine_log_mib`: 64 GiB.
+pub const MAX_ENGINE_LOG_MIB: i64 = 65_536;
+
+/// `[output] engine_log_mib`: the cap of each outside engine's stderr log, 1..=65536 MiB.
+fn resolve_engine_log(raw: &RawSpec, loc: &Locator<'_>) -> Result<Option<u64>, SpecError> {
+    let Some(v) = raw
+        .output
+        .as_ref()
+        .and_then(|o| o.get_ref().engine_log_mib.as_ref())
+    else {
+        return Ok(None);
+    };
+    match *v.get_ref() {
+        m @ 1..=MAX_ENGINE_LOG_MIB => Ok(Some(m as u64)),
+        _ => Err(loc.on(
+            v,
+            "output.engine_log_mib",
+            format!(
+                "engine_log_mib is {}; allowed: 1..={MAX_ENGINE_LOG_MIB} (MiB of each outside engine's stderr log; default 64)",
+                loc.written(v)
+            ),
+        )),
+    }
 }
 
 /// The most `move_count` and `move_number` of the score rules.

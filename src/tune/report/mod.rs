@@ -31,7 +31,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::arena::log::write_atomically;
+use crate::outputs::write_atomically;
 use crate::report::charts::{
     AXIS, BOUND, ChartError, Drawn, LABEL, POINT, TITLE, error_of, font, padded, register_fonts,
     svg_text, text, whole, write_png, write_svg,
