@@ -213,8 +213,11 @@ var joute = (function () {
     var opening = split(g[4]), moves = split(g[5]);
     current = { g: g, opening: opening.length, moves: opening.concat(moves) };
     ply = 0;
+    // How it ended, when not by the rules: a crash after 14 plies is no 0-1 on the board.
     document.getElementById("gamehead").textContent =
-      "Game " + g[0] + ": " + engines[g[1]] + " (first) vs " + engines[g[2]] + " (second), " + g[3];
+      "Game " + g[0] + ": " + engines[g[1]] + " (first) vs " + engines[g[2]] + " (second), " + g[3] +
+      (g[6] ? " by " + g[6] + " after " + (split(g[4]).length + split(g[5]).length) + " plies" +
+        (g[7] ? ": " + g[7] : "") : "");
     var list = document.getElementById("moves");
     list.innerHTML = "";
     function label(text) {
@@ -285,7 +288,7 @@ var joute = (function () {
       if (shown >= LIST_MAX) continue;
       var o = document.createElement("option");
       o.value = String(i);
-      o.textContent = "#" + g[0] + "  " + engines[g[1]] + " – " + engines[g[2]] + "  " + g[3];
+      o.textContent = "#" + g[0] + "  " + engines[g[1]] + " – " + engines[g[2]] + "  " + g[3] + (g[6] ? " (" + g[6] + ")" : "");
       frag.appendChild(o);
       shown++;
     }
@@ -481,6 +484,7 @@ var joute = (function () {
         var next = document.getElementById("next");
         for (var k = 0; k < +(args.plies || 0); k++) next.click();
         out.game = current.g[0];
+        out.head = document.getElementById("gamehead").textContent;
         out.ply = ply;
         out.openingPlies = current.opening;
         out.moves = current.moves;

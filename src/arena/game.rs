@@ -19,15 +19,110 @@ pub enum PlayerError {
     /// in a line.
     #[error("{0}")]
     Failed(String),
-    /// The player said nothing within this long.
-    #[error("no answer within {}", crate::arena::game::seconds_text(*.0))]
-    NoAnswer(Duration),
+    /// The player gave no answer within this long: to what, and what it wrote instead.
+    #[error("no answer{} within {}{}", .1.to_request(), seconds_text(*.0), .1.passed_over)]
+    NoAnswer(Duration, Unanswered),
     /// The player wrote line after line without the answer expected.
     #[error("{0}")]
     Chatter(String),
     /// The player's answer is no legal move here: the line it wrote.
     #[error("{0}")]
     BadAnswer(String),
+}
+
+/// What a player left unanswered: the request (when known) and the lines it wrote meanwhile
+/// that were no answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unanswered {
+    /// The line the answer was due to (`boardsize 8`), when the player was sent one.
+    pub request: Option<String>,
+    /// The lines it wrote that are no answer, passed over.
+    pub passed_over: PassedOver,
+}
+
+impl Unanswered {
+    /// ` to 'boardsize 8'`, or nothing: for messages.
+    fn to_request(&self) -> String {
+        match &self.request {
+            Some(r) => format!(" to '{}'", cut(r, 60)),
+            None => String::new(),
+        }
+    }
+}
+
+/// Lines a program wrote that were no answer of its protocol (a debug print on stdout), passed
+/// over: how many, and the first few, kept for messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassedOver {
+    /// How many.
+    pub count: u64,
+    /// The first [`PassedOver::KEPT`] of them (each cut to 80 characters).
+    pub first: Vec<String>,
+}
+
+impl PassedOver {
+    /// Lines kept for messages.
+    pub const KEPT: usize = 3;
+
+    /// Counts `line`, keeping it if it is among the first.
+    pub fn note(&mut self, line: &str) {
+        self.count += 1;
+        if self.first.len() < Self::KEPT {
+            self.first.push(cut(line, 80));
+        }
+    }
+
+    /// Adds `other`'s lines after these.
+    pub fn absorb(&mut self, other: &PassedOver) {
+        self.count += other.count;
+        for line in &other.first {
+            if self.first.len() < Self::KEPT {
+                self.first.push(line.clone());
+            }
+        }
+    }
+}
+
+/// `; it wrote 2 lines that are no answer (passed over): 'thinking...', 'x'`, or nothing.
+impl std::fmt::Display for PassedOver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let quoted: Vec<String> = self.first.iter().map(|l| format!("'{l}'")).collect();
+        let more = if self.count > self.first.len() as u64 {
+            ", ..."
+        } else {
+            ""
+        };
+        write!(
+            f,
+            "; it wrote {} line{} that {} no answer (passed over): {}{more}",
+            self.count,
+            if self.count == 1 { "" } else { "s" },
+            if self.count == 1 { "is" } else { "are" },
+            quoted.join(", ")
+        )
+    }
+}
+
+/// `text` with control characters escaped, cut to `max` characters (`…` marks a cut).
+pub fn cut(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
 }
 
 /// A duration for messages: `2.5 s`, `150 ms`.
@@ -408,10 +503,15 @@ impl Termination {
     fn of_failure(side: Side, error: PlayerError, deadline: Option<Duration>) -> Termination {
         match error {
             PlayerError::Failed(e) => Termination::Crash(side, e),
-            PlayerError::NoAnswer(d) if deadline.is_some() => {
-                Termination::Timeout(side, format!("no move within {}", seconds_text(d)))
-            }
-            e @ PlayerError::NoAnswer(_) => Termination::Stall(side, e.to_string()),
+            PlayerError::NoAnswer(d, unanswered) if deadline.is_some() => Termination::Timeout(
+                side,
+                format!(
+                    "no move within {}{}",
+                    seconds_text(d),
+                    unanswered.passed_over
+                ),
+            ),
+            e @ PlayerError::NoAnswer(..) => Termination::Stall(side, e.to_string()),
             PlayerError::Chatter(e) => Termination::Stall(side, e),
             PlayerError::BadAnswer(line) => Termination::IllegalMove(side, line),
         }
@@ -554,6 +654,13 @@ pub fn play_game<G: Game>(
     for player in players.iter_mut() {
         player.game_over(&outcome);
     }
+    let outcome = match outcome.winner {
+        Some(side) if outcome.score == side.sign() => Outcome {
+            winner: Some(side),
+            score: side.sign() * G::MARGIN_OF_A_WIN_OFF_THE_BOARD,
+        },
+        _ => outcome,
+    };
     GameRecord {
         start,
         moves,
@@ -569,8 +676,52 @@ mod tests {
     use super::*;
     use crate::arena::EngineSpec;
     use crate::games::connect4::Connect4;
+    use crate::games::othello::{Othello, OthelloMove};
 
     type C4Move = <Connect4 as Game>::Move;
+
+    /// An Othello player that plays the first legal move, or fails at its first turn.
+    struct FirstOrFail(bool);
+
+    impl Player<Othello> for FirstOrFail {
+        fn new_game(&mut self, _: &Opening<'_, Othello>) -> Result<(), PlayerError> {
+            Ok(())
+        }
+
+        fn think(&mut self, turn: &Turn<'_, Othello>) -> Result<Thought<OthelloMove>, PlayerError> {
+            if self.0 {
+                return Err(PlayerError::Failed("gone".into()));
+            }
+            let mut legal = MoveList::new();
+            turn.position.legal_moves(&mut legal);
+            Ok(Thought {
+                mv: legal.as_slice()[0],
+                score: None,
+                depth: 0,
+                nodes: 0,
+                timed_out: false,
+            })
+        }
+    }
+
+    #[test]
+    fn an_othello_game_lost_by_a_failure_has_the_whole_board_as_its_margin() {
+        // The margin GGF gives such a game, whatever the board shows (after one move: 4 to 1).
+        for (fails, margin) in [([true, false], -64), ([false, true], 64)] {
+            let [mut a, mut b] = fails.map(FirstOrFail);
+            let record = play_game(
+                &Opening {
+                    initial: Othello::start(),
+                    moves: &[],
+                },
+                [&mut a, &mut b],
+                &mut Referee::default(),
+                |_, _| {},
+            );
+            assert_eq!(record.outcome.score, margin, "{fails:?}");
+            assert!(matches!(record.termination, Termination::Crash(..)));
+        }
+    }
 
     /// A player that answers from a script: a move name, `NAME!` (the move of that name on the
     /// empty board, whether legal here or not), `fail`, or `sleep:MS` then the first legal move;

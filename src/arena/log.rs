@@ -6,6 +6,7 @@
 //! ignore it and a resumed run cuts it off before appending. A complete line that does not parse
 //! is corruption, reported with its line number.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -57,7 +58,8 @@ pub struct GameLine {
     pub plies: usize,
     /// Positions searched by `first` and by `second`.
     pub nodes: [u64; 2],
-    /// Some move was cut by a time limit: the game depends on the machine.
+    /// Some move was cut by a time limit, or a side lost on time (`termination: "timeout"`):
+    /// the game depends on the machine.
     pub timed_out: bool,
     /// Moves cut by a time limit, of `first` and of `second` (logs written before joute
     /// counted them read as none).
@@ -236,6 +238,10 @@ pub struct RunInfo {
     /// or rounds, nothing else changed): their games are this run's games too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extends: Vec<String>,
+    /// The names outside engines gave themselves at their handshake (GTP `name`, NBoard `set
+    /// myname`, Gomocup `ABOUT`, the line protocol's `ok name=`), by the spec's engine name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reported_names: BTreeMap<String, String>,
     /// The resolved spec.
     pub spec: ResolvedSpec,
 }

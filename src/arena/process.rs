@@ -10,19 +10,63 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::descendants::{self, Leftover};
-use super::engine_log::EngineLog;
-use super::game::PlayerError;
+use super::engine_log::{CappedLog, EngineLog};
+use super::game::{PassedOver, PlayerError, Unanswered};
 
 /// The longest line an engine may write, in bytes.
 pub const MAX_LINE: usize = 64 * 1024;
 /// Lines of stderr kept for error messages.
 const STDERR_LINES: usize = 5;
+/// What comes before those lines in a message.
+const STDERR_ENDED: &str = "; its stderr ended: ";
+/// Lines that are no answer copied to the engine's log, per process (the rest are counted).
+const PASSED_OVER_LOGGED: u64 = 10;
+
+/// What a line an engine wrote is to the exchange waiting for its answer: every protocol
+/// passes over what is not the answer (up to a cap), the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// The answer awaited.
+    Answer,
+    /// A line its protocol lets a program write before an answer (a comment, a status line,
+    /// an empty line): passed over.
+    Aside,
+    /// Any other line (a debug print on stdout): passed over, counted, the first few kept for
+    /// messages and copied to the engine's log.
+    Stray,
+}
+
+/// Interpreters whose first argument that is no option is the engine (`python3 engine.py`).
+const INTERPRETERS: [&str; 15] = [
+    "python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "julia",
+    "Rscript", "java", "sh", "bash",
+];
+
+/// The engine's name for messages: the script an interpreter runs (`engine.py`, as written:
+/// its first argument that is a file in `dir`, or else that is no option), else the program's
+/// file name (not the folder it was found in, nor a version manager's shim).
+pub fn program_name(command: &std::path::Path, args: &[String], dir: Option<&Path>) -> String {
+    let file = command.file_name().map_or_else(
+        || command.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    let interpreted = INTERPRETERS.iter().any(|i| {
+        file.strip_prefix(i)
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    });
+    let is_file = |a: &&String| dir.map_or_else(|| Path::new(a).is_file(), |d| d.join(a).is_file());
+    let script = (args.iter().find(is_file)).or_else(|| args.iter().find(|a| !a.starts_with('-')));
+    match script {
+        Some(script) if interpreted => crate::arena::game::cut(script, 80),
+        _ => file,
+    }
+}
 
 /// How to start an outside engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,6 +182,10 @@ fn wait_readable(pipe: &ChildStdout, wait: Duration) -> std::io::Result<bool> {
 /// A running outside engine. Dropping it kills its process group.
 pub struct EngineProcess {
     name: String,
+    /// Where its stderr goes (lines that are no answer are copied there too).
+    log: Option<Arc<Mutex<CappedLog>>>,
+    /// Every line it wrote that was no answer, passed over, since it started.
+    passed_over: PassedOver,
     child: Child,
     stdin: Option<ChildStdin>,
     /// The line being written, reused.
@@ -154,7 +202,7 @@ pub struct EngineProcess {
 impl EngineProcess {
     /// Starts `spec` in a new process group, its stdin and stdout piped, its stderr kept.
     pub fn spawn(spec: &ProcessSpec) -> Result<EngineProcess, PlayerError> {
-        let name = spec.command.display().to_string();
+        let name = program_name(&spec.command, &spec.args, spec.working_dir.as_deref());
         let mut command = Command::new(&spec.command);
         command
             .args(&spec.args)
@@ -185,8 +233,9 @@ impl EngineProcess {
                 });
             }
         }
-        let (mut child, token) = descendants::spawn(&mut command)
-            .map_err(|e| PlayerError::Failed(format!("cannot start {name}: {e}")))?;
+        let (mut child, token) = descendants::spawn(&mut command).map_err(|e| {
+            PlayerError::Failed(format!("cannot start {}: {e}", spec.command.display()))
+        })?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         {
@@ -211,6 +260,7 @@ impl EngineProcess {
             None => None,
         };
         let pid = child.id();
+        let passed_over_log = log.clone();
         std::thread::Builder::new()
             .name("joute-engine-stderr".into())
             .spawn(move || {
@@ -234,6 +284,8 @@ impl EngineProcess {
             .map_err(|e| PlayerError::Failed(format!("cannot read {name}: {e}")))?;
         Ok(EngineProcess {
             name,
+            log: passed_over_log,
+            passed_over: PassedOver::default(),
             stdin: child.stdin.take(),
             out: Vec::new(),
             child,
@@ -282,34 +334,87 @@ impl EngineProcess {
                 self.ended = true;
                 Err(self.failure(&format!("its output cannot be read ({e})")))
             }
-            Ok(Got::Timeout) => Err(PlayerError::NoAnswer(timeout)),
+            Ok(Got::Timeout) => Err(PlayerError::NoAnswer(timeout, self.unanswered())),
         }
     }
 
-    /// Reads lines until `wanted` accepts one, all within `timeout`, passing over at most
-    /// `max_skipped` others (comments, empty lines, chatter): an engine that talks forever
-    /// without answering fails ([`PlayerError::Chatter`]) instead of holding the game.
+    /// What is unanswered now: the last line sent.
+    fn unanswered(&self) -> Unanswered {
+        let sent = String::from_utf8_lossy(&self.out);
+        let sent = sent.trim_end();
+        Unanswered {
+            request: (!sent.is_empty()).then(|| sent.to_string()),
+            passed_over: PassedOver::default(),
+        }
+    }
+
+    /// Reads lines until `heard` says one is the answer, all within `timeout`, passing over at
+    /// most `max_skipped` others ([`Heard::Aside`] and [`Heard::Stray`] lines): an engine that
+    /// talks forever without answering fails ([`PlayerError::Chatter`]) instead of holding the
+    /// game. Stray lines are counted ([`EngineProcess::passed_over`]), the first ones copied
+    /// to the engine's log, and named in the error when no answer comes.
     pub fn read_until(
         &mut self,
         timeout: Duration,
         max_skipped: usize,
-        mut wanted: impl FnMut(&str) -> bool,
+        mut heard: impl FnMut(&str) -> Heard,
     ) -> Result<String, PlayerError> {
         let deadline = Instant::now() + timeout;
+        let mut strays = PassedOver::default();
         for _ in 0..=max_skipped {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = self.read_line(left).map_err(|e| match e {
-                PlayerError::NoAnswer(_) => PlayerError::NoAnswer(timeout),
+                PlayerError::NoAnswer(_, mut unanswered) => {
+                    unanswered.passed_over = strays.clone();
+                    PlayerError::NoAnswer(timeout, unanswered)
+                }
+                // What it wrote before it went is a clue (`hello` from a wrong program), told
+                // before its stderr, whose end matters most.
+                PlayerError::Failed(text) if strays.count > 0 => {
+                    let at = text.find(STDERR_ENDED).unwrap_or(text.len());
+                    PlayerError::Failed(format!("{}{strays}{}", &text[..at], &text[at..]))
+                }
                 other => other,
             })?;
-            if wanted(&line) {
-                return Ok(line);
+            match heard(&line) {
+                Heard::Answer => return Ok(line),
+                Heard::Aside => {}
+                Heard::Stray => {
+                    strays.note(&line);
+                    self.pass_over(&line);
+                }
             }
         }
         Err(PlayerError::Chatter(format!(
-            "{}: more than {max_skipped} lines without the answer expected",
+            "{}: more than {max_skipped} lines without the answer expected{strays}",
             self.name
         )))
+    }
+
+    /// Counts a line that is no answer and copies the first ones to the engine's log.
+    fn pass_over(&mut self, line: &str) {
+        self.passed_over.note(line);
+        if self.passed_over.count > PASSED_OVER_LOGGED {
+            return;
+        }
+        if let Some(log) = &self.log {
+            let last = if self.passed_over.count == PASSED_OVER_LOGGED {
+                " (the last copied here; later ones are only counted)"
+            } else {
+                ""
+            };
+            let text = crate::arena::game::cut(line, 200);
+            let pid = self.child.id();
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = log.write_line(
+                format!("[{pid}] stdout, no answer, passed over{last}: {text}\n").as_bytes(),
+            );
+        }
+    }
+
+    /// The lines it wrote that were no answer, passed over, since it started.
+    pub fn passed_over(&self) -> &PassedOver {
+        &self.passed_over
     }
 
     /// Ends the engine: sends `goodbye` (when given), waits up to `grace` for it to exit, then
@@ -392,7 +497,7 @@ impl EngineProcess {
         let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         if !tail.lines.is_empty() {
             let lines: Vec<&str> = tail.lines.iter().map(String::as_str).collect();
-            text.push_str(&format!("; its stderr ended: {}", lines.join(" | ")));
+            text.push_str(&format!("{STDERR_ENDED}{}", lines.join(" | ")));
         }
         PlayerError::Failed(text)
     }
@@ -438,6 +543,10 @@ fn read_capped(reader: &mut impl BufRead) -> std::io::Result<Option<Option<Strin
 mod tests {
     use super::*;
 
+    fn answer_if(yes: bool) -> Heard {
+        if yes { Heard::Answer } else { Heard::Stray }
+    }
+
     fn sh(script: &str) -> EngineProcess {
         EngineProcess::spawn(&ProcessSpec {
             command: "sh".into(),
@@ -467,7 +576,9 @@ mod tests {
         assert_eq!(p.read_line(Duration::from_secs(5)).unwrap(), "got hello");
         p.send("a b").unwrap();
         let line = p
-            .read_until(Duration::from_secs(5), 0, |l| l.starts_with("got"))
+            .read_until(Duration::from_secs(5), 0, |l| {
+                answer_if(l.starts_with("got"))
+            })
             .unwrap();
         assert_eq!(line, "got a b");
         assert_eq!(p.quit(None, Duration::from_secs(5)), Some(0));
@@ -484,7 +595,10 @@ mod tests {
             .unwrap();
         let clock = Instant::now();
         let err = p.read_line(Duration::from_millis(100)).unwrap_err();
-        assert_eq!(err, PlayerError::NoAnswer(Duration::from_millis(100)));
+        assert_eq!(
+            err,
+            PlayerError::NoAnswer(Duration::from_millis(100), Unanswered::default())
+        );
         assert!(clock.elapsed() < Duration::from_secs(2));
         assert!(alive(grandchild));
         drop(p);
@@ -553,10 +667,81 @@ mod tests {
             .to_string();
         assert!(err.contains("longer than 65536 bytes"), "{err}");
         let err = p
-            .read_until(Duration::from_secs(10), 100, |l| l == "= e6")
+            .read_until(Duration::from_secs(10), 100, |l| answer_if(l == "= e6"))
             .unwrap_err()
             .to_string();
         assert!(err.contains("more than 100 lines"), "{err}");
+        assert!(
+            err.contains("it wrote 101 lines that are no answer (passed over): 'chatter', 'chatter', 'chatter', ..."),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_interpreted_engine_is_named_by_its_script() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let name = |c: &str, a: &[&str]| program_name(std::path::Path::new(c), &args(a), None);
+        assert_eq!(
+            name("/home/u/.pyenv/shims/python3", &["engine.py"]),
+            "engine.py"
+        );
+        assert_eq!(
+            name("python3.12", &["-u", "src/engine.py", "--x"]),
+            "src/engine.py"
+        );
+        assert_eq!(name("/usr/bin/java", &["-jar", "bot.jar"]), "bot.jar");
+        assert_eq!(
+            name("/opt/edax/bin/lEdax-x86-64-v3", &["-gtp"]),
+            "lEdax-x86-64-v3"
+        );
+        assert_eq!(name("pythonic-engine", &["x"]), "pythonic-engine");
+        assert_eq!(name("python3", &[]), "python3");
+        // `-c CODE` is no script; the file after it is.
+        let script = tempfile::NamedTempFile::new().unwrap();
+        let path = script.path().to_str().unwrap();
+        assert_eq!(name("python3", &["-c", "print('hello')", "-S", path]), path);
+    }
+
+    #[test]
+    fn lines_that_are_no_answer_are_counted_and_copied_to_the_log() {
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let mut p = EngineProcess::spawn(&ProcessSpec {
+            command: "sh".into(),
+            args: vec![
+                "-c".into(),
+                "read l; echo 'thinking 1'; echo '# aside'; echo 'thinking 2'; sleep 5".into(),
+            ],
+            working_dir: None,
+            stderr_log: Some(EngineLog::new(log.path().to_path_buf())),
+        })
+        .unwrap();
+        p.send("genmove b").unwrap();
+        let heard = |l: &str| {
+            if l.starts_with('#') {
+                Heard::Aside
+            } else {
+                Heard::Stray
+            }
+        };
+        let err = p
+            .read_until(Duration::from_millis(500), 100, heard)
+            .unwrap_err();
+        let PlayerError::NoAnswer(_, unanswered) = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(unanswered.request.as_deref(), Some("genmove b"));
+        assert_eq!(unanswered.passed_over.first, ["thinking 1", "thinking 2"]);
+        assert_eq!(
+            err.to_string(),
+            "no answer to 'genmove b' within 500 ms; it wrote 2 lines that are no answer (passed over): 'thinking 1', 'thinking 2'"
+        );
+        assert_eq!(p.passed_over().count, 2);
+        let logged = std::fs::read_to_string(log.path()).unwrap();
+        assert!(
+            logged.contains("] stdout, no answer, passed over: thinking 2\n"),
+            "{logged}"
+        );
+        assert!(!logged.contains("aside"), "{logged}");
     }
 
     #[test]

@@ -8,10 +8,13 @@
 //! - `normal`: the moves end the game, and the score and margin are the final position's;
 //! - `adjudication`: the moves do not end the game; with the solver's verdict (`adjudication`
 //!   in the line) the margin is its value's, seen from the first player; with a score rule,
-//!   a win by one or a draw (margin ±1 or 0);
+//!   a win off the board or a draw (margin ±[`Game::MARGIN_OF_A_WIN_OFF_THE_BOARD`] or 0);
 //! - a failure (`timeout`, `stall`, `illegal-move`, `crash`): the moves do not end the game, the
-//!   side that failed lost by one (margin ±1), and after a move it is the side to move (before
-//!   the first move either side may fail to start);
+//!   side that failed lost off the board (margin ±[`Game::MARGIN_OF_A_WIN_OFF_THE_BOARD`]:
+//!   Othello's 64), and after a move it is the side to move (before the first move either side
+//!   may fail to start);
+//! - a win off the board by one (margin ±1) is accepted in every game: an earlier joute wrote
+//!   Othello's so;
 //! - in every case the score is 1, ½ or 0 as the margin's sign says, and `result` agrees.
 
 use super::log::GameLine;
@@ -108,10 +111,11 @@ pub fn check_result<G: Game>(game: &GameLine, end: &G) -> Result<(), String> {
             if termination == "adjudication" {
                 return check_adjudication(game, end);
             }
-            if game.margin.abs() != 1 {
+            if !is_off_the_board::<G>(game.margin) {
                 return Err(format!(
-                    "game {id}: lost by '{termination}' with margin {}; a failure loses by 1",
-                    game.margin
+                    "game {id}: lost by '{termination}' with margin {}; a failure loses by {}",
+                    game.margin,
+                    G::MARGIN_OF_A_WIN_OFF_THE_BOARD
                 ));
             }
             let loser = if sign > 0 { Side::Second } else { Side::First };
@@ -125,17 +129,24 @@ pub fn check_result<G: Game>(game: &GameLine, end: &G) -> Result<(), String> {
     Ok(())
 }
 
-/// An adjudicated game: the solver's verdict on the final position, or a score rule's win by
-/// one or draw.
+/// Whether `margin` is a win off the board in `G` (a failure, a score rule): the game's
+/// [`Game::MARGIN_OF_A_WIN_OFF_THE_BOARD`], or 1 as an earlier joute wrote it.
+fn is_off_the_board<G: Game>(margin: i32) -> bool {
+    margin.abs() == G::MARGIN_OF_A_WIN_OFF_THE_BOARD || margin.abs() == 1
+}
+
+/// An adjudicated game: the solver's verdict on the final position, or a score rule's win off
+/// the board or draw.
 fn check_adjudication<G: Game>(game: &GameLine, end: &G) -> Result<(), String> {
     let id = game.id;
     let Some(verdict) = &game.adjudication else {
-        return if game.margin.abs() <= 1 {
+        return if game.margin == 0 || is_off_the_board::<G>(game.margin) {
             Ok(())
         } else {
             Err(format!(
-                "game {id}: adjudicated by a score rule with margin {}; such a game is won by 1 or drawn",
-                game.margin
+                "game {id}: adjudicated by a score rule with margin {}; such a game is won by {} or drawn",
+                game.margin,
+                G::MARGIN_OF_A_WIN_OFF_THE_BOARD
             ))
         };
     };
@@ -240,6 +251,18 @@ mod tests {
         let mut g = line(Connect4::start(), "4 4 3 3", "adjudication");
         (g.score, g.margin, g.result) = (0.5, 0, "1/2-1/2".into());
         check_game(&c4, &g).unwrap();
+        // Othello's win off the board is by 64 (by 1 from an earlier joute), never by another.
+        let othello = GameKind::Othello;
+        for termination in ["crash", "adjudication"] {
+            let mut g = line(Othello::start(), "f5 d6 c3 d3", termination);
+            for margin in [-64, -1] {
+                g.margin = margin;
+                check_game(&othello, &g).unwrap();
+            }
+            g.margin = -6;
+            let err = check_game(&othello, &g).unwrap_err();
+            assert!(err.contains("by 64"), "{err}");
+        }
         // The solver's verdict: Othello's margin is the value.
         let moves = "f5 d6 c3 d3 c4 f4";
         let mut g = line(Othello::start(), moves, "adjudication");

@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use super::adjudication::{AdjudicationLine, GameAdjudicator, Solvers, position_text};
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::{Adjudicator, Opening, Player, Referee, play_game};
+use super::game::{Adjudicator, Opening, Player, Referee, Termination, play_game};
 use super::log::GameLine;
 use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
@@ -78,8 +78,12 @@ pub fn engine_log(dir: &Path, name: &str) -> PathBuf {
 
 /// Starts every outside program of `spec` once and speaks its handshake, so that a program
 /// that is missing or does not speak its protocol is an error before the first game, naming
-/// the engine.
-pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Result<(), String> {
+/// the engine. Returns the names the programs gave themselves, by engine name.
+pub fn check_outside<G: Game>(
+    spec: &TournamentSpec,
+    logs: Option<&Path>,
+) -> Result<Vec<(String, String)>, String> {
+    let mut names = Vec::new();
     for (i, entrant) in spec.engines.iter().enumerate() {
         if let Entrant::Outside(outside) = entrant {
             let name = &spec.resolved.engines[i].name;
@@ -94,10 +98,13 @@ pub fn check_outside<G: Game>(spec: &TournamentSpec, logs: Option<&Path>) -> Res
                     outside.command_line()
                 )
             })?;
+            if let Some(own) = player.reported_name() {
+                names.push((name.clone(), own.to_string()));
+            }
             player.quit();
         }
     }
-    Ok(())
+    Ok(names)
 }
 
 /// Plays game `slot` of `spec` after `opening` (the moves of the slot's opening from `start`),
@@ -236,7 +243,8 @@ pub fn play_slot<G: Features>(
         plies: moves.len(),
         moves,
         nodes,
-        timed_out: timeouts != [0, 0],
+        // A game lost on time depends on the machine as much as one with a move cut short.
+        timed_out: timeouts != [0, 0] || matches!(record.termination, Termination::Timeout(..)),
         timeouts,
         move_ms,
         clock_ms,

@@ -108,13 +108,14 @@ fn candidates<G: Game>(start: G, plies: u32, seed: u64) -> impl Iterator<Item = 
 /// The first `count` candidates (see [`candidates`]) that `judge` keeps, with the number of
 /// candidates judged; `judge` returns `None` to skip a candidate, or `Some(score)` to keep it
 /// (the score written after `;`, if any). Fails, saying `what` it looked for, when
-/// [`EXHAUSTED`] candidates in a row are skipped.
+/// [`EXHAUSTED`] candidates in a row are skipped. `progress` hears the openings kept so far.
 fn collect<G: Game>(
     start: G,
     plies: u32,
     count: u32,
     seed: u64,
     what: &str,
+    progress: &mut dyn FnMut(u32),
     mut judge: impl FnMut(&[G::Move], &G) -> Option<Option<i32>>,
 ) -> Result<(Vec<SuiteLine>, u64), String> {
     let mut lines = Vec::new();
@@ -139,6 +140,7 @@ fn collect<G: Game>(
             moves: moves.iter().map(|&m| start.format_move(m)).collect(),
             score,
         });
+        progress(lines.len() as u32);
     }
     Ok((lines, judged))
 }
@@ -158,8 +160,15 @@ pub fn connect4_mirror(pos: &Connect4) -> Connect4 {
 }
 
 /// `count` Connect 4 openings of `plies` plies (4..=8) with `|exact score| ≤ max_score`,
-/// distinct up to the mirror (see the module documentation).
-pub fn connect4_suite(plies: u32, count: u32, seed: u64, max_score: i32) -> Result<Suite, String> {
+/// distinct up to the mirror (see the module documentation). `progress` hears the openings
+/// found so far.
+pub fn connect4_suite(
+    plies: u32,
+    count: u32,
+    seed: u64,
+    max_score: i32,
+    progress: &mut dyn FnMut(u32),
+) -> Result<Suite, String> {
     if !(4..=8).contains(&plies) {
         return Err(format!("--plies is {plies}; Connect 4 suites take 4..=8"));
     }
@@ -167,7 +176,7 @@ pub fn connect4_suite(plies: u32, count: u32, seed: u64, max_score: i32) -> Resu
     let mut solver = Connect4Solver::new();
     let mut seen: HashSet<Connect4> = HashSet::new();
     let what = format!("Connect 4 openings of {plies} plies with |score| ≤ {max_score}");
-    let (lines, judged) = collect(start, plies, count, seed, &what, |_, pos| {
+    let (lines, judged) = collect(start, plies, count, seed, &what, progress, |_, pos| {
         if !seen.insert(*pos) {
             return None;
         }
@@ -204,7 +213,7 @@ pub const OTHELLO_MAX_SCORE: f64 = 8.0;
 
 /// `count` Othello openings of `plies` moves whose score by `pvs` at `depth` with `weights`
 /// is within `±max_score` weight units, distinct up to the board's symmetries (see the module
-/// documentation).
+/// documentation). `progress` hears the openings found so far.
 pub fn othello_suite(
     plies: u32,
     count: u32,
@@ -212,6 +221,7 @@ pub fn othello_suite(
     depth: u32,
     max_score: f64,
     weights: &Weights,
+    progress: &mut dyn FnMut(u32),
 ) -> Result<Suite, String> {
     if !(1..=20).contains(&plies) {
         return Err(format!("--plies is {plies}; Othello suites take 1..=20"));
@@ -220,7 +230,7 @@ pub fn othello_suite(
     let eval = LinearEval::new(&start, weights);
     let mut seen: HashSet<Othello> = HashSet::new();
     let what = format!("Othello openings of {plies} moves within ±{max_score}");
-    let (lines, judged) = collect(start, plies, count, seed, &what, |moves, pos| {
+    let (lines, judged) = collect(start, plies, count, seed, &what, progress, |moves, pos| {
         // A pass is not written in the XOT format.
         if moves.contains(&crate::games::othello::OthelloMove::PASS)
             || !seen.insert(othello_canonical(pos))
@@ -252,16 +262,17 @@ pub fn othello_suite(
 /// format (`0,0, 1,0, 1,1`: offsets from the centre), balanced by a shallow search: the
 /// [`OpeningStream`] of `plies`, `seed` and alpha-beta at `depth` with the default weights,
 /// which rejects an opening with a forced result (and a repeated position; symmetric images
-/// are not merged).
+/// are not merged). `progress` hears the openings found so far.
 pub fn morpion_suite(
     start: Morpion,
     plies: u32,
     count: u32,
     seed: u64,
     depth: u32,
+    progress: &mut dyn FnMut(u32),
 ) -> Result<Suite, String> {
     if !(1..=20).contains(&plies) {
-        return Err(format!("--plies is {plies}; Morpion suites take 1..=20"));
+        return Err(format!("--plies is {plies}; Morpion suites take 1 to 20"));
     }
     let balance = Balance {
         depth,
@@ -275,6 +286,7 @@ pub fn morpion_suite(
             moves: gomocup_line(&start, &moves).expect("a Morpion board"),
             score: None,
         });
+        progress(lines.len() as u32);
     }
     Ok(Suite {
         method: vec![
@@ -305,8 +317,12 @@ pub struct SuiteRequest {
 }
 
 /// The suite `request` asks for on the game `kind`, each option checked for that game (a
-/// refusal names it as `joute openings` spells it).
-pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String> {
+/// refusal names it as `joute openings` spells it). `progress` hears the openings found so far.
+pub fn generate(
+    kind: &GameKind,
+    request: &SuiteRequest,
+    progress: &mut dyn FnMut(u32),
+) -> Result<Suite, String> {
     let SuiteRequest {
         plies,
         count,
@@ -331,7 +347,7 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
                     crate::outputs::number_text(max_score)
                 ));
             }
-            connect4_suite(plies.unwrap_or(6), count, seed, max_score as i32)
+            connect4_suite(plies.unwrap_or(6), count, seed, max_score as i32, progress)
         }
         GameKind::Othello => {
             let depth = depth.unwrap_or(OTHELLO_DEPTH);
@@ -347,7 +363,15 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
             }
             let start = Othello::start();
             let weights = Weights::default_for(&start);
-            othello_suite(plies.unwrap_or(8), count, seed, depth, max_score, &weights)
+            othello_suite(
+                plies.unwrap_or(8),
+                count,
+                seed,
+                depth,
+                max_score,
+                &weights,
+                progress,
+            )
         }
         GameKind::Morpion {
             rows,
@@ -365,7 +389,7 @@ pub fn generate(kind: &GameKind, request: &SuiteRequest) -> Result<Suite, String
                 return Err(format!("--depth is {depth}; for morpion 0..=6"));
             }
             let start = Morpion::with_rule(rows, cols, k, rule);
-            morpion_suite(start, plies.unwrap_or(4), count, seed, depth)
+            morpion_suite(start, plies.unwrap_or(4), count, seed, depth, progress)
         }
         ref other => Err(format!(
             "joute openings makes suites for connect4, othello and morpion; not for {other}"
@@ -389,7 +413,7 @@ mod tests {
     #[test]
     fn gomocup_lines_round_trip() {
         let start = Morpion::start(15, 15, 5);
-        let suite = morpion_suite(start, 3, 5, 1, 1).unwrap();
+        let suite = morpion_suite(start, 3, 5, 1, 1, &mut |_| {}).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.txt");
         std::fs::write(&path, suite.to_file("test", 1)).unwrap();

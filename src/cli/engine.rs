@@ -224,6 +224,7 @@ fn step_line(step: &CheckStep) -> String {
         }
         StepResult::Passed(what) => format!("ok   {head}: {what} ({:.2} s)", step.seconds),
         StepResult::Failed(why) => format!("FAIL {head}: {why}"),
+        StepResult::Warned(why) => format!("warn {head}: {why}"),
         StepResult::Skipped(why) => format!("skip {head}: {why}"),
     }
 }

@@ -45,7 +45,8 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
                 "game": kind.to_string(), "positions": f.positions, "k": f.k,
                 "start_loss": f.start_loss, "loss": f.loss, "iterations": f.iterations,
                 "converged": f.converged, "weights": out.display().to_string(),
-                "tapered": f.taper.is_some(),
+                "tapered": f.taper.is_some(), "games": fitted.games,
+                "skipped_games": fitted.skipped_games,
             })
         )?;
     } else {
@@ -62,9 +63,21 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
             f.iterations,
             if f.converged { "" } else { ", not converged" }
         )?;
+        say!("{}", games_line(fitted.games, fitted.skipped_games))?;
         say!("weights: {}", out.display())?;
     }
     Ok(())
+}
+
+/// How many games the positions came from, and how many were left out and why.
+fn games_line(games: u64, skipped: u64) -> String {
+    let mut line = format!("from {games} games");
+    if skipped > 0 {
+        line.push_str(&format!(
+            "; {skipped} games lost by a failure (timeout, stall, illegal move, crash) left out: their result says nothing of their positions"
+        ));
+    }
+    line
 }
 
 /// The file the fit goes to (`--out`, or a default name beside the first log), checked: never
@@ -193,6 +206,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
             "{}",
             json!({
                 "game": "othello", "positions": data.len(), "games": games,
+                "skipped_games": skipped,
                 "phases": args.phases, "per_phase": fit.per_phase, "ridge": args.ridge,
                 "solved": solved,
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
@@ -201,6 +215,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
         )?;
     } else {
         say!("{}", fit.summary())?;
+        say!("{}", games_line(games, skipped))?;
         if collect.exact_labels > 0 {
             say!(
                 "{solved} positions of at most {} empty squares labelled by the exact solver",

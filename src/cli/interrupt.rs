@@ -63,8 +63,56 @@ fn on_signal() {
         {
             let _ = std::fs::remove_dir_all(dir);
         }
-        note!("interrupted again: quitting now; the games log is intact");
+        let scratch = state.scratch.lock().ok().and_then(|s| s.clone());
+        match scratch {
+            Some(_) => note!(
+                "interrupted again: quitting now; a match without --out keeps nothing, so it cannot be resumed"
+            ),
+            None => note!(
+                "interrupted again: quitting now; the games log is intact; to play the rest, run: {}",
+                resume_command()
+            ),
+        }
         joute::arena::descendants::kill_all();
         std::process::exit(EXIT_INTERRUPTED.into());
+    }
+}
+
+/// This command line again, with `--resume` (which also works when nothing needs extending).
+pub fn resume_command() -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--resume") {
+        args.push("--resume".into());
+    }
+    args.iter()
+        .map(|a| shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_quote("tournaments/a.toml"), "tournaments/a.toml");
+        assert_eq!(shell_quote("pvs:20ms"), "pvs:20ms");
+        assert_eq!(shell_quote("my run"), "'my run'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -127,7 +127,9 @@ pub struct RunArgs {
     /// otherwise: joute would replace its index.html, ratings.csv, ...).
     #[arg(long)]
     pub force: bool,
-    /// Play only the games whose id is I modulo N.
+    /// Play only shard I of N (I from 0 to N-1): both games of every opening pair whose opening
+    /// o and pairing q have (o + q) mod N = I, into OUT/shard-I-of-N/ (OUT: --out, or
+    /// reports/NAME), so every shard can be given the same --out; `joute report` merges them.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
     /// Print only the final table.
@@ -190,6 +192,11 @@ pub struct MatchArgs {
     /// (default: nothing is kept).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write game records into --out as the games are played (cutechess' -pgnout), comma
+    /// separated: pgn (any game), ggf and wtb (Othello), moves (Connect 4), psq and sgf
+    /// (Morpion); as a spec's [output] records.
+    #[arg(long, value_name = "FORMATS")]
+    pub records: Option<String>,
     /// Continue an interrupted match from the log in --out.
     #[arg(long)]
     pub resume: bool,
@@ -324,10 +331,11 @@ pub struct PlayArgs {
     /// The game.
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// Engine moving first, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]: pvs:8, mcts:2000,
-    /// pvs:200ms, random.
+    /// Engine moving first, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml] (pvs:8, mcts:2000,
+    /// pvs:200ms, random), or an outside program as `joute match` takes it:
+    /// cmd=python3,arg=engine.py,proto=line.
     pub engine_a: String,
-    /// Engine moving second, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml].
+    /// Engine moving second, as the first.
     pub engine_b: String,
     /// Moves played before the engines take over.
     #[arg(long, allow_hyphen_values = true)]
@@ -630,10 +638,11 @@ pub struct RateArgs {
 /// Arguments of `joute openings`.
 #[derive(Args, Debug)]
 pub struct OpeningsArgs {
-    /// The game: connect4 (exact scores) or othello (8-move XOT-style openings).
+    /// The game: connect4 (exact scores), othello (8-move XOT-style openings) or a morpion
+    /// board (Gomocup openings).
     #[arg(value_parser = parse_game, help = GAME_HELP)]
     pub game: GameKind,
-    /// Plies of every opening (default: Connect 4 6, Othello 8).
+    /// Plies of every opening (default: Connect 4 6, Othello 8, Morpion 4; Morpion 1 to 20).
     #[arg(long)]
     pub plies: Option<u32>,
     /// Openings in the suite.

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use super::meter::Meter;
 use super::{InputError, OpeningsArgs};
 use joute::arena::suites::{self, SuiteRequest};
 
@@ -21,7 +22,16 @@ pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
         max_score: args.max_score,
         depth: args.depth,
     };
-    let suite = suites::generate(&args.game, &request).map_err(InputError)?;
+    // A suite of 100 Connect 4 openings takes minutes: a bar with the time left.
+    let template = "{bar:30} {pos}/{len} openings, {elapsed} elapsed, about {eta} left";
+    let mut meter = Meter::new(!args.json, args.count.into(), 0, template, false);
+    let count = args.count;
+    let suite = suites::generate(&args.game, &request, &mut |n| {
+        let note = || format!("{n}/{count} openings");
+        meter.show(n.into(), false, String::new, note);
+    });
+    meter.finish();
+    let suite = suite.map_err(InputError)?;
     let command = std::iter::once("joute".to_string())
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()

@@ -47,8 +47,8 @@ impl FeaturesVisitor for PlayCommand {
         let args = self.args;
         let opening = args.opening.as_deref().unwrap_or("");
         let seed = args.seed.unwrap_or(1);
-        let duel = Duel::new(start, [&args.engine_a, &args.engine_b], seed, opening)
-            .map_err(InputError)?;
+        let engines = [args.engine_a.as_str(), args.engine_b.as_str()];
+        let duel = Duel::new(args.game, start, engines, seed, opening).map_err(InputError)?;
         let from = duel.position();
         let names = duel.names.clone();
         let mut out = std::io::stdout().lock();
@@ -103,9 +103,13 @@ impl FeaturesVisitor for PlayCommand {
             let value = game_json(&start.name(), &names, opening, &record, &moves);
             writeln!(out, "{value}")?;
         } else {
+            let how = match record.termination.detail() {
+                Some(detail) => format!(" by {}: {detail}", record.termination.name()),
+                None => String::new(),
+            };
             writeln!(
                 out,
-                "\nresult: {result} (score {} for the first player) after {} moves: {}",
+                "\nresult: {result}{how} (score {} for the first player) after {} moves: {}",
                 record.outcome.score,
                 moves.len(),
                 moves.join(" ")
@@ -133,6 +137,8 @@ fn game_json<G: Game>(
         "plies": record.moves.len(),
         "winner": record.outcome.winner.map(|s| if s == Side::First { "first" } else { "second" }),
         "score": record.outcome.score,
+        "termination": record.termination.name(),
+        "detail": record.termination.detail(),
         "seconds": record.seconds,
         "records": record.moves.iter().zip(moves).map(|(m, text)| json!({
             "move": text, "score": m.score, "score_text": m.score.map(|s| forced_result::<G>(s).unwrap_or_else(|| s.to_string())),

@@ -12,7 +12,8 @@ use super::{InputError, MatchArgs, ReportArgs, RunArgs};
 use joute::arena::log::{GameLine, ReadLock, RunInfo, create_out_folder};
 use joute::arena::schedule::Shard;
 use joute::arena::spec::{
-    Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_spec,
+    Anchor, MAX_ANCHOR_ELO, MatchEngine, MatchOpenings, TournamentSpec, clock_of, match_records,
+    match_spec,
 };
 use joute::outputs::file_name;
 use joute::report::Summary;
@@ -54,13 +55,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .map(Shard::parse)
         .transpose()
         .map_err(|e| InputError(format!("--shard: {e}")))?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        let base = PathBuf::from("reports").join(file_name(&spec.resolved.name, ""));
-        match shard {
-            Some(s) => base.join(s.folder_name()),
-            None => base,
-        }
-    });
+    let base = (args.out.clone())
+        .unwrap_or_else(|| PathBuf::from("reports").join(file_name(&spec.resolved.name, "")));
+    let out = match shard {
+        Some(s) => shard_folder(&base, &s.folder_name()),
+        None => base,
+    };
     let options = Options {
         threads: threads(args.threads)?,
         shard,
@@ -71,6 +71,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let played = play(&spec, &out, options, voice(args.quiet, args.json), true);
     drop(live); // the open pages hear that the run ended
     played
+}
+
+/// A shard's folder in `base`, the folder every shard is given: `base/shard-I-of-N`, unless
+/// `base` is that folder already (as the deploy scripts name it) or holds a log of its own (a
+/// shard folder laid out by an earlier joute).
+fn shard_folder(base: &Path, name: &str) -> PathBuf {
+    if base.file_name().is_some_and(|f| f == name) || base.join("games.jsonl").exists() {
+        base.to_path_buf()
+    } else {
+        base.join(name)
+    }
 }
 
 /// `joute match GAME ENGINE ENGINE`.
@@ -91,7 +102,18 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         plies: args.openings,
         repeat: args.repeat_openings,
     };
-    let (spec, note) = match_spec(
+    let records = (args.records.as_deref())
+        .map(|list| match_records(&args.game, list))
+        .transpose()
+        .map_err(|e| InputError(e.to_string()))?;
+    if records.is_some() && args.out.is_none() {
+        return Err(InputError(
+            "--records needs --out DIR: the records are written there as the games are played"
+                .into(),
+        )
+        .into());
+    }
+    let (mut spec, note) = match_spec(
         args.game,
         engines,
         games,
@@ -101,6 +123,8 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         clock,
     )
     .map_err(|e| InputError(e.to_string()))?;
+    // Not in the spec's hash: a match resumed with other records is the same match.
+    spec.resolved.records = records.unwrap_or_default();
     let voice = voice(args.quiet, args.json);
     if let Some(note) = note
         && voice == Voice::Normal
@@ -373,7 +397,7 @@ pub(super) fn play(
                     "interrupted: {logged} of {scheduled} games are in {} ({} this session); to play the rest, run: {}",
                     out.join("games.jsonl").display(),
                     outcome.played,
-                    resume_command()
+                    interrupt::resume_command()
                 )?;
             } else {
                 say!(
@@ -523,31 +547,6 @@ fn say_played(
 #[error("interrupted")]
 pub struct Interrupted;
 
-/// This command line again, with `--resume` (which also works when nothing needs extending).
-pub(super) fn resume_command() -> String {
-    let mut args: Vec<String> = std::env::args().collect();
-    if !args.iter().any(|a| a == "--resume") {
-        args.push("--resume".into());
-    }
-    args.iter()
-        .map(|a| shell_quote(a))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
-
 /// "NAME: N games played in S s (R games/s, T threads)", with the run's totals when earlier
 /// sessions played games too.
 fn timing_line(name: &str, outcome: &Outcome, threads: usize) -> String {
@@ -621,6 +620,12 @@ fn render(
             }
             if let Some(block) = table::terminations(summary) {
                 say_text!(block)?;
+                let failed = summary.failures.iter().any(|f| f.total() > 0);
+                if failed && page.is_none() {
+                    say!(
+                        "(a match without --out keeps nothing: with --out DIR, each engine's whole stderr is in DIR/engines/NAME.log)"
+                    )?;
+                }
             }
             if summary.after_decision > 0 {
                 say!(
@@ -642,6 +647,8 @@ fn render(
 struct Progress {
     voice: Voice,
     meter: Meter,
+    /// The line that says play starts, when there is no bar.
+    announce: Option<String>,
     /// Games the folder is to hold, and games in it now.
     total: u64,
     done: u64,
@@ -664,8 +671,9 @@ impl Progress {
     ) -> Progress {
         let talk = voice == Voice::Normal && remaining > 0;
         let meter = Meter::new(talk, total, done, "{bar:20} {pos}/{len} {wide_msg}", false);
-        if talk && !meter.is_bar() {
-            note!(
+        // Said when play starts: after the outside programs' handshakes, which may fail.
+        let announce = (talk && !meter.is_bar()).then(|| {
+            format!(
                 "playing {}{remaining} games on {threads} thread{} ({done} already played{})",
                 if sprt { "up to " } else { "" },
                 if threads == 1 { "" } else { "s" },
@@ -674,11 +682,12 @@ impl Progress {
                 } else {
                     ""
                 }
-            );
-        }
+            )
+        });
         Progress {
             voice,
             meter,
+            announce,
             total,
             done,
             remaining_at_start: remaining,
@@ -695,6 +704,12 @@ impl Progress {
 }
 
 impl Observer for Progress {
+    fn started(&mut self, _: u64, _: u64) {
+        if let Some(line) = self.announce.take() {
+            note!("{line}");
+        }
+    }
+
     fn game_finished(&mut self, _: &GameLine, summary: &Summary) {
         self.done += 1;
         self.played += 1;
@@ -763,25 +778,14 @@ impl Observer for MatchProgress {
             self.threads,
             false,
         ));
+        if let Some(p) = self.progress.as_mut() {
+            p.started(scheduled, remaining);
+        }
     }
 
     fn game_finished(&mut self, game: &GameLine, summary: &Summary) {
         if let Some(p) = self.progress.as_mut() {
             p.game_finished(game, summary);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_words_are_quoted_when_needed() {
-        assert_eq!(shell_quote("tournaments/a.toml"), "tournaments/a.toml");
-        assert_eq!(shell_quote("pvs:20ms"), "pvs:20ms");
-        assert_eq!(shell_quote("my run"), "'my run'");
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -7,8 +7,9 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::interrupt;
+use super::interrupt::resume_command;
 use super::meter::{Meter, eta_seconds, short_duration};
-use super::run::{Interrupted, MatchProgress, Voice, resume_command, threads, voice};
+use super::run::{Interrupted, MatchProgress, Voice, threads, voice};
 use super::{InputError, TuneArgs};
 use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
@@ -428,15 +429,27 @@ fn weights_table(record: &TuneRecord) -> String {
         .unwrap_or(4)
         .max(9);
     if record.method == "regression" {
-        // Regression fits every feature, unbounded: no bounds to show.
-        let mut s = format!("{:<width$} {:>9} {:>9}\n", "feature", "start", "fitted");
-        for (p, &t) in record.params.iter().zip(&record.tuned) {
+        // Regression fits every feature, unbounded: no bounds to show; a tapered fit has two
+        // vectors, the opening's and the endgame's.
+        let mut s = match &record.tuned_endgame {
+            Some(_) => format!(
+                "{:<width$} {:>9} {:>9} {:>9}\n",
+                "feature", "start", "opening", "endgame"
+            ),
+            None => format!("{:<width$} {:>9} {:>9}\n", "feature", "start", "fitted"),
+        };
+        for (i, (p, &t)) in record.params.iter().zip(&record.tuned).enumerate() {
             s.push_str(&format!(
-                "{:<width$} {:>9} {:>9}\n",
+                "{:<width$} {:>9} {:>9}",
                 p.name,
                 short(p.value),
                 short(t)
             ));
+            if let Some(endgame) = &record.tuned_endgame {
+                let e = endgame.get(i).map_or("-".into(), |&e| short(e));
+                s.push_str(&format!(" {e:>9}"));
+            }
+            s.push('\n');
         }
         return s;
     }

@@ -21,9 +21,15 @@ const FOREIGN_MATCH_OPTIONS: &[(&[&str], &str)] = &[
         "every opening is already played twice, colours swapped: leave it out",
     ),
     (
-        &[
-            "engine", "each", "fcp", "scp", "both", "tc", "st", "nodes", "depth", "plies",
-        ],
+        &["tc", "st"],
+        "write --tc 10+0.1 (a game clock for every engine: [MOVES/]SECONDS[+INCREMENT]) or --st 100ms (a time per move), with --timemargin 50ms; an engine's own clock goes in its argument: pvs:30,tc=10+0.1",
+    ),
+    (
+        &["engine", "each", "fcp", "scp", "both"],
+        "an engine is one argument, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml] (pvs:6) or cmd=PROGRAM,proto=PROTOCOL,...; the clock of every engine is --tc 10+0.1 or --st 100ms; see 'joute match --help'",
+    ),
+    (
+        &["nodes", "depth", "plies"],
         "an engine and its budget are one argument, ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]: pvs:6 (depth), pvs:n100000 (nodes), pvs:200ms (time per move); see 'joute match --help'",
     ),
     (
@@ -36,11 +42,11 @@ const FOREIGN_MATCH_OPTIONS: &[(&[&str], &str)] = &[
     ),
     (
         &["pgnout", "epdout", "pgn"],
-        "--out DIR keeps every game in DIR/games.jsonl, with run.json, the CSV tables, the charts and index.html",
+        "--out DIR --records pgn writes DIR/games.pgn as the games are played (also ggf, wtb, moves, psq, sgf), beside DIR/games.jsonl with every game; 'joute export' turns a log into records later",
     ),
     (
         &["recover"],
-        "engines run inside joute, so none can crash apart from it: leave it out (--resume continues an interrupted match from its --out folder)",
+        "joute always recovers: an outside engine that crashes, hangs or answers nonsense loses that game (counted in the terminations table) and its program is started again for the next; leave it out (--resume continues an interrupted match from its --out folder)",
     ),
     (
         &["tournament"],

@@ -49,6 +49,14 @@ impl Side {
             Side::Second => Side::First,
         }
     }
+
+    /// +1 for the first player, -1 for the second: the sign of a score it wins by.
+    pub fn sign(self) -> i32 {
+        match self {
+            Side::First => 1,
+            Side::Second => -1,
+        }
+    }
 }
 
 /// How a finished game ended.
@@ -67,7 +75,7 @@ impl Outcome {
     pub fn win(side: Side) -> Outcome {
         Outcome {
             winner: Some(side),
-            score: if side == Side::First { 1 } else { -1 },
+            score: side.sign(),
         }
     }
 
@@ -169,6 +177,11 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static
     /// Whether finished positions are scored by their [`Outcome::score`] (the random tree's leaf
     /// values) rather than as a win, draw or loss.
     const SCORED_LEAVES: bool = false;
+
+    /// The margin of a game won without one on the board (lost by a failure, adjudicated by
+    /// the engines' scores): the largest the game has, Othello's 64 (as GGF records it), else
+    /// 1. Such a game otherwise scores ±1, a margin no Othello game can end with.
+    const MARGIN_OF_A_WIN_OFF_THE_BOARD: i32 = 1;
 
     /// Reads a position of the same game (the same variant as `self`) from its text form.
     fn parse_position(&self, text: &str) -> Result<Self, GameError>;

@@ -348,6 +348,8 @@ impl Othello {
 impl Game for Othello {
     type Move = OthelloMove;
 
+    const MARGIN_OF_A_WIN_OFF_THE_BOARD: i32 = 64;
+
     fn name(&self) -> String {
         "othello".into()
     }

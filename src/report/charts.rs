@@ -920,11 +920,15 @@ fn draw_margins<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Sh
     let bars: Vec<(i32, u64)> = summary.margins.iter().map(|(&k, &v)| (k, v)).collect();
     let games: u64 = bars.iter().map(|b| b.1).sum();
     let mean = bars.iter().map(|&(k, v)| k as f64 * v as f64).sum::<f64>() / games.max(1) as f64;
+    let apart = match summary.margins_apart {
+        0 => String::new(),
+        n => format!("; {n} not played to the end left out"),
+    };
     draw_histogram(
         root,
         &bars,
         &format!(
-            "{}: final margin ({games} games, mean {mean:+.1} for the side moving first)",
+            "{}: final margin ({games} games played to the end, mean {mean:+.1} for the side moving first{apart})",
             summary.spec.name
         ),
         "final score of the side moving first (Othello: discs)",

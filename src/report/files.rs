@@ -201,12 +201,7 @@ pub fn write_terminations(dir: &Path, summary: &Summary) -> std::io::Result<()> 
                 summary.adjudicated[i].to_string(),
             ];
             row.extend(failures.counts.iter().map(u64::to_string));
-            let first = FAILURES
-                .iter()
-                .zip(&failures.examples)
-                .filter_map(|(kind, x)| Some((kind, x.as_ref()?)))
-                .min_by_key(|(_, x)| x.game);
-            row.push(first.map_or(String::new(), |(kind, x)| {
+            row.push(failures.first().map_or(String::new(), |(kind, x)| {
                 format!("{kind} in game {}: {}", x.game, x.detail)
             }));
             row

@@ -25,8 +25,9 @@ use crate::arena::spec::OpeningSource;
 use crate::games::GameKind;
 use crate::stats::ratings::Ratings;
 
-/// How long the run took, for the report's timing line: the totals over every session, and
-/// the sessions themselves when there was more than one (a resumed or extended run).
+/// What the run's record (`run.json`) adds to its logs: how long the run took, for the
+/// report's timing line (the totals over every session, and the sessions themselves when there
+/// was more than one: a resumed or extended run), and the names outside engines gave themselves.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
     /// Games played.
@@ -37,6 +38,8 @@ pub struct Timing {
     pub threads: usize,
     /// Every session, first to last (may be empty).
     pub sessions: Vec<crate::arena::log::Session>,
+    /// The names outside engines gave themselves, by the spec's engine name.
+    pub reported_names: std::collections::BTreeMap<String, String>,
 }
 
 /// One session of the run, for the timing table.
@@ -358,7 +361,8 @@ fn board_json(kind: &GameKind) -> serde_json::Value {
 
 /// The games of the logs, one compact array per game, sorted by id:
 /// `[id, first, second, result, opening, moves]` where `first` and `second` are engine indices
-/// and the moves are joined by spaces.
+/// and the moves are joined by spaces; a game that did not end by the rules adds its
+/// `termination` and `detail` (cut to 300 characters, `""` when the log has none).
 fn games_json(summary: &Summary, logs: &[PathBuf]) -> Result<(String, usize), HtmlError> {
     let names = summary.spec.engine_names();
     let index = |name: &str| -> Result<usize, String> {
@@ -375,7 +379,7 @@ fn games_json(summary: &Summary, logs: &[PathBuf]) -> Result<(String, usize), Ht
             if !summary.has_game(g.id) || taken.insert(g.id).is_err() {
                 return Ok(());
             }
-            let row = serde_json::json!([
+            let mut row = serde_json::json!([
                 g.id,
                 index(&g.first)?,
                 index(&g.second)?,
@@ -383,6 +387,13 @@ fn games_json(summary: &Summary, logs: &[PathBuf]) -> Result<(String, usize), Ht
                 g.opening.join(" "),
                 g.moves.join(" "),
             ]);
+            if g.termination != "normal"
+                && let Some(row) = row.as_array_mut()
+            {
+                let detail = g.detail.as_deref().unwrap_or("");
+                row.push(g.termination.as_str().into());
+                row.push(crate::arena::game::cut(detail, 300).into());
+            }
             games.push((g.id, row.to_string()));
             Ok(())
         })
@@ -469,8 +480,12 @@ pub fn render(
                     c.margin_ms
                 ));
             }
+            let reported = timing.as_ref().and_then(|t| t.reported_names.get(&e.name));
             EngineView {
-                name: e.name.clone(),
+                name: match reported {
+                    Some(own) if *own != e.name => format!("{} (calls itself '{own}')", e.name),
+                    _ => e.name.clone(),
+                },
                 algorithm: match &e.outside {
                     Some(o) => format!("{} program", o.protocol),
                     None => e.algorithm.clone(),
@@ -759,6 +774,27 @@ mod tests {
         );
         // An engine that never failed has no example row; a drawn failure has none either.
         assert_eq!(t.matches("<td class=\"detail\">").count(), 4, "{t}");
+    }
+
+    #[test]
+    fn the_viewer_gets_how_a_game_ended_when_not_by_the_rules() {
+        let (spec, games) = mixed();
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("games.jsonl");
+        let lines: Vec<String> = games
+            .iter()
+            .map(|g| serde_json::to_string(g).unwrap() + "\n")
+            .collect();
+        std::fs::write(&log, lines.concat()).unwrap();
+        let (data, count) = games_json(&summary(&spec, &games), &[log]).unwrap();
+        assert_eq!(count, games.len());
+        let data: serde_json::Value = serde_json::from_str(&data).unwrap();
+        let rows = data["games"].as_array().unwrap();
+        // A normal game has the six fields; a crash adds its termination and detail.
+        assert_eq!(rows[0].as_array().unwrap().len(), 6, "{}", rows[0]);
+        assert_eq!(rows[6][6], "crash");
+        assert_eq!(rows[6][7], "exit status 1");
+        assert_eq!(rows[5][6], "adjudication");
     }
 
     #[test]

@@ -82,16 +82,36 @@ impl Failures {
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
     }
+
+    /// The first failure of any kind (lowest game id): its kind and example.
+    pub fn first(&self) -> Option<(&'static str, &FailureExample)> {
+        FAILURES
+            .iter()
+            .zip(&self.examples)
+            .filter_map(|(kind, x)| Some((*kind, x.as_ref()?)))
+            .min_by_key(|(_, x)| x.game)
+    }
 }
 
 /// `detail` fit for a table cell: control characters (an engine's stray newline or escape
-/// sequence) become spaces, and it is cut to [`DETAIL_CHARS`] characters with `…`.
+/// sequence) become spaces, and it is cut to [`DETAIL_CHARS`] characters, `…` in the middle:
+/// the head says what happened, the tail holds the last lines of the program's stderr, where
+/// an interpreter writes its error (Python's `KeyError: ...` after the traceback).
 fn short_detail(detail: &str) -> String {
-    let clean: String = detail
+    let clean: Vec<char> = detail
+        .trim()
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    cut(clean.trim(), DETAIL_CHARS)
+    if clean.len() <= DETAIL_CHARS {
+        return clean.into_iter().collect();
+    }
+    let head = DETAIL_CHARS / 3;
+    let tail = DETAIL_CHARS - head - 1;
+    let mut text: String = clean[..head].iter().collect();
+    text.push('…');
+    text.extend(&clean[clean.len() - tail..]);
+    text
 }
 
 /// `name` in at most `width` characters: cut, with `…`, when longer.
@@ -126,8 +146,10 @@ pub struct Summary {
     /// Histogram of plies per game (opening included).
     pub lengths: BTreeMap<usize, u64>,
     /// Histogram of the final score margin from the first side's point of view (Othello: disc
-    /// difference; games without a margin score +1, 0, -1).
+    /// difference; games without a margin score +1, 0, -1), of the games played to their end.
     pub margins: BTreeMap<i32, u64>,
+    /// Games not played to their end (a failure, an adjudication), left out of `margins`.
+    pub margins_apart: u64,
     /// Wall-clock seconds summed over games.
     pub game_seconds: f64,
     /// Moves each engine played (openings excluded).
@@ -190,6 +212,7 @@ impl Summary {
             first_side_points: 0.0,
             lengths: BTreeMap::new(),
             margins: BTreeMap::new(),
+            margins_apart: 0,
             game_seconds: 0.0,
             moves: vec![0; n],
             timeouts: vec![0; n],
@@ -278,7 +301,11 @@ impl Summary {
             .lengths
             .entry(game.opening.len() + game.plies)
             .or_default() += 1;
-        *self.margins.entry(game.margin).or_default() += 1;
+        if game.termination == "normal" {
+            *self.margins.entry(game.margin).or_default() += 1;
+        } else {
+            self.margins_apart += 1;
+        }
         self.game_seconds += game.seconds;
         // Sides alternate (a pass is a move), so the opening's parity says who moved first.
         let by_first = if game.opening.len().is_multiple_of(2) {
@@ -589,9 +616,11 @@ mod tests {
             .detail;
         assert_eq!(cut.chars().count(), DETAIL_CHARS);
         assert!(
-            cut.ends_with('…') && !cut.chars().any(char::is_control),
+            cut.starts_with("xxx") && cut.contains('…') && !cut.chars().any(char::is_control),
             "{cut}"
         );
+        // The end is kept: where a program's stderr says what went wrong.
+        assert!(cut.ends_with(&"y".repeat(50)), "{cut}");
     }
 
     #[test]

@@ -683,6 +683,16 @@ pub fn terminations(summary: &Summary) -> Option<String> {
         out.push('\n');
     }
     let _ = writeln!(out, "  ({})", terminations_footer(summary));
+    // What happened, where an engine author looks first (a match without --out keeps no file).
+    for (e, failures) in summary.spec.engines.iter().zip(&summary.failures) {
+        if let Some((kind, x)) = failures.first() {
+            let _ = writeln!(
+                out,
+                "first failure of {}: {kind} in game {}: {}",
+                e.name, x.game, x.detail
+            );
+        }
+    }
     Some(out)
 }
 
@@ -727,6 +737,8 @@ Terminations  games  adjudicated  timeout  stall  illegal-move  crash
 edax              8            1        0      0             1      1
 ab-4              8            1        1      0             1      0
   (normal 2, adjudication 1 of 8 games; 1 drawn after a failure, charged to no engine)
+first failure of edax: illegal-move in game 1: e9 <b>
+first failure of ab-4: timeout in game 2: no move in 1000 ms
 ";
         assert_eq!(table, expected);
     }
@@ -752,6 +764,7 @@ ab-4              8            1        1      0             1      0
         let widths: Vec<usize> = lines[..3].iter().map(|l| l.chars().count()).collect();
         assert_eq!(widths, [widths[0]; 3], "{table}");
         assert_eq!(lines[3], "  (normal 0, adjudication 0 of 1 games)");
+        assert_eq!(lines[4], "first failure of b: crash in game 0: gone");
     }
 
     #[test]

@@ -42,9 +42,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::arena::log::ReadLock;
-use crate::report::html::{self, Timing};
+use crate::report::html;
 use crate::report::load::summarize_logs;
-use crate::report::run::{run_timing, summary_json};
+use crate::report::run::{page_timing, summary_json};
 use crate::report::{charts, table};
 
 /// The shortest time between two rebuilds of the page and summary.
@@ -535,13 +535,7 @@ fn build(shared: &Shared) -> Result<(String, String), String> {
     let rows = table::rating_rows(&summary, &ratings);
     let scale = table::RatingScale::of(&summary, &ratings);
     let svgs = charts::svg_charts(&summary, &ratings).map_err(|e| e.to_string())?;
-    let (games, seconds, threads) = run_timing(&info);
-    let timing = Timing {
-        games,
-        seconds,
-        threads,
-        sessions: info.sessions.clone(),
-    };
+    let timing = page_timing(&info);
     let page = html::render(&summary, &ratings, &svgs, &shared.logs, Some(timing), true)
         .map_err(|e| e.to_string())?;
     let mut object = summary_json(&summary, &rows, &scale, None, &info, None);

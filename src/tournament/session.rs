@@ -198,8 +198,9 @@ pub struct Session {
     notices: Vec<Notice>,
     /// A sharded SPRT run: the test over every shard's log.
     shared: Option<SharedSprt>,
-    /// The outside programs were checked when the folder was opened.
-    outside_checked: bool,
+    /// The names the outside programs gave themselves, when they were checked as the folder
+    /// was opened (a fresh run's).
+    checked_names: Option<Vec<(String, String)>>,
 }
 
 impl Session {
@@ -216,10 +217,11 @@ impl Session {
         // is missing or does not speak its protocol leaves no folder behind (the check's
         // stderr is then only in the error).
         let fresh = log_path.metadata().map_or(true, |m| m.len() == 0);
-        let outside_checked = fresh && spec.has_outside();
-        if outside_checked {
-            check_programs(spec, None).map_err(SessionError::Input)?;
-        }
+        let checked_names = if fresh && spec.has_outside() {
+            Some(check_programs(spec, None).map_err(SessionError::Input)?)
+        } else {
+            None
+        };
         create_out_folder(out).map_err(SessionError::Input)?;
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
@@ -249,6 +251,7 @@ impl Session {
                 .count() as u64,
             sessions: Vec::new(),
             extends: Vec::new(),
+            reported_names: Default::default(),
             spec: spec.resolved.clone(),
         };
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
@@ -296,6 +299,7 @@ impl Session {
                 });
             }
             info.sessions = previous.sessions.clone();
+            info.reported_names = previous.reported_names.clone();
             let mut hashes = vec![spec.hash.clone()];
             hashes.extend(info.extends.iter().cloned());
             lines = RunLines::new(&spec.resolved, hashes);
@@ -319,6 +323,7 @@ impl Session {
             if scan.torn {
                 notices.push(Notice::TornLine);
             }
+            count_killed_sessions_games(&mut info.sessions, scan.games);
             notices.extend(lines.duplicates().iter().cloned().map(Notice::Duplicates));
             writer.cut(scan.good_bytes).map_err(|e| {
                 SessionError::Failed(format!(
@@ -367,7 +372,7 @@ impl Session {
             opened,
             notices,
             shared,
-            outside_checked,
+            checked_names,
         })
     }
 
@@ -412,8 +417,8 @@ impl Session {
         let log_path = self.out.join("games.jsonl");
         let engine_logs = self.out.join("engines");
         let run_path = self.out.join("run.json");
-        observer.started(self.scheduled(), self.remaining());
         if self.todo.is_empty() {
+            observer.started(self.scheduled(), self.remaining());
             // A finished run opened again: nothing to play and no session to record (but an
             // extension that adds no game still records the new spec).
             if matches!(self.opened, Opened::Extended { .. }) {
@@ -454,6 +459,23 @@ impl Session {
             })
         };
         save(&self.info)?;
+        // Every outside program started once and its handshake spoken before play is
+        // announced (a fresh run's when its folder was opened): a program that does not start
+        // is the run's only message.
+        if self.spec.has_outside() {
+            std::fs::create_dir_all(&engine_logs).map_err(|e| {
+                SessionError::Failed(format!("cannot create {}: {e}", engine_logs.display()))
+            })?;
+            let names = match self.checked_names.take() {
+                Some(names) => names,
+                None => {
+                    check_programs(&self.spec, Some(&engine_logs)).map_err(SessionError::Input)?
+                }
+            };
+            self.info.reported_names.extend(names);
+            save(&self.info)?;
+        }
+        observer.started(self.scheduled(), self.remaining());
 
         // `[output] records`, game by game (the report rewrites them whole at the end).
         let mut live = if self.spec.resolved.records.is_empty() {
@@ -486,7 +508,6 @@ impl Session {
             todo,
             options,
             shared,
-            outside_checked,
             ..
         } = &mut self;
         let result = crate::eval::dispatch(
@@ -498,7 +519,6 @@ impl Session {
                 stop_pair: &stop_pair,
                 cancel,
                 engine_logs: &engine_logs,
-                outside_checked: *outside_checked,
                 consume: |game: GameLine| {
                     writer.append(&game).map_err(|e| {
                         SessionError::Failed(format!(
@@ -619,6 +639,18 @@ impl Session {
     }
 }
 
+/// A session killed (SIGKILL, a power cut) recorded the games it played only now and then:
+/// the games the log holds beyond what the sessions recorded are the last killed one's.
+fn count_killed_sessions_games(sessions: &mut [SessionRecord], logged: u64) {
+    let recorded: u64 = sessions.iter().map(|s| s.games_played).sum();
+    if let Some(killed) = sessions.last_mut()
+        && killed.finished_unix.is_none()
+        && logged > recorded
+    {
+        killed.games_played += logged - recorded;
+    }
+}
+
 /// Plays `todo` on the game the spec names (the visitor picks the game's type).
 struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     spec: &'a TournamentSpec,
@@ -628,8 +660,6 @@ struct Play<'a, F: FnMut(GameLine) -> Result<(), SessionError>> {
     cancel: &'a CancelToken,
     /// Where outside programs' stderr goes (`engines/` in the run folder).
     engine_logs: &'a Path,
-    /// The programs were checked already (a fresh run's, before its folder was made).
-    outside_checked: bool,
     consume: F,
 }
 
@@ -638,15 +668,6 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
     fn visit<G: Features>(self, start: G) -> Self::Output {
         let openings = openings::parse_all(&start, &self.spec.resolved.opening_moves)
             .map_err(|e| SessionError::Failed(format!("the run's openings do not replay: {e}")))?;
-        if self.spec.has_outside() && !self.todo.is_empty() {
-            std::fs::create_dir_all(self.engine_logs).map_err(|e| {
-                SessionError::Failed(format!("cannot create {}: {e}", self.engine_logs.display()))
-            })?;
-            if !self.outside_checked {
-                check_outside::<G>(self.spec, Some(self.engine_logs))
-                    .map_err(SessionError::Input)?;
-            }
-        }
         run_games(
             self.spec,
             start,
@@ -662,12 +683,16 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
 }
 
 /// Starts every outside program of `spec` once and speaks its handshake
-/// ([`check_outside`]), its stderr to `logs` when given.
-fn check_programs(spec: &TournamentSpec, logs: Option<&Path>) -> Result<(), String> {
+/// ([`check_outside`]), its stderr to `logs` when given; the names the programs gave
+/// themselves, by engine name.
+fn check_programs(
+    spec: &TournamentSpec,
+    logs: Option<&Path>,
+) -> Result<Vec<(String, String)>, String> {
     struct Check<'a>(&'a TournamentSpec, Option<&'a Path>);
     impl GameVisitor for Check<'_> {
-        type Output = Result<(), String>;
-        fn visit<G: Game>(self, _: G) -> Result<(), String> {
+        type Output = Result<Vec<(String, String)>, String>;
+        fn visit<G: Game>(self, _: G) -> Self::Output {
             check_outside::<G>(self.0, self.1)
         }
     }

@@ -119,8 +119,12 @@ pub struct TuneRecord {
     pub seed: u64,
     /// The tuned parameters; their `value` is the start.
     pub params: Vec<Param>,
-    /// The final weights of the tuned parameters, in the same order.
+    /// The final weights of the tuned parameters, in the same order (of tapered weights, the
+    /// opening vector).
     pub tuned: Vec<f64>,
+    /// A tapered regression fit: the endgame vector, in the same order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuned_endgame: Option<Vec<f64>>,
     /// The acceptance test of hill climbing.
     pub sprt: Option<Sprt>,
     /// Every candidate, in order.

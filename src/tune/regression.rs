@@ -1187,6 +1187,10 @@ pub struct FittedLogs {
     /// `weights[0]` as a weights TOML file (the game's format, with the fit's summary; with an
     /// `[endgame]` table when tapered).
     pub toml: String,
+    /// Games whose positions were fitted.
+    pub games: u64,
+    /// Games left out: lost by a failure, whose result says nothing of the positions.
+    pub skipped_games: u64,
 }
 
 /// Texel's method on the games of `logs` (all of `kind`): positions collected with `collect`,
@@ -1230,7 +1234,12 @@ pub fn fit_logs(
             }
             let fit = fit(&start, &data, &w0, self.options)?;
             let toml = fit.weights[0].to_toml(&start, &fit.summary());
-            Ok(FittedLogs { fit, toml })
+            Ok(FittedLogs {
+                fit,
+                toml,
+                games: data.games,
+                skipped_games: data.skipped_games,
+            })
         }
     }
     crate::eval::dispatch(

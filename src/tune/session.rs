@@ -458,6 +458,7 @@ impl TuneSession {
             seed: spec.seed,
             params: spec.params.clone(),
             tuned: theta,
+            tuned_endgame: endgame.map(<[f64]>::to_vec),
             sprt: match &spec.hill {
                 Some(h) => match h.acceptance {
                     super::hill::Acceptance::Sprt(s) => Some(s),
@@ -637,7 +638,7 @@ fn weights_header(
     format!(
         "Tuned by joute {}: joute tune {} (spec '{}', hash {}, seed {}).\n\
          Method {}, engine {} (the start); tuned: {}.\n\
-         {} candidates{}, {} tuning games, {} games in all.\n\
+         {} candidate{}{}, {} tuning games, {} games in all.\n\
          Confirmed against the start on {} held-out games: {:+.1} ± {:.1} Elo (95%), LOS {:.2}%.",
         env!("CARGO_PKG_VERSION"),
         spec_path.display(),
@@ -652,6 +653,7 @@ fn weights_header(
             .collect::<Vec<_>>()
             .join(", "),
         history.len(),
+        if history.len() == 1 { "" } else { "s" },
         if spec.method == Method::HillClimb {
             format!(" ({accepted} accepted)")
         } else {
@@ -776,9 +778,15 @@ fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
         "games": record.games,
         "seconds": record.seconds,
         "weights_file": record.weights_file,
-        "params": record.params.iter().zip(&record.tuned).map(|(p, t)| json!({
-            "name": p.name, "min": p.min, "max": p.max, "start": p.value, "tuned": t,
-        })).collect::<Vec<_>>(),
+        "params": record.params.iter().zip(&record.tuned).enumerate().map(|(i, (p, t))| {
+            let mut param = json!({
+                "name": p.name, "min": p.min, "max": p.max, "start": p.value, "tuned": t,
+            });
+            if let Some(endgame) = &record.tuned_endgame {
+                param["tuned_endgame"] = json!(endgame.get(i));
+            }
+            param
+        }).collect::<Vec<_>>(),
         "confirmation": record.confirmation,
         "aa": aa,
         "out": out.display().to_string(),

@@ -275,6 +275,9 @@ class Fake:
             err("fake: crashing at move %d" % n)
             sys.stdout.flush()
             os._exit(3)
+        # Debug prints come first, as a program writes them before it thinks (or hangs).
+        for i in range(self.a.stray):
+            out("thinking... %d moves so far" % (i + 1))
         if kind == "hang":
             time.sleep(3600)
             os._exit(0)
@@ -319,7 +322,7 @@ class Fake:
             kv = dict(w.split("=", 1) for w in words[1:] if "=" in w)
             if cmd == "joute":
                 if self.a.bad_handshake:
-                    out("nope")
+                    out("error nope")
                     continue
                 g = kv.get("game", game)
                 try:
@@ -347,7 +350,7 @@ class Fake:
                     err("fake: asked to move in a finished game")
                     out("error game-over")
                     continue
-                self.answer(len(moves) // 2 + 1, legal, pos.illegal(), out, "banana split",
+                self.answer(len(moves) // 2 + 1, legal, pos.illegal(), out, "banana9",
                             lambda i: out("# info fake chatter %d" % i))
             elif cmd == "quit":
                 return
@@ -510,7 +513,7 @@ class Fake:
                 return
             occupied = next((i for i in range(size * size) if cells[i]), None)
             n = cells.count(1) + 1
-            i = self.answer(n, legal, occupied, lambda i: out(name(i)), "banana",
+            i = self.answer(n, legal, occupied, lambda i: out(name(i)), "banana,split",
                             lambda k: out("MESSAGE fake chatter %d" % k))
             if i is not None:
                 cells[i] = 1
@@ -629,6 +632,8 @@ def main():
     for flag in ("--crash-at", "--hang-at", "--illegal-at", "--garbage-at", "--flood-at"):
         p.add_argument(flag, type=int, metavar="N")
     p.add_argument("--chatter", type=int, default=0, metavar="N")
+    p.add_argument("--stray", type=int, default=0, metavar="N",
+                   help="N lines that are no answer on stdout before each move answer")
     p.add_argument("--slow-start", type=int, default=0, metavar="MS")
     p.add_argument("--exit-at-start", action="store_true")
     p.add_argument("--bad-handshake", action="store_true")

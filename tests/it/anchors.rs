@@ -6,10 +6,13 @@
 //! match that ends by the rules; NTest's and Egaroucid's fixed-depth matches replay move for
 //! move.
 //!
-//! They need the anchors built: `bash ../shared/peers/build-anchors.sh target/anchors`, then
-//! `JOUTE_ANCHORS=$PWD/target/anchors cargo test --test it anchors::`. Without `JOUTE_ANCHORS`
-//! the tests pass, saying once that they skipped, unless `JOUTE_REQUIRE_ANCHORS=1` (CI sets
-//! both). The adapters (Zebra's, Velena's) are read from `../shared/peers/adapters`, or from
+//! They need the anchors built, so `cargo test` reports them ignored, with that reason. To run
+//! them: `bash ../shared/peers/build-anchors.sh target/anchors` (the project's copies of the
+//! public repositories its README names: weltyc/ntest, Nyanyan/Egaroucid, lk16/zebra,
+//! dhbloo/rapfi, sun-yuliang/PentaZen, rchastain/velena), then
+//! `JOUTE_ANCHORS=$PWD/target/anchors cargo test --test it anchors:: -- --include-ignored`.
+//! Run so without `JOUTE_ANCHORS` the tests pass, saying once that they skipped, unless
+//! `JOUTE_REQUIRE_ANCHORS=1` (CI sets both). The adapters (Zebra's, Velena's) are read from `../shared/peers/adapters`, or from
 //! `JOUTE_ANCHOR_ADAPTERS`.
 #![cfg(target_os = "linux")]
 
@@ -252,6 +255,7 @@ fn short_match(dir: &Path, anchor: &Anchor, out: &str, games: u32) -> Vec<Value>
 }
 
 #[test]
+#[ignore = "needs the six anchor engines built: JOUTE_ANCHORS (tests/it/anchors.rs says how)"]
 fn every_anchor_passes_engine_check_with_joutes_own_keys() {
     let Some(a) = anchors() else {
         return;
@@ -270,7 +274,9 @@ fn every_anchor_passes_engine_check_with_joutes_own_keys() {
             anchor.name,
             String::from_utf8_lossy(&out.stderr)
         );
-        let steps = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+        let steps = (stdout.lines())
+            .filter(|l| l.starts_with("ok ") || l.starts_with("warn "))
+            .count();
         assert!(
             steps >= 6 && stdout.contains(&format!("{steps} of {steps} steps passed")),
             "{}: {stdout}",
@@ -280,6 +286,7 @@ fn every_anchor_passes_engine_check_with_joutes_own_keys() {
 }
 
 #[test]
+#[ignore = "needs the six anchor engines built: JOUTE_ANCHORS (tests/it/anchors.rs says how)"]
 fn every_anchor_plays_a_short_match_to_the_end() {
     let Some(a) = anchors() else {
         return;
@@ -294,6 +301,7 @@ fn every_anchor_plays_a_short_match_to_the_end() {
 /// NTest and Egaroucid at a fixed depth are deterministic, and so is joute's PVS: the same
 /// match twice is the same games, move for move — the protocols kept the positions exactly.
 #[test]
+#[ignore = "needs the six anchor engines built: JOUTE_ANCHORS (tests/it/anchors.rs says how)"]
 fn fixed_depth_othello_anchors_replay_move_for_move() {
     let Some(a) = anchors() else {
         return;

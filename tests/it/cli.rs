@@ -392,13 +392,18 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
     common::refused(&with(&["-repeat"]), &["already played twice"]);
     common::refused(
         &with(&["-each", "tc=10+0.1"]),
-        &["ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]", "pvs:200ms"],
+        &["ALGORITHM[:BUDGET][:exact=N][:WEIGHTS.toml]", "--tc 10+0.1"],
+    );
+    common::refused(&with(&["-tc", "40/60"]), &["'-tc'", "write --tc 10+0.1"]);
+    common::refused(
+        &with(&["-recover"]),
+        &["started again for the next", "--resume"],
     );
     common::refused(&with(&["--depth", "6"]), &["pvs:6 (depth)"]);
     common::refused(&with(&["-sprt", "elo0=0", "elo1=5"]), &["--sprt 0,5"]);
     common::refused(
         &with(&["-pgnout", "games.pgn"]),
-        &["--out DIR", "games.jsonl"],
+        &["--out DIR --records pgn", "games.jsonl", "joute export"],
     );
     common::refused(&["matc", "othello"], &["'matc'", "did you mean 'match'?"]);
     common::refused(

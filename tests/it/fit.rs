@@ -43,6 +43,32 @@ fn fitted_weights_are_written_and_play() {
     );
     assert!(fitted <= start && fitted > 0.0, "{json}");
     assert!(json["positions"].as_u64().unwrap() > 400 * 10, "{json}");
+    assert_eq!(
+        (json["games"].as_u64(), json["skipped_games"].as_u64()),
+        (Some(400), Some(0))
+    );
+    // Games lost by a failure are left out, and the count says so.
+    let failed = dir.join("failed");
+    std::fs::create_dir_all(&failed).unwrap();
+    let source = std::path::Path::new(&log);
+    std::fs::copy(source.with_file_name("run.json"), failed.join("run.json")).unwrap();
+    let text = std::fs::read_to_string(source).unwrap();
+    let lines: Vec<String> = (text.lines().enumerate())
+        .map(|(i, l)| match i < 39 {
+            true => crashed_before_the_end(l),
+            false => l.to_string(),
+        })
+        .collect();
+    assert_eq!(lines.iter().filter(|l| l.contains("\"crash\"")).count(), 39);
+    let failed_log = failed.join("games.jsonl");
+    std::fs::write(&failed_log, lines.join("\n") + "\n").unwrap();
+    let failed_log = failed_log.display().to_string();
+    let failed_weights = dir.join("failed.toml").display().to_string();
+    let stdout = joute_ok(&["fit", &failed_log, "--out", &failed_weights]);
+    assert!(
+        stdout.contains("from 361 games; 39 games lost by a failure (timeout, stall, illegal move, crash) left out"),
+        "{stdout}"
+    );
     // The weights file is the game's, with full-precision numbers: a run with it resumes and
     // reports (its spec hash survives run.json's round trip).
     let engine = format!("alphabeta:3:{weights}");
@@ -61,6 +87,35 @@ fn fitted_weights_are_written_and_play() {
         ]);
     }
     joute_ok(&["report", &format!("{out}/games.jsonl"), "--json"]);
+}
+
+/// A Connect 4 game line (a game played to its end) as if the side to move had crashed
+/// before the last move: a line the log's reader replays and accepts.
+fn crashed_before_the_end(line: &str) -> String {
+    let mut game: serde_json::Value = serde_json::from_str(line).unwrap();
+    let mut moves: Vec<serde_json::Value> = game["moves"].as_array().unwrap().clone();
+    moves.pop().expect("a game with moves");
+    let plies = moves.len();
+    for key in ["move_ms", "clock_ms", "scores"] {
+        if let Some(list) = game.get_mut(key).and_then(|v| v.as_array_mut()) {
+            list.truncate(plies);
+        }
+    }
+    // Sides alternate: after an even number of plies in all, the first player was to move.
+    let first_failed = (game["opening"].as_array().unwrap().len() + plies).is_multiple_of(2);
+    let (score, margin, result) = if first_failed {
+        (0.0, -1, "0-1")
+    } else {
+        (1.0, 1, "1-0")
+    };
+    game["moves"] = moves.into();
+    game["plies"] = plies.into();
+    game["score"] = score.into();
+    game["margin"] = margin.into();
+    game["result"] = result.into();
+    game["termination"] = "crash".into();
+    game["detail"] = "its output closed".into();
+    game.to_string()
 }
 
 #[test]

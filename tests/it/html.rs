@@ -37,6 +37,7 @@ fn report(name: &str, text: &str) -> (common::Scratch, PathBuf, PathBuf) {
         seconds: 1.5,
         threads: 2,
         sessions: Vec::new(),
+        reported_names: Default::default(),
     });
     let page = write_report(
         &summary,

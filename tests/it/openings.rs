@@ -141,7 +141,13 @@ fn check_connect4_suite(prefix: u32, step: usize) {
     let plies: u32 = param(&params, "plies");
     let max_score: i32 = param(&params, "max_score");
     assert_eq!(lines.len(), param::<usize>(&params, "count"));
-    let again = connect4_suite(plies, prefix, seed(&header), max_score).unwrap();
+    // The progress heard counts the openings up to the last.
+    let mut heard = Vec::new();
+    let again = connect4_suite(plies, prefix, seed(&header), max_score, &mut |n| {
+        heard.push(n)
+    })
+    .unwrap();
+    assert_eq!(heard, (1..=prefix).collect::<Vec<_>>());
     let again: Vec<String> = again.lines.iter().map(|l| l.to_line()).collect();
     assert_eq!(again, lines[..prefix as usize]);
     let start = Connect4::start();
@@ -196,6 +202,7 @@ fn the_shipped_othello_suite_regenerates_and_has_no_symmetric_pair() {
         depth,
         max_score,
         &Weights::default_for(&start),
+        &mut |_| {},
     )
     .unwrap();
     let again: Vec<String> = prefix.lines.iter().map(|l| l.to_line()).collect();
@@ -225,6 +232,7 @@ fn the_shipped_morpion_suite_regenerates_in_the_gomocup_format() {
         param(&params, "count"),
         seed(&header),
         param(&params, "depth"),
+        &mut |_| {},
     )
     .unwrap();
     let again: Vec<String> = again.lines.iter().map(|l| l.to_line()).collect();

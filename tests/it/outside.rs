@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use common::{bin, joute_in, manifest, running_with};
+use common::{bin, manifest, running_with};
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -277,28 +277,94 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
     }
 }
 
-#[test]
-fn joute_match_takes_an_outside_engine_on_the_command_line() {
-    let dir = common::scratch("match");
-    let engine = format!(
-        "cmd=python3,proto=line,name=fake,arg={},arg=--protocol,arg=line,arg=--stderr-lines,arg=1",
+/// The fake over the line protocol as `joute match` and `joute play` take an engine, called
+/// `name`, with `flags` (`,arg=--crash-at,arg=3`).
+fn line_fake(name: &str, flags: &str) -> String {
+    format!(
+        "cmd=python3,proto=line,name={name},arg={},arg=--protocol,arg=line{flags}",
         fake()
+    )
+}
+
+/// `joute match connect4 ENGINE alphabeta:2 --games GAMES --threads 1 EXTRA` in `dir`.
+fn match_fake(dir: &Path, engine: &str, games: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["match", "connect4", engine, "alphabeta:2", "--games", games];
+    args.extend(["--threads", "1"]);
+    args.extend(extra);
+    common::joute_in(dir, &args)
+}
+
+#[test]
+fn joute_match_without_out_says_why_an_engine_failed() {
+    // A student's first command: no --out, an engine that raises at its first move (the
+    // fake counts the 4 opening plies). The table is followed by the engine's first failure,
+    // with the end of its stderr.
+    let dir = common::scratch("match-failure");
+    let engine = line_fake("student", ",arg=--crash-at,arg=3");
+    let out = match_fake(&dir, &engine, "2", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("first failure of student: crash in game 0: "))
+        .unwrap_or_else(|| panic!("no first failure in {stdout}"));
+    // (The head names the script; a long path may be cut in the middle.)
+    assert!(
+        line.ends_with("(it exited: exit status: 3); its stderr ended: fake: crashing at move 3"),
+        "{line}"
     );
+    assert!(
+        stdout.contains("a match without --out keeps nothing"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn joute_play_plays_an_outside_engine_move_by_move() {
+    let dir = common::scratch("play");
+    let engine = |flags: &str| line_fake("mine", flags);
+    let out = common::joute_in(&dir, &["play", "connect4", &engine(""), "alphabeta:1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("1. mine (first) plays "), "{stdout}");
+    assert!(stdout.contains("\nresult: "), "{stdout}");
+    // A failure says how the game ended.
     let out = common::joute_in(
         &dir,
         &[
-            "match",
+            "play",
             "connect4",
-            &engine,
-            "alphabeta:2",
-            "--games",
-            "4",
-            "--out",
-            "m",
-            "--threads",
-            "1",
+            &engine(",arg=--crash-at,arg=2"),
+            "alphabeta:1",
+            "--json",
         ],
     );
+    assert!(out.status.success(), "{out:?}");
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["termination"], "crash", "{value}");
+    assert_eq!(value["winner"], "second", "{value}");
+    assert_eq!(value["plies"], 2, "{value}");
+    assert!(
+        value["detail"]
+            .as_str()
+            .unwrap()
+            .contains("fake: crashing at move 2"),
+        "{value}"
+    );
+    // No clock in joute play.
+    let out = common::joute_in(
+        &dir,
+        &["play", "connect4", &engine(",st=1s"), "alphabeta:1"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("joute play keeps no clock"));
+}
+
+#[test]
+fn joute_match_takes_an_outside_engine_on_the_command_line() {
+    let dir = common::scratch("match");
+    let engine = line_fake("fake", ",arg=--stderr-lines,arg=1");
+    let out = match_fake(&dir, &engine, "4", &["--out", "m"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     let all = games(&dir.join("m"));
@@ -339,6 +405,10 @@ fn joute_match_takes_an_outside_engine_on_the_command_line() {
     for g in &all {
         assert_eq!(termination(g), "timeout", "{g}");
         assert_eq!(detail(g), "no move within 300 ms", "{g}");
+        assert_eq!(
+            g["timed_out"], true,
+            "a game lost on time depends on the machine: {g}"
+        );
         assert!(fake_lost(g), "{g}");
     }
 }
@@ -430,7 +500,12 @@ fn a_hang_without_a_clock_stalls() {
         "stall",
     );
     for g in &all {
-        assert_eq!(detail(g), "no answer within 500 ms", "{g}");
+        let detail = detail(g);
+        assert!(
+            detail.starts_with("no answer to 'move game=connect4 moves=")
+                && detail.ends_with("' within 500 ms"),
+            "{g}"
+        );
     }
     assert!(clock.elapsed() < Duration::from_secs(20));
 }
@@ -479,39 +554,31 @@ fn garbage_is_an_illegal_move_with_the_line_kept() {
         "illegal-move",
     );
     for g in &all {
-        assert_eq!(detail(g), "banana split", "{g}");
+        assert_eq!(detail(g), "banana9", "{g}");
     }
 }
 
 #[test]
 fn a_flood_loses_without_holding_the_run() {
-    // The line protocol takes the first line that is no comment as the answer: a flood's first
-    // line is no move.
-    let (all, _) = every_game_fails(
-        "line",
-        "connect4",
-        "",
-        &["--flood-at", "2"],
-        "stall_timeout = \"10s\"",
-        "illegal-move",
-    );
-    for g in &all {
-        assert!(detail(g).starts_with("flood flood flood"), "{g}");
-    }
-    // GTP waits for a `=` answer: a flood of other lines is chatter, cut after 1000 lines.
-    let (all, _) = every_game_fails(
-        "gtp",
-        "othello",
-        "",
-        &["--flood-at", "2"],
-        "stall_timeout = \"10s\"",
-        "stall",
-    );
-    for g in &all {
-        assert!(
-            detail(g).ends_with("more than 1000 lines without the answer expected"),
-            "{g}"
+    // Every protocol passes over lines that are no answer (a flood's are not shaped as a
+    // move), up to 1000: then the program stalls, its first lines named.
+    for (protocol, game) in [("line", "connect4"), ("gtp", "othello")] {
+        let (all, _) = every_game_fails(
+            protocol,
+            game,
+            "",
+            &["--flood-at", "2"],
+            "stall_timeout = \"10s\"",
+            "stall",
         );
+        for g in &all {
+            let detail = detail(g);
+            assert!(
+                detail.contains("fake.py: more than 1000 lines without the answer expected")
+                    && detail.contains("(passed over): 'flood flood flood"),
+                "{g}"
+            );
+        }
     }
 }
 
@@ -537,6 +604,73 @@ fn chatter_is_passed_over() {
         // It ran in the spec's folder (its --log is relative).
         assert!(dir.join("received.txt").is_file());
     }
+}
+
+#[test]
+fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
+    // A debug print on stdout before every answer: the games go on, as under GTP before.
+    for (protocol, game) in [
+        ("line", "connect4"),
+        ("gtp", "othello"),
+        ("nboard", "othello"),
+        ("gomocup", "morpion-9x9-5"),
+    ] {
+        let dir = common::scratch("stray");
+        // NBoard programs give their name when told a depth.
+        let depth = if protocol == "nboard" {
+            "depth = 1"
+        } else {
+            ""
+        };
+        let text = spec(game, 1, "", protocol, &["--stray", "2"], depth);
+        let (stdout, _) = run_ok(&dir, &text, &[]);
+        let all = games(&dir.join("out"));
+        assert!(
+            all.iter().all(|g| termination(g) == "normal"),
+            "{protocol}: {all:?}"
+        );
+        assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0]);
+        // The first ones are copied to the engine's log.
+        let log = engine_log(&dir.join("out"), "fake");
+        assert!(
+            log.iter()
+                .any(|(_, l)| l == "stdout, no answer, passed over: thinking... 1 moves so far"),
+            "{protocol}: {log:?}"
+        );
+        // The name the program gave itself at its handshake is kept, and shown in the report.
+        let record: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("out/run.json")).unwrap())
+                .unwrap();
+        let own = format!("fake-{protocol}");
+        assert_eq!(record["reported_names"]["fake"], own.as_str(), "{protocol}");
+        let page = std::fs::read_to_string(dir.join("out/index.html")).unwrap();
+        let shown = page
+            .find("<td>fake (calls itself ")
+            .map(|at| &page[at..at + 60])
+            .unwrap_or_else(|| panic!("{protocol}: no reported name in the page"));
+        assert!(shown.contains(&own), "{protocol}: {shown}");
+    }
+    // When no answer comes at all, the stall names what the program wrote instead.
+    let dir = common::scratch("stray-hang");
+    let text = spec(
+        "connect4",
+        1,
+        "",
+        "line",
+        &["--stray", "2", "--hang-at", "2"],
+        "stall_timeout = \"1s\"",
+    );
+    run_ok(&dir, &text, &[]);
+    let all = games(&dir.join("out"));
+    assert!(all.iter().all(|g| termination(g) == "stall"), "{all:?}");
+    assert!(
+        detail(&all[0]).starts_with("no answer to 'move game=connect4 moves=")
+            && detail(&all[0]).ends_with(
+                "within 1 s; it wrote 2 lines that are no answer (passed over): 'thinking... 1 moves so far', 'thinking... 2 moves so far'"
+            ),
+        "{}",
+        detail(&all[0])
+    );
 }
 
 /// The fake misbehaves (`flags`) once across all its processes, on one thread: the first game
@@ -616,7 +750,7 @@ fn after_garbage_the_program_is_started_again() {
         "stall_timeout = \"10s\"",
         "illegal-move",
     );
-    assert_eq!(detail(&all[0]), "banana split");
+    assert_eq!(detail(&all[0]), "banana9");
 }
 
 #[test]
@@ -650,7 +784,7 @@ fn a_slow_start_within_the_stall_timeout_plays_and_one_beyond_it_is_refused() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with("error: engine 'fake' (python3 ")
-            && stderr.contains("did not start: no answer within 200 ms"),
+            && stderr.contains("did not start: no answer to 'joute 1 game=connect4' within 200 ms"),
         "{stderr}"
     );
 }
@@ -1025,10 +1159,12 @@ fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
     let out_dir = dir.join("out");
     assert!(!out_dir.exists(), "a refused run left its folder");
 
-    // Without --quiet, the notes on the engines come first: one error line still.
+    // Without --quiet, the notes on the engines come first: one error line still, and no
+    // "playing N games" before it.
     let out = run(&dir, &text, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("playing "), "{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(errors.len(), 1, "{stderr}");
     assert!(errors[0].starts_with(&expected_start), "{stderr}");
@@ -1062,7 +1198,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
         "line",
         "connect4",
         "--bad-handshake",
-        "handshake: it answered 'nope' to 'joute 1', not 'ok'",
+        "handshake: it answered 'error nope' to 'joute 1', not 'ok'",
     );
     refused_at_start("gtp", "othello", "--bad-handshake", "'? no'");
     refused_at_start(
@@ -1076,7 +1212,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
         "nboard",
         "othello",
         "--bad-handshake",
-        "no answer within 1 s",
+        "no answer to 'ping 1' within 1 s",
     );
 }
 
@@ -1239,14 +1375,15 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
     let dir = common::scratch("shards");
     let text = spec("connect4", 3, "", "line", &[], "stall_timeout = \"5s\"");
     std::fs::write(dir.join("spec.toml"), &text).unwrap();
-    for (shard, folder) in [("0/2", "a"), ("1/2", "b")] {
+    // One --out for both: each shard plays into its shard-I-of-N folder there.
+    for shard in ["0/2", "1/2"] {
         let out = common::joute_in(
             &dir,
             &[
                 "run",
                 "spec.toml",
                 "--out",
-                folder,
+                "s",
                 "--shard",
                 shard,
                 "--quiet",
@@ -1254,10 +1391,16 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
         );
         assert!(out.status.success(), "{out:?}");
     }
-    let (a, b) = (games(&dir.join("a")), games(&dir.join("b")));
+    let (a, b) = (
+        games(&dir.join("s/shard-0-of-2")),
+        games(&dir.join("s/shard-1-of-2")),
+    );
     assert_eq!(a.len() + b.len(), 6);
     assert!(!a.is_empty() && !b.is_empty());
-    assert_eq!(spec_hash(&dir.join("a")), spec_hash(&dir.join("b")));
+    assert_eq!(
+        spec_hash(&dir.join("s/shard-0-of-2")),
+        spec_hash(&dir.join("s/shard-1-of-2"))
+    );
     let ids: BTreeSet<u64> = a
         .iter()
         .chain(&b)
@@ -1268,8 +1411,8 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
         &dir,
         &[
             "report",
-            "a/games.jsonl",
-            "b/games.jsonl",
+            "s/shard-0-of-2/games.jsonl",
+            "s/shard-1-of-2/games.jsonl",
             "--out",
             "merged",
             "--json",
@@ -1290,8 +1433,8 @@ fn shards_of_a_run_with_an_outside_engine_merge_in_a_report() {
     // Run folders given for logs: the line says which file is meant.
     refused_in(
         &dir,
-        &["report", "a", "b"],
-        &["a is a folder", "a/games.jsonl"],
+        &["report", "s/shard-0-of-2", "s/shard-1-of-2"],
+        &["s/shard-0-of-2 is a folder", "s/shard-0-of-2/games.jsonl"],
     );
 }
 
@@ -1372,12 +1515,59 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.starts_with("FAIL ") && l.contains("banana split")),
+            .any(|l| l.starts_with("FAIL ") && l.contains("banana9")),
         "{stdout}"
     );
     assert!(stdout.lines().any(|l| l.starts_with("ok ")), "{stdout}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("does not pass the line check"), "{stderr}");
+}
+
+#[test]
+fn engine_check_warns_of_debug_prints_and_suspects_the_protocol() {
+    let dir = common::scratch("check-stray");
+    let fake = fake();
+    let check = |protocol: &str, game: &str, flags: &[&str]| {
+        let mut args = vec!["engine", "check", game, "--protocol", protocol];
+        args.extend(["--timeout", "1", "--", "python3", &fake]);
+        args.extend(flags);
+        let out = common::joute_in(&dir, &args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // Debug prints pass (exit 0), with a warning naming them.
+    let (code, stdout) = check("gtp", "othello", &["--protocol", "gtp", "--stray", "1"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let warn = stdout
+        .lines()
+        .find(|l| l.starts_with("warn "))
+        .unwrap_or_else(|| panic!("no warning in {stdout}"));
+    assert!(
+        warn.contains("nothing on stdout but answers")
+            && warn.contains("that are no answer (passed over): 'thinking... 1 moves so far'")
+            && warn.contains("write debug output to stderr"),
+        "{warn}"
+    );
+    assert!(stdout.contains("steps passed"), "{stdout}");
+    // A clean program gets no warning.
+    let (code, stdout) = check("gtp", "othello", &["--protocol", "gtp"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(!stdout.contains("warn "), "{stdout}");
+    // A line-protocol program checked as GTP: the command left unanswered is named, with the
+    // protocol as the suspect.
+    let (code, stdout) = check("gtp", "othello", &["--protocol", "line"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    let fail = stdout
+        .lines()
+        .find(|l| l.starts_with("FAIL 1 "))
+        .unwrap_or_else(|| panic!("no failed handshake in {stdout}"));
+    assert!(
+        fail.contains("no answer to 'protocol_version' within 1 s")
+            && fail.contains("does the program speak the gtp protocol?"),
+        "{fail}"
+    );
 }
 
 #[test]
@@ -1443,7 +1633,7 @@ fn engine_check_takes_a_tournaments_limits_and_working_folder() {
         stdout.contains("ok   7 a whole game on the clock (20 s + 100 ms a move)"),
         "{stdout}"
     );
-    assert!(stdout.contains("8 of 8 steps passed"), "{stdout}");
+    assert!(stdout.contains("9 of 9 steps passed"), "{stdout}");
     assert!(
         std::fs::read_to_string(log)
             .unwrap()
@@ -1580,7 +1770,7 @@ fn a_name_of_64_four_byte_characters_makes_valid_file_names() {
         .replace("name = \"fake\"", &format!("name = \"{long}\""))
         .replace("name = \"t\"", &format!("name = \"{long}\""));
     std::fs::write(dir.join("spec.toml"), text).unwrap();
-    let out = joute_in(&dir, &["run", "spec.toml", "--quiet"]);
+    let out = common::joute_in(&dir, &["run", "spec.toml", "--quiet"]);
     assert!(
         out.status.success(),
         "{}",
@@ -1640,7 +1830,7 @@ fn a_daemon_that_leaves_the_group_does_not_outlive_joute() {
             "stall_timeout = \"5s\"",
         );
         std::fs::write(dir.join("spec.toml"), &text).unwrap();
-        let out = joute_in(&dir, &["run", "spec.toml", "--out", "refused"]);
+        let out = common::joute_in(&dir, &["run", "spec.toml", "--out", "refused"]);
         assert_eq!(out.status.code(), Some(2), "{out:?}");
         assert_all_gone(&mark, &format!("{flag}: after a refused run"));
 
@@ -1688,7 +1878,7 @@ fn a_daemon_that_leaves_the_group_does_not_outlive_joute() {
             let mut args = vec!["engine", "check", "connect4", "--protocol", "line", "--"];
             args.extend(["python3", &fake, "--protocol", "line"]);
             args.extend(extra);
-            joute_in(&dir, &args)
+            common::joute_in(&dir, &args)
         };
         let out = check(&[]);
         assert_eq!(out.status.code(), Some(0), "{out:?}");

@@ -3,11 +3,17 @@
 //! Connect 4 solver plays through `examples/engines/c4solver.py` (the line protocol) and never
 //! loses a game it starts from a won or drawn position, by joute's own solver.
 //!
-//! They need the peers built: `bash ../shared/peers/build.sh target/peers`, then
-//! `JOUTE_PEERS=$PWD/target/peers cargo test --test it peers::`. Without `JOUTE_PEERS` the tests
-//! pass, the suite saying it skipped them (a user's clone has no `../shared`), unless
-//! `JOUTE_REQUIRE_PEERS=1`: CI (`.ci/run`) builds the peers and sets both, so there the tests
-//! cannot skip silently.
+//! They need the peers built, so `cargo test` reports them ignored, with that reason. To run
+//! them: `bash ../shared/peers/build.sh target/peers` (the project's copies of the sources), or
+//! from the public sources — Edax from <https://github.com/abulmo/edax-reversi> (`cd src &&
+//! mkdir -p ../bin && make build CC=gcc ARCH=x86-64-v3 OS=linux`, into
+//! `target/peers/edax-reversi/bin/`, with an `eval.dat` in `bin/data/`: the tests were written
+//! against the all-zero weights `make-zero-eval.py` writes, as the trained ones are not in the
+//! repository), Pons' solver from <https://github.com/PascalPons/connect4> (`make`, into
+//! `target/peers/connect4-pons/c4solver`) — then `JOUTE_PEERS=$PWD/target/peers cargo test
+//! --test it peers:: -- --include-ignored`. Run so without `JOUTE_PEERS` they pass, saying they
+//! skipped, unless `JOUTE_REQUIRE_PEERS=1`: CI (`.ci/run`) builds the peers and sets both, so
+//! there the tests cannot skip silently.
 //!
 //! Linux only: the peers are built for Linux, and the adapter is a `python3` script.
 #![cfg(target_os = "linux")]
@@ -46,9 +52,10 @@ fn peers() -> Option<Peers> {
         // even when the tests pass.
         static SAID: std::sync::Once = std::sync::Once::new();
         SAID.call_once(|| {
-            let line = "tests/it/peers.rs: skipped, JOUTE_PEERS is not set (to run it: bash \
-                        ../shared/peers/build.sh target/peers && \
-                        JOUTE_PEERS=$PWD/target/peers cargo test --test it peers::)\n";
+            let line = "tests/it/peers.rs: skipped, JOUTE_PEERS is not set (Edax and Pons' \
+                        solver built as the file's header says, from github.com/abulmo/edax-reversi \
+                        and github.com/PascalPons/connect4, then JOUTE_PEERS=$PWD/target/peers \
+                        cargo test --test it peers:: -- --include-ignored)\n";
             let _ = std::io::stderr().write_all(line.as_bytes());
         });
         return None;
@@ -156,6 +163,7 @@ fn run_clean(dir: &Path, spec: &str, games: u64) -> Vec<Value> {
 /// and it clears its tables at each new game) — the NBoard depth reached Edax, and both
 /// dialects kept the position as Edax did.
 #[test]
+#[ignore = "needs Edax and Pons' solver built: JOUTE_PEERS (tests/it/peers.rs says how)"]
 fn edax_plays_over_gtp_and_nboard() {
     let Some(peers) = peers() else {
         return;
@@ -219,6 +227,7 @@ fn edax_plays_over_gtp_and_nboard() {
 /// ends by the rules, and from every start that joute's solver finds won for Pons it wins,
 /// from every drawn one it does not lose.
 #[test]
+#[ignore = "needs Edax and Pons' solver built: JOUTE_PEERS (tests/it/peers.rs says how)"]
 fn pons_never_loses_a_won_or_drawn_start() {
     let Some(peers) = peers() else {
         return;
@@ -302,6 +311,7 @@ fn pons_never_loses_a_won_or_drawn_start() {
 
 /// Edax passes the compliance check over GTP and over NBoard.
 #[test]
+#[ignore = "needs Edax and Pons' solver built: JOUTE_PEERS (tests/it/peers.rs says how)"]
 fn edax_passes_engine_check() {
     let Some(peers) = peers() else {
         return;
@@ -436,6 +446,7 @@ fn adjudication_agrees(
 /// games' GGF records: loaded, each is the position joute's solver settled (`adjudication`'s
 /// `position`, side to move included).
 #[test]
+#[ignore = "needs Edax and Pons' solver built: JOUTE_PEERS (tests/it/peers.rs says how)"]
 fn edax_adjudication_keeps_the_played_out_results() {
     let Some(peers) = peers() else {
         return;
@@ -487,6 +498,7 @@ fn edax_adjudication_keeps_the_played_out_results() {
 /// from 12-ply openings, with a budget of 1,000,000 nodes for joute's solver: every game's
 /// adjudicated result is its played-out one, and the solver's value has the played-out sign.
 #[test]
+#[ignore = "needs Edax and Pons' solver built: JOUTE_PEERS (tests/it/peers.rs says how)"]
 fn pons_adjudication_keeps_the_played_out_results() {
     let Some(peers) = peers() else {
         return;
@@ -743,6 +755,7 @@ fn ggf_files(dir: &Path, name: &str, games: &[Value]) -> Vec<PathBuf> {
 /// `showboard` must be the game's final position as this test's own rules replay the log's
 /// moves, its disc count the log's margin.
 #[test]
+#[ignore = "needs Edax and Pons' solver built: JOUTE_PEERS (tests/it/peers.rs says how)"]
 fn edax_loads_joute_ggf_games() {
     let Some(peers) = peers() else {
         return;

@@ -255,6 +255,45 @@ depth = 6
 }
 
 #[test]
+fn joute_match_writes_records_as_it_plays() {
+    let dir = scratch("match");
+    let out = dir.join("m");
+    let out_text = out.to_str().unwrap();
+    let args = [
+        "match",
+        "connect4",
+        "alphabeta:1",
+        "random",
+        "--games",
+        "6",
+        "--quiet",
+    ];
+    let mut with = args.to_vec();
+    with.extend(["--out", out_text, "--records", "pgn,moves"]);
+    joute_ok(&with);
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Result ").count(), 6, "{pgn}");
+    let moves = std::fs::read_to_string(out.join("games.moves")).unwrap();
+    assert_eq!(moves.lines().count(), 6, "{moves}");
+    // Formats the game has not, and records with nowhere to go, are refused.
+    for (extra, says) in [
+        (vec!["--out", out_text, "--records", "ggf"], "--records: "),
+        (vec!["--records", "pgn"], "--records needs --out DIR"),
+    ] {
+        let mut with = args.to_vec();
+        with.extend(extra);
+        let refused = Command::cargo_bin("joute")
+            .unwrap()
+            .args(&with)
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{with:?}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains(says), "{with:?}: {stderr}");
+    }
+}
+
+#[test]
 fn bad_output_records_are_refused() {
     let dir = scratch("output-bad");
     for (records, says) in [

@@ -198,6 +198,14 @@ fn request(addr: SocketAddr, method: &str, path: &str) -> Answer {
     )
 }
 
+/// `joute run SPEC --out OUT --threads 1 --serve`: one thread, so that games come one by one.
+fn served_run(spec: &Path, out: &Path) -> Vec<String> {
+    let (spec, out) = (spec.display().to_string(), out.display().to_string());
+    ["run", &spec, "--out", &out, "--threads", "1", "--serve"]
+        .map(String::from)
+        .to_vec()
+}
+
 /// `/summary.json`, parsed.
 fn summary(addr: SocketAddr) -> Value {
     let got = request(addr, "GET", "/summary.json");
@@ -358,15 +366,8 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let spec = dir.join("spec.toml");
     std::fs::write(&spec, SLOW).unwrap();
     let out = dir.join("out");
-    let args = [
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--serve",
-    ];
+    let args = served_run(&spec, &out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let live = Live::start(&args);
     let addr = live.addr;
     let mut stream = events(addr);
@@ -414,15 +415,8 @@ fn the_live_page_redraws_itself_in_a_browser() {
         .replace("playouts = 300", "playouts = 3000");
     std::fs::write(&spec, slower).unwrap();
     let out = dir.join("out");
-    let mut live = Live::start(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--serve",
-    ]);
+    let args = served_run(&spec, &out);
+    let mut live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
     // In real time (the browser driven over its DevTools pipe): the page redraws itself three
     // times, at most once a second, as games finish.
     let url = format!("http://{}/#test=live:3", live.addr);

@@ -71,9 +71,11 @@ fn games_are_identical_across_threads_and_shards() {
         "2",
         "--quiet",
     ]);
+    // Every shard is given the same --out: each plays into its own shard-I-of-N folder there.
     let mut shard_logs = Vec::new();
+    let shards = dir.join("shards");
     for i in 0..3 {
-        let out = dir.join(format!("s{i}"));
+        let out = &shards;
         common::joute_ok(&[
             "run",
             spec,
@@ -85,7 +87,7 @@ fn games_are_identical_across_threads_and_shards() {
             "2",
             "--quiet",
         ]);
-        shard_logs.push(out.join("games.jsonl"));
+        shard_logs.push(out.join(format!("shard-{i}-of-3/games.jsonl")));
     }
     let a = common::games_by_id(&[one.join("games.jsonl")]);
     assert_eq!(a.len(), 60);
@@ -192,6 +194,21 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     ]);
     let resumed = common::games_by_id(&[log]);
     assert_eq!(resumed.len(), expected.len());
+    // Each killed session's games were counted from the log by the next start.
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(killed.join("run.json")).unwrap()).unwrap();
+    let sessions = record["sessions"].as_array().unwrap();
+    let counted: u64 = sessions
+        .iter()
+        .map(|s| s["games_played"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 360, "{sessions:?}");
+    assert!(
+        sessions
+            .iter()
+            .all(|s| s["games_played"].as_u64() > Some(0)),
+        "{sessions:?}"
+    );
     assert_eq!(resumed, expected);
     let stale: Vec<_> = std::fs::read_dir(&killed)
         .unwrap()
@@ -711,6 +728,32 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
             "key 'depht'",
             "unknown key; did you mean 'depth'?",
         ],
+    );
+    common::refused_spec(
+        &dir,
+        "run",
+        &format!("{HEAD}{TWO}protocl = \"gtp\"\n"),
+        &[],
+        &["key 'protocl'", "unknown key; did you mean 'protocol'?"],
+    );
+    // TOML's trap: a spec-wide key below the last [[engine]] table is that table's.
+    common::refused_spec(
+        &dir,
+        "run",
+        &format!("{HEAD}{TWO}anchor = \"a\"\n"),
+        &[],
+        &[
+            "bad.toml:13:1:",
+            "key 'anchor'",
+            "'anchor' belongs at the top of the spec, above the first [[engine]] table",
+        ],
+    );
+    common::refused_spec(
+        &dir,
+        "run",
+        &format!("{HEAD}{TWO}sprt = {{ elo0 = 0, elo1 = 10 }}\n"),
+        &[],
+        &["key 'sprt'", "belongs at the top of the spec"],
     );
     common::refused_spec(
         &dir,

@@ -162,13 +162,36 @@ fn a_tapered_fit_is_written_and_confirmed() {
     let dir = common::scratch("taper");
     let spec = write(&dir, "spec.toml", &spec_text("games = 300\ntaper = true"));
     let out = dir.join("out");
-    common::joute_ok(&[
+    let stdout = common::joute_ok(&[
         "tune",
         spec.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
         "--quiet",
     ]);
+    // The terminal's table shows both vectors, as summary.json does.
+    let header = stdout.lines().next().unwrap_or_default();
+    let words: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        words,
+        ["feature", "start", "opening", "endgame"],
+        "{stdout}"
+    );
+    let mobility = stdout.lines().find(|l| l.starts_with("mobility "));
+    let mobility = mobility.unwrap_or_else(|| panic!("no mobility row in {stdout}"));
+    assert_eq!(mobility.split_whitespace().count(), 4, "{mobility}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let params = summary["params"].as_array().unwrap();
+    assert!(
+        params.iter().all(|p| p["tuned_endgame"].is_f64()),
+        "{summary}"
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("<th>Tuned (endgame)</th>"),
+        "no endgame column"
+    );
     let text = std::fs::read_to_string(out.join("tuned-weights.toml")).unwrap();
     let table = |name: &str| -> Vec<String> {
         text.split(&format!("[{name}]\n"))

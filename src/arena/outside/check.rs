@@ -11,7 +11,9 @@
 //! 6. with a clock (`--tc`, `--st`): a whole game on that clock, the program first, every move
 //!    within its time — the protocol's time commands accepted;
 //! 7. the program leaves within 2 s of the protocol's goodbye, and leaves no process behind
-//!    (on Linux: none of its process group, no daemon that left the group).
+//!    (on Linux: none of its process group, no daemon that left the group);
+//! 8. it wrote nothing but answers and the lines its protocol allows on stdout: lines that are
+//!    no answer (debug prints) are passed over in a tournament, but they are a warning here.
 //!
 //! With a clock, the moves of steps 2 to 4 are asked on a fresh clock too (the time per move,
 //! or the whole base time) and must come within it, margin included.
@@ -24,9 +26,10 @@ use std::time::{Duration, Instant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{OutsidePlayer, OutsideSpec, Setup};
+use super::{MAX_CHATTER, OutsidePlayer, OutsideSpec, Protocol, Setup};
 use crate::arena::game::{
-    Opening, Player, PlayerError, Referee, Thought, TimeControl, Turn, play_game, seconds_text,
+    Opening, PassedOver, Player, PlayerError, Referee, Thought, TimeControl, Turn, play_game,
+    seconds_text,
 };
 use crate::arena::process::{EngineProcess, ProcessSpec};
 use crate::games::{Game, GameKind, GameVisitor, MoveList, Outcome, Side};
@@ -57,6 +60,8 @@ pub enum StepResult {
     Passed(String),
     /// Failed: what happened.
     Failed(String),
+    /// Passed with a warning: what is wrong, though games can be played.
+    Warned(String),
     /// Not run: why.
     Skipped(String),
 }
@@ -75,9 +80,9 @@ pub struct CheckStep {
 }
 
 impl CheckStep {
-    /// Whether the step passed.
+    /// Whether the step passed (perhaps with a warning).
     pub fn passed(&self) -> bool {
-        matches!(self.result, StepResult::Passed(_))
+        matches!(self.result, StepResult::Passed(_) | StepResult::Warned(_))
     }
 
     /// Whether the step failed (a skipped step did neither).
@@ -206,10 +211,11 @@ impl<'a, G: Game> Steps<'a, G> {
 
     fn run(mut self) -> Vec<CheckStep> {
         let clock = Instant::now();
+        let protocol = self.config.spec.protocol;
         let started = self.player.start().map_err(|e| match e {
-            PlayerError::NoAnswer(_) => {
-                format!("{e} (a program slow to start needs a longer limit)")
-            }
+            PlayerError::NoAnswer(..) => format!(
+                "{e}: does the program speak the {protocol} protocol? (a program slow to start needs a longer --timeout)"
+            ),
             e => e.to_string(),
         });
         let skip = started.is_err();
@@ -266,7 +272,7 @@ impl<'a, G: Game> Steps<'a, G> {
             let line = self.near_the_end(3);
             self.step(
                 format!(
-                    "a position near the end of a game (after {} random moves) and a move",
+                    "a position 3 moves before the end of a random game (after {} moves) and a move",
                     line.len()
                 ),
                 skip,
@@ -297,6 +303,13 @@ impl<'a, G: Game> Steps<'a, G> {
             skip,
             |s| s.leaves(),
         );
+        let clock = Instant::now();
+        let result = if skip {
+            StepResult::Skipped("the handshake failed".into())
+        } else {
+            strays_result(&self.player.passed_over(), protocol)
+        };
+        self.record("nothing on stdout but answers".into(), result, clock);
         self.steps
     }
 
@@ -322,9 +335,11 @@ impl<'a, G: Game> Steps<'a, G> {
         let asked = Instant::now();
         let thought = self.player.think(&turn).map_err(|e| {
             let mut text = match (&e, turn.deadline) {
-                (PlayerError::NoAnswer(_), Some(limit)) => {
-                    format!("no move within the clock's {}", seconds_text(limit))
-                }
+                (PlayerError::NoAnswer(_, unanswered), Some(limit)) => format!(
+                    "no move within the clock's {}{}",
+                    seconds_text(limit),
+                    unanswered.passed_over
+                ),
                 _ => describe(&e),
             };
             if let PlayerError::BadAnswer(_) = e {
@@ -485,6 +500,24 @@ impl<'a, G: Game> Steps<'a, G> {
             Some(code) => Ok(format!("it left in {took} with exit status {code}")),
         }
     }
+}
+
+/// The last step's verdict on the lines the program wrote that were no answer.
+fn strays_result(passed_over: &PassedOver, protocol: Protocol) -> StepResult {
+    if passed_over.count == 0 {
+        return StepResult::Passed(String::new());
+    }
+    let allowed = match protocol {
+        Protocol::Line => " or as '# ...' comments",
+        Protocol::Gomocup => " or as 'MESSAGE ...' lines",
+        Protocol::Nboard => " or as 'status ...' lines",
+        Protocol::Gtp => "",
+    };
+    let lines = passed_over.to_string();
+    StepResult::Warned(format!(
+        "{}: joute passes such lines over (up to {MAX_CHATTER} before an answer), but one shaped like an answer would be read as one; write debug output to stderr{allowed}",
+        lines.trim_start_matches("; "),
+    ))
 }
 
 /// The match setup of the check: the check's clock, if any (the program's stall limit bounds
@@ -759,6 +792,7 @@ mod tests {
             .iter()
             .map(|s| match &s.result {
                 StepResult::Passed(_) => format!("{} ok", s.number),
+                StepResult::Warned(why) => format!("{} warn {why}", s.number),
                 StepResult::Failed(why) => format!("{} FAIL {why}", s.number),
                 StepResult::Skipped(_) => format!("{} skip", s.number),
             })
@@ -774,7 +808,7 @@ mod tests {
             (Protocol::Line, "connect4"),
         ] {
             let steps = check(game, fake(protocol, game, &[]));
-            let expected = if game == "othello" { 7 } else { 6 };
+            let expected = if game == "othello" { 8 } else { 7 };
             assert_eq!(steps.len(), expected, "{protocol}");
             assert!(
                 steps.iter().all(CheckStep::passed),
@@ -851,7 +885,8 @@ mod tests {
         let lines = summary(&steps);
         assert_eq!(lines[0], "1 ok");
         assert!(
-            lines[1].starts_with("2 FAIL no answer within 200 ms"),
+            lines[1].starts_with("2 FAIL no answer to 'move game=connect4 moves=")
+                && lines[1].ends_with("within 200 ms"),
             "{lines:?}"
         );
         assert!(
@@ -886,7 +921,7 @@ mod tests {
             clock,
         );
         let lines = summary(&steps);
-        assert_eq!(steps.len(), 8, "{lines:?}");
+        assert_eq!(steps.len(), 9, "{lines:?}");
         assert!(
             lines[1].starts_with("2 FAIL at the new game") && lines[1].contains("time_settings"),
             "{lines:?}"

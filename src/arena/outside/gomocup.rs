@@ -4,6 +4,8 @@
 //! ```text
 //! → START 15
 //! ← OK
+//! → ABOUT                        (once, at the handshake: the name it gives itself)
+//! ← name="pbrain-x", version="1.0", author="..."
 //! → INFO timeout_turn 1000       (from the clock, or the default; no answer)
 //! → INFO timeout_match 0
 //! → INFO max_node 10000          (a budget, when the spec gives one)
@@ -24,9 +26,10 @@
 //! ```
 //!
 //! A move is `X,Y`: X the column from 0, Y the row from 0 at the top, so joute's cell `a1` is
-//! `0,0` and `c2` is `2,1`. Lines starting with `MESSAGE`, `DEBUG` or `UNKNOWN` (a program's
-//! answer to an `INFO` it does not know) are passed over; `ERROR ...` in answer to a move
-//! request fails the program.
+//! `0,0` and `c2` is `2,1`: an answer to a move request is a line of two words around a comma.
+//! Lines starting with `MESSAGE`, `DEBUG` or `UNKNOWN` (a program's answer to an `INFO` it does
+//! not know) are passed over, and so is any other line that is no answer (the rule of every
+//! protocol, [`super`]); `ERROR ...` in answer to a move request fails the program.
 //!
 //! The limits: a time per move is `timeout_turn` = that time and `timeout_match` = 0 (no limit
 //! for the match); a game clock is `timeout_match` = `timeout_turn` = its base time, with the
@@ -45,7 +48,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, Setup, answer_by, quote, read_move, untold};
+use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, GameKind};
@@ -58,6 +61,8 @@ pub(crate) struct Gomocup {
     told: Vec<String>,
     /// The handshake's `START` has cleared the board and no game has used it yet.
     fresh: bool,
+    /// The `name="..."` of its answer to `ABOUT`.
+    name: Option<String>,
 }
 
 /// Whether a line the program wrote is no answer: a message, a debug line, an `UNKNOWN` (to an
@@ -70,13 +75,62 @@ fn is_aside(line: &str) -> bool {
             .any(|w| first.eq_ignore_ascii_case(w))
 }
 
+/// Whether `line` starts with `word` (any case).
+fn starts_with_word(line: &str, word: &str) -> bool {
+    line.split_whitespace()
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// Whether a line is written as a move: two words around one comma (`7,7`, ` 14 , 14 `), a
+/// cell or not.
+fn move_shaped(line: &str) -> bool {
+    line.split_once(',').is_some_and(|(x, y)| {
+        [x, y].iter().all(|w| {
+            let w = w.trim();
+            !w.is_empty() && !w.contains(char::is_whitespace) && !w.contains(',')
+        })
+    })
+}
+
+/// What a line is: an answer when `answer` says so, an aside when the protocol allows it, any
+/// other line a stray.
+fn heard(line: &str, answer: fn(&str) -> bool) -> Heard {
+    if is_aside(line) {
+        Heard::Aside
+    } else if answer(line) {
+        Heard::Answer
+    } else {
+        Heard::Stray
+    }
+}
+
+/// The answer to `START`: `OK` or `ERROR ...`.
+fn start_answer(line: &str) -> bool {
+    starts_with_word(line, "OK") || starts_with_word(line, "ERROR")
+}
+
+/// The answer to a move request: a move or `ERROR ...`.
+fn move_answer(line: &str) -> bool {
+    move_shaped(line) || starts_with_word(line, "ERROR")
+}
+
 /// Reads the program's next answer by `deadline`; `wait` names the limit in a timeout.
 fn answer(
     io: &mut EngineProcess,
     deadline: Instant,
     wait: Duration,
+    is_answer: fn(&str) -> bool,
 ) -> Result<String, PlayerError> {
-    answer_by(io, deadline, wait, |l| !is_aside(l))
+    answer_by(io, deadline, wait, |l| heard(l, is_answer))
+}
+
+/// The `name` of an answer to `ABOUT` (`name="pbrain-x", version="1.0"`).
+fn about_name(line: &str) -> Option<String> {
+    let rest = &line[line.find("name=")? + 5..];
+    let rest = rest.trim_start().trim_start_matches('"');
+    let name = rest.split(['"', ',']).next()?.trim();
+    (!name.is_empty()).then(|| quote(name))
 }
 
 /// The board's side, for a square five-in-a-row game.
@@ -191,12 +245,8 @@ impl Gomocup {
     ) -> Result<(), PlayerError> {
         let start = format!("START {}", board_size(&setup.game)?);
         io.send(&start)?;
-        let reply = answer(io, deadline, wait)?;
-        if !reply
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.eq_ignore_ascii_case("OK"))
-        {
+        let reply = answer(io, deadline, wait, start_answer)?;
+        if !starts_with_word(&reply, "OK") {
             return Err(PlayerError::Failed(format!(
                 "it answered '{}' to '{start}', not 'OK'",
                 quote(&reply)
@@ -213,7 +263,19 @@ impl Gomocup {
 impl<G: Game> Dialect<G> for Gomocup {
     fn handshake(&mut self, io: &mut EngineProcess, setup: &Setup) -> Result<(), PlayerError> {
         let wait = setup.spec.stall();
-        self.start(io, setup, Instant::now() + wait, wait)?;
+        let deadline = Instant::now() + wait;
+        self.start(io, setup, deadline, wait)?;
+        // ABOUT is one of the protocol's mandatory commands: any answer but a message will do.
+        io.send("ABOUT")?;
+        let about = answer_by(io, deadline, wait, |l| {
+            let message = ["MESSAGE", "DEBUG"].iter().any(|w| starts_with_word(l, w));
+            if l.trim().is_empty() || message {
+                Heard::Aside
+            } else {
+                Heard::Answer
+            }
+        })?;
+        self.name = about_name(&about);
         self.fresh = true;
         Ok(())
     }
@@ -268,12 +330,8 @@ impl<G: Game> Dialect<G> for Gomocup {
         for line in &request {
             io.send(line)?;
         }
-        let line = answer(io, deadline, wait)?;
-        if line
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.eq_ignore_ascii_case("ERROR"))
-        {
+        let line = answer(io, deadline, wait, move_answer)?;
+        if starts_with_word(&line, "ERROR") {
             return Err(PlayerError::Failed(format!(
                 "it answered '{}' to {}",
                 quote(&line),
@@ -289,6 +347,10 @@ impl<G: Game> Dialect<G> for Gomocup {
 
     fn goodbye(&self) -> &'static str {
         "END"
+    }
+
+    fn reported_name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 }
 
@@ -306,6 +368,33 @@ mod unit {
         assert_eq!(read_xy("2;1"), None);
         assert_eq!(read_xy("-1,0"), None);
         assert_eq!(read_xy("1,2,3"), None);
+    }
+
+    #[test]
+    fn moves_are_told_from_debug_prints_and_about_gives_the_name() {
+        for answer in ["7,7", " 14 , 14 ", "banana,split", "0,4369", "ERROR no"] {
+            assert_eq!(heard(answer, move_answer), Heard::Answer, "{answer}");
+        }
+        for stray in [
+            "thinking... 5 moves so far",
+            "depth 5, score 30",
+            "1,2,3",
+            "7",
+        ] {
+            assert_eq!(heard(stray, move_answer), Heard::Stray, "{stray}");
+        }
+        for aside in ["MESSAGE hi", "DEBUG x", "UNKNOWN INFO foo", ""] {
+            assert_eq!(heard(aside, move_answer), Heard::Aside, "{aside}");
+        }
+        assert_eq!(
+            about_name(r#"name="pbrain-rapfi", version="1.0", author="x""#).as_deref(),
+            Some("pbrain-rapfi")
+        );
+        assert_eq!(
+            about_name("name=plain, version=2").as_deref(),
+            Some("plain")
+        );
+        assert_eq!(about_name("UNKNOWN"), None);
     }
 
     #[test]
@@ -360,7 +449,7 @@ mod tests {
         let said = std::fs::read_to_string(log.path()).unwrap();
         let lines: Vec<&str> = said.lines().collect();
         assert_eq!(
-            lines[..8],
+            lines[..9],
             [
                 "START 9",
                 "INFO timeout_turn 20000",
@@ -369,12 +458,13 @@ mod tests {
                 "INFO game_type 1",
                 "INFO rule 0",
                 "INFO max_memory 1000000",
+                "ABOUT",
                 "INFO time_left 20000",
             ]
         );
-        assert_eq!(lines[8], "BEGIN");
-        assert!(lines[9].starts_with("INFO time_left "), "{}", lines[9]);
-        assert!(lines[10].starts_with("TURN "), "{}", lines[10]);
+        assert_eq!(lines[9], "BEGIN");
+        assert!(lines[10].starts_with("INFO time_left "), "{}", lines[10]);
+        assert!(lines[11].starts_with("TURN "), "{}", lines[11]);
         assert_eq!(lines.last(), Some(&"END"));
 
         // The second player after an opening: the stones, in order, own ones 1.
@@ -508,7 +598,7 @@ mod tests {
         );
         assert_eq!(
             record.termination,
-            Termination::IllegalMove(Side::Second, "banana".into())
+            Termination::IllegalMove(Side::Second, "banana,split".into())
         );
         let record = play(
             board(),

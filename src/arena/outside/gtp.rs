@@ -4,6 +4,9 @@
 //! → protocol_version            (optional: any answer will do)
 //! ← = 2
 //! ←
+//! → name                        (optional: the name it gives itself, kept in run.json)
+//! ← = Edax
+//! ←
 //! → boardsize 8
 //! ← =
 //! ←
@@ -19,7 +22,8 @@
 //! ```
 //!
 //! Every answer is `= RESULT` (success) or `? MESSAGE` (failure), optionally with a number
-//! right after the sign, and ends with an empty line, which is read too. A failure answer to a
+//! right after the sign, and ends with an empty line, which is read too. Other lines before an
+//! answer are passed over (the rule of every protocol, [`super`]). A failure answer to a
 //! command the conversation needs (`boardsize`, `clear_board`, `play`, the clock's commands, the
 //! user's options) fails the program; to `genmove`, any answer that is not `= MOVE` with a legal
 //! move is its bad answer. The colour to play is black (`b`) for the first player.
@@ -39,7 +43,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, quote, read_move, untold};
+use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, answer_if, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Side};
@@ -50,6 +54,8 @@ pub(crate) struct Gtp {
     /// The `play` arguments the program's board holds since `clear_board` (`b f5`, `w pass`),
     /// its own moves included (`genmove` plays the move it answers).
     told: Vec<String>,
+    /// Its answer to `name`.
+    name: Option<String>,
 }
 
 /// GTP's name for a colour: the first player is black.
@@ -80,7 +86,7 @@ fn response(
     wait: Duration,
 ) -> Result<Response, PlayerError> {
     let line = answer_by(io, deadline, wait, |l| {
-        l.starts_with('=') || l.starts_with('?')
+        answer_if(l.starts_with('=') || l.starts_with('?'), l)
     })?;
     let ok = line.starts_with('=');
     let text = line[1..]
@@ -101,7 +107,7 @@ fn response(
                     quote(&line)
                 )));
             }
-            Err(PlayerError::NoAnswer(_)) => {
+            Err(PlayerError::NoAnswer(..)) => {
                 return Err(PlayerError::Failed(format!(
                     "it answered '{}' without the empty line that ends a GTP response",
                     quote(&line)
@@ -188,6 +194,9 @@ impl<G: Game> Dialect<G> for Gtp {
         // Optional: a program that does not know it says so, which is answer enough.
         io.send("protocol_version")?;
         response(io, deadline, wait)?;
+        io.send("name")?;
+        let name = response(io, deadline, wait)?;
+        self.name = (name.ok && !name.text.is_empty()).then(|| quote(&name.text));
         required(io, "boardsize 8", deadline, wait)?;
         for (name, value) in &setup.spec.options {
             required(io, &format!("{name} {value}"), deadline, wait)?;
@@ -245,6 +254,10 @@ impl<G: Game> Dialect<G> for Gtp {
     fn goodbye(&self) -> &'static str {
         "quit"
     }
+
+    fn reported_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -280,9 +293,9 @@ mod tests {
         assert!(record.moves.len() > 20);
         let said = std::fs::read_to_string(log.path()).unwrap();
         let lines: Vec<&str> = said.lines().collect();
-        assert_eq!(lines[..2], ["protocol_version", "boardsize 8"]);
+        assert_eq!(lines[..3], ["protocol_version", "name", "boardsize 8"]);
         assert_eq!(
-            lines[2..6],
+            lines[3..7],
             [
                 "time_settings 30 0 0",
                 "clear_board",
@@ -290,10 +303,10 @@ mod tests {
                 "play w d6"
             ]
         );
-        assert!(lines[6].starts_with("time_left b 30."), "{}", lines[6]);
-        assert_eq!(lines[7], "genmove b");
+        assert!(lines[7].starts_with("time_left b 30."), "{}", lines[7]);
+        assert_eq!(lines[8], "genmove b");
         // The program's own moves are not played back to it; the opponent's are.
-        assert!(lines[8].starts_with("play w "), "{}", lines[8]);
+        assert!(lines[9].starts_with("play w "), "{}", lines[9]);
         assert_eq!(lines.last(), Some(&"quit"));
     }
 

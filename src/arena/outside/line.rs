@@ -9,19 +9,26 @@
 //! ```
 //!
 //! The moves are every move from the game's start, in the game's notation, so a program keeps
-//! no state between requests. Lines a program writes starting with `#` are comments.
+//! no state between requests. Lines a program writes starting with `#` are comments. The answer
+//! to the handshake is the line whose first word is `ok`; to a move, the line whose first word
+//! is written as a move (letters and digits with a digit among them — `f5`, `h8`, `4` — or
+//! `pass`, legal or not) and whose other words are `KEY=VALUE`. `error MESSAGE` answers either
+//! as a refusal. Any other line is passed over (the rule of every protocol, [`super`]).
 
 use std::fmt::Write;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, read_move};
+use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move};
 use crate::arena::game::{PlayerError, Thought, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::Game;
 
 /// The line protocol's conversation.
 #[derive(Default)]
-pub(crate) struct Line;
+pub(crate) struct Line {
+    /// The `name=` of the program's `ok`.
+    name: Option<String>,
+}
 
 /// Whether an engine's line is a comment (or empty), to be passed over.
 fn is_comment(line: &str) -> bool {
@@ -29,9 +36,54 @@ fn is_comment(line: &str) -> bool {
     line.is_empty() || line.starts_with('#')
 }
 
-/// Reads the engine's next line that is no comment.
-fn answer(io: &mut EngineProcess, wait: Duration) -> Result<String, PlayerError> {
-    io.read_until(wait, MAX_CHATTER, |l| !is_comment(l))
+/// Whether `line` is a refusal: `error MESSAGE`.
+fn is_error(line: &str) -> bool {
+    line.split_whitespace()
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case("error"))
+}
+
+/// What a line is, in answer to the handshake.
+fn hello_heard(line: &str) -> Heard {
+    if is_comment(line) {
+        Heard::Aside
+    } else if line.split_whitespace().next() == Some("ok") || is_error(line) {
+        Heard::Answer
+    } else {
+        Heard::Stray
+    }
+}
+
+/// Whether `word` is written as a move: letters and digits with a digit among them (`f5`,
+/// `h8`, `4`), or `pass`.
+fn move_shaped(word: &str) -> bool {
+    word.eq_ignore_ascii_case("pass")
+        || (word.chars().all(|c| c.is_ascii_alphanumeric())
+            && word.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// What a line is, in answer to a move request: `MOVE [KEY=VALUE ...]` or `error ...` is the
+/// answer; `thinking... 5 moves so far` is not.
+fn move_heard(line: &str) -> Heard {
+    if is_comment(line) {
+        return Heard::Aside;
+    }
+    let mut words = line.split_whitespace();
+    let shaped = words.next().is_some_and(move_shaped) && words.all(|w| w.contains('='));
+    if shaped || is_error(line) {
+        Heard::Answer
+    } else {
+        Heard::Stray
+    }
+}
+
+/// Reads the engine's answer within `wait`.
+fn answer(
+    io: &mut EngineProcess,
+    wait: Duration,
+    heard: fn(&str) -> Heard,
+) -> Result<String, PlayerError> {
+    answer_by(io, Instant::now() + wait, wait, heard)
 }
 
 impl<G: Game> Dialect<G> for Line {
@@ -41,13 +93,18 @@ impl<G: Game> Dialect<G> for Line {
             let _ = write!(hello, " {name}={value}");
         }
         io.send(&hello)?;
-        let reply = answer(io, setup.spec.stall())?;
-        if reply.split_whitespace().next() != Some("ok") {
+        let reply = answer(io, setup.spec.stall(), hello_heard)?;
+        if is_error(&reply) {
             return Err(PlayerError::Failed(format!(
                 "handshake: it answered '{}' to 'joute 1', not 'ok'",
-                super::quote(&reply)
+                quote(&reply)
             )));
         }
+        self.name = reply
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("name="))
+            .filter(|n| !n.is_empty())
+            .map(quote);
         Ok(())
     }
 
@@ -93,7 +150,13 @@ impl<G: Game> Dialect<G> for Line {
             let _ = write!(request, " nodes={n}");
         }
         io.send(&request)?;
-        let line = answer(io, wait)?;
+        let line = answer(io, wait, move_heard)?;
+        if is_error(&line) {
+            return Err(PlayerError::Failed(format!(
+                "it answered '{}' to 'move'",
+                quote(&line)
+            )));
+        }
         let mut words = line.split_whitespace();
         let mv = read_move(turn.position, words.next().unwrap_or(""), &line)?;
         let mut thought = super::bare(mv);
@@ -110,5 +173,49 @@ impl<G: Game> Dialect<G> for Line {
 
     fn goodbye(&self) -> &'static str {
         "quit"
+    }
+
+    fn reported_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn answers_are_told_from_debug_prints() {
+        for answer in [
+            "4",
+            "f5 score=3 depth=4",
+            "pass",
+            "PASS",
+            "h12",
+            "z9",
+            "error no",
+        ] {
+            assert_eq!(move_heard(answer), Heard::Answer, "{answer}");
+        }
+        for stray in [
+            "thinking... 5 moves so far",
+            "5 moves so far",
+            "Searching",
+            "depth=5",
+            "bestmove 3",
+            "f5 d6 c3",
+        ] {
+            assert_eq!(move_heard(stray), Heard::Stray, "{stray}");
+        }
+        for aside in ["# info", "", "   "] {
+            assert_eq!(move_heard(aside), Heard::Aside, "{aside:?}");
+        }
+        assert_eq!(hello_heard("ok name=mine"), Heard::Answer);
+        assert_eq!(hello_heard("error unknown game"), Heard::Answer);
+        assert_eq!(
+            hello_heard("Connect 4 engine v1, by a student"),
+            Heard::Stray
+        );
+        assert_eq!(hello_heard("okay"), Heard::Stray);
     }
 }

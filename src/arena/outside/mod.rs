@@ -12,6 +12,15 @@
 //! to read the answer. The dialects know only text: moves go out and come in through the game's
 //! own notation ([`Game::format_move`], [`Game::parse_move`]), translated where a protocol
 //! writes them otherwise (Gomocup's `x,y`, NBoard's capitals).
+//!
+//! **Lines that are no answer**, one rule for every protocol ([`answer_by`]): each dialect says
+//! what its answers look like, and which other lines its protocol allows (comments, status
+//! lines: [`Heard::Aside`]). Every other line before the answer — a debug print on stdout — is
+//! passed over too ([`Heard::Stray`]): counted, the first ones copied to the engine's log and
+//! named in the game's `detail` if no answer comes, and reported by `joute engine check`. At
+//! most [`MAX_CHATTER`] lines of either kind are passed over before one answer; beyond that the
+//! program has stalled. An answer that has the shape of one but is no legal move loses the game
+//! as an illegal move.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -21,7 +30,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::engine_log::EngineLog;
-use super::game::{Opening, Player, PlayerError, Thought, TimeControl, Turn};
+use super::game::{Opening, PassedOver, Player, PlayerError, Thought, TimeControl, Turn};
+pub use super::process::Heard;
 use super::process::{EngineProcess, ProcessSpec};
 use crate::games::{Game, GameKind, Outcome};
 
@@ -31,7 +41,7 @@ mod gtp;
 mod line;
 mod nboard;
 
-/// Lines an engine may write before the answer expected (comments, status, chatter).
+/// Lines an engine may write before the answer expected (comments, status, stray lines).
 pub const MAX_CHATTER: usize = 1000;
 /// How long a program may take to leave after `quit` before its group is killed.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
@@ -100,7 +110,7 @@ impl Protocol {
                 None
             }
             (Protocol::Gomocup, _) => Some(format!(
-                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, -exact or -renju, N 5..=15; renju), not {}; use protocol = \"line\"",
+                "the gomocup protocol plays five in a row on a square board (morpion-NxN-5, -exact or -renju, N from 5 to 15; renju), not {}; use protocol = \"line\"",
                 game
             )),
         }
@@ -239,21 +249,33 @@ impl<G: Game> History<'_, G> {
     }
 }
 
-/// Reads the program's answer by `deadline`, passing over up to [`MAX_CHATTER`] lines that are
-/// not one (`is_answer` says which is); a timeout names `wait`, the limit the exchange was
-/// given, rather than what was left of it.
+/// Reads the program's answer by `deadline`: `heard` says which line is the answer and which
+/// of the others its protocol allows; every other line is passed over too, up to
+/// [`MAX_CHATTER`] in all (the rule of every protocol: the module's documentation). A timeout
+/// names `wait`, the limit the exchange was given, rather than what was left of it.
 pub(crate) fn answer_by(
     io: &mut EngineProcess,
     deadline: Instant,
     wait: Duration,
-    is_answer: impl FnMut(&str) -> bool,
+    heard: impl FnMut(&str) -> Heard,
 ) -> Result<String, PlayerError> {
     let left = deadline.saturating_duration_since(Instant::now());
-    io.read_until(left, MAX_CHATTER, is_answer)
+    io.read_until(left, MAX_CHATTER, heard)
         .map_err(|e| match e {
-            PlayerError::NoAnswer(_) => PlayerError::NoAnswer(wait),
+            PlayerError::NoAnswer(_, unanswered) => PlayerError::NoAnswer(wait, unanswered),
             e => e,
         })
+}
+
+/// [`Heard::Answer`] when `yes`; else an empty line is an aside, and any other a stray.
+pub(crate) fn answer_if(yes: bool, line: &str) -> Heard {
+    if yes {
+        Heard::Answer
+    } else if line.trim().is_empty() {
+        Heard::Aside
+    } else {
+        Heard::Stray
+    }
 }
 
 /// The moves of `now` that a program holding `told` has not been told yet, or `None` when it
@@ -289,6 +311,10 @@ pub(crate) trait Dialect<G: Game> {
 
     /// The line that asks the program to leave.
     fn goodbye(&self) -> &'static str;
+
+    /// The name the program gave itself (line: `ok name=...`; GTP: `name`; NBoard:
+    /// `set myname`; Gomocup: `ABOUT`), once it has.
+    fn reported_name(&self) -> Option<&str>;
 }
 
 /// The dialect of `protocol`.
@@ -297,7 +323,7 @@ fn dialect<G: Game>(protocol: Protocol) -> Box<dyn Dialect<G>> {
         Protocol::Gtp => Box::new(gtp::Gtp::default()),
         Protocol::Nboard => Box::new(nboard::Nboard::default()),
         Protocol::Gomocup => Box::new(gomocup::Gomocup::default()),
-        Protocol::Line => Box::new(line::Line),
+        Protocol::Line => Box::new(line::Line::default()),
     }
 }
 
@@ -321,6 +347,10 @@ pub struct OutsidePlayer<G: Game> {
     opening_len: usize,
     /// Times the program was started.
     starts: u32,
+    /// Lines that were no answer, of the programs that ran before the one running now.
+    passed_over: PassedOver,
+    /// The name the program gave itself, kept across restarts.
+    name: Option<String>,
 }
 
 impl<G: Game> OutsidePlayer<G> {
@@ -343,6 +373,8 @@ impl<G: Game> OutsidePlayer<G> {
             moves: Vec::new(),
             opening_len: 0,
             starts: 0,
+            passed_over: PassedOver::default(),
+            name: None,
         }
     }
 
@@ -354,9 +386,37 @@ impl<G: Game> OutsidePlayer<G> {
         let mut io = EngineProcess::spawn(&self.process)?;
         self.starts += 1;
         self.dialect = dialect(self.setup.spec.protocol);
-        self.dialect.handshake(&mut io, &self.setup)?;
+        let shaken = self.dialect.handshake(&mut io, &self.setup);
+        if let Some(name) = self.dialect.reported_name() {
+            self.name = Some(name.to_string());
+        }
+        if shaken.is_err() {
+            self.passed_over.absorb(io.passed_over());
+        }
+        shaken?;
         self.io = Some(io);
         Ok(())
+    }
+
+    /// Every line the program wrote that was no answer (passed over), over all its starts.
+    pub fn passed_over(&self) -> PassedOver {
+        let mut all = self.passed_over.clone();
+        if let Some(io) = &self.io {
+            all.absorb(io.passed_over());
+        }
+        all
+    }
+
+    /// The name the program gave itself, if it did.
+    pub fn reported_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Forgets the running program (killed when dropped), keeping what it said.
+    fn drop_io(&mut self) {
+        if let Some(io) = self.io.take() {
+            self.passed_over.absorb(io.passed_over());
+        }
     }
 
     /// Times the program was started (a restart after each failed game).
@@ -368,6 +428,7 @@ impl<G: Game> OutsidePlayer<G> {
     pub fn quit(&mut self) {
         if let Some(mut io) = self.io.take() {
             io.quit(Some(self.dialect.goodbye()), QUIT_GRACE);
+            self.passed_over.absorb(io.passed_over());
         }
     }
 
@@ -382,9 +443,12 @@ impl<G: Game> OutsidePlayer<G> {
             .as_mut()
             .ok_or_else(|| PlayerError::Failed("the program is not running".into()))?;
         let result = step(self.dialect.as_mut(), io, &self.setup);
+        if let Some(name) = self.dialect.reported_name() {
+            self.name = Some(name.to_string());
+        }
         if result.is_err() {
             // Its state is unknown now (still thinking, half an answer written): start afresh.
-            self.io = None;
+            self.drop_io();
         }
         result
     }
@@ -397,7 +461,7 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
         self.moves.extend_from_slice(opening.moves);
         self.opening_len = opening.moves.len();
         if let Err(e) = self.start() {
-            self.io = None;
+            self.drop_io();
             return Err(e);
         }
         let initial = opening.initial;
@@ -454,19 +518,23 @@ pub(crate) fn bare<M>(mv: M) -> Thought<M> {
 
 /// A program's line for a message: control characters escaped, cut to 200 characters.
 pub(crate) fn quote(line: &str) -> String {
-    let mut text: String = line
-        .chars()
-        .take(200)
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect();
-    if line.chars().count() > 200 {
-        text.push('…');
+    crate::arena::game::cut(line, 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gomocup_refuses_what_is_not_five_in_a_row_on_a_square_board() {
+        let game = |name: &str| GameKind::parse(name).unwrap();
+        assert_eq!(Protocol::Gomocup.refuses(&game("morpion-15x15-5")), None);
+        assert_eq!(Protocol::Gomocup.refuses(&game("renju")), None);
+        let why = Protocol::Gomocup.refuses(&game("connect4")).unwrap();
+        // Words, not Rust's range syntax.
+        assert!(
+            why.contains("N from 5 to 15") && !why.contains("..="),
+            "{why}"
+        );
     }
-    text
 }

@@ -13,7 +13,7 @@
 //! ← pong 2
 //! → move C3                      (each move the program has not been told; a pass is PA)
 //! → go
-//! ← status Edax is thinking      (passed over, as `nodestats` and any other line)
+//! ← status Edax is thinking      (passed over, as `nodestats`; other lines too, counted)
 //! ← === D3/-1.00/0.2             (NBoard's form; Edax writes `=== d3 -1.00 0.2`)
 //! → quit
 //! ```
@@ -29,7 +29,7 @@
 use std::any::Any;
 use std::time::{Duration, Instant};
 
-use super::{Dialect, History, MAX_CHATTER, Setup, answer_by, read_move, untold};
+use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Othello, Side};
@@ -41,6 +41,40 @@ pub(crate) struct Nboard {
     told: Vec<String>,
     /// The last `ping` number sent.
     pings: u32,
+    /// The name of its last `set myname`.
+    name: Option<String>,
+}
+
+/// What NBoard lets a program write besides its answers: status and search reports, its name,
+/// an older `pong`, empty lines.
+const ASIDES: [&str; 8] = [
+    "status",
+    "nodestats",
+    "set",
+    "search",
+    "learned",
+    "hint",
+    "book",
+    "pong",
+];
+
+impl Nboard {
+    /// What `line` is, `answer` saying whether it is the one awaited; a `set myname` is kept.
+    fn heard(&mut self, line: &str, answer: bool) -> Heard {
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or("");
+        if first == "set" && words.next() == Some("myname") {
+            let name = line.trim().splitn(3, ' ').nth(2).unwrap_or("").trim();
+            self.name = (!name.is_empty()).then(|| quote(name));
+        }
+        if answer {
+            Heard::Answer
+        } else if first.is_empty() || ASIDES.contains(&first) {
+            Heard::Aside
+        } else {
+            Heard::Stray
+        }
+    }
 }
 
 /// A move in NBoard's notation: capitals, a pass `PA`.
@@ -101,7 +135,9 @@ impl Nboard {
         self.pings += 1;
         let pong = format!("pong {}", self.pings);
         io.send(&format!("ping {}", self.pings))?;
-        io.read_until(wait, MAX_CHATTER, |l| l.trim() == pong)?;
+        answer_by(io, Instant::now() + wait, wait, |l| {
+            self.heard(l, l.trim() == pong)
+        })?;
         Ok(())
     }
 
@@ -184,13 +220,19 @@ impl<G: Game> Dialect<G> for Nboard {
             None => self.set_game(io, history)?,
         }
         io.send("go")?;
-        let line = answer_by(io, deadline, wait, |l| l.trim_start().starts_with("==="))?;
+        let line = answer_by(io, deadline, wait, |l| {
+            self.heard(l, l.trim_start().starts_with("==="))
+        })?;
         // The program has not played its move: it is told with the next ones.
         read_go(turn.position, &line)
     }
 
     fn goodbye(&self) -> &'static str {
         "quit"
+    }
+
+    fn reported_name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 }
 

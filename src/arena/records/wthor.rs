@@ -109,7 +109,15 @@ pub fn write(records: &[Record]) -> Result<Written, String> {
             }
             pos = pos.play(m);
         }
-        let score = real_score(&pos, r.score);
+        // A game not played to its end has the margin the log gives it (±64 for a forfeit,
+        // the solver's for an adjudication), as in GGF, not what its board shows.
+        let sign = (r.score - 0.5).signum() as i32 * i32::from(r.score != 0.5);
+        let score = match r.margin {
+            Some(m) if r.termination != "normal" && m.signum() == sign => {
+                ((64 + m.clamp(-64, 64)) / 2) as u8
+            }
+            _ => real_score(&pos, r.score),
+        };
         rec[6] = score;
         rec[7] = score;
         games.extend_from_slice(&rec);
@@ -268,6 +276,22 @@ pub fn read(bytes: &[u8], players: Option<&[String]>) -> Result<Vec<Record>, Str
 mod tests {
     use super::super::tests::record;
     use super::*;
+
+    #[test]
+    fn a_forfeit_has_the_logs_margin_as_in_ggf_not_the_boards() {
+        // After f5 the board shows black 4, white 1: 63 by WThor's count, but the game was won
+        // by the opponent's crash, which the log and GGF record as +64.
+        let mut won = record("alpha", "beta", 1.0, "f5");
+        won.termination = "crash".into();
+        won.margin = Some(64);
+        let mut lost = won.clone();
+        lost.score = 0.0;
+        lost.margin = Some(-64);
+        let w = write(&[won.clone(), lost]).unwrap();
+        assert_eq!(w.games[HEADER + 6], 64);
+        assert_eq!(w.games[HEADER + RECORD + 6], 0);
+        assert!(super::super::ggf::write(&[won]).contains("RE[+64.000:r]"));
+    }
 
     #[test]
     fn writes_and_reads_back() {

@@ -442,6 +442,22 @@ pub fn match_spec(
     Ok((TournamentSpec::from_resolved(resolved), note))
 }
 
+/// The record formats of `joute match --records` (`pgn,ggf`): each one that fits the game,
+/// once, as a spec's `[output] records`.
+pub fn match_records(kind: &GameKind, list: &str) -> Result<Vec<String>, SpecError> {
+    use crate::arena::records::Format;
+    let mut names: Vec<String> = Vec::new();
+    for word in list.split(',').map(str::trim) {
+        let format = Format::parse(word)
+            .and_then(|f| f.check_game(kind).map(|_| f))
+            .map_err(|e| command_line_error("--records", format!("--records: {e}")))?;
+        if !names.iter().any(|n| n == format.name()) {
+            names.push(format.name().to_string());
+        }
+    }
+    Ok(names)
+}
+
 /// The openings of a match: `count` distinct ones of the given plies, or of the default grown
 /// by [`PLIES_STEP`] up to [`PLIES_GROWTH`] more when the board has too few; with `repeat`,
 /// the distinct ones found, in turn. Returns the plies, the list, the number of distinct

@@ -161,17 +161,6 @@ impl SpecKind {
     /// Judges a spec's text; `None` when it is not TOML or has none of the telling keys.
     pub fn of(text: &str) -> Option<SpecKind> {
         let table: toml::Table = toml::from_str(text).ok()?;
-        const TUNING: [&str; 9] = [
-            "method",
-            "weights_out",
-            "opponent",
-            "pool",
-            "budget",
-            "hill",
-            "spsa",
-            "confirm",
-            "param",
-        ];
         const TOURNAMENT: [&str; 10] = [
             "adjudication",
             "format",
@@ -184,7 +173,10 @@ impl SpecKind {
             "st",
             "timemargin",
         ];
-        let tuning = TUNING.iter().filter(|k| table.contains_key(**k)).count()
+        let tuning = TUNING_KEYS
+            .iter()
+            .filter(|k| table.contains_key(**k))
+            .count()
             + usize::from(table.get("engine").is_some_and(toml::Value::is_table));
         let tournament = TOURNAMENT
             .iter()
@@ -233,6 +225,38 @@ impl RawSpec {
     }
 }
 
+/// Keys only a tuning spec has at its top level.
+const TUNING_KEYS: [&str; 9] = [
+    "method",
+    "weights_out",
+    "opponent",
+    "pool",
+    "budget",
+    "hill",
+    "spsa",
+    "confirm",
+    "param",
+];
+
+/// Keys of a spec's top level that no engine table has, besides [`TUNING_KEYS`]: written below
+/// an engine's table header, they land in that table.
+const TOP_LEVEL_ONLY: [&str; 14] = [
+    "game",
+    "seed",
+    "format",
+    "challengers",
+    "openings",
+    "games",
+    "rounds",
+    "anchor",
+    "anchor_elo",
+    "sprt",
+    "ratings",
+    "adjudication",
+    "output",
+    "regression",
+];
+
 /// Rewrites the deserialiser's message in the project's words: the key it is about, and what
 /// is wrong.
 pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (String, String) {
@@ -244,6 +268,16 @@ pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (
             .trim_start_matches(", expected one of ")
             .trim_start_matches(", expected ")
             .replace('`', "");
+        // TOML's trap: a spec-wide key written below an engine's table header is that table's.
+        let in_engine = allowed.split(", ").any(|k| k == "algorithm");
+        if in_engine && (TOP_LEVEL_ONLY.contains(&key) || TUNING_KEYS.contains(&key)) {
+            return (
+                key.to_string(),
+                format!(
+                    "unknown key in an engine's table; '{key}' belongs at the top of the spec, above the first [[engine]] table (in TOML every key below a table's header is that table's)"
+                ),
+            );
+        }
         // A misspelling gets the key meant (as the command line does), not the whole list.
         let closest = allowed
             .split(", ")

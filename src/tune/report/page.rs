@@ -26,6 +26,8 @@ pub(super) struct WeightView {
     pub(super) start: String,
     pub(super) tuned: String,
     pub(super) change: String,
+    /// A tapered fit's endgame weight (`tuned` is then the opening's).
+    pub(super) endgame: Option<String>,
     /// `at bound (min)`, `at bound (max)` or empty.
     pub(super) flag: &'static str,
 }
@@ -75,6 +77,8 @@ pub(super) struct TunePage<'a> {
     pub(super) confirmation: Option<MatchView>,
     pub(super) aa: Option<MatchView>,
     pub(super) weights: Vec<WeightView>,
+    /// The weights are tapered: `tuned` is the opening vector, `endgame` the other.
+    pub(super) tapered: bool,
     pub(super) charts: Vec<ChartView>,
     pub(super) history: Vec<HistoryView>,
     pub(super) history_note: String,
@@ -204,6 +208,8 @@ pub(super) fn weight_views(record: &TuneRecord) -> Vec<WeightView> {
                 start: num(p.value),
                 tuned: tuned.map_or("-".into(), num),
                 change: tuned.map_or("-".into(), |t| signed(t - p.value)),
+                endgame: (record.tuned_endgame.as_ref())
+                    .map(|e| e.get(i).map_or("-".into(), |&e| num(e))),
                 flag,
             }
         })
@@ -349,6 +355,7 @@ pub fn render_tune(
             view
         }),
         weights: weight_views(record),
+        tapered: record.tuned_endgame.is_some(),
         charts: charts
             .iter()
             .map(|(name, svg)| ChartView {
