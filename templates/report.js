@@ -34,8 +34,8 @@ var joute = (function () {
     });
     keyed.forEach(function (x) { body.appendChild(x.r); });
   }
-  function initTables() {
-    var tables = document.querySelectorAll("table.sortable");
+  function initTables(root) {
+    var tables = (root || document).querySelectorAll("table.sortable");
     Array.prototype.forEach.call(tables, function (table) {
       var heads = table.tHead.rows[0].cells;
       Array.prototype.forEach.call(heads, function (th, col) {
@@ -48,7 +48,11 @@ var joute = (function () {
   var data = JSON.parse(document.getElementById("games-data").textContent);
   var board = data.board, engines = data.engines, games = data.games;
   var byId = {};
-  games.forEach(function (g, i) { byId[g[0]] = i; });
+  function index() {
+    byId = {};
+    games.forEach(function (g, i) { byId[g[0]] = i; });
+  }
+  index();
   function split(s) { return s === "" ? [] : s.split(" "); }
 
   // Replays `moves` (opening then game) up to `ply`; returns {cells, owner, last}: cells[i] is
@@ -289,6 +293,7 @@ var joute = (function () {
       shown++;
     }
     sel.appendChild(frag);
+    if (current && byId[current.g[0]] !== undefined) sel.value = String(byId[current.g[0]]);
     document.getElementById("listnote").textContent = matching > shown
       ? "showing the first " + shown + " of " + matching + " games; type an id above for any other"
       : matching + " games";
@@ -326,6 +331,119 @@ var joute = (function () {
     if (games.length && board.kind !== "none") pick(0);
   }
 
+  // ---- live: a page served by `joute run --serve` or `joute serve` follows the run ----
+  // The server says on /events when a game finished; the page then reads /summary.json (the
+  // progress line) and the page again (the same HTML, rendered from the log as it is now),
+  // and swaps in its sections and games: no reload, and no second renderer in this script.
+  var LIVE_SECTIONS = ["sprt-section", "ratings-section", "terminations-section",
+    "crosstable-section", "los-section", "pairs-section", "charts"];
+  var live = { redraws: 0, counts: [], ended: false, final: false, lost: false, tables: [] };
+  function seconds(s) {
+    if (s === null || s === undefined || !isFinite(s)) return "?";
+    s = Math.round(s);
+    if (s < 60) return s + "s";
+    if (s < 3600) return Math.floor(s / 60) + "m " + ("0" + s % 60).slice(-2) + "s";
+    return Math.floor(s / 3600) + "h " + ("0" + Math.floor(s / 60) % 60).slice(-2) + "m";
+  }
+  function progressText(sum) {
+    var p = sum.progress || {}, parts = [];
+    parts.push(sum.games + " games rated");
+    if (p.scheduled) parts.push(p.logged + " of " + p.scheduled + " logged");
+    if (p.games_per_second) parts.push(p.games_per_second.toFixed(1) + " games/s");
+    if (p.playing && p.eta_seconds !== null && p.eta_seconds !== undefined) parts.push("ETA " + seconds(p.eta_seconds));
+    if (sum.sprt) {
+      parts.push("LLR " + sum.sprt.llr.toFixed(2) + " in (" + sum.sprt.lower.toFixed(2) + ", " +
+        sum.sprt.upper.toFixed(2) + ")" + (sum.sprt.decision ? ": " + String(sum.sprt.decision).toUpperCase() + " accepted" : ""));
+    }
+    var head = live.ended ? "the run's server has stopped; final state: " : p.playing ? "live: " : "not playing now: ";
+    return head + parts.join(" · ");
+  }
+  // Swaps the sections of `doc` (the page fetched again) into this one.
+  function swapSections(doc) {
+    LIVE_SECTIONS.forEach(function (id) {
+      var mine = document.getElementById(id), theirs = doc.getElementById(id);
+      if (theirs) {
+        theirs = document.importNode(theirs, true);
+        if (mine) mine.parentNode.replaceChild(theirs, mine);
+        else document.getElementById("viewer").parentNode.insertBefore(theirs, document.getElementById("viewer"));
+        initTables(theirs);
+      } else if (mine) {
+        mine.parentNode.removeChild(mine);
+      }
+    });
+    ["sub", "timing"].forEach(function (id) {
+      var mine = document.getElementById(id), theirs = doc.getElementById(id);
+      if (mine && theirs) mine.textContent = theirs.textContent;
+    });
+    var fresh = JSON.parse(doc.getElementById("games-data").textContent);
+    if (fresh.games.length !== games.length) {
+      games = fresh.games;
+      index();
+      fillList();
+      document.getElementById("game-count").textContent = String(games.length);
+      if (!current && games.length && board.kind !== "none") pick(0);
+    }
+  }
+  function initLive() {
+    if (!document.body.hasAttribute("data-live") || !window.EventSource || !window.fetch) return;
+    var status = document.getElementById("live-status");
+    var timer = null, busy = false, again = false, last = 0;
+    function refresh() {
+      if (busy) { again = true; return; }
+      busy = true;
+      last = Date.now();
+      Promise.all([
+        fetch("/summary.json", { cache: "no-store" }).then(function (r) { return r.json(); }),
+        fetch("/index.html", { cache: "no-store" }).then(function (r) { return r.text(); })
+      ]).then(function (got) {
+        swapSections(new DOMParser().parseFromString(got[1], "text/html"));
+        live.redraws++;
+        live.counts.push(got[0].games);
+        live.tables.push(document.querySelector("#ratings tbody").textContent.replace(/\s+/g, " ").trim());
+        status.textContent = progressText(got[0]);
+        status.classList.toggle("over", live.ended || !(got[0].progress || {}).playing);
+        if (live.ended) live.final = true;
+      }).catch(function () {
+        // The server is gone (the run ended or was stopped): the page keeps its last state.
+        live.lost = true;
+        status.textContent = "the run's server cannot be reached; this page shows the state it last saw";
+        status.classList.add("lost");
+      }).then(function () {
+        busy = false;
+        if (again) { again = false; later(); }
+        if (live.check) live.check();
+      });
+    }
+    // At most one redraw a second, however fast games finish: at once when the last one is a
+    // second old, else by a timer (and by the next event, should the timer be late).
+    function later() {
+      var gap = 1000 - (Date.now() - last);
+      if (gap <= 0) {
+        if (timer) { clearTimeout(timer); timer = null; }
+        refresh();
+      } else if (!timer) {
+        timer = setTimeout(function () { timer = null; refresh(); }, gap);
+      }
+    }
+    live.active = true;
+    var events = new EventSource("/events");
+    // The self-test closes the stream once it has reported (a headless browser's virtual time
+    // stands still while a request is open).
+    live.stop = function () { events.close(); };
+    events.addEventListener("game", later);
+    events.addEventListener("end", function () {
+      live.ended = true;
+      events.close();
+      refresh();
+    });
+    events.onerror = function () {
+      // The stream broke without an end (the server was killed): stop following quietly.
+      if (!live.ended) { events.close(); live.lost = true; status.classList.add("lost"); }
+      if (live.check) live.check();
+    };
+    refresh();
+  }
+
   // ---- self-test: index.html#test=game:5,plies:10,sort:elo ----
   function boardCells() {
     var n = board.rows * board.cols, out = [];
@@ -356,6 +474,7 @@ var joute = (function () {
       out.charts = document.querySelectorAll("#charts .chart-svg").length;
       out.chartSvgs = document.querySelectorAll("#charts .chart-svg svg").length;
       out.games = games.length;
+      out.live = live;
       if (args.game !== undefined) {
         var index = byId[+args.game];
         if (index === undefined) throw new Error("no game " + args.game);
@@ -409,9 +528,24 @@ var joute = (function () {
   try {
     initTables();
     initViewer();
+    initLive();
   } catch (e) {
     errors.push(String(e && e.stack || e));
   }
-  selftest();
+  // A live self-test (#test=live:N) reports once the page has redrawn itself N times, or the
+  // run's server has stopped or gone: checked after each redraw, not by a timer (a headless
+  // browser may hold timers back), then it closes its event stream.
+  var wanted = /#test=.*live:(\d+)/.exec(location.hash);
+  if (wanted && live.active) {
+    live.check = function () {
+      if (live.redraws >= +wanted[1] || live.lost || live.final) {
+        live.check = null;
+        selftest();
+        if (live.stop) live.stop();
+      }
+    };
+  } else {
+    selftest();
+  }
   return { replay: replay, errors: errors };
 })();

@@ -16,6 +16,7 @@ mod perft;
 mod play;
 mod rate;
 mod run;
+mod serve;
 mod solve;
 mod tune;
 pub mod usage;
@@ -81,6 +82,8 @@ pub enum Command {
     Tune(TuneArgs),
     /// Ratings, charts and HTML from one or more game logs (shards merge).
     Report(ReportArgs),
+    /// Serve a run's page live: a run another process plays, a finished run, or shards merged.
+    Serve(serve::ServeArgs),
     /// Count the move sequences of exactly DEPTH plies (perft), for every depth up to DEPTH.
     Perft(PerftArgs),
     /// Generate an opening suite: balanced openings with a provenance header.
@@ -135,6 +138,10 @@ pub struct RunArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
+    /// port; the URL is printed): it redraws itself as games finish.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
+    pub serve: Option<String>,
 }
 
 /// Arguments of `joute match`.
@@ -203,6 +210,10 @@ pub struct MatchArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
+    /// port; the URL is printed): it redraws itself as games finish.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
+    pub serve: Option<String>,
 }
 
 /// Arguments of `joute tune`.
@@ -463,6 +474,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Match(args) => run::run_match(&args),
         Command::Tune(args) => tune::tune(&args),
         Command::Report(args) => run::report(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Solve(args) => solve::run(&args),
         Command::Play(args) => {
             let kind = args.game;

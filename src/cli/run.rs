@@ -67,7 +67,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         extend: args.resume,
         force: args.force,
     };
-    play(&spec, &out, options, voice(args.quiet, args.json), true)
+    let live = super::serve::start(args.serve.as_deref(), &out)?;
+    let played = play(&spec, &out, options, voice(args.quiet, args.json), true);
+    drop(live); // the open pages hear that the run ended
+    played
 }
 
 /// A shard's folder in `base`, the folder every shard is given: `base/shard-I-of-N`, unless
@@ -135,7 +138,12 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         force: args.force,
     };
     match &args.out {
-        Some(out) => play(&spec, out, options, voice, true),
+        Some(out) => {
+            let live = super::serve::start(args.serve.as_deref(), out)?;
+            let played = play(&spec, out, options, voice, true);
+            drop(live); // the open pages hear that the run ended
+            played
+        }
         None => {
             if args.resume {
                 return Err(InputError(
@@ -150,7 +158,9 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
                 .context("cannot create a scratch folder for the match")?;
             interrupt::set_scratch(Some(dir.path().to_path_buf()));
             options.extend = false;
+            let live = super::serve::start(args.serve.as_deref(), dir.path())?;
             let result = play(&spec, dir.path(), options, voice, false);
+            drop(live); // the open pages hear that the run ended
             interrupt::set_scratch(None);
             result
         }

@@ -201,6 +201,8 @@ struct Page<'a> {
     timeouts: Vec<String>,
     terminations: Option<TerminationsView>,
     game_count: usize,
+    /// Served by `joute run --serve` or `joute serve`: the script follows the run.
+    live: bool,
     style: &'static str,
     script: &'static str,
     data: String,
@@ -435,7 +437,7 @@ pub fn write_report(
     timing: Option<Timing>,
     dir: &Path,
 ) -> Result<PathBuf, HtmlError> {
-    let html = render(summary, ratings, charts, logs, timing)?;
+    let html = render(summary, ratings, charts, logs, timing, false)?;
     let path = dir.join("index.html");
     crate::outputs::write_atomically(&path, html.as_bytes()).map_err(|source| HtmlError::Io {
         path: path.clone(),
@@ -444,13 +446,15 @@ pub fn write_report(
     Ok(path)
 }
 
-/// The page's text (what [`write_report`] writes).
+/// The page's text (what [`write_report`] writes); `live`: the page a live server serves, whose
+/// script follows the run (`/events`, `/summary.json`) and redraws itself as games finish.
 pub fn render(
     summary: &Summary,
     ratings: &Ratings,
     charts: &[(String, String)],
     logs: &[PathBuf],
     timing: Option<Timing>,
+    live: bool,
 ) -> Result<String, HtmlError> {
     let spec = &summary.spec;
     let names = spec.engine_names();
@@ -726,6 +730,7 @@ pub fn render(
         timeouts,
         terminations: terminations_view(summary),
         game_count,
+        live,
         style: STYLE,
         script: SCRIPT,
         data,
@@ -749,7 +754,7 @@ mod tests {
     fn the_terminations_section_shows_counts_and_escaped_examples() {
         let (spec, games) = mixed();
         let s = summary(&spec, &games);
-        let html = render(&s, &s.ratings(), &[], &[], None).unwrap();
+        let html = render(&s, &s.ratings(), &[], &[], None, false).unwrap();
         let t = section(&html, "terminations-section").expect("a terminations section");
         for piece in [
             "<th>games</th><th>adjudicated</th><th>timeout</th><th>stall</th><th>illegal-move</th><th>crash</th>",
@@ -796,7 +801,7 @@ mod tests {
     fn no_terminations_section_when_every_game_ended_by_the_rules() {
         let spec = spec(&["a", "b"]);
         let s = summary(&spec, &[game(&spec, 0, "normal", Some("b"), None)]);
-        let html = render(&s, &s.ratings(), &[], &[], None).unwrap();
+        let html = render(&s, &s.ratings(), &[], &[], None, false).unwrap();
         assert!(section(&html, "ratings-section").is_some());
         assert_eq!(section(&html, "terminations-section"), None);
     }

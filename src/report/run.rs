@@ -124,6 +124,18 @@ pub fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
     )
 }
 
+/// The page's timing section of a run: [`run_timing`] and the engines' reported names.
+pub fn page_timing(run: &RunInfo) -> html::Timing {
+    let (games, seconds, threads) = run_timing(run);
+    html::Timing {
+        games,
+        seconds,
+        threads,
+        sessions: run.sessions.clone(),
+        reported_names: run.reported_names.clone(),
+    }
+}
+
 /// Writes the report of the games in `logs` (summarised in `summary`, timed by the run's record
 /// `run`) into `out`: `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`, the
 /// charts and `index.html`.
@@ -152,14 +164,7 @@ pub fn write_run_report(
             cause,
         })?
         .svgs;
-    let (games, seconds, threads) = run_timing(run);
-    let timing = html::Timing {
-        games,
-        seconds,
-        threads,
-        sessions: run.sessions.clone(),
-        reported_names: run.reported_names.clone(),
-    };
+    let timing = page_timing(run);
     let page =
         html::write_report(summary, &ratings, &svgs, logs, Some(timing), out).map_err(|cause| {
             ReportError::Html {
@@ -258,6 +263,8 @@ pub fn summary_json(
             "elo0": summary.spec.sprt.map(|s| s.elo0),
             "elo1": summary.spec.sprt.map(|s| s.elo1),
             "llr": decided.map_or(test.llr(), |d| d.llr),
+            "lower": summary.spec.sprt.map(|s| s.lower()),
+            "upper": summary.spec.sprt.map(|s| s.upper()),
             "decision": decided.map(|d| d.decision),
             "pairs": decided.map_or(test.counts().pairs(), |d| d.pairs),
         });

@@ -262,18 +262,7 @@ beta = 0.1
     assert!(section.contains(verdict), "{section}");
 }
 
-fn browser() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
+use common::browser;
 
 /// Loads `page#fragment` headless and returns the self-test JSON the page wrote.
 fn selftest(browser: &Path, page: &Path, fragment: &str) -> Value {
@@ -281,36 +270,7 @@ fn selftest(browser: &Path, page: &Path, fragment: &str) -> Value {
         "file://{}#{fragment}",
         page.canonicalize().unwrap().display()
     );
-    let out = Process::new(browser)
-        .args([
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-            &url,
-        ])
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let start = dom
-        .find("<pre id=\"selftest\" hidden=\"\">")
-        .unwrap_or_else(|| {
-            panic!(
-                "no self-test in the DOM; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    let rest = &dom[start..];
-    let text = &rest[rest.find('>').unwrap() + 1..rest.find("</pre>").unwrap()];
-    let text = text
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("self-test is not JSON ({e}): {text}"))
+    common::page_selftest(browser, &url, 5000)
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, lowest first, as docs/architecture.md lists them. `cli` is the binary's and
 /// uses the library through `joute::`, so it is not in this list.
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 11] = [
     "outputs",
     "games",
     "eval",
@@ -19,6 +19,7 @@ const LAYERS: [&str; 10] = [
     "report",
     "tournament",
     "tune",
+    "serve",
     "lib",
 ];
 

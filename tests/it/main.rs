@@ -4,8 +4,8 @@
 //! allocator would count every other test's allocations) and `tests/memory.rs` (it reads the
 //! peak memory of every child the process waited for).
 //!
-//! One suite: `cargo test --test it MODULE::`; the browser test of the report:
-//! `cargo test --test it html:: -- --include-ignored`.
+//! One suite: `cargo test --test it MODULE::`; the browser tests of the report and live page:
+//! `cargo test --test it -- --include-ignored html:: serve::`.
 
 mod common;
 mod slow;
@@ -32,6 +32,7 @@ mod properties;
 mod records;
 mod search;
 mod search_agreement;
+mod serve;
 mod sharded_sprt;
 mod solve_connect4;
 mod solve_othello;

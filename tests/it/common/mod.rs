@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+pub mod devtools;
+
 /// The joute binary under test.
 pub fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("joute")
@@ -306,4 +308,55 @@ pub fn running_with(marker: &str) -> Vec<u32> {
 /// The Elo of a score, written again for the tests: `-400 log10(1/s - 1)`.
 pub fn elo_of_score(s: f64) -> f64 {
     -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// A Chromium on PATH (`chromium`, `chromium-browser` or `google-chrome`), if any.
+#[allow(dead_code)]
+pub fn browser() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Loads `url` in headless `browser` with `budget_ms` of virtual time and returns the JSON
+/// the report page's self-test wrote into its `<pre id="selftest">`.
+#[allow(dead_code)]
+pub fn page_selftest(browser: &Path, url: &str, budget_ms: u32) -> serde_json::Value {
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            &format!("--virtual-time-budget={budget_ms}"),
+            "--dump-dom",
+            url,
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"selftest\" hidden=\"\">")
+        .unwrap_or_else(|| {
+            panic!(
+                "no self-test in the DOM; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let rest = &dom[start..];
+    let text = &rest[rest.find('>').unwrap() + 1..rest.find("</pre>").unwrap()];
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("self-test is not JSON ({e}): {text}"))
 }

@@ -1,0 +1,324 @@
+//! The HTTP/1.1 under the live server: one thread per connection, one request per connection.
+//!
+//! Every answer is sent with `Connection: close` and the connection closed after it, so no
+//! idle keep-alive socket holds a thread; every socket has a read and a write timeout, so a
+//! client that never finishes its request or never reads its answer holds its thread for a
+//! bounded time; and connections are counted, so that past [`Limits::connections`] a new one
+//! gets a 503 at once instead of waiting in a queue behind idle ones. (tiny_http, used before,
+//! hands connections to a pool whose bookkeeping can leave a new connection queued behind
+//! long-lived ones — idle keep-alive sockets and event streams — and sets no socket timeout.)
+//! The request's head is parsed by `httparse`; a request's body is never read.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+/// How much a connection may hold, and for how long.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Time for a client to send its request's head, from connecting.
+    pub read: Duration,
+    /// Time any one write to a client may block (a client that does not read).
+    pub write: Duration,
+    /// Connections open at once, event streams included; more get a 503.
+    pub connections: usize,
+    /// Event streams open at once; more get a 503.
+    pub streams: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            read: Duration::from_secs(10),
+            write: Duration::from_secs(10),
+            connections: 256,
+            streams: 128,
+        }
+    }
+}
+
+/// The longest request head read.
+const MAX_HEAD: usize = 16 * 1024;
+/// The most headers a request may have.
+const MAX_HEADERS: usize = 64;
+/// How long a closed answer waits for the client to close its side, so that unread bytes
+/// of the request do not turn the close into a reset that loses the answer.
+const DRAIN: Duration = Duration::from_millis(200);
+
+/// A request's head: what routing needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// `GET`, `POST`, … as sent.
+    pub method: String,
+    /// The request target as sent (path and query).
+    pub target: String,
+    /// The `Host` header, if any.
+    pub host: Option<String>,
+}
+
+/// Reads one request's head from `stream` within `limits.read` of now. `Err(None)`: the
+/// client went or sent nothing in time (close without answering); `Err(Some(status))`:
+/// answer that status.
+pub fn read_request(stream: &mut TcpStream, limits: &Limits) -> Result<Request, Option<u16>> {
+    let deadline = Instant::now() + limits.read;
+    let mut head = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return Err((!head.is_empty()).then_some(408));
+        }
+        let n = match stream.read(&mut chunk) {
+            Ok(0) => return Err(None),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if is_timeout(&e) => return Err((!head.is_empty()).then_some(408)),
+            Err(_) => return Err(None),
+        };
+        head.extend_from_slice(&chunk[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut parsed = httparse::Request::new(&mut headers);
+        match parsed.parse(&head) {
+            Ok(httparse::Status::Complete(_)) => {
+                let host = parsed
+                    .headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case("host"))
+                    .map(|h| String::from_utf8_lossy(h.value).into_owned());
+                return Ok(Request {
+                    method: parsed.method.unwrap_or("").to_string(),
+                    target: parsed.path.unwrap_or("").to_string(),
+                    host,
+                });
+            }
+            Ok(httparse::Status::Partial) if head.len() < MAX_HEAD => {}
+            Ok(httparse::Status::Partial) | Err(httparse::Error::TooManyHeaders) => {
+                return Err(Some(431));
+            }
+            Err(_) => return Err(Some(400)),
+        }
+    }
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+/// The reason phrase of the statuses this server sends.
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    }
+}
+
+/// The status line and headers of an answer, `Connection: close` among them; with a
+/// `Content-Length` when the body's length is given.
+pub fn head(status: u16, headers: &[(&str, &str)], length: Option<usize>) -> String {
+    let mut out = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (name, value) in headers {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if let Some(length) = length {
+        out.push_str(&format!("Content-Length: {length}\r\n"));
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    out
+}
+
+/// Sends a whole answer on `stream` and closes it.
+pub fn answer(mut stream: TcpStream, status: u16, headers: &[(&str, &str)], body: &[u8]) {
+    let sent = stream
+        .write_all(head(status, headers, Some(body.len())).as_bytes())
+        .and_then(|()| stream.write_all(body))
+        .and_then(|()| stream.flush());
+    if sent.is_ok() {
+        close(stream);
+    }
+}
+
+/// A plain-text answer.
+pub fn answer_text(stream: TcpStream, status: u16, message: &str, extra: &[(&str, &str)]) {
+    let mut headers = vec![("Content-Type", "text/plain; charset=utf-8")];
+    headers.extend_from_slice(extra);
+    answer(stream, status, &headers, format!("{message}\n").as_bytes());
+}
+
+/// Closes `stream` after an answer: our side first, then whatever the client still sends is
+/// read (briefly) and dropped.
+pub fn close(mut stream: TcpStream) {
+    let _ = stream.shutdown(Shutdown::Write);
+    let until = Instant::now() + DRAIN;
+    let mut sink = [0u8; 4096];
+    let mut drained = 0;
+    while drained < 64 * 1024 {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            break;
+        }
+        match stream.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => drained += n,
+        }
+    }
+}
+
+/// Whether the client of `stream` has closed its side (or the connection broke): a look at
+/// what it sent, without waiting and without taking it.
+pub fn client_closed(stream: &TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return true;
+    }
+    let mut byte = [0u8];
+    let closed = match stream.peek(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !is_timeout(&e),
+    };
+    closed || stream.set_nonblocking(false).is_err()
+}
+
+/// A socket freshly accepted, its write timeout set.
+pub fn prepare(stream: &TcpStream, limits: &Limits) -> std::io::Result<()> {
+    stream.set_write_timeout(Some(limits.write))?;
+    stream.set_nodelay(true)
+}
+
+/// Where to connect to wake an accept loop listening on `bound` (a wildcard address is
+/// reached through the loopback one).
+pub fn waking_address(bound: SocketAddr) -> SocketAddr {
+    let mut addr = bound;
+    if bound.ip().is_unspecified() {
+        addr.set_ip(match bound {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    addr
+}
+
+/// Unblocks `listener`'s pending `accept` (its owner checks a stop flag after each one).
+pub fn wake(bound: SocketAddr) -> bool {
+    TcpStream::connect_timeout(&waking_address(bound), Duration::from_secs(2)).is_ok()
+}
+
+/// Binds `addr`.
+pub fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind(addr)?;
+    let bound = listener.local_addr()?;
+    Ok((listener, bound))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connected pair of sockets: (client, server side).
+    fn pair() -> (TcpStream, TcpStream) {
+        let (listener, bound) = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let client = TcpStream::connect(bound).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        (client, server)
+    }
+
+    fn limits(read_ms: u64) -> Limits {
+        Limits {
+            read: Duration::from_millis(read_ms),
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn a_request_head_is_read_whole_even_in_pieces() {
+        let (mut client, mut server) = pair();
+        let writer = std::thread::spawn(move || {
+            for part in [
+                "GET /summary.json?x=1 HT",
+                "TP/1.1\r\nhOsT: 127.0.0.1:80",
+                "\r\n\r\n",
+            ] {
+                client.write_all(part.as_bytes()).unwrap();
+                std::thread::sleep(Duration::from_millis(30));
+            }
+            client
+        });
+        let got = read_request(&mut server, &limits(5000)).unwrap();
+        assert_eq!(
+            got,
+            Request {
+                method: "GET".into(),
+                target: "/summary.json?x=1".into(),
+                host: Some("127.0.0.1:80".into()),
+            }
+        );
+        drop(writer.join().unwrap());
+    }
+
+    #[test]
+    fn silent_slow_garbled_and_huge_requests_end_within_the_limit() {
+        // Silent: closed without an answer once the read limit is spent.
+        let (_client, mut server) = pair();
+        let started = Instant::now();
+        assert_eq!(read_request(&mut server, &limits(300)), Err(None));
+        assert!(started.elapsed() < Duration::from_secs(3));
+        // Half a request, then nothing: 408, within the limit counted from the start.
+        let (mut client, mut server) = pair();
+        client.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        let started = Instant::now();
+        assert_eq!(read_request(&mut server, &limits(300)), Err(Some(408)));
+        assert!(started.elapsed() < Duration::from_secs(3));
+        // Not HTTP.
+        let (mut client, mut server) = pair();
+        client.write_all(b"\x16\x03\x01 hello\r\n\r\n").unwrap();
+        assert_eq!(read_request(&mut server, &limits(2000)), Err(Some(400)));
+        // A head that never ends.
+        let (mut client, mut server) = pair();
+        let filler = std::thread::spawn(move || {
+            let _ = client.write_all(b"GET / HTTP/1.1\r\n");
+            let line = format!("X-Pad: {}\r\n", "a".repeat(1000));
+            for _ in 0..40 {
+                if client.write_all(line.as_bytes()).is_err() {
+                    break;
+                }
+            }
+            client
+        });
+        assert_eq!(read_request(&mut server, &limits(5000)), Err(Some(431)));
+        drop(server);
+        drop(filler.join().unwrap());
+    }
+
+    #[test]
+    fn an_answer_says_its_length_and_closes() {
+        let (mut client, server) = pair();
+        answer_text(server, 404, "not here", &[("Allow", "GET")]);
+        let mut got = String::new();
+        client.read_to_string(&mut got).unwrap();
+        assert!(got.starts_with("HTTP/1.1 404 Not Found\r\n"), "{got}");
+        assert!(got.contains("\r\nAllow: GET\r\n"), "{got}");
+        assert!(got.contains("\r\nContent-Length: 9\r\n"), "{got}");
+        assert!(
+            got.contains("\r\nConnection: close\r\n\r\nnot here\n"),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn a_wildcard_listener_is_woken_through_loopback() {
+        let v4: SocketAddr = "0.0.0.0:8123".parse().unwrap();
+        assert_eq!(waking_address(v4), "127.0.0.1:8123".parse().unwrap());
+        let v6: SocketAddr = "[::]:8123".parse().unwrap();
+        assert_eq!(waking_address(v6), "[::1]:8123".parse().unwrap());
+        let own: SocketAddr = "127.0.0.2:8123".parse().unwrap();
+        assert_eq!(waking_address(own), own);
+    }
+}

@@ -1,0 +1,665 @@
+//! A live window on a run: a small read-only HTTP server over one run folder (or the folders of
+//! its shards), for `joute run --serve`, `joute match --serve` and `joute serve DIR…`.
+//!
+//! It serves three things and nothing else, all read from the folders' `run.json` and games
+//! logs as they are now (so it follows a run played by this process or another one):
+//!
+//! - `GET /` (or `/index.html`): the run's report page ([`crate::report::html::render`], the
+//!   same page `index.html` is, with its charts inline), marked live: its script listens to
+//!   `/events` and redraws its tables and games from `/summary.json` and the page itself.
+//! - `GET /summary.json`: the object `joute run --json` prints (with `games`), plus `progress`:
+//!   games logged and scheduled, whether a run is writing the log now, games per second since
+//!   the server started, and the ETA.
+//! - `GET /events`: server-sent events: `game` when the logs grew, `end` when the server stops.
+//!
+//! No URL reaches the file system: paths are matched whole against these three (anything
+//! else, `/../etc/passwd` or `/%2e%2e/` alike, is a 404), only `GET` is answered (405
+//! otherwise), and on a loopback address a request must name that address in its `Host`
+//! header (400 otherwise), so that a web page elsewhere cannot read the run through a
+//! rebound DNS name. The page asks for nothing outside itself, and says so in its
+//! Content-Security-Policy.
+//!
+//! The run is never slowed by its viewers beyond one rebuild at a time: the page and the
+//! summary are built once per change of the logs, shared by every client, and rebuilt at most
+//! once per [`MIN_REBUILD`] or four times the last build's cost, whichever is longer. Each
+//! connection is answered on its own thread and closed after one answer, with timeouts on its
+//! reads and writes and a cap on connections and event streams (503 past them): see [`http`]
+//! and [`Limits`]. A client that never reads, or never finishes its request, holds only its
+//! own thread, and that for a bounded time.
+
+mod http;
+
+pub use http::Limits;
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::arena::log::ReadLock;
+use crate::report::html;
+use crate::report::load::summarize_logs;
+use crate::report::run::{page_timing, summary_json};
+use crate::report::{charts, table};
+
+/// The shortest time between two rebuilds of the page and summary.
+pub const MIN_REBUILD: Duration = Duration::from_millis(500);
+/// How often the logs are looked at for new games.
+const WATCH_EVERY: Duration = Duration::from_millis(200);
+/// A comment on an idle event stream this often, so that a dead client is noticed (and
+/// proxies keep the stream open).
+const KEEPALIVE: Duration = Duration::from_secs(15);
+/// How often an idle event stream looks whether its client closed the connection, so that a
+/// page closed gives its stream's place back soon.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// How long a connection past the cap may take to send its request before its 503.
+const REFUSE_WAIT: Duration = Duration::from_millis(100);
+/// How long [`LiveServer::stop`] keeps answering after telling the pages the run ended, so
+/// that they can fetch its last state.
+const LINGER: Duration = Duration::from_millis(1500);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address could not be bound.
+    #[error("--serve {addr}: cannot listen there: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A folder is not a run's.
+    #[error("{0}")]
+    Folder(String),
+    /// A thread of the server could not be started.
+    #[error("cannot start the live server: {0}")]
+    Start(String),
+}
+
+/// A running live server; [`LiveServer::stop`] (or dropping it) ends it.
+pub struct LiveServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// What the connection threads share.
+struct Shared {
+    logs: Vec<PathBuf>,
+    /// The `Host` values accepted (loopback only; empty: any).
+    hosts: Vec<String>,
+    limits: Limits,
+    bell: Mutex<Bell>,
+    rang: Condvar,
+    view: Mutex<Option<View>>,
+    /// Connections open, event streams included.
+    connections: AtomicUsize,
+    streams: AtomicUsize,
+    stopping: AtomicBool,
+    /// Games logged when the server first looked, and when: the rate's origin.
+    origin: Mutex<Option<(Instant, u64)>>,
+}
+
+/// What the watcher saw last.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bell {
+    /// Rises each time the logs grow.
+    generation: u64,
+    /// The server is stopping.
+    ended: bool,
+}
+
+/// The page and summary of the logs at one size.
+struct View {
+    key: Vec<u64>,
+    built: Instant,
+    cost: Duration,
+    page: Arc<String>,
+    summary: Arc<String>,
+}
+
+/// The run folders `dirs` (one run, or its shards): their games logs, each checked to be
+/// there with the `run.json` beside it.
+pub fn logs_of(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, ServeError> {
+    if dirs.is_empty() {
+        return Err(ServeError::Folder("no run folder given".into()));
+    }
+    dirs.iter()
+        .map(|dir| {
+            let (dir, log) = if dir.is_file() {
+                (
+                    dir.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                    dir.clone(),
+                )
+            } else {
+                (dir.clone(), dir.join("games.jsonl"))
+            };
+            if !dir.join("run.json").is_file() || !log.is_file() {
+                return Err(ServeError::Folder(format!(
+                    "{}: not a run folder (no run.json and games.jsonl in it)",
+                    dir.display()
+                )));
+            }
+            Ok(log)
+        })
+        .collect()
+}
+
+/// Whether `addr` is reachable from this machine only.
+pub fn is_loopback(addr: &SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}
+
+impl LiveServer {
+    /// Starts serving the run whose games logs are `logs` on `addr` (port 0: a free one).
+    pub fn start(addr: SocketAddr, logs: Vec<PathBuf>) -> Result<LiveServer, ServeError> {
+        LiveServer::start_with(addr, logs, Limits::default())
+    }
+
+    /// [`LiveServer::start`] with other limits on connections.
+    pub fn start_with(
+        addr: SocketAddr,
+        logs: Vec<PathBuf>,
+        limits: Limits,
+    ) -> Result<LiveServer, ServeError> {
+        let (listener, bound) =
+            http::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
+        let hosts = if is_loopback(&bound) {
+            let port = bound.port();
+            vec![
+                bound.to_string(),
+                format!("localhost:{port}"),
+                format!("127.0.0.1:{port}"),
+                format!("[::1]:{port}"),
+            ]
+        } else {
+            Vec::new()
+        };
+        let shared = Arc::new(Shared {
+            logs,
+            hosts,
+            limits,
+            bell: Mutex::new(Bell::default()),
+            rang: Condvar::new(),
+            view: Mutex::new(None),
+            connections: AtomicUsize::new(0),
+            streams: AtomicUsize::new(0),
+            stopping: AtomicBool::new(false),
+            origin: Mutex::new(None),
+        });
+        let accept = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("joute-serve".into())
+                .spawn(move || accept(&listener, &shared))
+                .map_err(|e| ServeError::Start(e.to_string()))?
+        };
+        let watch = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("joute-watch".into())
+                .spawn(move || watch(&shared))
+                .map_err(|e| ServeError::Start(e.to_string()))?
+        };
+        Ok(LiveServer {
+            addr: bound,
+            shared,
+            threads: vec![accept, watch],
+        })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's URL.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Tells the pages the run ended, answers their last requests for a moment, and stops.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if self.threads.is_empty() {
+            return;
+        }
+        let watching = self.shared.streams.load(Ordering::SeqCst) > 0;
+        if let Ok(mut bell) = self.shared.bell.lock() {
+            bell.ended = true;
+        }
+        self.shared.rang.notify_all();
+        if watching {
+            // The pages fetch the final state once they hear `end`.
+            let until = Instant::now() + LINGER;
+            std::thread::sleep(Duration::from_millis(300));
+            while Instant::now() < until
+                && self.shared.connections.load(Ordering::SeqCst)
+                    > self.shared.streams.load(Ordering::SeqCst)
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        let mut threads = std::mem::take(&mut self.threads);
+        // The accept loop sees the flag on its next connection: this one. Should it not come
+        // through, the thread is left behind (it serves nothing more: the flag is up).
+        let accept = threads.remove(0);
+        if http::wake(self.addr) {
+            let _ = accept.join();
+        }
+        for thread in threads {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for LiveServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The accept loop: each connection on its own thread, counted (a 503 past the limit), until
+/// the server stops; the listener is closed when it returns.
+fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
+    for stream in listener.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(_) => {
+                // Out of file descriptors, or the client left before it was accepted.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+        };
+        if http::prepare(&stream, &shared.limits).is_err() {
+            continue;
+        }
+        if shared.connections.fetch_add(1, Ordering::SeqCst) >= shared.limits.connections {
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+            refuse(stream, "too many connections at once");
+            continue;
+        }
+        let mine = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("joute-request".into())
+            .spawn(move || {
+                connection(&mine, stream);
+                mine.connections.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            // No thread to spare: the connection is dropped (closed).
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A 503 on the accepting thread, past the connection cap: the request (what came of it
+/// within [`REFUSE_WAIT`]) read and dropped first, so that closing does not reset the
+/// connection under the answer; the write goes into an empty socket buffer.
+fn refuse(mut stream: TcpStream, why: &str) {
+    let mut sink = [0u8; 4096];
+    let (until, mut head) = (Instant::now() + REFUSE_WAIT, Vec::new());
+    while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            break;
+        }
+        match stream.read(&mut sink) {
+            Ok(n) if n > 0 => head.extend_from_slice(&sink[..n]),
+            _ => break,
+        }
+    }
+    let body = format!("{why}\n");
+    let head = http::head(
+        503,
+        &[("Content-Type", "text/plain; charset=utf-8")],
+        Some(body.len()),
+    );
+    let _ = stream.write_all(format!("{head}{body}").as_bytes());
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    if stream.set_nonblocking(true).is_ok() {
+        while stream.read(&mut sink).is_ok_and(|n| n > 0) {}
+    }
+}
+
+/// Rings the bell when a log grows, until the server stops.
+fn watch(shared: &Shared) {
+    let mut last = sizes(&shared.logs);
+    while !shared.stopping.load(Ordering::SeqCst) {
+        std::thread::sleep(WATCH_EVERY);
+        let now = sizes(&shared.logs);
+        if now != last {
+            last = now;
+            if let Ok(mut bell) = shared.bell.lock() {
+                bell.generation += 1;
+            }
+            shared.rang.notify_all();
+        }
+    }
+}
+
+/// The logs' lengths in bytes (0 for one that cannot be read).
+fn sizes(logs: &[PathBuf]) -> Vec<u64> {
+    logs.iter()
+        .map(|log| std::fs::metadata(log).map_or(0, |m| m.len()))
+        .collect()
+}
+
+/// What the page may load: itself only (inline styles, scripts and SVG), and fetches to this
+/// server.
+const CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+
+/// The routes, as [`connection`] matches them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    Page,
+    Summary,
+    Events,
+}
+
+/// What a request for `method target` with `host` gets: a route, or an error status and
+/// message.
+fn route(
+    method: &str,
+    target: &str,
+    host: Option<&str>,
+    hosts: &[String],
+) -> Result<Route, (u16, &'static str)> {
+    if !hosts.is_empty() && !host.is_some_and(|h| hosts.iter().any(|x| x.eq_ignore_ascii_case(h))) {
+        return Err((400, "this server answers requests for its own address only"));
+    }
+    if method != "GET" {
+        return Err((405, "this server is read-only: GET only"));
+    }
+    // The path alone, matched whole: nothing in it is ever a file name.
+    let path = target.split(['?', '#']).next().unwrap_or("");
+    match path {
+        "/" | "/index.html" => Ok(Route::Page),
+        "/summary.json" => Ok(Route::Summary),
+        "/events" => Ok(Route::Events),
+        _ => Err((
+            404,
+            "not found: this server has /, /summary.json and /events",
+        )),
+    }
+}
+
+/// One connection: one request read, answered, and the connection closed.
+fn connection(shared: &Arc<Shared>, mut stream: TcpStream) {
+    let request = match http::read_request(&mut stream, &shared.limits) {
+        Ok(request) => request,
+        Err(Some(status)) => {
+            return http::answer_text(stream, status, "a request this server cannot read", &[]);
+        }
+        Err(None) => return,
+    };
+    let chosen = route(
+        &request.method,
+        &request.target,
+        request.host.as_deref(),
+        &shared.hosts,
+    );
+    const PLAIN: [(&str, &str); 2] = [
+        ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+    ];
+    match chosen {
+        Err((405, message)) => http::answer_text(stream, 405, message, &[("Allow", "GET")]),
+        Err((status, message)) => http::answer_text(stream, status, message, &[]),
+        Ok(Route::Events) => stream_events(shared, stream),
+        Ok(route) => match current_view(shared) {
+            Ok((page, summary)) => {
+                let (body, kind) = match route {
+                    Route::Page => (page, "text/html; charset=utf-8"),
+                    _ => (summary, "application/json"),
+                };
+                let mut headers = vec![("Content-Type", kind), ("Content-Security-Policy", CSP)];
+                headers.extend_from_slice(&PLAIN);
+                http::answer(stream, 200, &headers, body.as_bytes());
+            }
+            Err(message) => http::answer_text(stream, 503, &message, &PLAIN),
+        },
+    }
+}
+
+/// `/events`: `game` each time the logs grow, a comment when idle, `end` when the server
+/// stops; the stream ends when the client goes, or stops reading for the write timeout.
+fn stream_events(shared: &Arc<Shared>, mut out: TcpStream) {
+    if shared.streams.fetch_add(1, Ordering::SeqCst) >= shared.limits.streams {
+        shared.streams.fetch_sub(1, Ordering::SeqCst);
+        return http::answer_text(out, 503, "too many event streams at once", &[]);
+    }
+    let mut seen = shared.bell.lock().map(|b| b.generation).unwrap_or(0);
+    let head = http::head(
+        200,
+        &[
+            ("Content-Type", "text/event-stream"),
+            ("Cache-Control", "no-store"),
+        ],
+        None,
+    );
+    let mut ok = send(&mut out, &format!("{head}retry: 2000\n\n"));
+    let mut written = Instant::now();
+    while ok {
+        let Ok(bell) = shared.bell.lock() else { break };
+        let Ok((bell, _)) = shared
+            .rang
+            .wait_timeout_while(bell, LOOK_EVERY, |b| b.generation == seen && !b.ended)
+        else {
+            break;
+        };
+        let now = *bell;
+        drop(bell);
+        if now.ended {
+            send(&mut out, "event: end\ndata: {}\n\n");
+            break;
+        }
+        ok = if now.generation != seen {
+            seen = now.generation;
+            written = Instant::now();
+            send(&mut out, &format!("event: game\ndata: {seen}\n\n"))
+        } else if written.elapsed() >= KEEPALIVE {
+            written = Instant::now();
+            send(&mut out, ": idle\n\n")
+        } else {
+            !http::client_closed(&out)
+        };
+    }
+    shared.streams.fetch_sub(1, Ordering::SeqCst);
+    http::close(out);
+}
+
+/// Writes `text` to an event stream; whether it went.
+fn send(out: &mut TcpStream, text: &str) -> bool {
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
+}
+
+/// The page and summary of the logs as they are now: the cached ones when the logs have not
+/// grown, else built again (once for every waiting client, and not sooner than the rebuild
+/// interval after the last build).
+fn current_view(shared: &Shared) -> Result<(Arc<String>, Arc<String>), String> {
+    let mut slot = shared
+        .view
+        .lock()
+        .map_err(|_| "the server failed".to_string())?;
+    let key = sizes(&shared.logs);
+    if let Some(view) = slot.as_ref() {
+        if view.key == key {
+            return Ok((view.page.clone(), view.summary.clone()));
+        }
+        let gap = MIN_REBUILD.max(view.cost * 4);
+        let since = view.built.elapsed();
+        if since < gap {
+            std::thread::sleep(gap - since);
+        }
+    }
+    let started = Instant::now();
+    let (page, summary) = build(shared)?;
+    let view = View {
+        // What was read is at least this much: a later request sees any growth since.
+        key,
+        built: Instant::now(),
+        cost: started.elapsed(),
+        page: Arc::new(page),
+        summary: Arc::new(summary),
+    };
+    let got = (view.page.clone(), view.summary.clone());
+    *slot = Some(view);
+    Ok(got)
+}
+
+/// Whether a run is writing `log` now (it holds the writer's lock).
+fn is_playing(log: &Path) -> bool {
+    ReadLock::new(log).is_ok_and(|lock| lock.live)
+}
+
+/// Renders the page and the summary object from the logs.
+fn build(shared: &Shared) -> Result<(String, String), String> {
+    let (info, summary, loaded) = summarize_logs(&shared.logs)?;
+    let ratings = summary.ratings();
+    let rows = table::rating_rows(&summary, &ratings);
+    let scale = table::RatingScale::of(&summary, &ratings);
+    let svgs = charts::svg_charts(&summary, &ratings).map_err(|e| e.to_string())?;
+    let timing = page_timing(&info);
+    let page = html::render(&summary, &ratings, &svgs, &shared.logs, Some(timing), true)
+        .map_err(|e| e.to_string())?;
+    let mut object = summary_json(&summary, &rows, &scale, None, &info, None);
+    let playing = shared.logs.iter().any(|log| is_playing(log));
+    let logged = loaded.games_read;
+    let rate = {
+        let mut origin = shared.origin.lock().map_err(|_| "the server failed")?;
+        let (t0, n0) = *origin.get_or_insert((Instant::now(), logged));
+        let elapsed = t0.elapsed().as_secs_f64();
+        (logged > n0 && elapsed > 0.0).then(|| (logged - n0) as f64 / elapsed)
+    };
+    let left = loaded.games_scheduled.saturating_sub(logged);
+    let decided = summary.decision().is_some();
+    object["progress"] = json!({
+        "scheduled": loaded.games_scheduled,
+        "logged": logged,
+        "playing": playing && !decided,
+        "games_per_second": rate,
+        "eta_seconds": rate.filter(|_| playing && !decided).map(|r| left as f64 / r),
+    });
+    Ok((page, object.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends `GET path` and reads the answer's first line (a stream's included).
+    fn status_line(addr: SocketAddr, path: &str) -> (TcpStream, String) {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        // In one write (`write!` would send it in pieces).
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        s.write_all(request.as_bytes()).expect(path);
+        let mut got = Vec::new();
+        let mut byte = [0u8];
+        while !got.ends_with(b"\r\n") && s.read(&mut byte).expect(path) == 1 {
+            got.push(byte[0]);
+        }
+        (s, String::from_utf8_lossy(&got).trim_end().to_string())
+    }
+
+    #[test]
+    fn streams_and_connections_past_their_caps_get_a_503_at_once() {
+        let limits = Limits {
+            connections: 4,
+            streams: 2,
+            ..Limits::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let server = LiveServer::start_with(
+            "127.0.0.1:0".parse().unwrap(),
+            vec![dir.path().join("games.jsonl")],
+            limits,
+        )
+        .unwrap();
+        let addr = server.addr();
+        let (a, first) = status_line(addr, "/events");
+        let (b, second) = status_line(addr, "/events");
+        assert_eq!(
+            (first.as_str(), second.as_str()),
+            ("HTTP/1.1 200 OK", "HTTP/1.1 200 OK")
+        );
+        assert_eq!(
+            status_line(addr, "/events").1,
+            "HTTP/1.1 503 Service Unavailable"
+        );
+        // Two streams and two silent connections: the fifth connection is refused at once.
+        let silent: Vec<_> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let started = Instant::now();
+        assert_eq!(
+            status_line(addr, "/nowhere").1,
+            "HTTP/1.1 503 Service Unavailable"
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // A stream's place is given back when its client goes.
+        drop((a, silent));
+        std::thread::sleep(LOOK_EVERY + Duration::from_millis(500));
+        let (_c, again) = status_line(addr, "/events");
+        assert_eq!(again, "HTTP/1.1 200 OK");
+        drop(b);
+        server.stop();
+    }
+
+    fn hosts() -> Vec<String> {
+        vec!["127.0.0.1:8000".into(), "localhost:8000".into()]
+    }
+
+    #[test]
+    fn only_the_three_paths_are_served_and_nothing_else_reaches_a_file() {
+        let h = hosts();
+        let get = |url: &str| route("GET", url, Some("127.0.0.1:8000"), &h);
+        assert_eq!(get("/"), Ok(Route::Page));
+        assert_eq!(get("/index.html?x=1"), Ok(Route::Page));
+        assert_eq!(get("/summary.json"), Ok(Route::Summary));
+        assert_eq!(get("/events"), Ok(Route::Events));
+        for url in [
+            "/../../etc/passwd",
+            "/%2e%2e/%2e%2e/etc/passwd",
+            "/..%2f..%2fetc%2fpasswd",
+            "//etc/passwd",
+            "/games.jsonl",
+            "/run.json",
+            "/index.html/../run.json",
+            "/summary.json/",
+            "",
+        ] {
+            assert_eq!(get(url).map_err(|e| e.0), Err(404), "{url}");
+        }
+    }
+
+    #[test]
+    fn only_get_for_this_host_is_answered() {
+        let h = hosts();
+        for method in ["POST", "PUT", "DELETE", "HEAD", "get"] {
+            let got = route(method, "/", Some("localhost:8000"), &h);
+            assert_eq!(got.map_err(|e| e.0), Err(405), "{method}");
+        }
+        for host in [None, Some("evil.example:8000"), Some("127.0.0.1:8001")] {
+            let got = route("GET", "/", host, &h);
+            assert_eq!(got.map_err(|e| e.0), Err(400), "{host:?}");
+        }
+        // Bound elsewhere than loopback: any host (the user chose to publish it).
+        assert_eq!(route("GET", "/", None, &[]), Ok(Route::Page));
+    }
+}

@@ -1,0 +1,469 @@
+//! The live page (`joute run --serve`, `joute serve DIR`): what it serves, what it refuses
+//! (paths that climb, encoded paths, other methods, other hosts), that clients which never
+//! read slow neither the run nor other clients, that Ctrl-C stops the run (exit 130,
+//! resumable) and the server with it, and — with a Chromium — that the page redraws itself
+//! in a real browser as games finish, without a reload and without an error.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Process, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common;
+
+/// Connect 4, four engines: 144 games that take a few seconds on one thread, so that a page
+/// sees them arrive.
+const SLOW: &str = r#"
+name = "live"
+game = "connect4"
+seed = 11
+openings = { plies = 4, count = 12 }
+
+[[engine]]
+name = "ab-2"
+algorithm = "alphabeta"
+depth = 2
+
+[[engine]]
+name = "ab-4"
+algorithm = "alphabeta"
+depth = 4
+
+[[engine]]
+name = "pvs-7"
+algorithm = "pvs"
+depth = 7
+
+[[engine]]
+name = "mcts-300"
+algorithm = "mcts"
+playouts = 300
+"#;
+
+/// A joute process with a live server: the child, its URL's address, and its stderr lines.
+struct Live {
+    child: Child,
+    addr: SocketAddr,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Live {
+    /// Starts `joute ARGS` and waits for the URL it prints.
+    fn start(args: &[&str]) -> Live {
+        let mut child = Process::new(common::bin())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = mpsc::channel();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let addr = loop {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => {
+                    if let Some(url) = line.split("live page: http://").nth(1) {
+                        break url.split('/').next().and_then(|a| a.parse().ok());
+                    }
+                }
+                Err(_) => break None,
+            }
+        };
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no URL printed by joute {args:?}");
+        };
+        Live {
+            child,
+            addr,
+            stderr: rx,
+        }
+    }
+
+    /// Sends SIGINT (Ctrl-C) and waits; returns the exit code and the rest of stderr.
+    fn interrupt(mut self) -> (Option<i32>, String) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let code = wait_for(&mut self.child, Duration::from_secs(60));
+        (code, self.stderr.try_iter().collect::<Vec<_>>().join("\n"))
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits for `child` at most `limit`; its exit code (None: killed after the limit).
+fn wait_for(child: &mut Child, limit: Duration) -> Option<i32> {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// An HTTP answer: status, headers (lower-case names), body.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `request` as written (no client normalises its path) and reads the whole answer.
+fn send(addr: SocketAddr, request: &str) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    // Read to the end of the body its Content-Length announces (or to the end of the stream):
+    // a HEAD answer has the length and no body.
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        let text = String::from_utf8_lossy(&raw);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head.lines().find_map(|l| {
+                let (n, v) = l.split_once(':')?;
+                n.eq_ignore_ascii_case("content-length")
+                    .then(|| v.trim().parse::<usize>().ok())?
+            });
+            let head_only = request.starts_with("HEAD ");
+            if length.is_some_and(|n| head_only || body.len() >= n) {
+                break;
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+            Err(e) => panic!(
+                "{request:?}: {e}; read so far: {:?}",
+                String::from_utf8_lossy(&raw)
+            ),
+        }
+    }
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// `METHOD path` for this server's own address.
+fn request(addr: SocketAddr, method: &str, path: &str) -> Answer {
+    send(
+        addr,
+        &format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+/// `joute run SPEC --out OUT --threads 1 --serve`: one thread, so that games come one by one.
+fn served_run(spec: &Path, out: &Path) -> Vec<String> {
+    let (spec, out) = (spec.display().to_string(), out.display().to_string());
+    ["run", &spec, "--out", &out, "--threads", "1", "--serve"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// `/summary.json`, parsed.
+fn summary(addr: SocketAddr) -> Value {
+    let got = request(addr, "GET", "/summary.json");
+    assert_eq!(got.status, 200, "{}", got.body);
+    serde_json::from_str(&got.body).unwrap()
+}
+
+/// A finished run of `SLOW` on 2 openings: 24 games.
+fn finished_run(dir: &Path) -> PathBuf {
+    common::run_spec(dir, &SLOW.replace("count = 12", "count = 2"))
+}
+
+#[test]
+fn a_finished_run_is_served_read_only() {
+    let dir = common::scratch("read-only");
+    let out = finished_run(&dir);
+    let live = Live::start(&["serve", out.to_str().unwrap()]);
+    let addr = live.addr;
+
+    // The page, marked live, closed to anything outside it.
+    let page = request(addr, "GET", "/");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.header("content-type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert!(page.body.contains("<body data-live"), "not the live page");
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(csp.contains("default-src 'none'") && csp.contains("connect-src 'self'"));
+    assert_eq!(request(addr, "GET", "/index.html").body, page.body);
+
+    // The summary is the object `joute report --json` prints for the same log, plus progress.
+    let live_summary = summary(addr);
+    let report = common::joute_ok(&[
+        "report",
+        out.join("games.jsonl").to_str().unwrap(),
+        "--out",
+        dir.join("report").to_str().unwrap(),
+        "--json",
+    ]);
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["games"], 24);
+    for key in ["name", "games", "ratings", "scale", "terminations"] {
+        assert_eq!(live_summary[key], report[key], "{key}");
+    }
+    assert_eq!(live_summary["progress"]["logged"], 24);
+    assert_eq!(live_summary["progress"]["scheduled"], 24);
+    assert_eq!(live_summary["progress"]["playing"], false);
+
+    // Nothing else: no path reaches a file, however it is written.
+    for path in [
+        "/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2fetc%2fpasswd",
+        "/%2F..%2F..%2Fetc%2Fpasswd",
+        "//etc/passwd",
+        "/games.jsonl",
+        "/run.json",
+        "/index.html/../run.json",
+        "/ratings.csv",
+    ] {
+        let got = request(addr, "GET", path);
+        assert!(matches!(got.status, 400 | 404), "{path}: {}", got.status);
+        assert!(!got.body.contains("root:") && !got.body.contains("spec_hash"));
+    }
+    for method in ["POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
+        let got = request(addr, method, "/summary.json");
+        assert_eq!(got.status, 405, "{method}");
+        assert_eq!(got.header("allow"), Some("GET"), "{method}");
+    }
+    // Another host name (a page elsewhere reaching this server through a rebound DNS name).
+    let got = send(
+        addr,
+        "GET /summary.json HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(got.status, 400);
+
+    // Idle clients hold only their own connections: event streams nobody reads, page
+    // requests whose answers are never read (on keep-alive connections), connections that
+    // send nothing and requests never finished. Opened in bursts (a burst of connections once
+    // left the next one queued behind them, unanswered), each burst followed by requests that
+    // must all be answered at once.
+    let mut idle = Vec::new();
+    for burst in 0..4 {
+        for path in ["/events", "/events", "/", "/", "/summary.json", "", "half"] {
+            let mut s = TcpStream::connect(addr).unwrap();
+            match path {
+                "" => {}
+                "half" => write!(s, "GET /summary.json HTTP/1.1\r\nHo").unwrap(),
+                _ => write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap(),
+            }
+            idle.push(s);
+        }
+        for _ in 0..3 {
+            let started = Instant::now();
+            assert_eq!(request(addr, "GET", "/").status, 200, "burst {burst}");
+            assert_eq!(summary(addr)["games"], 24, "burst {burst}");
+            let took = started.elapsed();
+            assert!(took < Duration::from_secs(5), "burst {burst}: {took:?}");
+        }
+    }
+
+    // Ctrl-C stops it, idle clients or not.
+    let (code, _) = live.interrupt();
+    assert_eq!(code, Some(0));
+    drop(idle);
+}
+
+#[test]
+fn serve_refuses_a_folder_that_holds_no_run() {
+    let dir = common::scratch("no-run");
+    let out = assert_cmd::Command::cargo_bin("joute")
+        .unwrap()
+        .args(["serve", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a run folder"), "{err}");
+    let out = assert_cmd::Command::cargo_bin("joute")
+        .unwrap()
+        .args(["run", "--serve", "nowhere.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("put the spec before --serve"), "{err}");
+}
+
+/// Reads an event stream until `event: NAME` or the limit; whether it came.
+fn wait_event(stream: &mut BufReader<TcpStream>, name: &str, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    let mut line = String::new();
+    while Instant::now() < until {
+        line.clear();
+        match stream.read_line(&mut line) {
+            Ok(0) => return false,
+            Ok(_) if line.trim_end() == format!("event: {name}") => return true,
+            Ok(_) => {}
+            Err(_) => {}
+        }
+    }
+    false
+}
+
+fn events(addr: SocketAddr) -> BufReader<TcpStream> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    write!(s, "GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    BufReader::new(s)
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
+    let dir = common::scratch("ctrl-c");
+    let spec = dir.join("spec.toml");
+    std::fs::write(&spec, SLOW).unwrap();
+    let out = dir.join("out");
+    let args = served_run(&spec, &out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live = Live::start(&args);
+    let addr = live.addr;
+    let mut stream = events(addr);
+    assert!(
+        wait_event(&mut stream, "game", Duration::from_secs(60)),
+        "no game event"
+    );
+    // A client that never reads its stream does not hold the run up.
+    let mut deaf = TcpStream::connect(addr).unwrap();
+    write!(deaf, "GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let first = summary(addr);
+    assert_eq!(first["progress"]["playing"], true);
+    assert_eq!(first["progress"]["scheduled"], 144);
+    let (code, err) = live.interrupt();
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(common::lines_in(&out.join("games.jsonl")) < 144);
+    assert!(
+        wait_event(&mut stream, "end", Duration::from_secs(5)),
+        "no end event"
+    );
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "the server outlived the run"
+    );
+    // Resumable as any interrupted run.
+    let mut resume = args[..6].to_vec();
+    resume.extend(["--resume", "--quiet"]);
+    common::joute_ok(&resume);
+    assert_eq!(common::lines_in(&out.join("games.jsonl")), 144);
+    drop(deaf);
+}
+
+#[test]
+#[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it serve:: -- --include-ignored"]
+fn the_live_page_redraws_itself_in_a_browser() {
+    let browser =
+        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
+    let dir = common::scratch("browser");
+    let spec = dir.join("spec.toml");
+    // 480 longer games: the page redraws itself while they are played (about 10 s in the
+    // test profile on one thread).
+    let slower = SLOW
+        .replace("count = 12", "count = 40")
+        .replace("playouts = 300", "playouts = 3000");
+    std::fs::write(&spec, slower).unwrap();
+    let out = dir.join("out");
+    let args = served_run(&spec, &out);
+    let mut live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // In real time (the browser driven over its DevTools pipe): the page redraws itself three
+    // times, at most once a second, as games finish.
+    let url = format!("http://{}/#test=live:3", live.addr);
+    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(120));
+    let test = &seen.selftest;
+    assert_eq!(test["ok"], true, "{test}");
+    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
+    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
+    assert_eq!(seen.navigations, 1, "the page reloaded: {test}");
+    let counts: Vec<u64> = test["live"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert!(counts.len() >= 3, "{test}");
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]) && counts[0] < counts[counts.len() - 1],
+        "the game count did not grow: {test}"
+    );
+    assert!(
+        counts[counts.len() - 1] < 480,
+        "the run ended before the page redrew itself: {test}"
+    );
+    // The rating table was drawn again with other numbers, and the viewer has the new games:
+    // at least those the summary counted a redraw earlier (a redraw fetches the summary and
+    // the page side by side, so the page may be a little older than the summary beside it).
+    let tables = test["live"]["tables"].as_array().unwrap();
+    assert_ne!(tables[0], tables[tables.len() - 1], "{test}");
+    let games_drawn = test["games"].as_u64().unwrap();
+    assert!(
+        games_drawn >= counts[counts.len() - 2] && games_drawn > counts[0],
+        "{test}"
+    );
+    assert_eq!(wait_for(&mut live.child, Duration::from_secs(300)), Some(0));
+
+    // The same page for the finished run: drawn once from the server, its stream left open
+    // (the run is over; nothing more will come).
+    let done = Live::start(&["serve", out.to_str().unwrap()]);
+    let url = format!("http://{}/#test=live:1", done.addr);
+    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(60));
+    let test = &seen.selftest;
+    assert_eq!(test["ok"], true, "{test}");
+    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
+    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
+    assert_eq!(seen.navigations, 1, "{test}");
+    assert_eq!(test["games"], 480, "{test}");
+    assert_eq!(test["live"]["counts"], serde_json::json!([480]), "{test}");
+    assert_eq!(done.interrupt().0, Some(0));
+}
