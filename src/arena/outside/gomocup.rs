@@ -281,19 +281,12 @@ impl<G: Game> Dialect<G> for Gomocup {
         };
         // Some programs (PentaZen) never end the answer's line: what they wrote of it after a
         // short wait is the answer, taken out so that it cannot prefix the next one.
-        let about = match answer_by(
-            io,
-            deadline.min(Instant::now() + ABOUT_LINE_END),
-            wait,
-            heard,
-        ) {
-            Err(PlayerError::NoAnswer(..)) => match io.take_unended() {
-                Some(text) => text,
-                None => answer_by(io, deadline, wait, heard).or_else(|e| match e {
-                    PlayerError::NoAnswer(..) => io.take_unended().ok_or(e),
-                    e => Err(e),
-                })?,
-            },
+        let ask = |io: &mut EngineProcess, by: Instant| match answer_by(io, by, wait, heard) {
+            Err(e @ PlayerError::NoAnswer(..)) => io.take_unended().ok_or(e),
+            answer => answer,
+        };
+        let about = match ask(io, deadline.min(Instant::now() + ABOUT_LINE_END)) {
+            Err(PlayerError::NoAnswer(..)) => ask(io, deadline)?,
             about => about?,
         };
         self.name = about_name(&about);
