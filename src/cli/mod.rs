@@ -249,6 +249,11 @@ pub struct TuneArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// While it runs, serve the tuning page live on this address (default 127.0.0.1 on a free
+    /// port; the URL is printed): its charts, history and current weights redraw themselves
+    /// as candidates finish, and it shows the confirmation once the run ends.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
+    pub serve: Option<String>,
 }
 
 /// Arguments of `joute report`.
