@@ -360,6 +360,23 @@ fn events(addr: SocketAddr) -> BufReader<TcpStream> {
     BufReader::new(s)
 }
 
+/// Ctrl-C: the run stops as interrupted (exit 130), and its server with it, after telling the
+/// page listening on `stream` that the run ended.
+fn interrupt_with_its_server(live: Live, stream: &mut BufReader<TcpStream>) {
+    let addr = live.addr;
+    let (code, err) = live.interrupt();
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(
+        wait_event(stream, "end", Duration::from_secs(5)),
+        "no end event"
+    );
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "the server outlived the run"
+    );
+}
+
 #[test]
 fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let dir = common::scratch("ctrl-c");
@@ -381,18 +398,8 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let first = summary(addr);
     assert_eq!(first["progress"]["playing"], true);
     assert_eq!(first["progress"]["scheduled"], 144);
-    let (code, err) = live.interrupt();
-    assert_eq!(code, Some(130), "{err}");
-    assert!(err.contains("interrupted"), "{err}");
+    interrupt_with_its_server(live, &mut stream);
     assert!(common::lines_in(&out.join("games.jsonl")) < 144);
-    assert!(
-        wait_event(&mut stream, "end", Duration::from_secs(5)),
-        "no end event"
-    );
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "the server outlived the run"
-    );
     // Resumable as any interrupted run.
     let mut resume = args[..6].to_vec();
     resume.extend(["--resume", "--quiet"]);
@@ -401,11 +408,26 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     drop(deaf);
 }
 
+/// Opens the page served at `addr` in headless Chromium, in real time (driven over its DevTools
+/// pipe), with the self-test `#test=TEST`, and returns the self-test's report once the page
+/// wrote it (within `limit`), checked to have run without an error, in the browser's console
+/// or its own, and without a reload.
+fn in_browser(addr: SocketAddr, test: &str, limit: Duration) -> Value {
+    let browser =
+        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
+    let url = format!("http://{addr}/#test={test}");
+    let seen = common::devtools::watch_selftest(&browser, &url, limit);
+    let test = &seen.selftest;
+    assert_eq!(test["ok"], true, "{test}");
+    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
+    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
+    assert_eq!(seen.navigations, 1, "the page reloaded: {test}");
+    seen.selftest
+}
+
 #[test]
 #[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it serve:: -- --include-ignored"]
 fn the_live_page_redraws_itself_in_a_browser() {
-    let browser =
-        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
     let dir = common::scratch("browser");
     let spec = dir.join("spec.toml");
     // 480 longer games: the page redraws itself while they are played (about 10 s in the
@@ -419,13 +441,7 @@ fn the_live_page_redraws_itself_in_a_browser() {
     let mut live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
     // In real time (the browser driven over its DevTools pipe): the page redraws itself three
     // times, at most once a second, as games finish.
-    let url = format!("http://{}/#test=live:3", live.addr);
-    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(120));
-    let test = &seen.selftest;
-    assert_eq!(test["ok"], true, "{test}");
-    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
-    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
-    assert_eq!(seen.navigations, 1, "the page reloaded: {test}");
+    let test = &in_browser(live.addr, "live:3", Duration::from_secs(120));
     let counts: Vec<u64> = test["live"]["counts"]
         .as_array()
         .unwrap()
@@ -456,13 +472,7 @@ fn the_live_page_redraws_itself_in_a_browser() {
     // The same page for the finished run: drawn once from the server, its stream left open
     // (the run is over; nothing more will come).
     let done = Live::start(&["serve", out.to_str().unwrap()]);
-    let url = format!("http://{}/#test=live:1", done.addr);
-    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(60));
-    let test = &seen.selftest;
-    assert_eq!(test["ok"], true, "{test}");
-    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
-    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
-    assert_eq!(seen.navigations, 1, "{test}");
+    let test = &in_browser(done.addr, "live:1", Duration::from_secs(60));
     assert_eq!(test["games"], 480, "{test}");
     assert_eq!(test["live"]["counts"], serde_json::json!([480]), "{test}");
     assert_eq!(done.interrupt().0, Some(0));
@@ -472,44 +482,10 @@ fn the_live_page_redraws_itself_in_a_browser() {
 /// small matches (at depth 8, about 0.2 s a candidate on one thread in the test profile, on the
 /// shared 2-core machine; at depth 6, 0.05 s).
 fn tune_spec(dir: &Path, candidates: u64, depth: u32) -> PathBuf {
-    let text = format!(
-        r#"name = "served"
-game = "connect4"
-seed = 3
-method = "hill-climb"
-
-[engine]
-algorithm = "alphabeta"
-depth = {depth}
-weights = "{}"
-
-[openings]
-plies = 4
-
-[budget]
-iterations = {candidates}
-
-[hill]
-pairs = 4
-
-[confirm]
-games = 40
-aa_games = 20
-
-[[param]]
-name = "own_threes"
-min = -20
-max = 40
-step = 4
-
-[[param]]
-name = "own_immediate"
-min = -20
-max = 100
-step = 10
-"#,
-        common::manifest("weights/connect4-centre.toml")
-    );
+    let budget = format!("iterations = {candidates}");
+    let text = common::tune_spec_text(dir, "hill-climb", &budget, "\n[hill]\npairs = 4\n")
+        .replace("depth = 2", &format!("depth = {depth}"))
+        .replace("games = 200\naa_games = 40", "games = 40\naa_games = 20");
     let path = dir.join("tune.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -542,7 +518,7 @@ fn a_tuning_run_is_served_live_stopped_by_ctrl_c_and_served_finished() {
     // The record as it is now (from the start, before any checkpoint is written), then
     // growing: each change said on the stream.
     let first = summary(addr);
-    assert_eq!(first["name"], "served");
+    assert_eq!(first["name"], "t");
     assert_eq!(first["method"], "hill-climb");
     assert_eq!(first["confirmation"], Value::Null);
     assert_eq!(first["progress"]["stage"], "tuning");
@@ -596,17 +572,7 @@ fn a_tuning_run_is_served_live_stopped_by_ctrl_c_and_served_finished() {
     assert_eq!(request(addr, "POST", "/summary.json").status, 405);
 
     // Ctrl-C stops the run (resumable, exit 130) and the server with it.
-    let (code, err) = live.interrupt();
-    assert_eq!(code, Some(130), "{err}");
-    assert!(err.contains("interrupted"), "{err}");
-    assert!(
-        wait_event(&mut stream, "end", Duration::from_secs(5)),
-        "no end event"
-    );
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "the server outlived the run"
-    );
+    interrupt_with_its_server(live, &mut stream);
     let tuned = common::history(&out).len();
     assert!(tuned < 400, "{tuned}");
 
@@ -653,8 +619,6 @@ fn a_tuning_run_is_served_live_stopped_by_ctrl_c_and_served_finished() {
 #[test]
 #[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it serve:: -- --include-ignored"]
 fn the_live_tuning_page_redraws_itself_in_a_browser_to_the_end() {
-    let browser =
-        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
     let dir = common::scratch("tune-browser");
     let spec = tune_spec(&dir, 40, 8);
     let out = dir.join("out");
@@ -662,13 +626,7 @@ fn the_live_tuning_page_redraws_itself_in_a_browser_to_the_end() {
     let mut live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
     // In real time, to the run's end: the page redraws itself as candidates finish (at most
     // once a second), then once more when the server says the run ended.
-    let url = format!("http://{}/#test=live:100000", live.addr);
-    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(240));
-    let test = &seen.selftest;
-    assert_eq!(test["ok"], true, "{test}");
-    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
-    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
-    assert_eq!(seen.navigations, 1, "the page reloaded: {test}");
+    let test = &in_browser(live.addr, "live:100000", Duration::from_secs(240));
     let run = &test["live"];
     assert_eq!(run["final"], true, "{test}");
     let counts: Vec<u64> = (run["candidates"].as_array().unwrap().iter())
@@ -693,13 +651,7 @@ fn the_live_tuning_page_redraws_itself_in_a_browser_to_the_end() {
 
     // The same page for the finished run, from `joute serve`.
     let done = Live::start(&["serve", out.to_str().unwrap()]);
-    let url = format!("http://{}/#test=live:1", done.addr);
-    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(60));
-    let test = &seen.selftest;
-    assert_eq!(test["ok"], true, "{test}");
-    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
-    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
-    assert_eq!(seen.navigations, 1, "{test}");
+    let test = &in_browser(done.addr, "live:1", Duration::from_secs(60));
     assert_eq!(
         test["live"]["candidates"],
         serde_json::json!([40]),

@@ -250,8 +250,11 @@ pub(super) fn moved_names(record: &TuneRecord, h: &HistoryLine) -> String {
         .join(", ")
 }
 
-/// The live page's script.
-const SCRIPT: &str = include_str!("../../../templates/tune.js");
+/// The live page's script, and the follower it shares with the run's live page.
+const SCRIPT: &str = concat!(
+    include_str!("../../../templates/tune.js"),
+    include_str!("../../../templates/live.js")
+);
 
 /// The page's text (what [`write_tune_report`] writes as `index.html`); `charts` are (name,
 /// svg text) pairs to inline, as [`tune_svg_charts`] gives them (may be empty).

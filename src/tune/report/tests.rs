@@ -450,6 +450,7 @@ fn the_live_page_is_the_report_with_its_script_and_the_current_weights() {
     assert!(live.contains("<body data-live>") && live.contains("id=\"live-status\""));
     assert!(live.contains("<h2>Final weights</h2>"));
     assert!(live.contains(include_str!("../../../templates/tune.js")));
+    assert!(live.contains("function jouteFollow("));
     let strip = |page: &str| {
         let from = page.find("<pre id=\"selftest\"").unwrap();
         page[..from].replace(" data-live", "").replace(

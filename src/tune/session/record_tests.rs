@@ -11,35 +11,13 @@ use crate::tune::record::HistoryLine;
 use crate::tune::session::{TuneObserver, TuneOptions, TuneSession, record_in_folder};
 use crate::tune::spec::parse;
 
-/// Morpion 5×5, four in a row, at depth 2: four candidates and two small matches.
-const SPEC: &str = r#"name = "record"
-game = "morpion-5x5-4"
-seed = 7
-method = "hill-climb"
-
-[engine]
-algorithm = "alphabeta"
-depth = 2
-
-[openings]
-plies = 2
-
-[budget]
-iterations = 4
-
-[hill]
-pairs = 4
-
-[confirm]
-games = 8
-aa_games = 4
-
-[[param]]
-name = "centre"
-min = -10
-max = 10
-step = 3
-"#;
+/// The A/A tests' Morpion 5×5 spec with four candidates of 4 pairs and two small matches.
+fn spec_text() -> String {
+    let spec = super::aa_tests::SPEC
+        .replace("iterations = 1", "iterations = 4")
+        .replace("games = 2\naa_games = 400", "games = 8\naa_games = 4");
+    format!("{spec}\n[hill]\npairs = 4\n")
+}
 
 /// Reads the record from the folder after every candidate and compares it with the run's.
 struct Follow {
@@ -67,7 +45,7 @@ impl TuneObserver for Follow {
 
 #[test]
 fn the_record_read_from_the_folder_is_the_runs_own_at_every_step_and_at_the_end() {
-    let spec = parse(SPEC, "record.toml").unwrap();
+    let spec = parse(&spec_text(), "record.toml").unwrap();
     let start: Vec<f64> = spec.params.iter().map(|p| p.value).collect();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
