@@ -82,7 +82,8 @@ pub enum Command {
     Tune(TuneArgs),
     /// Ratings, charts and HTML from one or more game logs (shards merge).
     Report(ReportArgs),
-    /// Serve a run's page live: a run another process plays, a finished run, or shards merged.
+    /// Serve a run's page live: a run another process plays, a finished run, or shards merged;
+    /// or a tuning run's.
     Serve(serve::ServeArgs),
     /// Count the move sequences of exactly DEPTH plies (perft), for every depth up to DEPTH.
     Perft(PerftArgs),
