@@ -11,7 +11,8 @@
 //!   `/events` and redraws its tables and games from `/summary.json` and the page itself.
 //! - `GET /summary.json`: the object `joute run --json` prints (with `games`), plus `progress`:
 //!   games logged and scheduled, whether a run is writing the log now, games per second since
-//!   the server started, and the ETA.
+//!   the server started, and the ETA. A tuning run: its record (`TuneRecord`), plus its own
+//!   `progress` (stage, candidates, games against the plan, rate, ETA).
 //! - `GET /events`: server-sent events: `game` when the logs grew (a tuning run: `change` when
 //!   its files changed), `end` when the server stops.
 //!
