@@ -654,9 +654,21 @@ mod tests {
             status_line(addr, "/events").1,
             "HTTP/1.1 503 Service Unavailable"
         );
+        // The refused stream's connection counts until its thread has closed it: wait for
+        // that, or a silent connection below could be refused in its place.
+        let open = || server.shared.connections.load(Ordering::SeqCst);
+        let waited = Instant::now();
+        while open() != 2 && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(open(), 2);
         // Two streams and two silent connections: the fifth connection is refused at once.
         let silent: Vec<_> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
-        std::thread::sleep(Duration::from_millis(200));
+        let waited = Instant::now();
+        while open() != 4 && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(open(), 4);
         let started = Instant::now();
         assert_eq!(
             status_line(addr, "/nowhere").1,
