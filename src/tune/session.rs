@@ -166,7 +166,12 @@ impl TuneSession {
             // Never over an input: the spec, the start weights, a pool engine's weights.
             let weights = std::iter::once(&spec.engine)
                 .chain(&spec.pool)
-                .map(|e| PathBuf::from(&e.weights_origin));
+                .map(|e| PathBuf::from(&e.weights_origin))
+                .chain(
+                    spec.patterns()
+                        .and_then(|p| p.start.as_ref())
+                        .map(|s| PathBuf::from(&s.path)),
+                );
             let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
             let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
             crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
@@ -346,7 +351,7 @@ impl TuneSession {
         }
         let spec = &self.ck.spec;
         let state = &self.ck.state;
-        let tournament = match_tournament(
+        let mut tournament = match_tournament(
             spec,
             kind,
             state.theta(),
@@ -354,6 +359,14 @@ impl TuneSession {
             openings,
             aa_tie_break,
         );
+        if spec.patterns().is_some() {
+            let [tuned, start] = super::pattern_round::match_patterns(spec, state, &self.out)?;
+            let patterns = match kind {
+                MatchKind::Confirm => [tuned, start],
+                MatchKind::Aa => [start.clone(), start],
+            };
+            tournament = with_patterns(tournament, patterns);
+        }
         let dir = self.out.join(kind.folder());
         let options = Options {
             threads,
@@ -431,10 +444,21 @@ impl TuneSession {
             TUNED_WEIGHTS
         });
         let endgame = ck.state.endgame();
-        write_tuned(spec, &theta, (&tuned, endgame), &header, &in_folder)?;
-        if let Some(path) = &self.copy {
-            write_tuned(spec, &theta, (&tuned, endgame), &header, path)?;
-        }
+        let in_folder = if spec.patterns().is_some() {
+            // Pattern weights: a binary file, which has no room for the header
+            // (summary.json and the report say how they were made).
+            let in_folder = self.out.join(super::pattern_round::TUNED_PATTERNS);
+            for path in std::iter::once(&in_folder).chain(&self.copy) {
+                super::pattern_round::write_tuned(spec, &ck.state, &self.out, path)?;
+            }
+            in_folder
+        } else {
+            write_tuned(spec, &theta, (&tuned, endgame), &header, &in_folder)?;
+            if let Some(path) = &self.copy {
+                write_tuned(spec, &theta, (&tuned, endgame), &header, path)?;
+            }
+            in_folder
+        };
         let weights_file = self
             .copy
             .as_ref()
@@ -549,6 +573,19 @@ pub(super) fn match_tournament(
     let engines = engines
         .map(|(name, weights, endgame)| built_in_engine(spec, name, weights, endgame, tie_break));
     match_spec(spec, kind.folder(), seed, engines, openings)
+}
+
+/// `tournament` with its two engines evaluating with `patterns` (in the engines' order; `None`
+/// keeps an engine's linear weights).
+fn with_patterns(
+    tournament: TournamentSpec,
+    patterns: [Option<crate::arena::spec::PatternsFile>; 2],
+) -> TournamentSpec {
+    let mut resolved = tournament.resolved;
+    for (engine, p) in resolved.engines.iter_mut().zip(patterns) {
+        engine.patterns = p;
+    }
+    TournamentSpec::from_resolved(resolved)
 }
 
 /// The tuned built-in engine called `name` with every feature's `weights` (and the endgame
