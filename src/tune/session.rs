@@ -176,6 +176,12 @@ impl TuneSession {
             let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
             crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
             check_weights_copy(path, options.force)?;
+            if spec.patterns().is_some() && path.extension().is_none_or(|e| e != "jpw") {
+                return Err(input(format!(
+                    "{}: the run fits pattern weights, a binary file: name a .jpw file",
+                    path.display()
+                )));
+            }
         }
         let ck = if checkpoint_path.exists() {
             let mut ck =

@@ -513,6 +513,25 @@ fn pattern_rounds_play_fit_confirm_and_write_pattern_weights() {
     assert!(confirm[1].get("patterns").is_none(), "{:?}", confirm[1]);
     assert!(engines("aa").iter().all(|e| e.get("patterns").is_none()));
 
+    // A copy that is not a .jpw file is refused before any game.
+    let refused = common::joute_in(
+        &dir,
+        &[
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            dir.join("other").to_str().unwrap(),
+            "--write-weights",
+            dir.join("copy.toml").to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("name a .jpw file"), "{stderr}");
+    assert!(
+        !dir.join("other/selfplay").exists(),
+        "no game before the refusal"
+    );
     // An engine plays the result.
     common::joute_ok(&[
         "match",
