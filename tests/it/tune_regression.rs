@@ -62,6 +62,21 @@ fn weights_lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// An engine plays with the weights file `weights` (a short match into `out`).
+fn plays(weights: &Path, out: &Path) {
+    common::joute_ok(&[
+        "match",
+        "othello",
+        &format!("alphabeta:1:{}", weights.display()),
+        "random",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+}
+
 #[test]
 fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
     let dir = common::scratch("rounds");
@@ -143,17 +158,7 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
         summary["confirmation"]["games"], 200,
         "the confirmation was played: {summary}"
     );
-    common::joute_ok(&[
-        "match",
-        "othello",
-        &format!("alphabeta:1:{}", tuned.display()),
-        "random",
-        "--games",
-        "4",
-        "--out",
-        dir.join("m").to_str().unwrap(),
-        "--quiet",
-    ]);
+    plays(&tuned, &dir.join("m"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -533,17 +538,7 @@ fn pattern_rounds_play_fit_confirm_and_write_pattern_weights() {
         "no game before the refusal"
     );
     // An engine plays the result.
-    common::joute_ok(&[
-        "match",
-        "othello",
-        &format!("alphabeta:1:{}", copy.display()),
-        "random",
-        "--games",
-        "2",
-        "--out",
-        dir.join("m").to_str().unwrap(),
-        "--quiet",
-    ]);
+    plays(&copy, &dir.join("m"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
