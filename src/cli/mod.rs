@@ -415,14 +415,17 @@ fn engine_help() -> String {
              time per move such as 0.5s or 200ms (results then depend on the machine);
              random takes none
   exact=N    solve exactly once N empty squares are left, the game's solver choosing the
-             move (0: never; default: Othello pvs and mtdf 2*depth+4, at most {},
+             move (0: never; default for pvs and mtdf: Othello 2*depth+4, at most {},
+             {} under a budget; Connect 4 2*depth+4, at most {}, 0 under a budget;
              otherwise 0)
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",
         algorithms.join(", "),
         joute::search::MAX_DEPTH,
-        joute::search::endgame::OTHELLO_EXACT
+        joute::search::endgame::OTHELLO_EXACT,
+        joute::search::endgame::OTHELLO_EXACT,
+        joute::search::endgame::CONNECT4_EXACT
     )
 }
 
