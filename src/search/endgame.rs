@@ -489,8 +489,14 @@ mod tests {
         let connect4 = Connect4::start();
         for (depth, exact) in [(1, 6), (8, 20), (12, 28), (14, 32), (16, 32), (40, 32)] {
             assert_eq!(default_exact(&connect4, Algorithm::Pvs, Some(depth)), exact);
-            assert_eq!(default_exact(&connect4, Algorithm::Mtdf, Some(depth)), exact);
-            assert_eq!(default_exact(&connect4, Algorithm::AlphaBeta, Some(depth)), 0);
+            assert_eq!(
+                default_exact(&connect4, Algorithm::Mtdf, Some(depth)),
+                exact
+            );
+            assert_eq!(
+                default_exact(&connect4, Algorithm::AlphaBeta, Some(depth)),
+                0
+            );
         }
         assert_eq!(default_exact(&connect4, Algorithm::Pvs, None), 0);
         let morpion = Morpion::start(3, 3, 3);
