@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces weights/othello-patterns.jpw (issue #32, generation 1) with joute's own pipeline:
+# Reproduces generation 1 of weights/othello-patterns.jpw (issue #32; shipped until the weights of
+# tournaments/tune-othello-patterns.toml replaced it) with joute's own pipeline:
 # self-play of joute's engines with the previous weights, exact endgames in play, then the
 # pattern fit refining the previous weights by the new positions.
 #

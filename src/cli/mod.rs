@@ -232,8 +232,8 @@ pub struct TuneArgs {
     #[arg(long)]
     pub resume: bool,
     /// Also write the tuned weights to this file (they are always in the run's folder as
-    /// tuned-weights.toml); overrides the spec's weights_out. An existing file is replaced
-    /// only with --force.
+    /// tuned-weights.toml, or tuned-weights.jpw for a pattern regression: then a .jpw file);
+    /// overrides the spec's weights_out. An existing file is replaced only with --force.
     #[arg(long, value_name = "PATH")]
     pub write_weights: Option<PathBuf>,
     /// Replace the file named by --write-weights (or weights_out) if it exists, and write into

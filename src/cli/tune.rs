@@ -90,10 +90,19 @@ fn tune_options(args: &TuneArgs) -> anyhow::Result<(ResolvedTuneSpec, PathBuf, T
 /// What the run will do, before it starts.
 fn say_plan(ck: &Checkpoint, threads: usize) {
     let spec = &ck.spec;
+    let what = match spec.patterns() {
+        Some(p) => format!(
+            "the pattern evaluation ({} phases, overlap {})",
+            p.phases, p.overlap
+        ),
+        None => format!(
+            "{} parameter{}",
+            spec.params.len(),
+            if spec.params.len() == 1 { "" } else { "s" }
+        ),
+    };
     note!(
-        "tuning {} parameter{} of {} ({}) by {}, {}; {} thread{}{}",
-        spec.params.len(),
-        if spec.params.len() == 1 { "" } else { "s" },
+        "tuning {what} of {} ({}) by {}, {}; {} thread{}{}",
         spec.game,
         spec.engine.describe(),
         spec.method.name(),
@@ -375,7 +384,7 @@ fn progress_line(
     }
     if let Some(fit) = &line.fit {
         return format!(
-            "round {}: {} self-play games ({}/{}/{}); fitted on {} positions of {} games in {:.1} s: mean log loss {:.4} -> {:.4}, K = {:.3e}{}; {} games, {:.0} s",
+            "round {}: {} self-play games ({}/{}/{}); fitted on {} positions of {} games in {:.1} s: mean log loss {:.4} -> {:.4}, {}{}; {} games, {:.0} s",
             line.k,
             line.games,
             line.wins,
@@ -386,7 +395,10 @@ fn progress_line(
             fit.seconds,
             fit.start_loss,
             fit.loss,
-            fit.k,
+            match ck.spec.patterns() {
+                Some(p) => format!("pattern weights in {} phases", p.phases),
+                None => format!("K = {:.3e}", fit.k),
+            },
             if fit.converged {
                 ""
             } else {
@@ -441,6 +453,9 @@ fn weights_table(record: &TuneRecord) -> String {
         .max()
         .unwrap_or(4)
         .max(9);
+    if record.weights_file.ends_with(".jpw") {
+        return format!("pattern weights fitted: {}\n", record.weights_file);
+    }
     if record.method == "regression" {
         // Regression fits every feature, unbounded: no bounds to show; a tapered fit has two
         // vectors, the opening's and the endgame's.

@@ -131,6 +131,11 @@ pub struct RegressionState {
     /// The endgame vector of tapered weights (`[regression] taper`), after the first fit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endgame: Option<Vec<f64>>,
+    /// The pattern weights of the last round fitted (`evaluation = "patterns"`): their file
+    /// in the run's folder ([`super::pattern_round::round_file`]) and digest. The linear
+    /// `theta` then stays the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<crate::arena::spec::PatternsFile>,
 }
 
 impl RegressionState {
@@ -141,6 +146,7 @@ impl RegressionState {
             theta: start,
             round_games: 0,
             endgame: None,
+            patterns: None,
         }
     }
 }

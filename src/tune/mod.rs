@@ -36,6 +36,7 @@ pub mod outside;
 pub mod outside_oracle;
 pub mod params;
 pub mod pattern_fit;
+pub mod pattern_round;
 pub mod record;
 pub mod regression;
 pub mod regression_run;

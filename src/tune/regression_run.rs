@@ -22,8 +22,10 @@ use super::checkpoint::{
     Checkpoint, MethodState, Stage, TuneError, engine_spec, opening_stream, prefix_bytes,
 };
 use super::derive_seed;
+use super::pattern_round;
 use super::record::{HistoryLine, RoundFit};
 use super::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
+use super::spec::RegressionConfig;
 use crate::arena::CancelToken;
 use crate::arena::engine::Engine;
 use crate::arena::game::{Opening, Referee, play_game};
@@ -110,6 +112,13 @@ pub fn tune_by_regression<G: Features>(
             endgame: state.endgame.clone(),
             origin: format!("round {}", round + 1),
         };
+        // A pattern run plays with its current pattern weights (none yet: the linear ones).
+        let patterns = match &config.patterns {
+            Some(_) => pattern_round::current(&spec, &ck.state, dir)?,
+            None => None,
+        };
+        let mut engine = engine.clone();
+        engine.patterns = patterns.as_ref().and_then(|(f, _)| f.loaded.clone());
         // Self-play: the log holds exactly the checkpoint's games of the round.
         let log_path = round_log(dir, round);
         let mut log = LogWriter::lock(&log_path).map_err(io(&log_path))?;
@@ -157,7 +166,6 @@ pub fn tune_by_regression<G: Features>(
         drop(log);
 
         // The fit, on every round's positions.
-        let fit_clock = Instant::now();
         let collect = CollectOptions {
             skip_plies: config.skip_plies,
             max_per_game: config.max_per_game,
@@ -165,52 +173,48 @@ pub fn tune_by_regression<G: Features>(
             exact_labels: config.exact_labels.unwrap_or(0),
             ..CollectOptions::default()
         };
-        let mut collector = Collector::new(start, collect);
-        // This round's results are counted on the way (for its history line).
+        // This round's results (for its history line).
         let (mut wins, mut draws, mut losses) = (0, 0, 0);
-        for r in 0..=round {
-            let path = round_log(dir, r);
-            scan_log(&path, |line: GameLine| {
-                if r == round {
-                    if line.score == 1.0 {
-                        wins += 1;
-                    } else if line.score == 0.0 {
-                        losses += 1;
-                    } else {
-                        draws += 1;
-                    }
-                }
-                collector.add_game(&line).map(|_| ())
-            })
-            .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
-        }
-        let data = collector.finish();
-        if data.is_empty() {
-            return Err(TuneError::Games(format!(
-                "no positions to fit after round {}: the games are shorter than regression.skip_plies ({})",
-                round + 1,
-                config.skip_plies
-            )));
-        }
-        let options = FitOptions {
-            lambda: config.lambda,
-            phases: Phases::single(),
-            taper: config.taper,
-            ..FitOptions::default()
+        let path = round_log(dir, round);
+        scan_log(&path, |line: GameLine| {
+            if line.score == 1.0 {
+                wins += 1;
+            } else if line.score == 0.0 {
+                losses += 1;
+            } else {
+                draws += 1;
+            }
+            Ok(())
+        })
+        .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
+        let (theta, endgame, fitted_patterns, round_fit) = match &config.patterns {
+            Some(pc) => {
+                let paths: Vec<_> = (0..=round).map(|r| round_log(dir, r)).collect();
+                let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+                let from = patterns.as_ref().map(|(_, w)| w);
+                let (file, fit) = pool
+                    .install(|| pattern_round::fit_round(pc, &collect, &paths, from, dir, round))?;
+                (
+                    weights.values.clone(),
+                    weights.endgame.clone(),
+                    Some(file),
+                    fit,
+                )
+            }
+            None => {
+                let (theta, endgame, fit) =
+                    fit_linear(start, &config, collect, dir, round, &weights, &pool)?;
+                (theta, endgame, None, fit)
+            }
         };
-        let fitted = pool
-            .install(|| fit(&start, &data, &weights, &options))
-            .map_err(TuneError::Games)?;
-        let clamp = |v: &[f64]| -> Vec<f64> {
-            v.iter().map(|w| w.clamp(-MAX_WEIGHT, MAX_WEIGHT)).collect()
-        };
-        let theta = clamp(&fitted.weights[0].values);
-        let endgame = fitted.weights[0].endgame.as_deref().map(clamp);
         let MethodState::Regression(state) = &mut ck.state else {
             unreachable!("checked above")
         };
         let previous = std::mem::replace(&mut state.theta, theta.clone());
         state.endgame = endgame;
+        if fitted_patterns.is_some() {
+            state.patterns = fitted_patterns;
+        }
         state.k += 1;
         state.round_games = 0;
         ck.candidates += 1;
@@ -235,16 +239,7 @@ pub fn tune_by_regression<G: Features>(
             steps: Vec::new(),
             games_total: ck.games,
             seconds: ck.seconds,
-            fit: Some(RoundFit {
-                positions: data.len() as u64,
-                games: data.games,
-                k: fitted.k,
-                start_loss: fitted.start_loss,
-                loss: fitted.loss,
-                iterations: fitted.iterations as u64,
-                converged: fitted.converged,
-                seconds: fit_clock.elapsed().as_secs_f64(),
-            }),
+            fit: Some(round_fit),
         };
         history.append_json(&line).map_err(io(&history_path))?;
         save(ck)?;
@@ -252,6 +247,64 @@ pub fn tune_by_regression<G: Features>(
     }
     save(ck)?;
     Ok(stream)
+}
+
+/// A round's linear fit: the weights, the endgame vector of tapered weights, the fit's line.
+type LinearRound = (Vec<f64>, Option<Vec<f64>>, RoundFit);
+
+/// The linear fit of round `round` on the positions of every round so far, from the round's
+/// `weights`: the fitted vector (clamped to the weights files' range), its endgame vector when
+/// tapered, and the round's fit line.
+fn fit_linear<G: Features>(
+    start: G,
+    config: &RegressionConfig,
+    collect: CollectOptions,
+    dir: &Path,
+    round: u64,
+    weights: &Weights,
+    pool: &rayon::ThreadPool,
+) -> Result<LinearRound, TuneError> {
+    let clock = Instant::now();
+    let mut collector = Collector::new(start, collect);
+    for r in 0..=round {
+        let path = round_log(dir, r);
+        scan_log(&path, |line: GameLine| {
+            collector.add_game(&line).map(|_| ())
+        })
+        .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
+    }
+    let data = collector.finish();
+    if data.is_empty() {
+        return Err(TuneError::Games(format!(
+            "no positions to fit after round {}: the games are shorter than regression.skip_plies ({})",
+            round + 1,
+            config.skip_plies
+        )));
+    }
+    let options = FitOptions {
+        lambda: config.lambda,
+        phases: Phases::single(),
+        taper: config.taper,
+        ..FitOptions::default()
+    };
+    let fitted = pool
+        .install(|| fit(&start, &data, weights, &options))
+        .map_err(TuneError::Games)?;
+    let clamp =
+        |v: &[f64]| -> Vec<f64> { v.iter().map(|w| w.clamp(-MAX_WEIGHT, MAX_WEIGHT)).collect() };
+    let theta = clamp(&fitted.weights[0].values);
+    let endgame = fitted.weights[0].endgame.as_deref().map(clamp);
+    let line = RoundFit {
+        positions: data.len() as u64,
+        games: data.games,
+        k: fitted.k,
+        start_loss: fitted.start_loss,
+        loss: fitted.loss,
+        iterations: fitted.iterations as u64,
+        converged: fitted.converged,
+        seconds: clock.elapsed().as_secs_f64(),
+    };
+    Ok((theta, endgame, line))
 }
 
 /// One self-play game of `weights` against themselves after the opening `moves`, as a games
@@ -329,5 +382,143 @@ fn selfplay_game<G: Features>(
         seed,
         spec: spec_hash.to_string(),
         seconds: record.seconds,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::spec::PatternsFile;
+    use crate::games::Othello;
+    use crate::tune::checkpoint::Plan;
+    use crate::tune::pattern_round::{load, round_file};
+    use crate::tune::spec::parse;
+
+    /// A pattern regression of Othello at alpha-beta depth 1: two rounds of 40 games, the
+    /// first with the default linear weights.
+    fn pattern_spec() -> crate::tune::spec::ResolvedTuneSpec {
+        let text = r#"name = "p"
+game = "othello"
+seed = 5
+method = "regression"
+
+[engine]
+algorithm = "alphabeta"
+depth = 1
+
+[openings]
+plies = 6
+
+[regression]
+games = 40
+rounds = 2
+evaluation = "patterns"
+phases = 2
+phase_overlap = 3
+
+[confirm]
+games = 2
+"#;
+        parse(text, "p.toml").unwrap()
+    }
+
+    fn fresh(spec: &crate::tune::spec::ResolvedTuneSpec) -> Checkpoint {
+        Checkpoint::new(spec.clone(), Plan::new(spec, None).unwrap())
+    }
+
+    fn round_patterns(ck: &Checkpoint) -> Option<PatternsFile> {
+        match &ck.state {
+            MethodState::Regression(r) => r.patterns.clone(),
+            _ => None,
+        }
+    }
+
+    /// The history's lines without their clocks.
+    fn history(dir: &Path) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(dir.join("history.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("seconds");
+                v["fit"].as_object_mut().unwrap().remove("seconds");
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pattern_rounds_write_their_weights_and_a_stopped_run_resumes_bit_for_bit() {
+        let spec = pattern_spec();
+        let cancel = CancelToken::new();
+        let whole = tempfile::tempdir().unwrap();
+        let mut ck = fresh(&spec);
+        tune_by_regression(
+            Othello::start(),
+            &mut ck,
+            whole.path(),
+            2,
+            &cancel,
+            |_, _| {},
+        )
+        .unwrap();
+        let last = round_patterns(&ck).expect("the checkpoint names the last round's weights");
+        assert_eq!(last.path, round_file(1));
+        let (_, fitted) = load(&last, Some(whole.path())).unwrap();
+        assert_eq!(fitted.phases, 2);
+        assert!(
+            fitted.values.iter().any(|&w| w != 0.0),
+            "round 2 fitted nothing"
+        );
+        // Round 1's weights differ from round 2's: round 2 played with them and refitted.
+        let bytes = std::fs::read(whole.path().join(round_file(0))).unwrap();
+        let first = crate::eval::pattern::PatternWeights::parse(&bytes, "round 1").unwrap();
+        assert_ne!(first.values, fitted.values);
+        // The checkpoint reads back with its pattern state.
+        let read = Checkpoint::load(&whole.path().join("checkpoint.json")).unwrap();
+        assert_eq!(read, ck);
+
+        // Stopped after round 1 (the cancel seen in round 2's self-play), then resumed.
+        let stopped = tempfile::tempdir().unwrap();
+        let mut ck = fresh(&spec);
+        let result = tune_by_regression(
+            Othello::start(),
+            &mut ck,
+            stopped.path(),
+            2,
+            &cancel,
+            |_, _| cancel.cancel(),
+        );
+        assert!(matches!(result, Err(TuneError::Interrupted(Stage::Tuning))));
+        assert_eq!(round_patterns(&ck).unwrap().path, round_file(0));
+        let mut ck = Checkpoint::load(&stopped.path().join("checkpoint.json")).unwrap();
+        tune_by_regression(
+            Othello::start(),
+            &mut ck,
+            stopped.path(),
+            2,
+            &CancelToken::new(),
+            |_, _| {},
+        )
+        .unwrap();
+        for round in 0..2 {
+            assert_eq!(
+                std::fs::read(stopped.path().join(round_file(round))).unwrap(),
+                std::fs::read(whole.path().join(round_file(round))).unwrap(),
+                "round {} weights",
+                round + 1
+            );
+        }
+        assert_eq!(history(stopped.path()), history(whole.path()));
+
+        // A round file changed behind the run's back is refused, not played with.
+        let path = whole.path().join(round_file(1));
+        let mut bytes = std::fs::read(&path).unwrap();
+        // The lowest bit of the last weight (little-endian f32): still a valid file.
+        let at = bytes.len() - 4;
+        bytes[at] ^= 0x01;
+        std::fs::write(&path, bytes).unwrap();
+        let err = load(&last, Some(whole.path())).unwrap_err().to_string();
+        assert!(err.contains("changed since the run recorded them"), "{err}");
     }
 }

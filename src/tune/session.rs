@@ -166,11 +166,22 @@ impl TuneSession {
             // Never over an input: the spec, the start weights, a pool engine's weights.
             let weights = std::iter::once(&spec.engine)
                 .chain(&spec.pool)
-                .map(|e| PathBuf::from(&e.weights_origin));
+                .map(|e| PathBuf::from(&e.weights_origin))
+                .chain(
+                    spec.patterns()
+                        .and_then(|p| p.start.as_ref())
+                        .map(|s| PathBuf::from(&s.path)),
+                );
             let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
             let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
             crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
             check_weights_copy(path, options.force)?;
+            if spec.patterns().is_some() && path.extension().is_none_or(|e| e != "jpw") {
+                return Err(input(format!(
+                    "{}: the run fits pattern weights, a binary file: name a .jpw file",
+                    path.display()
+                )));
+            }
         }
         let ck = if checkpoint_path.exists() {
             let mut ck =
@@ -346,7 +357,7 @@ impl TuneSession {
         }
         let spec = &self.ck.spec;
         let state = &self.ck.state;
-        let tournament = match_tournament(
+        let mut tournament = match_tournament(
             spec,
             kind,
             state.theta(),
@@ -354,6 +365,14 @@ impl TuneSession {
             openings,
             aa_tie_break,
         );
+        if spec.patterns().is_some() {
+            let [tuned, start] = super::pattern_round::match_patterns(spec, state, &self.out)?;
+            let patterns = match kind {
+                MatchKind::Confirm => [tuned, start],
+                MatchKind::Aa => [start.clone(), start],
+            };
+            tournament = with_patterns(tournament, patterns);
+        }
         let dir = self.out.join(kind.folder());
         let options = Options {
             threads,
@@ -425,9 +444,14 @@ impl TuneSession {
         let header = weights_header(spec, spec_path, ck, &history, &confirmation, games);
         let in_folder = tuned_file_in(spec, &self.out);
         let endgame = ck.state.endgame();
-        write_tuned(spec, &theta, (&tuned, endgame), &header, &in_folder)?;
-        if let Some(path) = &self.copy {
-            write_tuned(spec, &theta, (&tuned, endgame), &header, path)?;
+        for path in std::iter::once(&in_folder).chain(&self.copy) {
+            if spec.patterns().is_some() {
+                // Pattern weights: a binary file, which has no room for the header
+                // (summary.json and the report say how they were made).
+                super::pattern_round::write_tuned(spec, &ck.state, &self.out, path)?;
+            } else {
+                write_tuned(spec, &theta, (&tuned, endgame), &header, path)?;
+            }
         }
         let weights_file = self
             .copy
@@ -618,6 +642,8 @@ fn concluded_in(path: &Path, ck: &Checkpoint) -> Result<Option<(Concluded, Strin
 fn tuned_file_in(spec: &ResolvedTuneSpec, dir: &Path) -> PathBuf {
     dir.join(if spec.is_outside() {
         super::outside::TUNED_OPTIONS
+    } else if spec.patterns().is_some() {
+        super::pattern_round::TUNED_PATTERNS
     } else {
         TUNED_WEIGHTS
     })
@@ -666,6 +692,19 @@ pub(super) fn match_tournament(
     let engines = engines
         .map(|(name, weights, endgame)| built_in_engine(spec, name, weights, endgame, tie_break));
     match_spec(spec, kind.folder(), seed, engines, openings)
+}
+
+/// `tournament` with its two engines evaluating with `patterns` (in the engines' order; `None`
+/// keeps an engine's linear weights).
+fn with_patterns(
+    tournament: TournamentSpec,
+    patterns: [Option<crate::arena::spec::PatternsFile>; 2],
+) -> TournamentSpec {
+    let mut resolved = tournament.resolved;
+    for (engine, p) in resolved.engines.iter_mut().zip(patterns) {
+        engine.patterns = p;
+    }
+    TournamentSpec::from_resolved(resolved)
 }
 
 /// The tuned built-in engine called `name` with every feature's `weights` (and the endgame

@@ -71,8 +71,9 @@ use super::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
-    Locator, MAX_GAMES, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind, default_exact,
-    engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt, resolve_weights,
+    Locator, MAX_GAMES, PatternsFile, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind,
+    default_exact, engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt,
+    resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
@@ -157,6 +158,11 @@ struct RawRegression {
     lambda: Option<Spanned<f64>>,
     taper: Option<Spanned<bool>>,
     exact_labels: Option<Spanned<i64>>,
+    evaluation: Option<Spanned<String>>,
+    phases: Option<Spanned<i64>>,
+    phase_overlap: Option<Spanned<i64>>,
+    ridge: Option<Spanned<f64>>,
+    start: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,6 +235,28 @@ pub struct RegressionConfig {
     /// earlier specs keep their hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact_labels: Option<u32>,
+    /// Fit Othello's pattern evaluation instead of the linear weights (`evaluation =
+    /// "patterns"`); `None`: the linear weights. Left out of the spec's form when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<PatternRegression>,
+}
+
+/// Regression of Othello's pattern evaluation (`[regression] evaluation = "patterns"`,
+/// [`super::pattern_round`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PatternRegression {
+    /// Phases of the fitted weights.
+    pub phases: usize,
+    /// Empty squares by which each phase's range is widened
+    /// ([`super::pattern_fit::PatternPositions::with_overlap`]).
+    pub overlap: usize,
+    /// The fit's ridge α, in positions ([`super::pattern_fit::PatternFitOptions::ridge`]).
+    pub ridge: f64,
+    /// The pattern weights round 1 plays with and its fit starts from; `None`: round 1 plays
+    /// with the engine's linear weights and the fit starts from zeros. Its path is as resolved
+    /// from the spec's folder, its digest in the form (a changed file changes the hash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<PatternsFile>,
 }
 
 /// The confirmation match.
@@ -297,6 +325,11 @@ impl ResolvedTuneSpec {
     /// The hash of the canonical JSON form (as tournament specs'); `--resume` compares it.
     pub fn hash(&self) -> String {
         hash_json(self)
+    }
+
+    /// The pattern regression's settings, when the run fits pattern weights.
+    pub fn patterns(&self) -> Option<&PatternRegression> {
+        self.regression.as_ref()?.patterns.as_ref()
     }
 
     /// The game.
@@ -484,7 +517,11 @@ fn even_games(v: &Spanned<i64>, key: &str, loc: &Locator<'_>) -> Result<u64, Spe
 }
 
 /// `[regression]`, and what regression refuses of the other methods' keys.
-fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<RegressionConfig, SpecError> {
+fn resolve_regression(
+    raw: &RawTuneSpec,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<RegressionConfig, SpecError> {
     let belongs =
         |what: &str| format!("[{what}] belongs to another method; regression plays no candidates");
     if let Some(h) = &raw.hill {
@@ -556,6 +593,7 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         None => None,
         Some(v) => Some(positive(v, "regression.exact_labels", MAX_EXACT_LABELS, loc)? as u32),
     };
+    let patterns = resolve_patterns(r, kind, loc)?;
     Ok(RegressionConfig {
         games,
         rounds,
@@ -564,8 +602,154 @@ fn resolve_regression(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Regression
         lambda,
         taper: r.taper.as_ref().is_some_and(|t| *t.get_ref()),
         exact_labels,
+        patterns,
     })
 }
+
+/// The pattern fit's keys of `[regression]` (`evaluation = "patterns"`), and the refusal of
+/// each of them without it, and of the linear fit's keys with it.
+fn resolve_patterns(
+    r: &RawRegression,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<Option<PatternRegression>, SpecError> {
+    let patterns = match &r.evaluation {
+        None => false,
+        Some(e) => match e.get_ref().trim() {
+            "linear" => false,
+            "patterns" => true,
+            other => {
+                return Err(loc.on(
+                    e,
+                    "regression.evaluation",
+                    format!("unknown evaluation '{other}'; allowed: linear (the features' weights), patterns (Othello's pattern evaluation)"),
+                ));
+            }
+        },
+    };
+    if !patterns {
+        let at = |v: &dyn Fn() -> Option<std::ops::Range<usize>>, key: &str| {
+            match v() {
+            Some(span) => Err(loc.at(
+                span.start,
+                key,
+                format!("{key} belongs to evaluation = \"patterns\" (Othello's pattern evaluation); the linear fit has no such setting"),
+            )),
+            None => Ok(()),
+        }
+        };
+        at(
+            &|| r.phases.as_ref().map(Spanned::span),
+            "regression.phases",
+        )?;
+        at(
+            &|| r.phase_overlap.as_ref().map(Spanned::span),
+            "regression.phase_overlap",
+        )?;
+        at(&|| r.ridge.as_ref().map(Spanned::span), "regression.ridge")?;
+        at(&|| r.start.as_ref().map(Spanned::span), "regression.start")?;
+        return Ok(None);
+    }
+    let evaluation = r.evaluation.as_ref().expect("given");
+    if *kind != GameKind::Othello {
+        return Err(loc.on(
+            evaluation,
+            "regression.evaluation",
+            format!("the pattern evaluation is Othello's, not {kind}'s; remove evaluation = \"patterns\""),
+        ));
+    }
+    if let Some(t) = &r.taper {
+        return Err(loc.on(
+            t,
+            "regression.taper",
+            "taper is the linear fit's; the pattern weights have phases instead (regression.phases)",
+        ));
+    }
+    if let Some(l) = &r.lambda {
+        return Err(loc.on(
+            l,
+            "regression.lambda",
+            "lambda is the linear fit's ridge; the pattern fit's is regression.ridge, in positions",
+        ));
+    }
+    let ranged = |v: &Option<Spanned<i64>>,
+                  key: &str,
+                  range: std::ops::RangeInclusive<i64>,
+                  default: usize| match v {
+        None => Ok(default),
+        Some(v) if range.contains(v.get_ref()) => Ok(*v.get_ref() as usize),
+        Some(v) => Err(loc.on(
+            v,
+            key,
+            format!(
+                "{key} is {}; allowed: {}..={}",
+                v.get_ref(),
+                range.start(),
+                range.end()
+            ),
+        )),
+    };
+    let phases = ranged(
+        &r.phases,
+        "regression.phases",
+        1..=crate::eval::pattern::MAX_PHASES as i64,
+        DEFAULT_PATTERN_PHASES,
+    )?;
+    let overlap = ranged(&r.phase_overlap, "regression.phase_overlap", 0..=59, 0)?;
+    let ridge = match &r.ridge {
+        None => super::pattern_fit::DEFAULT_PATTERN_RIDGE,
+        Some(v) if (0.0..=1e9).contains(v.get_ref()) => *v.get_ref(),
+        Some(v) => {
+            return Err(loc.on(
+                v,
+                "regression.ridge",
+                format!(
+                    "ridge is {}; allowed: 0 (no ridge) to 1e9 positions",
+                    loc.written(v)
+                ),
+            ));
+        }
+    };
+    let start = match &r.start {
+        None => None,
+        Some(s) => {
+            let path = loc.path(s.get_ref().trim());
+            if !crate::eval::pattern::PatternWeights::is_pattern_file(&path) {
+                return Err(loc.on(
+                    s,
+                    "regression.start",
+                    format!("{} is not a pattern weights file (.jpw or its CSV); the linear start is engine.weights", path.display()),
+                ));
+            }
+            let (shared, weights) = crate::arena::engine::SharedPatterns::load(&path)
+                .map_err(|e| loc.on(s, "regression.start", e.to_string()))?;
+            Some(PatternsFile::new(
+                &path.display().to_string(),
+                &weights,
+                shared,
+            ))
+        }
+    };
+    Ok(Some(PatternRegression {
+        phases,
+        overlap,
+        ridge,
+        start,
+    }))
+}
+
+/// Whether the spec asks for a regression of the pattern evaluation (before it is validated).
+fn is_pattern_regression(raw: &RawTuneSpec) -> bool {
+    raw.method.get_ref().trim() == "regression"
+        && raw
+            .regression
+            .as_ref()
+            .and_then(|r| r.get_ref().evaluation.as_ref())
+            .is_some_and(|e| e.get_ref().trim() == "patterns")
+}
+
+/// The phases of a pattern fit when `regression.phases` is not given (as the shipped weights).
+pub const DEFAULT_PATTERN_PHASES: usize = 6;
 
 fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, SpecError> {
     let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
@@ -586,11 +770,25 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
         None => None,
         Some(w) => {
             let text = w.get_ref().trim();
-            if text.is_empty() || !text.ends_with(".toml") {
+            let patterns = is_pattern_regression(&raw);
+            let (ending, example, folder) = if patterns {
+                (
+                    ".jpw",
+                    "../weights/othello-patterns.jpw",
+                    "tuned-weights.jpw",
+                )
+            } else {
+                (
+                    ".toml",
+                    "../weights/othello-tuned.toml",
+                    "tuned-weights.toml",
+                )
+            };
+            if text.is_empty() || !text.ends_with(ending) {
                 return Err(loc.on(
                     w,
                     "weights_out",
-                    "name the file the tuned weights are copied to, ending in .toml (e.g. \"../weights/othello-tuned.toml\"); without the key they go to tuned-weights.toml in the run's folder",
+                    format!("name the file the tuned weights are copied to, ending in {ending} (e.g. \"{example}\"); without the key they go to {folder} in the run's folder"),
                 ));
             }
             Some(loc.path(text))
@@ -887,7 +1085,7 @@ fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, Spe
             });
         }
         Method::Regression => {
-            regression = Some(resolve_regression(&raw, loc)?);
+            regression = Some(resolve_regression(&raw, &kind, loc)?);
             if let (GameKind::RandomTree { .. }, Some(table)) = (&kind, &raw.regression)
                 && let Some(v) = &table.get_ref().exact_labels
             {

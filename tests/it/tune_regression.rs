@@ -62,6 +62,21 @@ fn weights_lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// An engine plays with the weights file `weights` (a short match into `out`).
+fn plays(weights: &Path, out: &Path) {
+    common::joute_ok(&[
+        "match",
+        "othello",
+        &format!("alphabeta:1:{}", weights.display()),
+        "random",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+}
+
 #[test]
 fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
     let dir = common::scratch("rounds");
@@ -143,17 +158,7 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
         summary["confirmation"]["games"], 200,
         "the confirmation was played: {summary}"
     );
-    common::joute_ok(&[
-        "match",
-        "othello",
-        &format!("alphabeta:1:{}", tuned.display()),
-        "random",
-        "--games",
-        "4",
-        "--out",
-        dir.join("m").to_str().unwrap(),
-        "--quiet",
-    ]);
+    plays(&tuned, &dir.join("m"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -378,9 +383,192 @@ fn bad_regression_specs_get_a_clear_error() {
             good.replace("method = \"regression\"", "method = \"texel\""),
             vec!["bad.toml:4:10", "unknown method 'texel'", "regression"],
         ),
+        (
+            good.replace("games = 300", "games = 300\nevaluation = \"nnue\""),
+            vec![
+                "bad.toml:16:14",
+                "regression.evaluation",
+                "unknown evaluation 'nnue'",
+            ],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nphases = 61",
+            ),
+            vec!["bad.toml:17:10", "regression.phases", "allowed: 1..=60"],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nlambda = 1",
+            ),
+            vec!["regression.lambda", "regression.ridge"],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\ntaper = true",
+            ),
+            vec!["regression.taper", "phases instead"],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nridge = -2",
+            ),
+            vec!["regression.ridge", "ridge is -2"],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                &format!(
+                    "games = 300\nevaluation = \"patterns\"\nstart = \"{}/weights/othello.toml\"",
+                    env!("CARGO_MANIFEST_DIR")
+                ),
+            ),
+            vec![
+                "bad.toml:17:9",
+                "regression.start",
+                "not a pattern weights file",
+            ],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nevaluation = \"patterns\"")
+                .replace(
+                    "method = \"regression\"",
+                    "method = \"regression\"\nweights_out = \"w.toml\"",
+                ),
+            vec!["weights_out", "ending in .jpw"],
+        ),
+        (
+            good.replace("game = \"othello\"", "game = \"connect4\"")
+                .replace("games = 300", "games = 300\nevaluation = \"patterns\"")
+                .replace("weights = ", "# weights = "),
+            vec!["regression.evaluation", "Othello's, not connect4's"],
+        ),
     ];
     for (text, expected) in cases {
         refused(&dir, &text, &expected);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pattern_rounds_play_fit_confirm_and_write_pattern_weights() {
+    let dir = common::scratch("patterns");
+    let body = "games = 40\nrounds = 2\nevaluation = \"patterns\"\nphases = 2\nphase_overlap = 3";
+    let text = spec_text(body).replace("games = 200\naa_games = 40", "games = 20\naa_games = 10");
+    let spec = write(&dir, "spec.toml", &text);
+    let out = dir.join("out");
+    let copy = dir.join("copy.jpw");
+    let stdout = common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--write-weights",
+        copy.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("pattern weights fitted: "), "{stdout}");
+    let lines = common::history(&out);
+    assert_eq!(lines.len(), 2, "one history line per round");
+    for (r, line) in lines.iter().enumerate() {
+        let fit = &line["fit"];
+        assert_eq!(fit["games"], 40 * (r as u64 + 1), "{fit}");
+        assert!(
+            fit["loss"].as_f64().unwrap() < fit["start_loss"].as_f64().unwrap(),
+            "{fit}"
+        );
+    }
+    // Round 1 fitted from zeros: its start loss is ln 2.
+    let first = lines[0]["fit"]["start_loss"].as_f64().unwrap();
+    assert!((first - std::f64::consts::LN_2).abs() < 1e-9, "{first}");
+
+    // The result is round 2's weights, in the folder and the copy.
+    let round2 = std::fs::read(out.join("patterns/round-2.jpw")).unwrap();
+    assert!(round2.starts_with(b"JOUTEPAT"));
+    assert_eq!(
+        std::fs::read(out.join("tuned-weights.jpw")).unwrap(),
+        round2
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), round2);
+    assert!(!out.join("tuned-weights.toml").exists());
+    let checkpoint: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        checkpoint["state"]["patterns"]["path"], "patterns/round-2.jpw",
+        "{checkpoint}"
+    );
+    assert_eq!(checkpoint["spec"]["regression"]["patterns"]["phases"], 2);
+
+    // The confirmation played the pattern weights against the linear start; the A/A match
+    // the start against itself.
+    let engines = |folder: &str| -> Vec<Value> {
+        let run: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(folder).join("run.json")).unwrap(),
+        )
+        .unwrap();
+        run["spec"]["engines"].as_array().unwrap().clone()
+    };
+    let confirm = engines("confirm");
+    assert_eq!(confirm[0]["name"], "tuned");
+    assert_eq!(confirm[0]["patterns"]["path"], "patterns/round-2.jpw");
+    assert!(confirm[1].get("patterns").is_none(), "{:?}", confirm[1]);
+    assert!(engines("aa").iter().all(|e| e.get("patterns").is_none()));
+
+    // A copy that is not a .jpw file is refused before any game.
+    let refused = common::joute_in(
+        &dir,
+        &[
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            dir.join("other").to_str().unwrap(),
+            "--write-weights",
+            dir.join("copy.toml").to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("name a .jpw file"), "{stderr}");
+    assert!(
+        !dir.join("other/selfplay").exists(),
+        "no game before the refusal"
+    );
+    // An engine plays the result.
+    plays(&copy, &dir.join("m"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_pattern_start_plays_round_one_and_is_the_confirmations_opponent() {
+    let dir = common::scratch("patterns-start");
+    let start = format!(
+        "{}/weights/othello-patterns.jpw",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let body = format!("games = 30\nevaluation = \"patterns\"\nstart = \"{start}\"");
+    let text = spec_text(&body).replace("games = 200\naa_games = 40", "games = 10");
+    let spec = write(&dir, "spec.toml", &text);
+    let out = dir.join("out");
+    common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    // A warm fit: it starts from the start's loss, below a fit from zeros'.
+    let lines = common::history(&out);
+    assert!(lines[0]["fit"]["start_loss"].as_f64().unwrap() < std::f64::consts::LN_2);
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("confirm/run.json")).unwrap())
+            .unwrap();
+    let engines = run["spec"]["engines"].as_array().unwrap();
+    assert_eq!(engines[1]["name"], "start");
+    assert_eq!(engines[1]["patterns"]["path"], start);
+    assert_eq!(engines[0]["patterns"]["path"], "patterns/round-1.jpw");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,0 +1,172 @@
+//! `[regression] evaluation = "patterns"`: a regression tuning run of Othello's pattern
+//! evaluation ([`crate::eval::pattern`]) instead of the linear weights.
+//!
+//! Round 1 plays with the spec's `start` pattern weights, or else with the engine's linear
+//! weights; every later round with the weights the round before fitted. Each round fits the
+//! positions of every round so far ([`super::pattern_fit`], in the spec's phases and overlap),
+//! from the weights the round played with (zeros when it played with linear weights), the ridge
+//! pulling towards them: each round refines the last, as `joute fit --patterns --weights` does.
+//! A round's weights are written to `patterns/round-R.jpw` in the run's folder (a temporary
+//! file, then a rename) and the checkpoint names the file with a digest of its weights, which is
+//! checked whenever it is read back. The fit is a deterministic function of the logs and the
+//! previous weights, so a resumed run writes the same files bit for bit.
+
+use std::path::Path;
+
+use super::checkpoint::{MethodState, TuneError};
+use super::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+use super::record::RoundFit;
+use super::regression::CollectOptions;
+use super::spec::{PatternRegression, ResolvedTuneSpec};
+use crate::arena::engine::SharedPatterns;
+use crate::arena::spec::PatternsFile;
+use crate::eval::pattern::{PatternEval, PatternWeights};
+
+/// The tuned pattern weights in the run's folder.
+pub const TUNED_PATTERNS: &str = "tuned-weights.jpw";
+
+/// The folder of the rounds' pattern weights in the run's folder.
+pub const PATTERNS_DIR: &str = "patterns";
+
+/// The file of round `round`'s (from 0) fitted weights, relative to the run's folder.
+pub fn round_file(round: u64) -> String {
+    format!("{PATTERNS_DIR}/round-{}.jpw", round + 1)
+}
+
+/// Loads the pattern weights `file` records (its path relative to `dir`, or as written when
+/// `dir` is `None`), refusing a file whose weights no longer match the recorded digest.
+pub fn load(
+    file: &PatternsFile,
+    dir: Option<&Path>,
+) -> Result<(PatternsFile, PatternWeights), TuneError> {
+    let path = match dir {
+        Some(d) => d.join(&file.path),
+        None => file.path.clone().into(),
+    };
+    let (shared, weights) = SharedPatterns::load(&path)
+        .map_err(|e| TuneError::Failed(format!("the pattern weights: {e}")))?;
+    let loaded = PatternsFile::new(&file.path, &weights, shared);
+    if loaded != *file {
+        return Err(TuneError::Failed(format!(
+            "{}: the pattern weights changed since the run recorded them (digest {}, now {}); restore the file, or start the run afresh in another folder",
+            path.display(),
+            file.digest,
+            loaded.digest
+        )));
+    }
+    Ok((loaded, weights))
+}
+
+/// The pattern weights the run plays with now: the last round's, else the spec's start;
+/// `None` before the first fit of a run without a start (the linear weights play).
+pub fn current(
+    spec: &ResolvedTuneSpec,
+    state: &MethodState,
+    dir: &Path,
+) -> Result<Option<(PatternsFile, PatternWeights)>, TuneError> {
+    let fitted = match state {
+        MethodState::Regression(r) => r.patterns.as_ref(),
+        _ => None,
+    };
+    match (fitted, spec.patterns().and_then(|p| p.start.as_ref())) {
+        (Some(file), _) => load(file, Some(dir)).map(Some),
+        (None, Some(start)) => load(start, None).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Fits round `round`'s pattern weights on the self-play logs `logs` (every round's so far)
+/// from `from` (the weights the round played with; `None`: zeros), writes them to
+/// [`round_file`] in `dir` and returns their record and the round's fit line (`games`: the
+/// games the positions came from; K is 1: pattern weights carry their own scale).
+pub fn fit_round(
+    config: &PatternRegression,
+    collect: &CollectOptions,
+    logs: &[&Path],
+    from: Option<&PatternWeights>,
+    dir: &Path,
+    round: u64,
+) -> Result<(PatternsFile, RoundFit), TuneError> {
+    let clock = std::time::Instant::now();
+    let (data, games, _, _) =
+        collect_patterns(logs, collect, config.phases, config.overlap).map_err(TuneError::Games)?;
+    if data.is_empty() {
+        return Err(TuneError::Games(format!(
+            "no positions to fit after round {}: the games are shorter than regression.skip_plies ({})",
+            round + 1,
+            collect.skip_plies
+        )));
+    }
+    let start = match from {
+        Some(w) if w.phases == config.phases => w.clone(),
+        Some(w) => w.in_phases(config.phases),
+        None => PatternWeights::zeros(config.phases),
+    };
+    let options = PatternFitOptions {
+        ridge: config.ridge,
+        ..PatternFitOptions::default()
+    };
+    let fitted = fit_patterns(&data, &start, &options).map_err(TuneError::Games)?;
+    let name = round_file(round);
+    let path = dir.join(&name);
+    let folder = dir.join(PATTERNS_DIR);
+    std::fs::create_dir_all(&folder)
+        .and_then(|()| fitted.weights.write_binary(&path))
+        .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))?;
+    let shared = SharedPatterns(std::sync::Arc::new(PatternEval::new(&fitted.weights)));
+    let file = PatternsFile::new(&name, &fitted.weights, shared);
+    let line = RoundFit {
+        positions: fitted.positions as u64,
+        games,
+        k: 1.0,
+        start_loss: fitted.start_loss,
+        loss: fitted.loss,
+        iterations: fitted.iterations as u64,
+        converged: fitted.iterations < options.max_iterations,
+        seconds: clock.elapsed().as_secs_f64(),
+    };
+    Ok((file, line))
+}
+
+/// The pattern weights of the confirmation's two engines, tuned and start (the A/A match
+/// plays the start's): `None` for an engine that plays with its linear weights. `[None, None]`
+/// for a run of the linear weights.
+pub fn match_patterns(
+    spec: &ResolvedTuneSpec,
+    state: &MethodState,
+    dir: &Path,
+) -> Result<[Option<PatternsFile>; 2], TuneError> {
+    let Some(config) = spec.patterns() else {
+        return Ok([None, None]);
+    };
+    let start = match &config.start {
+        Some(s) => Some(load(s, None)?.0),
+        None => None,
+    };
+    let tuned = match current(spec, state, dir)? {
+        Some((file, _)) => Some(file),
+        None => start.clone(),
+    };
+    Ok([tuned, start])
+}
+
+/// Writes the tuned pattern weights (the last round's, else the start's) to `path` (a
+/// temporary file, then a rename).
+pub fn write_tuned(
+    spec: &ResolvedTuneSpec,
+    state: &MethodState,
+    dir: &Path,
+    path: &Path,
+) -> Result<(), TuneError> {
+    let (_, weights) = current(spec, state, dir)?.ok_or_else(|| {
+        TuneError::Failed(
+            "no pattern weights to write: no round was fitted and the spec has no start".into(),
+        )
+    })?;
+    weights.write_binary(path).map_err(|e| {
+        TuneError::Failed(format!(
+            "cannot write the tuned pattern weights to {}: {e}",
+            path.display()
+        ))
+    })
+}
