@@ -55,7 +55,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::engine::{EngineSpec, parse_time};
+use super::engine::{EngineSpec, MAX_NEAR, parse_time};
 use super::openings::{self, Balance};
 use super::outside::OutsideSpec;
 use super::schedule::{Format, Schedule};
