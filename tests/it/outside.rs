@@ -496,18 +496,21 @@ fn a_hang_without_a_clock_stalls() {
         "connect4",
         "",
         &["--hang-at", "2"],
-        "stall_timeout = \"500ms\"",
+        // Long enough for Python to start and shake hands on a loaded machine (the limit
+        // covers the start-up too), short enough that four hangs end well within the bound.
+        "stall_timeout = \"2s\"",
         "stall",
     );
     for g in &all {
         let detail = detail(g);
         assert!(
             detail.starts_with("no answer to 'move game=connect4 moves=")
-                && detail.ends_with("' within 500 ms"),
+                && detail.ends_with("' within 2 s"),
             "{g}"
         );
     }
-    assert!(clock.elapsed() < Duration::from_secs(20));
+    // A hang without a limit would never end; four 2 s stalls on two threads take ~4 s.
+    assert!(clock.elapsed() < Duration::from_secs(60));
 }
 
 /// The squares of Othello occupied after `game`'s opening and moves: the four of the start
@@ -1147,9 +1150,10 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
 /// A program that fails at the start of the run is refused before the first game, on one
 /// line naming the engine and saying why; the run folder keeps its stderr and can be used
 /// again once the spec is fixed.
-fn refused_at_start(protocol: &str, game: &str, flag: &str, why: &str) {
+fn refused_at_start(protocol: &str, game: &str, flag: &str, stall: &str, why: &str) {
     let dir = common::scratch("start");
-    let text = spec(game, 2, "", protocol, &[flag], "stall_timeout = \"1s\"");
+    let stall = format!("stall_timeout = \"{stall}\"");
+    let text = spec(game, 2, "", protocol, &[flag], &stall);
     // --quiet: the error alone.
     let out = run(&dir, &text, &["--quiet"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1198,6 +1202,7 @@ fn a_program_that_exits_at_once_is_refused_with_its_stderr() {
             protocol,
             game,
             "--exit-at-start",
+            "10s",
             "its output closed (it exited: exit status: 1); its stderr ended: fake: refusing to start",
         );
     }
@@ -1205,17 +1210,20 @@ fn a_program_that_exits_at_once_is_refused_with_its_stderr() {
 
 #[test]
 fn a_failed_handshake_is_refused_with_the_answer() {
+    // A limit a loaded machine's Python start-up cannot reach where the program answers.
     refused_at_start(
         "line",
         "connect4",
         "--bad-handshake",
+        "10s",
         "handshake: it answered 'error nope' to 'joute 1', not 'ok'",
     );
-    refused_at_start("gtp", "othello", "--bad-handshake", "'? no'");
+    refused_at_start("gtp", "othello", "--bad-handshake", "10s", "'? no'");
     refused_at_start(
         "gomocup",
         "morpion-9x9-5",
         "--bad-handshake",
+        "10s",
         "it answered 'ERROR no' to 'START 9', not 'OK'",
     );
     // NBoard's fake never answers `ping`: the stall limit decides.
@@ -1223,6 +1231,7 @@ fn a_failed_handshake_is_refused_with_the_answer() {
         "nboard",
         "othello",
         "--bad-handshake",
+        "1s",
         "no answer to 'ping 1' within 1 s",
     );
 }
