@@ -59,6 +59,29 @@ fn equal(planes: &[u64; 4], j: usize) -> u64 {
     m
 }
 
+/// The own and the opponent's marks on the cells `cells` (offsets, in steps of `step`, from a
+/// window's start) of every window at once: one four-bit counter a starting cell, bit-sliced
+/// into four planes, for the first `words` words of the padded board.
+#[inline]
+fn sliced_counts(
+    own: &Padded,
+    opp: &Padded,
+    step: usize,
+    cells: std::ops::Range<usize>,
+    words: usize,
+) -> ([[u64; 4]; 4], [[u64; 4]; 4]) {
+    let (mut pa, mut pb) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
+    for i in cells {
+        let a = shift_right(own, i * step, words);
+        let b = shift_right(opp, i * step, words);
+        for w in 0..words {
+            add(&mut pa[w], a[w]);
+            add(&mut pb[w], b[w]);
+        }
+    }
+    (pa, pb)
+}
+
 /// The half-cell distance under which a cell counts as central.
 fn centre_radius(rows: usize, cols: usize) -> usize {
     (rows.min(cols) / 3).max(1)
@@ -139,15 +162,7 @@ fn morpion_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize
         }
         let words = start_rows.div_ceil(4);
         let rep = start_cols * 0x0001_0001_0001_0001;
-        let (mut pa, mut pb) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
-        for i in 0..k {
-            let a = shift_right(own, i * step, words);
-            let b = shift_right(opp, i * step, words);
-            for w in 0..words {
-                add(&mut pa[w], a[w]);
-                add(&mut pb[w], b[w]);
-            }
-        }
+        let (pa, pb) = sliced_counts(own, opp, step, 0..k, words);
         for w in 0..words {
             let valid = rep & rows_below(start_rows, w);
             let (pa, pb) = (&pa[w], &pb[w]);
@@ -192,15 +207,7 @@ fn threat_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize,
         }
         let words = start_rows.div_ceil(4);
         let rep = start_cols * 0x0001_0001_0001_0001;
-        let (mut pa, mut pb) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
-        for i in 1..k {
-            let a = shift_right(own, i * step, words);
-            let b = shift_right(opp, i * step, words);
-            for w in 0..words {
-                add(&mut pa[w], a[w]);
-                add(&mut pb[w], b[w]);
-            }
-        }
+        let (pa, pb) = sliced_counts(own, opp, step, 1..k, words);
         let last = shift_right(&empty, k * step, words);
         for w in 0..words {
             let open = rep & rows_below(start_rows, w) & empty[w] & last[w];
