@@ -332,25 +332,17 @@ var joute = (function () {
   }
 
   // ---- live: a page served by `joute run --serve` or `joute serve` follows the run ----
-  // The server says on /events when a game finished; the page then reads /summary.json (the
-  // progress line) and the page again (the same HTML, rendered from the log as it is now),
-  // and swaps in its sections and games: no reload, and no second renderer in this script.
+  // On each `game` event the page swaps in the sections and games of the page fetched again
+  // (`jouteFollow`, templates/live.js).
   var LIVE_SECTIONS = ["sprt-section", "ratings-section", "terminations-section",
     "crosstable-section", "los-section", "pairs-section", "charts"];
   var live = { redraws: 0, counts: [], ended: false, final: false, lost: false, tables: [] };
-  function seconds(s) {
-    if (s === null || s === undefined || !isFinite(s)) return "?";
-    s = Math.round(s);
-    if (s < 60) return s + "s";
-    if (s < 3600) return Math.floor(s / 60) + "m " + ("0" + s % 60).slice(-2) + "s";
-    return Math.floor(s / 3600) + "h " + ("0" + Math.floor(s / 60) % 60).slice(-2) + "m";
-  }
   function progressText(sum) {
     var p = sum.progress || {}, parts = [];
     parts.push(sum.games + " games rated");
     if (p.scheduled) parts.push(p.logged + " of " + p.scheduled + " logged");
     if (p.games_per_second) parts.push(p.games_per_second.toFixed(1) + " games/s");
-    if (p.playing && p.eta_seconds !== null && p.eta_seconds !== undefined) parts.push("ETA " + seconds(p.eta_seconds));
+    if (p.playing && p.eta_seconds !== null && p.eta_seconds !== undefined) parts.push("ETA " + jouteSeconds(p.eta_seconds));
     if (sum.sprt) {
       parts.push("LLR " + sum.sprt.llr.toFixed(2) + " in (" + sum.sprt.lower.toFixed(2) + ", " +
         sum.sprt.upper.toFixed(2) + ")" + (sum.sprt.decision ? ": " + String(sum.sprt.decision).toUpperCase() + " accepted" : ""));
@@ -386,62 +378,12 @@ var joute = (function () {
   }
   function initLive() {
     if (!document.body.hasAttribute("data-live") || !window.EventSource || !window.fetch) return;
-    var status = document.getElementById("live-status");
-    var timer = null, busy = false, again = false, last = 0;
-    function refresh() {
-      if (busy) { again = true; return; }
-      busy = true;
-      last = Date.now();
-      Promise.all([
-        fetch("/summary.json", { cache: "no-store" }).then(function (r) { return r.json(); }),
-        fetch("/index.html", { cache: "no-store" }).then(function (r) { return r.text(); })
-      ]).then(function (got) {
-        swapSections(new DOMParser().parseFromString(got[1], "text/html"));
-        live.redraws++;
-        live.counts.push(got[0].games);
-        live.tables.push(document.querySelector("#ratings tbody").textContent.replace(/\s+/g, " ").trim());
-        status.textContent = progressText(got[0]);
-        status.classList.toggle("over", live.ended || !(got[0].progress || {}).playing);
-        if (live.ended) live.final = true;
-      }).catch(function () {
-        // The server is gone (the run ended or was stopped): the page keeps its last state.
-        live.lost = true;
-        status.textContent = "the run's server cannot be reached; this page shows the state it last saw";
-        status.classList.add("lost");
-      }).then(function () {
-        busy = false;
-        if (again) { again = false; later(); }
-        if (live.check) live.check();
-      });
-    }
-    // At most one redraw a second, however fast games finish: at once when the last one is a
-    // second old, else by a timer (and by the next event, should the timer be late).
-    function later() {
-      var gap = 1000 - (Date.now() - last);
-      if (gap <= 0) {
-        if (timer) { clearTimeout(timer); timer = null; }
-        refresh();
-      } else if (!timer) {
-        timer = setTimeout(function () { timer = null; refresh(); }, gap);
-      }
-    }
-    live.active = true;
-    var events = new EventSource("/events");
-    // The self-test closes the stream once it has reported (a headless browser's virtual time
-    // stands still while a request is open).
-    live.stop = function () { events.close(); };
-    events.addEventListener("game", later);
-    events.addEventListener("end", function () {
-      live.ended = true;
-      events.close();
-      refresh();
+    jouteFollow("game", live, document.getElementById("live-status"), function (sum, doc) {
+      swapSections(doc);
+      live.counts.push(sum.games);
+      live.tables.push(document.querySelector("#ratings tbody").textContent.replace(/\s+/g, " ").trim());
+      return progressText(sum);
     });
-    events.onerror = function () {
-      // The stream broke without an end (the server was killed): stop following quietly.
-      if (!live.ended) { events.close(); live.lost = true; status.classList.add("lost"); }
-      if (live.check) live.check();
-    };
-    refresh();
   }
 
   // ---- self-test: index.html#test=game:5,plies:10,sort:elo ----

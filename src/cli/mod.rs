@@ -82,7 +82,8 @@ pub enum Command {
     Tune(TuneArgs),
     /// Ratings, charts and HTML from one or more game logs (shards merge).
     Report(ReportArgs),
-    /// Serve a run's page live: a run another process plays, a finished run, or shards merged.
+    /// Serve a run's page live: a run another process plays, a finished run, or shards merged;
+    /// or a tuning run's.
     Serve(serve::ServeArgs),
     /// Count the move sequences of exactly DEPTH plies (perft), for every depth up to DEPTH.
     Perft(PerftArgs),
@@ -249,6 +250,11 @@ pub struct TuneArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// While it runs, serve the tuning page live on this address (default 127.0.0.1 on a free
+    /// port; the URL is printed): its charts, history and current weights redraw themselves
+    /// as candidates finish, and it shows the confirmation once the run ends.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
+    pub serve: Option<String>,
 }
 
 /// Arguments of `joute report`.

@@ -1,12 +1,12 @@
-//! `--serve [ADDR]` of `joute run` and `joute match`, and `joute serve DIR…`: the address
-//! parsed, the library's live server started and its URL printed.
+//! `--serve [ADDR]` of `joute run`, `joute match` and `joute tune`, and `joute serve DIR…`: the
+//! address parsed, the library's live server started and its URL printed.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use joute::serve::{LiveServer, is_loopback, logs_of};
+use joute::serve::{LiveServer, Source, is_loopback, source_of};
 
 use super::InputError;
 use super::interrupt;
@@ -17,7 +17,8 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:0";
 /// Arguments of `joute serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Run folders (or their games.jsonl): one run, or the shards of one run, merged.
+    /// Run folders (or their games.jsonl): one run, or the shards of one run, merged; or one
+    /// tuning run's folder.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// Address to listen on (default 127.0.0.1 on a free port; the URL is printed).
@@ -27,7 +28,7 @@ pub struct ServeArgs {
 
 /// `HOST:PORT` (or `PORT` alone, on 127.0.0.1) as an address, with a warning when it is not
 /// loopback: anyone who reaches it sees the run.
-fn address(text: &str) -> Result<SocketAddr, InputError> {
+pub(super) fn address(text: &str) -> Result<SocketAddr, InputError> {
     let bad = |why: String| {
         InputError(format!(
             "--serve '{text}': {why}; write HOST:PORT (127.0.0.1:8000, or 127.0.0.1:0 for a free port), and put the spec before --serve"
@@ -54,17 +55,22 @@ fn address(text: &str) -> Result<SocketAddr, InputError> {
 /// Starts the live server of the run in `out` when `--serve` was given, and says where.
 pub(super) fn start(serve: Option<&str>, out: &Path) -> anyhow::Result<Option<LiveServer>> {
     let Some(text) = serve else { return Ok(None) };
-    let server = LiveServer::start(address(text)?, vec![out.join("games.jsonl")])
-        .map_err(|e| InputError(e.to_string()))?;
+    let source = Source::Run(vec![out.join("games.jsonl")]);
+    serve_on(address(text)?, source).map(Some)
+}
+
+/// Starts the live server of `source` on `addr`, and says where.
+pub(super) fn serve_on(addr: SocketAddr, source: Source) -> anyhow::Result<LiveServer> {
+    let server = LiveServer::start(addr, source).map_err(|e| InputError(e.to_string()))?;
     note!("live page: {}", server.url());
-    Ok(Some(server))
+    Ok(server)
 }
 
 /// `joute serve DIR…`: serves until Ctrl-C.
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
-    let logs = logs_of(&args.dirs).map_err(|e| InputError(e.to_string()))?;
+    let source = source_of(&args.dirs).map_err(|e| InputError(e.to_string()))?;
     let server =
-        LiveServer::start(address(&args.addr)?, logs).map_err(|e| InputError(e.to_string()))?;
+        LiveServer::start(address(&args.addr)?, source).map_err(|e| InputError(e.to_string()))?;
     note!("live page: {} (Ctrl-C stops it)", server.url());
     let stop = interrupt::token();
     while !stop.is_cancelled() {

@@ -10,7 +10,9 @@ use super::interrupt;
 use super::interrupt::resume_command;
 use super::meter::{Meter, eta_seconds, short_duration};
 use super::run::{Interrupted, MatchProgress, Voice, threads, voice};
+use super::serve;
 use super::{InputError, TuneArgs};
+use joute::serve::{Source, TuneFolder};
 use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
 use joute::tune::checkpoint::{Checkpoint, MatchKind, Stage, TuneError};
@@ -23,14 +25,25 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let (spec, out, options) = tune_options(args)?;
     let threads = threads(args.threads)?;
     let voice = voice(args.quiet, args.json);
+    let addr = args.serve.as_deref().map(serve::address).transpose()?;
     let mut session = TuneSession::open(spec, &out, &options)?;
     if voice == Voice::Normal {
         say_plan(&session.ck, threads);
     }
+    let live = addr
+        .map(|addr| {
+            let folder = TuneFolder {
+                dir: out.clone(),
+                start: Some(session.ck.clone()),
+            };
+            serve::serve_on(addr, Source::Tune(Box::new(folder)))
+        })
+        .transpose()?;
     let cancel = interrupt::token();
     let mut progress = TuneProgress::new(voice, threads, &session.ck);
     let finished = session.run(&args.spec, threads, &mut progress, &cancel);
     progress.finish();
+    drop(live); // the open pages hear that the run ended, and fetch its last state
     match finished {
         Ok(finished) => render(&finished, voice),
         Err(TuneError::Interrupted(stage)) => {

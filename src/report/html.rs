@@ -209,7 +209,11 @@ struct Page<'a> {
 }
 
 const STYLE: &str = include_str!("../../templates/report.css");
-const SCRIPT: &str = include_str!("../../templates/report.js");
+/// The page's script, and the live pages' follower (`jouteFollow`, shared with the tuning page).
+const SCRIPT: &str = concat!(
+    include_str!("../../templates/report.js"),
+    include_str!("../../templates/live.js")
+);
 
 fn percent(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)

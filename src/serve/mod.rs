@@ -1,16 +1,20 @@
 //! A live window on a run: a small read-only HTTP server over one run folder (or the folders of
-//! its shards), for `joute run --serve`, `joute match --serve` and `joute serve DIR…`.
+//! its shards), for `joute run --serve`, `joute match --serve` and `joute serve DIR…`, or over
+//! a tuning run's folder ([`tune`]: `joute tune --serve`, `joute serve` on its folder).
 //!
 //! It serves three things and nothing else, all read from the folders' `run.json` and games
-//! logs as they are now (so it follows a run played by this process or another one):
+//! logs as they are now (so it follows a run played by this process or another one; a tuning
+//! run's page and record are read from its checkpoint, history and matches alike):
 //!
 //! - `GET /` (or `/index.html`): the run's report page ([`crate::report::html::render`], the
 //!   same page `index.html` is, with its charts inline), marked live: its script listens to
 //!   `/events` and redraws its tables and games from `/summary.json` and the page itself.
 //! - `GET /summary.json`: the object `joute run --json` prints (with `games`), plus `progress`:
 //!   games logged and scheduled, whether a run is writing the log now, games per second since
-//!   the server started, and the ETA.
-//! - `GET /events`: server-sent events: `game` when the logs grew, `end` when the server stops.
+//!   the server started, and the ETA. A tuning run: its record (`TuneRecord`), plus its own
+//!   `progress` (stage, candidates, games against the plan, rate, ETA).
+//! - `GET /events`: server-sent events: `game` when the logs grew (a tuning run: `change` when
+//!   its files changed), `end` when the server stops.
 //!
 //! No URL reaches the file system: paths are matched whole against these three (anything
 //! else, `/../etc/passwd` or `/%2e%2e/` alike, is a 404), only `GET` is answered (405
@@ -28,8 +32,10 @@
 //! own thread, and that for a bounded time.
 
 mod http;
+mod tune;
 
 pub use http::Limits;
+pub use tune::{TuneFolder, is_tune_folder};
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -89,9 +95,36 @@ pub struct LiveServer {
     threads: Vec<JoinHandle<()>>,
 }
 
+/// What a server shows.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A tournament run: its games logs (one run's, or its shards').
+    Run(Vec<PathBuf>),
+    /// A tuning run's folder.
+    Tune(Box<TuneFolder>),
+}
+
+impl Source {
+    /// What grows or changes as the run goes on: the logs' lengths, or the tuning files'.
+    fn key(&self) -> Vec<u64> {
+        match self {
+            Source::Run(logs) => sizes(logs),
+            Source::Tune(folder) => folder.key(),
+        }
+    }
+
+    /// The event that says the page may have changed.
+    fn event(&self) -> &'static str {
+        match self {
+            Source::Run(_) => "game",
+            Source::Tune(_) => "change",
+        }
+    }
+}
+
 /// What the connection threads share.
 struct Shared {
-    logs: Vec<PathBuf>,
+    source: Source,
     /// The `Host` values accepted (loopback only; empty: any).
     hosts: Vec<String>,
     limits: Limits,
@@ -124,11 +157,19 @@ struct View {
     summary: Arc<String>,
 }
 
-/// The run folders `dirs` (one run, or its shards): their games logs, each checked to be
-/// there with the `run.json` beside it.
-pub fn logs_of(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, ServeError> {
+/// What `joute serve DIR…` shows: a tuning run's folder, or run folders (one run, or its
+/// shards) by their games logs, each checked to be there with the `run.json` beside it.
+pub fn source_of(dirs: &[PathBuf]) -> Result<Source, ServeError> {
     if dirs.is_empty() {
         return Err(ServeError::Folder("no run folder given".into()));
+    }
+    if let [dir] = dirs
+        && is_tune_folder(dir)
+    {
+        return Ok(Source::Tune(Box::new(TuneFolder {
+            dir: dir.clone(),
+            start: None,
+        })));
     }
     dirs.iter()
         .map(|dir| {
@@ -142,13 +183,14 @@ pub fn logs_of(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, ServeError> {
             };
             if !dir.join("run.json").is_file() || !log.is_file() {
                 return Err(ServeError::Folder(format!(
-                    "{}: not a run folder (no run.json and games.jsonl in it)",
+                    "{}: not a run folder (no run.json and games.jsonl in it, nor a tuning run's checkpoint.json)",
                     dir.display()
                 )));
             }
             Ok(log)
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Source::Run)
 }
 
 /// Whether `addr` is reachable from this machine only.
@@ -157,15 +199,15 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
 }
 
 impl LiveServer {
-    /// Starts serving the run whose games logs are `logs` on `addr` (port 0: a free one).
-    pub fn start(addr: SocketAddr, logs: Vec<PathBuf>) -> Result<LiveServer, ServeError> {
-        LiveServer::start_with(addr, logs, Limits::default())
+    /// Starts serving `source` on `addr` (port 0: a free one).
+    pub fn start(addr: SocketAddr, source: Source) -> Result<LiveServer, ServeError> {
+        LiveServer::start_with(addr, source, Limits::default())
     }
 
     /// [`LiveServer::start`] with other limits on connections.
     pub fn start_with(
         addr: SocketAddr,
-        logs: Vec<PathBuf>,
+        source: Source,
         limits: Limits,
     ) -> Result<LiveServer, ServeError> {
         let (listener, bound) =
@@ -182,7 +224,7 @@ impl LiveServer {
             Vec::new()
         };
         let shared = Arc::new(Shared {
-            logs,
+            source,
             hosts,
             limits,
             bell: Mutex::new(Bell::default()),
@@ -337,10 +379,10 @@ fn refuse(mut stream: TcpStream, why: &str) {
 
 /// Rings the bell when a log grows, until the server stops.
 fn watch(shared: &Shared) {
-    let mut last = sizes(&shared.logs);
+    let mut last = shared.source.key();
     while !shared.stopping.load(Ordering::SeqCst) {
         std::thread::sleep(WATCH_EVERY);
-        let now = sizes(&shared.logs);
+        let now = shared.source.key();
         if now != last {
             last = now;
             if let Ok(mut bell) = shared.bell.lock() {
@@ -470,7 +512,8 @@ fn stream_events(shared: &Arc<Shared>, mut out: TcpStream) {
         ok = if now.generation != seen {
             seen = now.generation;
             written = Instant::now();
-            send(&mut out, &format!("event: game\ndata: {seen}\n\n"))
+            let event = shared.source.event();
+            send(&mut out, &format!("event: {event}\ndata: {seen}\n\n"))
         } else if written.elapsed() >= KEEPALIVE {
             written = Instant::now();
             send(&mut out, ": idle\n\n")
@@ -497,7 +540,7 @@ fn current_view(shared: &Shared) -> Result<(Arc<String>, Arc<String>), String> {
         .view
         .lock()
         .map_err(|_| "the server failed".to_string())?;
-    let key = sizes(&shared.logs);
+    let key = shared.source.key();
     if let Some(view) = slot.as_ref() {
         if view.key == key {
             return Ok((view.page.clone(), view.summary.clone()));
@@ -528,18 +571,26 @@ fn is_playing(log: &Path) -> bool {
     ReadLock::new(log).is_ok_and(|lock| lock.live)
 }
 
-/// Renders the page and the summary object from the logs.
+/// Renders the page and the summary object from the logs (or the tuning run's files).
 fn build(shared: &Shared) -> Result<(String, String), String> {
-    let (info, summary, loaded) = summarize_logs(&shared.logs)?;
+    match &shared.source {
+        Source::Run(logs) => build_run(shared, logs),
+        Source::Tune(folder) => folder.build(),
+    }
+}
+
+/// A tournament run's page and summary.
+fn build_run(shared: &Shared, logs: &[PathBuf]) -> Result<(String, String), String> {
+    let (info, summary, loaded) = summarize_logs(logs)?;
     let ratings = summary.ratings();
     let rows = table::rating_rows(&summary, &ratings);
     let scale = table::RatingScale::of(&summary, &ratings);
     let svgs = charts::svg_charts(&summary, &ratings).map_err(|e| e.to_string())?;
     let timing = page_timing(&info);
-    let page = html::render(&summary, &ratings, &svgs, &shared.logs, Some(timing), true)
+    let page = html::render(&summary, &ratings, &svgs, logs, Some(timing), true)
         .map_err(|e| e.to_string())?;
     let mut object = summary_json(&summary, &rows, &scale, None, &info, None);
-    let playing = shared.logs.iter().any(|log| is_playing(log));
+    let playing = logs.iter().any(|log| is_playing(log));
     let logged = loaded.games_read;
     let rate = {
         let mut origin = shared.origin.lock().map_err(|_| "the server failed")?;
@@ -588,7 +639,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let server = LiveServer::start_with(
             "127.0.0.1:0".parse().unwrap(),
-            vec![dir.path().join("games.jsonl")],
+            Source::Run(vec![dir.path().join("games.jsonl")]),
             limits,
         )
         .unwrap();

@@ -416,20 +416,14 @@ impl TuneSession {
         aa: Option<(MatchResult, AaCheck)>,
         match_seconds: f64,
     ) -> Result<Finished, TuneError> {
-        let (aa, aa_check) = aa.unzip();
         let spec = &self.ck.spec;
         let ck = &self.ck;
         let history = self.history()?;
         let theta = ck.state.theta().to_vec();
         let tuned = spec.weights_with(&theta);
-        let outside = super::outside::record(spec, &theta);
-        let games = ck.games + confirmation.games + aa.as_ref().map_or(0, |m| m.games);
+        let games = ck.games + confirmation.games + aa.as_ref().map_or(0, |(m, _)| m.games);
         let header = weights_header(spec, spec_path, ck, &history, &confirmation, games);
-        let in_folder = self.out.join(if outside.is_some() {
-            super::outside::TUNED_OPTIONS
-        } else {
-            TUNED_WEIGHTS
-        });
+        let in_folder = tuned_file_in(spec, &self.out);
         let endgame = ck.state.endgame();
         write_tuned(spec, &theta, (&tuned, endgame), &header, &in_folder)?;
         if let Some(path) = &self.copy {
@@ -441,40 +435,12 @@ impl TuneSession {
             .unwrap_or(&in_folder)
             .display()
             .to_string();
-        let record = TuneRecord {
-            name: spec.name.clone(),
-            game: spec.game.clone(),
-            method: spec.method.name().to_string(),
-            engine: spec.engine.describe(),
-            opponent: if spec.pool.is_empty() {
-                "incumbent".into()
-            } else {
-                spec.pool
-                    .iter()
-                    .map(|e| format!("{} ({})", e.name, e.describe()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-            seed: spec.seed,
-            params: spec.params.clone(),
-            tuned: theta,
-            tuned_endgame: endgame.map(<[f64]>::to_vec),
-            sprt: match &spec.hill {
-                Some(h) => match h.acceptance {
-                    super::hill::Acceptance::Sprt(s) => Some(s),
-                    super::hill::Acceptance::Fixed => None,
-                },
-                None => None,
-            },
-            history,
-            confirmation: Some(confirmation),
+        let concluded = Concluded {
+            confirmation,
             aa,
-            aa_check: aa_check.clone(),
-            weights_file,
-            games,
             seconds: ck.seconds + match_seconds,
-            outside,
         };
+        let record = tune_record(ck, history, weights_file, Some(concluded));
         let mut summary = summary_json(&record, &self.out);
         if let Some(o) = &record.outside {
             summary["options_file"] = json!(record.weights_file);
@@ -495,6 +461,7 @@ impl TuneSession {
             .last()
             .cloned()
             .unwrap_or_else(|| self.out.join("index.html"));
+        let aa_check = record.aa_check.clone();
         Ok(Finished {
             record,
             summary,
@@ -504,6 +471,156 @@ impl TuneSession {
             aa_check,
         })
     }
+}
+
+/// What the end of a run adds to its record: the matches' results and the time in all.
+#[derive(Clone, Debug)]
+pub struct Concluded {
+    /// The confirmation match (tuned against start).
+    pub confirmation: MatchResult,
+    /// The A/A match and its verdict, when the run played one.
+    pub aa: Option<(MatchResult, AaCheck)>,
+    /// Seconds spent in all, tuning and matches.
+    pub seconds: f64,
+}
+
+/// The record of the run whose state is `ck` and whose candidates are `history`, its tuned
+/// values going to `weights_file`: the record [`TuneSession::finish`] reports once `concluded`
+/// says how the matches went, or, without it, the record of a run under way (the current
+/// weights, the history so far, no confirmation; the games and time of tuning alone).
+pub fn tune_record(
+    ck: &Checkpoint,
+    history: Vec<HistoryLine>,
+    weights_file: String,
+    concluded: Option<Concluded>,
+) -> TuneRecord {
+    let spec = &ck.spec;
+    let theta = ck.state.theta().to_vec();
+    let (confirmation, aa, seconds) = match concluded {
+        Some(c) => (Some(c.confirmation), c.aa, c.seconds),
+        None => (None, None, ck.seconds),
+    };
+    let (aa, aa_check) = aa.unzip();
+    let games = ck.games
+        + confirmation.as_ref().map_or(0, |m| m.games)
+        + aa.as_ref().map_or(0, |m| m.games);
+    TuneRecord {
+        name: spec.name.clone(),
+        game: spec.game.clone(),
+        method: spec.method.name().to_string(),
+        engine: spec.engine.describe(),
+        opponent: if spec.pool.is_empty() {
+            "incumbent".into()
+        } else {
+            spec.pool
+                .iter()
+                .map(|e| format!("{} ({})", e.name, e.describe()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+        seed: spec.seed,
+        params: spec.params.clone(),
+        outside: super::outside::record(spec, &theta),
+        tuned: theta,
+        tuned_endgame: ck.state.endgame().map(<[f64]>::to_vec),
+        sprt: match &spec.hill {
+            Some(h) => match h.acceptance {
+                super::hill::Acceptance::Sprt(s) => Some(s),
+                super::hill::Acceptance::Fixed => None,
+            },
+            None => None,
+        },
+        history,
+        confirmation,
+        aa,
+        aa_check,
+        weights_file,
+        games,
+        seconds,
+    }
+}
+
+/// The record of the tuning run in `dir` as its files hold it now, for a page that follows
+/// the run: `checkpoint.json` (or `start`, the state of a run that has not saved one yet) and
+/// the candidates of `history.jsonl` it counts, and once the run has finished (its
+/// `summary.json` written for this checkpoint) the matches' results, as [`tune_record`] builds
+/// it: the same record [`TuneSession::finish`] reported. With the state it was read from.
+pub fn record_in_folder(
+    dir: &Path,
+    start: Option<&Checkpoint>,
+) -> Result<(TuneRecord, Checkpoint), TuneError> {
+    let path = dir.join("checkpoint.json");
+    let ck = if path.exists() {
+        Checkpoint::load(&path).map_err(|message| TuneError::Io {
+            path: path.clone(),
+            message,
+        })?
+    } else {
+        start.cloned().ok_or_else(|| TuneError::Io {
+            path: path.clone(),
+            message: "not written yet: the run has not finished its first candidate".into(),
+        })?
+    };
+    // Read after the checkpoint: the history holds at least the candidates it counts.
+    let history = read_history(&dir.join("history.jsonl"), ck.candidates)?;
+    let summary = dir.join("summary.json");
+    let concluded = if ck.tuning_done && summary.exists() {
+        concluded_in(&summary, &ck)?
+    } else {
+        None
+    };
+    let weights_file = match &concluded {
+        Some((_, file)) => file.clone(),
+        None => (ck.spec.weights_out.clone())
+            .unwrap_or_else(|| tuned_file_in(&ck.spec, dir))
+            .display()
+            .to_string(),
+    };
+    let record = tune_record(&ck, history, weights_file, concluded.map(|(c, _)| c));
+    Ok((record, ck))
+}
+
+/// What a finished run's `summary.json` says of its matches, and where its tuned values went;
+/// `None` when it was written for another state than `ck` (a run resumed for more candidates).
+fn concluded_in(path: &Path, ck: &Checkpoint) -> Result<Option<(Concluded, String)>, TuneError> {
+    let bad = |message: String| TuneError::Io {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let summary: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if summary["candidates"].as_u64() != Some(ck.candidates) {
+        return Ok(None);
+    }
+    /// The value at `pointer` (`/aa/check`), read as a `T` (null: absent).
+    fn field<T: serde::de::DeserializeOwned>(
+        summary: &serde_json::Value,
+        pointer: &str,
+    ) -> Result<T, String> {
+        let value = summary.pointer(pointer).cloned().unwrap_or_default();
+        serde_json::from_value(value).map_err(|e| format!("'{}': {e}", &pointer[1..]))
+    }
+    let concluded = Concluded {
+        confirmation: field(&summary, "/confirmation").map_err(bad)?,
+        aa: Option::zip(
+            field(&summary, "/aa").map_err(bad)?,
+            field(&summary, "/aa/check").map_err(bad)?,
+        ),
+        seconds: field(&summary, "/seconds").map_err(bad)?,
+    };
+    Ok(Some((
+        concluded,
+        field(&summary, "/weights_file").map_err(bad)?,
+    )))
+}
+
+/// The tuned weights (or an outside program's options) in the run's folder `dir`.
+fn tuned_file_in(spec: &ResolvedTuneSpec, dir: &Path) -> PathBuf {
+    dir.join(if spec.is_outside() {
+        super::outside::TUNED_OPTIONS
+    } else {
+        TUNED_WEIGHTS
+    })
 }
 
 /// The tournament spec of `kind`'s match on `openings` (`theta`: the tuned parameters,
@@ -795,3 +912,6 @@ fn summary_json(record: &TuneRecord, out: &Path) -> serde_json::Value {
 
 #[cfg(test)]
 mod aa_tests;
+
+#[cfg(test)]
+mod record_tests;

@@ -360,6 +360,23 @@ fn events(addr: SocketAddr) -> BufReader<TcpStream> {
     BufReader::new(s)
 }
 
+/// Ctrl-C: the run stops as interrupted (exit 130), and its server with it, after telling the
+/// page listening on `stream` that the run ended.
+fn interrupt_with_its_server(live: Live, stream: &mut BufReader<TcpStream>) {
+    let addr = live.addr;
+    let (code, err) = live.interrupt();
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(
+        wait_event(stream, "end", Duration::from_secs(5)),
+        "no end event"
+    );
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "the server outlived the run"
+    );
+}
+
 #[test]
 fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let dir = common::scratch("ctrl-c");
@@ -381,18 +398,8 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let first = summary(addr);
     assert_eq!(first["progress"]["playing"], true);
     assert_eq!(first["progress"]["scheduled"], 144);
-    let (code, err) = live.interrupt();
-    assert_eq!(code, Some(130), "{err}");
-    assert!(err.contains("interrupted"), "{err}");
+    interrupt_with_its_server(live, &mut stream);
     assert!(common::lines_in(&out.join("games.jsonl")) < 144);
-    assert!(
-        wait_event(&mut stream, "end", Duration::from_secs(5)),
-        "no end event"
-    );
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "the server outlived the run"
-    );
     // Resumable as any interrupted run.
     let mut resume = args[..6].to_vec();
     resume.extend(["--resume", "--quiet"]);
@@ -401,11 +408,26 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     drop(deaf);
 }
 
+/// Opens the page served at `addr` in headless Chromium, in real time (driven over its DevTools
+/// pipe), with the self-test `#test=TEST`, and returns the self-test's report once the page
+/// wrote it (within `limit`), checked to have run without an error, in the browser's console
+/// or its own, and without a reload.
+fn in_browser(addr: SocketAddr, test: &str, limit: Duration) -> Value {
+    let browser =
+        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
+    let url = format!("http://{addr}/#test={test}");
+    let seen = common::devtools::watch_selftest(&browser, &url, limit);
+    let test = &seen.selftest;
+    assert_eq!(test["ok"], true, "{test}");
+    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
+    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
+    assert_eq!(seen.navigations, 1, "the page reloaded: {test}");
+    seen.selftest
+}
+
 #[test]
 #[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it serve:: -- --include-ignored"]
 fn the_live_page_redraws_itself_in_a_browser() {
-    let browser =
-        common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
     let dir = common::scratch("browser");
     let spec = dir.join("spec.toml");
     // 480 longer games: the page redraws itself while they are played (about 10 s in the
@@ -419,13 +441,7 @@ fn the_live_page_redraws_itself_in_a_browser() {
     let mut live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
     // In real time (the browser driven over its DevTools pipe): the page redraws itself three
     // times, at most once a second, as games finish.
-    let url = format!("http://{}/#test=live:3", live.addr);
-    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(120));
-    let test = &seen.selftest;
-    assert_eq!(test["ok"], true, "{test}");
-    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
-    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
-    assert_eq!(seen.navigations, 1, "the page reloaded: {test}");
+    let test = &in_browser(live.addr, "live:3", Duration::from_secs(120));
     let counts: Vec<u64> = test["live"]["counts"]
         .as_array()
         .unwrap()
@@ -456,14 +472,191 @@ fn the_live_page_redraws_itself_in_a_browser() {
     // The same page for the finished run: drawn once from the server, its stream left open
     // (the run is over; nothing more will come).
     let done = Live::start(&["serve", out.to_str().unwrap()]);
-    let url = format!("http://{}/#test=live:1", done.addr);
-    let seen = common::devtools::watch_selftest(&browser, &url, Duration::from_secs(60));
-    let test = &seen.selftest;
-    assert_eq!(test["ok"], true, "{test}");
-    assert_eq!(test["errors"], serde_json::json!([]), "{test}");
-    assert_eq!(seen.console_errors, Vec::<String>::new(), "{test}");
-    assert_eq!(seen.navigations, 1, "{test}");
+    let test = &in_browser(done.addr, "live:1", Duration::from_secs(60));
     assert_eq!(test["games"], 480, "{test}");
     assert_eq!(test["live"]["counts"], serde_json::json!([480]), "{test}");
+    assert_eq!(done.interrupt().0, Some(0));
+}
+
+/// A Connect 4 hill climb of `candidates` candidates of 4 opening pairs each at `depth`, and
+/// small matches (at depth 8, about 0.2 s a candidate on one thread in the test profile, on the
+/// shared 2-core machine; at depth 6, 0.05 s).
+fn tune_spec(dir: &Path, candidates: u64, depth: u32) -> PathBuf {
+    let budget = format!("iterations = {candidates}");
+    let text = common::tune_spec_text(dir, "hill-climb", &budget, "\n[hill]\npairs = 4\n")
+        .replace("depth = 2", &format!("depth = {depth}"))
+        .replace("games = 200\naa_games = 40", "games = 40\naa_games = 20");
+    let path = dir.join("tune.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `joute tune SPEC --out OUT --threads 1 --serve`.
+fn served_tune(spec: &Path, out: &Path) -> Vec<String> {
+    let (spec, out) = (spec.display().to_string(), out.display().to_string());
+    ["tune", &spec, "--out", &out, "--threads", "1", "--serve"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// Candidates in a tuning summary's history.
+fn candidates(summary: &Value) -> usize {
+    summary["history"].as_array().unwrap().len()
+}
+
+#[test]
+fn a_tuning_run_is_served_live_stopped_by_ctrl_c_and_served_finished() {
+    let dir = common::scratch("tune");
+    let spec = tune_spec(&dir, 400, 6);
+    let out = dir.join("out");
+    let args = served_tune(&spec, &out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live = Live::start(&args);
+    let addr = live.addr;
+    let mut stream = events(addr);
+
+    // The record as it is now (from the start, before any checkpoint is written), then
+    // growing: each change said on the stream.
+    let first = summary(addr);
+    assert_eq!(first["name"], "t");
+    assert_eq!(first["method"], "hill-climb");
+    assert_eq!(first["confirmation"], Value::Null);
+    assert_eq!(first["progress"]["stage"], "tuning");
+    assert_eq!(first["progress"]["iterations"], 400);
+    let mut seen = vec![candidates(&first)];
+    while seen.len() < 4 {
+        assert!(
+            wait_event(&mut stream, "change", Duration::from_secs(60)),
+            "no change event; candidates seen: {seen:?}"
+        );
+        let now = summary(addr);
+        assert_eq!(now["progress"]["playing"], true, "{}", now["progress"]);
+        // The history and the current weights agree with the progress.
+        let n = candidates(&now);
+        assert_eq!(now["progress"]["candidates"], n as u64);
+        if n > 0 {
+            assert_eq!(now["tuned"], now["history"][n - 1]["theta"]);
+            assert_eq!(now["progress"]["tuning_games"], now["games"]);
+        }
+        seen.push(n);
+    }
+    assert!(
+        seen.windows(2).all(|w| w[0] <= w[1]) && seen[0] < seen[3],
+        "the history did not grow: {seen:?}"
+    );
+
+    // The tuning page, live, its weights the current ones; nothing else is served.
+    let page = request(addr, "GET", "/");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<body data-live"), "not the live page");
+    assert!(
+        page.body.contains("<h2>Current weights (after "),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("id=\"tune-weights\"") || page.body.contains("tune-weights"));
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(csp.contains("default-src 'none'"));
+    for path in [
+        "/checkpoint.json",
+        "/history.jsonl",
+        "/tune.toml",
+        "/../checkpoint.json",
+        "/%2e%2e/tune.toml",
+        "/confirm/games.jsonl",
+    ] {
+        let got = request(addr, "GET", path);
+        assert_eq!(got.status, 404, "{path}");
+        assert!(!got.body.contains("spec_hash"), "{path}");
+    }
+    assert_eq!(request(addr, "POST", "/summary.json").status, 405);
+
+    // Ctrl-C stops the run (resumable, exit 130) and the server with it.
+    interrupt_with_its_server(live, &mut stream);
+    let tuned = common::history(&out).len();
+    assert!(tuned < 400, "{tuned}");
+
+    // Resumed to a shorter end (the budget cut), then served by `joute serve`: the record the
+    // run wrote, confirmation and A/A match included.
+    let mut resume = args[..6].to_vec();
+    let budget = format!("{}", (tuned as u64 + 2) * 8 + 60);
+    resume.extend(["--resume", "--quiet", "--budget", &budget]);
+    common::joute_ok(&resume);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let done = Live::start(&["serve", out.to_str().unwrap()]);
+    let last = summary(done.addr);
+    assert_eq!(last["progress"]["stage"], "finished");
+    assert_eq!(last["progress"]["playing"], false);
+    for key in ["games", "seconds", "confirmation", "weights_file"] {
+        assert_eq!(last[key], written[key], "{key}");
+    }
+    assert_eq!(last["aa"]["games"], written["aa"]["games"]);
+    assert_eq!(last["aa_check"], written["aa"]["check"]);
+    assert_eq!(
+        candidates(&last) as u64,
+        written["candidates"].as_u64().unwrap()
+    );
+    let tuned: Vec<&Value> = written["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["tuned"])
+        .collect();
+    assert_eq!(
+        last["tuned"].as_array().unwrap().iter().collect::<Vec<_>>(),
+        tuned
+    );
+    let page = request(done.addr, "GET", "/").body;
+    assert!(page.contains("<h2>Final weights</h2>"), "{page}");
+    assert!(page.contains("class=\"verdict "), "no confirmation verdict");
+    // The page on disk is the same report, not live.
+    let on_disk = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!on_disk.contains("data-live") && !on_disk.contains("<script"));
+    assert_eq!(done.interrupt().0, Some(0));
+}
+
+#[test]
+#[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it serve:: -- --include-ignored"]
+fn the_live_tuning_page_redraws_itself_in_a_browser_to_the_end() {
+    let dir = common::scratch("tune-browser");
+    let spec = tune_spec(&dir, 40, 8);
+    let out = dir.join("out");
+    let args = served_tune(&spec, &out);
+    let mut live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // In real time, to the run's end: the page redraws itself as candidates finish (at most
+    // once a second), then once more when the server says the run ended.
+    let test = &in_browser(live.addr, "live:100000", Duration::from_secs(240));
+    let run = &test["live"];
+    assert_eq!(run["final"], true, "{test}");
+    let counts: Vec<u64> = (run["candidates"].as_array().unwrap().iter())
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert!(counts.len() >= 3, "{test}");
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]) && counts[0] < 40,
+        "{test}"
+    );
+    assert_eq!(counts[counts.len() - 1], 40, "{test}");
+    // The history table and the charts were drawn again with more in them.
+    let rows = run["histories"].as_array().unwrap();
+    assert!(rows[0].as_u64() < rows[rows.len() - 1].as_u64(), "{test}");
+    let charts = run["charts"].as_array().unwrap();
+    assert_ne!(charts[0], charts[charts.len() - 1], "{test}");
+    // The last redraw is the finished run's page: confirmed, its weights final.
+    assert_eq!(run["stages"][counts.len() - 1], "finished", "{test}");
+    assert_eq!(test["confirmed"], true, "{test}");
+    assert_eq!(test["heading"], "Final weights", "{test}");
+    assert_eq!(wait_for(&mut live.child, Duration::from_secs(60)), Some(0));
+
+    // The same page for the finished run, from `joute serve`.
+    let done = Live::start(&["serve", out.to_str().unwrap()]);
+    let test = &in_browser(done.addr, "live:1", Duration::from_secs(60));
+    assert_eq!(
+        test["live"]["candidates"],
+        serde_json::json!([40]),
+        "{test}"
+    );
+    assert_eq!(test["confirmed"], true, "{test}");
     assert_eq!(done.interrupt().0, Some(0));
 }

@@ -1,6 +1,7 @@
 //! `joute tune` from the command line: a small run end to end, resume after SIGKILL, and bad
 //! input.
 
+use crate::common::tune_spec_text as spec_text;
 use crate::common::{self, scratch};
 
 use std::path::{Path, PathBuf};
@@ -9,48 +10,6 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::Value;
-
-/// A Connect 4 tuning spec writing its weights into `dir`; `extra` is appended (method
-/// settings, more keys).
-fn spec_text(dir: &Path, method: &str, budget: &str, extra: &str) -> String {
-    format!(
-        r#"name = "t"
-game = "connect4"
-seed = 5
-method = "{method}"
-weights_out = "{}"
-
-[engine]
-algorithm = "alphabeta"
-depth = 2
-weights = "{}/weights/connect4-centre.toml"
-
-[openings]
-plies = 6
-
-[budget]
-{budget}
-
-[confirm]
-games = 200
-aa_games = 40
-
-[[param]]
-name = "own_threes"
-min = -20
-max = 40
-step = 4
-
-[[param]]
-name = "own_immediate"
-min = -20
-max = 100
-step = 10
-{extra}"#,
-        dir.join("tuned.toml").display(),
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
 
 fn write(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("spec.toml");

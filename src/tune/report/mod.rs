@@ -46,8 +46,8 @@ mod page;
 
 use data::*;
 use draw::*;
-pub use page::render_tune;
 use page::*;
+pub use page::{render_tune, render_tune_live};
 
 /// Why the tuning report could not be drawn or written.
 #[derive(Debug, thiserror::Error)]

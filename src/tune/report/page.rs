@@ -68,8 +68,6 @@ pub(super) struct TunePage<'a> {
     pub(super) games: u64,
     pub(super) time: String,
     pub(super) weights_file: &'a str,
-    /// What the run tuned: `weights`, or an outside program's `options`.
-    pub(super) tuned_what: &'static str,
     /// An outside program's tuned options, as a tournament spec's table.
     pub(super) options_table: Option<&'a str>,
     /// What an outside program's results depend on, in a sentence.
@@ -83,6 +81,14 @@ pub(super) struct TunePage<'a> {
     pub(super) history: Vec<HistoryView>,
     pub(super) history_note: String,
     pub(super) style: &'static str,
+    /// The page a live server serves: it follows the run (`templates/tune.js`).
+    pub(super) live: bool,
+    /// The weights table's heading: `Final weights`, or the current ones of a run under way.
+    pub(super) weights_heading: String,
+    /// The summary's row of the weights file: `weights written`, or where they will be.
+    pub(super) weights_label: String,
+    /// The live page's script.
+    pub(super) script: &'static str,
 }
 
 pub(super) const STYLE: &str = concat!(
@@ -244,11 +250,35 @@ pub(super) fn moved_names(record: &TuneRecord, h: &HistoryLine) -> String {
         .join(", ")
 }
 
+/// The live page's script, and the follower it shares with the run's live page.
+const SCRIPT: &str = concat!(
+    include_str!("../../../templates/tune.js"),
+    include_str!("../../../templates/live.js")
+);
+
 /// The page's text (what [`write_tune_report`] writes as `index.html`); `charts` are (name,
 /// svg text) pairs to inline, as [`tune_svg_charts`] gives them (may be empty).
 pub fn render_tune(
     record: &TuneRecord,
     charts: &[(String, String)],
+) -> Result<String, TuneReportError> {
+    render_page(record, charts, false)
+}
+
+/// The page a live server serves for a tuning run ([`render_tune`]'s, marked live, with its
+/// script): it listens to `/events` and redraws itself from the page fetched again. A record
+/// without a confirmation is a run under way: its weights are the current ones.
+pub fn render_tune_live(
+    record: &TuneRecord,
+    charts: &[(String, String)],
+) -> Result<String, TuneReportError> {
+    render_page(record, charts, true)
+}
+
+fn render_page(
+    record: &TuneRecord,
+    charts: &[(String, String)],
+    live: bool,
 ) -> Result<String, TuneReportError> {
     let candidates = record.history.len();
     let accepted = (method(record) == Method::Hill).then(|| {
@@ -316,6 +346,26 @@ pub fn render_tune(
              candidate against what it played, 95% interval."
         )
     };
+    let tuned_what = if record.outside.is_some() {
+        "options"
+    } else {
+        "weights"
+    };
+    let under_way = live && record.confirmation.is_none();
+    let (weights_heading, weights_label) = if under_way {
+        (
+            format!(
+                "Current {tuned_what} (after {candidates} candidate{}; final when the run ends)",
+                if candidates == 1 { "" } else { "s" }
+            ),
+            format!("{tuned_what} to be written"),
+        )
+    } else {
+        (
+            format!("Final {tuned_what}"),
+            format!("{tuned_what} written"),
+        )
+    };
     let page = TunePage {
         spsa,
         name: &record.name,
@@ -329,11 +379,6 @@ pub fn render_tune(
         games: record.games,
         time: duration(record.seconds),
         weights_file: &record.weights_file,
-        tuned_what: if record.outside.is_some() {
-            "options"
-        } else {
-            "weights"
-        },
         options_table: record.outside.as_ref().map(|o| o.options.as_str()),
         not_reproducible: record
             .outside
@@ -366,6 +411,10 @@ pub fn render_tune(
         history,
         history_note,
         style: STYLE,
+        live,
+        weights_heading,
+        weights_label,
+        script: SCRIPT,
     };
     Ok(page.render()?)
 }

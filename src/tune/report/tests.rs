@@ -439,6 +439,43 @@ fn long_history_shows_the_newest_200() {
 }
 
 #[test]
+fn the_live_page_is_the_report_with_its_script_and_the_current_weights() {
+    let mut record = hill_record(false);
+    let svgs = tune_svg_charts(&record).unwrap();
+    let still = render_tune(&record, &svgs).unwrap();
+    let live = render_tune_live(&record, &svgs).unwrap();
+    assert!(!still.contains("data-live") && !still.contains("<script"));
+    assert!(still.contains("<h2>Final weights</h2>") && still.contains("<th>weights written</th>"));
+    // A finished run: the same page, marked live, with the script and its status line.
+    assert!(live.contains("<body data-live>") && live.contains("id=\"live-status\""));
+    assert!(live.contains("<h2>Final weights</h2>"));
+    assert!(live.contains(include_str!("../../../templates/tune.js")));
+    assert!(live.contains("function jouteFollow("));
+    let strip = |page: &str| {
+        let from = page.find("<pre id=\"selftest\"").unwrap();
+        page[..from].replace(" data-live", "").replace(
+            "<p class=\"live\" id=\"live-status\">live: waiting for the run</p>\n",
+            "",
+        )
+    };
+    assert_eq!(strip(&live), still[..still.find("</body>").unwrap()]);
+    // A run under way (no confirmation yet): its weights are the current ones.
+    record.confirmation = None;
+    let live = render_tune_live(&record, &[]).unwrap();
+    let n = record.history.len();
+    assert!(
+        live.contains(&format!(
+            "<h2>Current weights (after {n} candidates; final when the run ends)</h2>"
+        )),
+        "{live}"
+    );
+    assert!(live.contains("<th>weights to be written</th>"));
+    assert!(live.contains("No confirmation match has been played."));
+    let still = render_tune(&record, &[]).unwrap();
+    assert!(still.contains("<h2>Final weights</h2>"));
+}
+
+#[test]
 fn running_sum_and_acceptance() {
     let record = hill_record(false);
     let path = running_elo(&record.history);

@@ -17,7 +17,7 @@ use crate::tune::spec::{ResolvedTuneSpec, parse};
 /// A tuning spec of Morpion 5×5, four in a row, at depth 2: after its 2-ply openings the side
 /// that moved first scores about 65% (+110 to +140 Elo), the advantage a broken seating hands
 /// one copy. Only its A/A match (200 pairs) is played.
-const SPEC: &str = r#"name = "aa"
+pub(super) const SPEC: &str = r#"name = "aa"
 game = "morpion-5x5-4"
 seed = 2026
 method = "hill-climb"

@@ -360,3 +360,45 @@ pub fn page_selftest(browser: &Path, url: &str, budget_ms: u32) -> serde_json::V
         .replace("&amp;", "&");
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("self-test is not JSON ({e}): {text}"))
 }
+
+/// A Connect 4 tuning spec writing its weights into `dir`; `extra` is appended (method
+/// settings, more keys).
+pub fn tune_spec_text(dir: &Path, method: &str, budget: &str, extra: &str) -> String {
+    format!(
+        r#"name = "t"
+game = "connect4"
+seed = 5
+method = "{method}"
+weights_out = "{}"
+
+[engine]
+algorithm = "alphabeta"
+depth = 2
+weights = "{}/weights/connect4-centre.toml"
+
+[openings]
+plies = 6
+
+[budget]
+{budget}
+
+[confirm]
+games = 200
+aa_games = 40
+
+[[param]]
+name = "own_threes"
+min = -20
+max = 40
+step = 4
+
+[[param]]
+name = "own_immediate"
+min = -20
+max = 100
+step = 10
+{extra}"#,
+        dir.join("tuned.toml").display(),
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
