@@ -144,15 +144,21 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
 }
 
 /// The options an engine word may set between its budget and its weights.
-pub const ENGINE_WORD_KEYS: &str = "exact";
+pub const ENGINE_WORD_KEYS: &str = "exact, near";
+
+/// The largest `near` radius: the widest board.
+pub const MAX_NEAR: u32 = crate::games::morpion::MAX_SIDE as u32;
 
 impl EngineSpec {
     /// Reads `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS.toml]`. BUDGET is a depth `1..=64`
     /// (for `mcts`, a number of playouts), `nN` a node budget (for `mcts`, playouts), or `Ns`
     /// / `Nms` a time per move. `random` needs no budget; every other algorithm does. The
     /// options ([`ENGINE_WORD_KEYS`]): `exact=N`, solve exactly from N empties on (0: never;
-    /// default: the game's, see [`crate::search::endgame::default_exact`]). Examples:
+    /// default: the game's, see [`crate::search::endgame::default_exact`]); `near=N` (`pvs`
+    /// and `mtdf`), search only the cells within N of a mark ([`SearchOptions::near`]; 0:
+    /// every move, the default). Examples:
     /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
+    /// `pvs:6:near=2:weights/renju.toml`,
     /// `mcts:2000`, `pvs:n200000`, `random`.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
         let syntax = |reason: String| EngineError::Syntax {
@@ -174,6 +180,7 @@ impl EngineSpec {
         // is the weights file, colons and all.
         let mut rest = parts.next();
         let mut exact = None;
+        let mut near = 0;
         while let Some(r) = rest {
             let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
             let Some((key, value)) = word.split_once('=').filter(|(k, _)| {
@@ -199,6 +206,22 @@ impl EngineSpec {
                     }
                     exact = Some(n);
                 }
+                "near" => {
+                    near = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n <= MAX_NEAR)
+                        .ok_or_else(|| {
+                            syntax(format!(
+                                "near={value} is not a number of cells in 0..={MAX_NEAR} (0: every move)"
+                            ))
+                        })?;
+                    if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
+                        return Err(syntax(format!(
+                            "near belongs to pvs and mtdf, not {algorithm}"
+                        )));
+                    }
+                }
                 other => {
                     return Err(syntax(format!(
                         "unknown option '{other}'; allowed between the budget and the weights: {ENGINE_WORD_KEYS}"
@@ -209,7 +232,10 @@ impl EngineSpec {
         }
         let weights = rest.map(PathBuf::from);
         let mut limits = Limits::default();
-        let mut options = SearchOptions::default();
+        let mut options = SearchOptions {
+            near,
+            ..SearchOptions::default()
+        };
         match (algorithm, budget) {
             (Algorithm::Random, None) => {}
             (Algorithm::Random, Some(budget)) => {
@@ -460,6 +486,14 @@ mod tests {
             e.weights,
             Some(PathBuf::from("weights/othello-patterns.jpw"))
         );
+        let e = EngineSpec::parse("pvs:6:near=2:exact=0:w.toml").unwrap();
+        assert_eq!(e.config.options.near, 2);
+        assert_eq!(e.exact, Some(0));
+        assert_eq!(e.weights, Some(PathBuf::from("w.toml")));
+        assert_eq!(EngineSpec::parse("pvs:6").unwrap().config.options.near, 0);
+        let err = |t: &str| EngineSpec::parse(t).unwrap_err().to_string();
+        assert!(err("pvs:6:near=16").contains("0..=15"));
+        assert!(err("alphabeta:6:near=2").contains("near belongs to pvs and mtdf"));
         let e = EngineSpec::parse("pvs:8:exact=0").unwrap();
         assert_eq!((e.exact, e.weights), (Some(0), None));
         // Without the option the game decides, when the engine is built.

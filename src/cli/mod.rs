@@ -418,6 +418,8 @@ fn engine_help() -> String {
              move (0: never; default for pvs and mtdf: Othello 2*depth+4, at most {},
              {} under a budget; Connect 4 2*depth+4, at most {}, 0 under a budget;
              otherwise 0)
+  near=N     pvs and mtdf: search only the cells within N rows and columns of a mark
+             (Morpion, renju; 0: every move, the default), e.g. pvs:6:near=2
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",

@@ -10,6 +10,19 @@
 //! for J = 1 … k−1 (a window with k marks is a finished game). So `morpion` (3×3, k = 3) has
 //! `centre`, `own_windows_1`, `own_windows_2`, `opp_windows_1`, `opp_windows_2`.
 //!
+//! Variants with k ≥ 4 where a line of k + 1 cells fits (gomoku and renju: k = 5 on 15×15) also
+//! have four *threat* features, counted on the windows of k + 1 cells whose two end cells are
+//! empty (an *open* window; for k = 5, six cells `.????.`):
+//!
+//! | # | name | value |
+//! |---|---|---|
+//! | 2k−1 | `own_open_{k−1}` | open windows whose k − 1 inner cells are all own (an open four, `.XXXX.`) |
+//! | 2k | `own_open_{k−2}` | open windows whose inner cells hold k − 2 own marks and one empty cell (an open three, straight or split: `.XXX..`, `.XX.X.`) |
+//! | 2k+1, 2k+2 | `opp_open_{k−1}`, `opp_open_{k−2}` | the same for the opponent |
+//!
+//! Their default weights are 0, so the default evaluation of every variant is the window
+//! counts' alone; `weights/renju.toml` gives them weights fitted by `joute fit`.
+//!
 //! `centre` is antisymmetric (the opponent's view of the same board negates it); `own_windows_J`
 //! and `opp_windows_J` swap.
 //!
@@ -44,6 +57,29 @@ fn equal(planes: &[u64; 4], j: usize) -> u64 {
         m &= if j >> b & 1 == 1 { *plane } else { !*plane };
     }
     m
+}
+
+/// The own and the opponent's marks on the cells `cells` (offsets, in steps of `step`, from a
+/// window's start) of every window at once: one four-bit counter a starting cell, bit-sliced
+/// into four planes, for the first `words` words of the padded board.
+#[inline]
+fn sliced_counts(
+    own: &Padded,
+    opp: &Padded,
+    step: usize,
+    cells: std::ops::Range<usize>,
+    words: usize,
+) -> ([[u64; 4]; 4], [[u64; 4]; 4]) {
+    let (mut pa, mut pb) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
+    for i in cells {
+        let a = shift_right(own, i * step, words);
+        let b = shift_right(opp, i * step, words);
+        for w in 0..words {
+            add(&mut pa[w], a[w]);
+            add(&mut pb[w], b[w]);
+        }
+    }
+    (pa, pb)
 }
 
 /// The half-cell distance under which a cell counts as central.
@@ -126,15 +162,7 @@ fn morpion_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize
         }
         let words = start_rows.div_ceil(4);
         let rep = start_cols * 0x0001_0001_0001_0001;
-        let (mut pa, mut pb) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
-        for i in 0..k {
-            let a = shift_right(own, i * step, words);
-            let b = shift_right(opp, i * step, words);
-            for w in 0..words {
-                add(&mut pa[w], a[w]);
-                add(&mut pb[w], b[w]);
-            }
-        }
+        let (pa, pb) = sliced_counts(own, opp, step, 0..k, words);
         for w in 0..words {
             let valid = rep & rows_below(start_rows, w);
             let (pa, pb) = (&pa[w], &pb[w]);
@@ -150,9 +178,55 @@ fn morpion_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize
     }
 }
 
+/// Whether the variant has the threat features: k ≥ 4 and a line of k + 1 cells fits.
+pub fn has_threats(rows: usize, cols: usize, k: usize) -> bool {
+    k >= 4 && rows.max(cols) > k
+}
+
+/// The number of features of a variant: the window counts, and the threat features where
+/// [`has_threats`].
+pub fn feature_count(rows: usize, cols: usize, k: usize) -> usize {
+    2 * k - 1 + if has_threats(rows, cols, k) { 4 } else { 0 }
+}
+
+/// The threat features of the module's table (`own_open_{k−1}`, `own_open_{k−2}`,
+/// `opp_open_{k−1}`, `opp_open_{k−2}`) into `out` (4 values), with the windows' machinery:
+/// the k − 1 inner cells of each window of k + 1 cells added into bit-sliced counters, its two
+/// ends tested empty.
+fn threat_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize, out: &mut [i32]) {
+    out[..4].fill(0);
+    let empty = [
+        !(own[0] | opp[0]),
+        !(own[1] | opp[1]),
+        !(own[2] | opp[2]),
+        !(own[3] | opp[3]),
+    ];
+    for (step, start_rows, start_cols) in directions(rows, cols, k + 1) {
+        if start_rows == 0 || start_cols == 0 {
+            continue;
+        }
+        let words = start_rows.div_ceil(4);
+        let rep = start_cols * 0x0001_0001_0001_0001;
+        let (pa, pb) = sliced_counts(own, opp, step, 1..k, words);
+        let last = shift_right(&empty, k * step, words);
+        for w in 0..words {
+            let open = rep & rows_below(start_rows, w) & empty[w] & last[w];
+            let (pa, pb) = (&pa[w], &pb[w]);
+            let a_any = pa[0] | pa[1] | pa[2] | pa[3];
+            let b_any = pb[0] | pb[1] | pb[2] | pb[3];
+            out[0] += (equal(pa, k - 1) & open).count_ones() as i32;
+            out[1] += (equal(pa, k - 2) & !b_any & open).count_ones() as i32;
+            out[2] += (equal(pb, k - 1) & open).count_ones() as i32;
+            out[3] += (equal(pb, k - 2) & !a_any & open).count_ones() as i32;
+        }
+    }
+}
+
 /// The generated default weights of a variant with `k` in a row, in feature order: `centre`
 /// 1; `own_windows_J` 4^(J−1) and `opp_windows_J` −4^(J−1), except for J = k−1, where an own
 /// window is a win on this move (4^(k−1)) and an opponent's must be blocked (−2·4^(k−2)).
+/// The threat features, where a variant has them, weigh 0 ([`Features::default_weights`]
+/// appends them).
 pub fn generated_defaults(k: usize) -> Vec<f64> {
     let mut values = vec![1.0];
     let power = |e: usize| 4f64.powi(e as i32);
@@ -206,6 +280,29 @@ impl Features for Morpion {
                 ),
             ));
         }
+        if has_threats(self.rows() as usize, self.cols() as usize, k) {
+            for (side, whose) in [("own", "own"), ("opp", "opponent")] {
+                list.push(Feature::new(
+                    format!("{side}_open_{}", k - 1),
+                    format!(
+                        "lines of {} cells, both ends empty, the {} inner cells all {whose} marks (open {})",
+                        k + 1,
+                        k - 1,
+                        k - 1
+                    ),
+                ));
+                list.push(Feature::new(
+                    format!("{side}_open_{}", k - 2),
+                    format!(
+                        "lines of {} cells, both ends empty, the {} inner cells {} {whose} marks and one empty (open {}, split or not)",
+                        k + 1,
+                        k - 1,
+                        k - 2,
+                        k - 2
+                    ),
+                ));
+            }
+        }
         list
     }
 
@@ -220,6 +317,9 @@ impl Features for Morpion {
         let own = padded(&self.marks(me), rows, cols);
         let opp = padded(&self.marks(me.opponent()), rows, cols);
         morpion_values(&own, &opp, rows, cols, k, out);
+        if has_threats(rows, cols, k) {
+            threat_values(&own, &opp, rows, cols, k, &mut out[2 * k - 1..]);
+        }
     }
 
     fn feature_bounds(&self) -> Vec<i32> {
@@ -232,6 +332,12 @@ impl Features for Morpion {
         let windows = window_count(rows, cols, k) as i32;
         let mut bounds = vec![centre as i32];
         bounds.extend(std::iter::repeat_n(windows, 2 * (k - 1)));
+        if has_threats(rows, cols, k) {
+            bounds.extend(std::iter::repeat_n(
+                window_count(rows, cols, k + 1) as i32,
+                4,
+            ));
+        }
         bounds
     }
 
@@ -239,9 +345,16 @@ impl Features for Morpion {
         if self.name() == "morpion" {
             return super::weights::embedded(self, include_str!("../../weights/morpion.toml"));
         }
+        let (rows, cols, k) = (
+            self.rows() as usize,
+            self.cols() as usize,
+            self.k() as usize,
+        );
+        let mut values = generated_defaults(k);
+        values.resize(feature_count(rows, cols, k), 0.0);
         Weights {
             game: self.name(),
-            values: generated_defaults(self.k() as usize),
+            values,
             endgame: None,
             origin: super::features::BUILT_IN.to_string(),
         }
@@ -286,7 +399,8 @@ mod tests {
     fn slow_values(pos: &Morpion) -> Vec<i32> {
         let (rows, cols, k) = (pos.rows() as i32, pos.cols() as i32, pos.k() as i32);
         let me = pos.side_to_move();
-        let mut out = vec![0; (2 * k - 1) as usize];
+        let threats = has_threats(rows as usize, cols as usize, k as usize);
+        let mut out = vec![0; feature_count(rows as usize, cols as usize, k as usize)];
         let t = centre_radius(rows as usize, cols as usize) as i32;
         for r in 0..rows {
             for c in 0..cols {
@@ -314,6 +428,31 @@ mod tests {
                     }
                     if mine == 0 && (1..k).contains(&theirs) {
                         out[(k - 1 + theirs) as usize] += 1;
+                    }
+                    // The window of k + 1 cells from here, for the threat features.
+                    let (er, ec) = (r + k * dr, c + k * dc);
+                    if !threats || !(0..rows).contains(&er) || !(0..cols).contains(&ec) {
+                        continue;
+                    }
+                    let at = |i: i32| pos.mark_at(((r + i * dr) * cols + c + i * dc) as usize);
+                    if at(0).is_some() || at(k).is_some() {
+                        continue;
+                    }
+                    let (mut mine, mut theirs) = (0, 0);
+                    for i in 1..k {
+                        match at(i) {
+                            Some(s) if s == me => mine += 1,
+                            Some(_) => theirs += 1,
+                            None => {}
+                        }
+                    }
+                    let base = (2 * k - 1) as usize;
+                    for (who, other, slot) in [(mine, theirs, base), (theirs, mine, base + 2)] {
+                        if who == k - 1 {
+                            out[slot] += 1;
+                        } else if who == k - 2 && other == 0 {
+                            out[slot + 1] += 1;
+                        }
                     }
                 }
             }
@@ -388,6 +527,43 @@ mod tests {
             assert_eq!(a[1..4], b[4..7]);
             assert_eq!(a[4..7], b[1..4]);
         }
+    }
+
+    #[test]
+    fn gomoku_threats_counted_by_hand() {
+        let start = Morpion::start(15, 15, 5);
+        let names: Vec<String> = start.features().into_iter().map(|f| f.name).collect();
+        assert_eq!(
+            names[9..],
+            ["own_open_4", "own_open_3", "opp_open_4", "opp_open_3"]
+        );
+        assert_eq!(Weights::default_for(&start).values[9..], [0.0; 4]);
+        assert_eq!(values(&start)[9..], [0, 0, 0, 0]);
+        // X d8 e8 f8, O a1 a2 a3, X to move: X's three is open in two windows, b8-g8
+        // (.+XXX+.: b8 and g8 empty, c8 d8 e8 f8 = .XXX) and c8-h8 (d8 e8 f8 g8 = XXX.);
+        // a8-f8 and d8-i8 end on a mark. O's column a1-a3 touches the edge: a1-a6 starts on
+        // a mark and no window starts above a1.
+        let pos = start.play_sequence("d8 a1 e8 a2 f8 a3").unwrap();
+        assert_eq!(values(&pos)[9..], [0, 2, 0, 0]);
+        // One more X far away, O to move: the same threes are now the opponent's.
+        let pos = start.play_sequence("d8 a1 e8 a2 f8 a3 o15").unwrap();
+        assert_eq!(values(&pos)[9..], [0, 0, 0, 2]);
+        // A split three, X d8 e8 g8: c8-h8 (.XX.X.) only; b8-g8 ends on g8.
+        let pos = start.play_sequence("d8 a1 e8 a2 g8 a3 o15").unwrap();
+        assert_eq!(values(&pos)[9..], [0, 0, 0, 1]);
+        // An open four, X d8 e8 f8 g8, X to move: c8-h8 (.XXXX.); b8-g8 and d8-i8 end on a
+        // mark, so no open three either.
+        let pos = start.play_sequence("d8 a1 e8 a2 f8 a3 g8 o15").unwrap();
+        assert_eq!(values(&pos)[9..], [1, 0, 0, 0]);
+        // X's three blocked by O at c8: every window holding it has a mark at an end or O
+        // inside.
+        let pos = start.play_sequence("d8 c8 e8 a2 f8 a3 o14").unwrap();
+        assert_eq!(values(&pos)[9..], [0, 0, 0, 0]);
+        // Tic-tac-toe and k = 3 variants keep their five features.
+        assert_eq!(Morpion::start(3, 3, 3).features().len(), 5);
+        assert_eq!(Morpion::start(9, 9, 3).features().len(), 5);
+        assert_eq!(Morpion::start(5, 5, 5).features().len(), 9);
+        assert_eq!(Morpion::start(6, 5, 5).features().len(), 13);
     }
 
     #[test]

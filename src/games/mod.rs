@@ -148,6 +148,12 @@ pub trait Game: Copy + Send + Sync + fmt::Debug + Eq + std::hash::Hash + 'static
     /// pass is legal lists the pass.
     fn legal_moves(&self, moves: &mut MoveList<Self::Move>);
 
+    /// Keeps, of the legal `moves`, those on a cell within `radius` cells (a king's walk) of a
+    /// mark, where the game has marks on a grid (Morpion); every move when the board has no
+    /// mark or no move is near one, and in the other games. The searches' `near` option
+    /// ([`crate::search::SearchOptions::near`]) skips far cells this way.
+    fn retain_near(&self, _moves: &mut MoveList<Self::Move>, _radius: u32) {}
+
     /// The number of legal moves; games override it with a cheaper count than generating them.
     fn move_count(&self) -> usize {
         let mut moves = MoveList::new();

@@ -8,6 +8,7 @@
 //! in gomoku and renju).
 
 use super::hash::combine;
+use super::padded::{STRIDE, padded, shift_left, shift_right};
 use super::renju;
 use super::{Game, GameError, MoveList, Outcome, Side};
 
@@ -289,6 +290,37 @@ impl Game for Morpion {
         }
     }
 
+    /// The cells within `radius` of a mark: the marks' board grown one cell in the eight
+    /// directions `radius` times, on the padded board (its zero column keeps rows apart).
+    fn retain_near(&self, moves: &mut MoveList<Cell>, radius: u32) {
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let all = [
+            self.marks[0][0] | self.marks[1][0],
+            self.marks[0][1] | self.marks[1][1],
+            self.marks[0][2] | self.marks[1][2],
+            self.marks[0][3] | self.marks[1][3],
+        ];
+        if all == [0; 4] || radius == 0 {
+            return;
+        }
+        let on_board = padded(&[!0; 4], rows, cols);
+        let mut near = padded(&all, rows, cols);
+        for _ in 0..radius.min(MAX_SIDE as u32) {
+            let (left, right) = (shift_left(&near, 1), shift_right(&near, 1, 4));
+            let row: [u64; 4] =
+                std::array::from_fn(|w| (near[w] | left[w] | right[w]) & on_board[w]);
+            let (down, up) = (shift_left(&row, STRIDE), shift_right(&row, STRIDE, 4));
+            near = std::array::from_fn(|w| (row[w] | down[w] | up[w]) & on_board[w]);
+        }
+        let at = |cell: usize| {
+            let bit = cell / cols * STRIDE + cell % cols;
+            near[bit >> 6] >> (bit & 63) & 1 == 1
+        };
+        if moves.iter().any(|m| at(m.0 as usize)) {
+            moves.retain(|m| at(m.0 as usize));
+        }
+    }
+
     fn legal_moves(&self, moves: &mut MoveList<Cell>) {
         if self.winner.is_some() {
             return;
@@ -556,6 +588,54 @@ mod tests {
             .play_sequence("c1 a1 b2 a2 a3")
             .unwrap();
         assert_eq!(diag.outcome(), Some(Outcome::win(Side::First)));
+    }
+
+    #[test]
+    fn near_moves_are_the_cells_a_kings_walk_from_a_mark() {
+        for (rows, cols, sequence) in [
+            (15, 15, "h8 a1 o15 g7"),
+            (15, 15, "a15 o1"),
+            (7, 9, "i7 a1 e4"),
+            (3, 3, ""),
+        ] {
+            let pos = Morpion::start(rows, cols, 5.min(rows.max(cols)))
+                .play_sequence(sequence)
+                .unwrap();
+            let mut all = MoveList::new();
+            pos.legal_moves(&mut all);
+            for radius in 0..4i32 {
+                let mut near = all.clone();
+                pos.retain_near(&mut near, radius as u32);
+                // Cell by cell: a mark within `radius` rows and columns.
+                let c = cols as i32;
+                let marked: Vec<i32> = (0..pos.cells() as i32)
+                    .filter(|&i| pos.mark_at(i as usize).is_some())
+                    .collect();
+                let slow: Vec<Cell> = all
+                    .iter()
+                    .copied()
+                    .filter(|m| {
+                        let (r0, c0) = (m.0 as i32 / c, m.0 as i32 % c);
+                        radius == 0
+                            || marked.is_empty()
+                            || marked.iter().any(|&i| {
+                                (i / c - r0).abs() <= radius && (i % c - c0).abs() <= radius
+                            })
+                    })
+                    .collect();
+                assert_eq!(
+                    near.to_vec(),
+                    slow,
+                    "{rows}x{cols} '{sequence}' radius {radius}"
+                );
+            }
+        }
+        // h8 alone: the 24 cells around it within 2.
+        let pos = Morpion::start(15, 15, 5).play_sequence("h8").unwrap();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        pos.retain_near(&mut moves, 2);
+        assert_eq!(moves.len(), 24);
     }
 
     #[test]

@@ -217,6 +217,10 @@ pub struct SearchOptions {
     /// Solve exactly, with the game's solver, when the position to search has at most this
     /// many empty squares (cells); 0: never ([`endgame`]). Every algorithm but `random`.
     pub exact: u32,
+    /// `pvs`, `mtdf`: search only the moves within this many cells of a mark, where the game
+    /// places marks on a grid (Morpion: [`Game::retain_near`]); 0: every legal move. A
+    /// pruning: the search is then no longer the exact fixed-depth minimax of every move.
+    pub near: u32,
     /// Seed of every random choice the engine makes.
     pub seed: u64,
 }
@@ -233,6 +237,7 @@ impl Default for SearchOptions {
             tree_mib: DEFAULT_TREE_MIB,
             tie_break: false,
             exact: 0,
+            near: 0,
             seed: 0,
         }
     }

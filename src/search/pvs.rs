@@ -96,6 +96,9 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if moves.is_empty() {
         return ctx.finished(pos, ply);
     }
+    if s.config.options.near > 0 {
+        pos.retain_near(&mut moves, s.config.options.near);
+    }
     let mut keys = ArrayVec::new();
     order_keys(s, pos, &moves, ply, hash_move, &mut keys);
 
@@ -292,5 +295,62 @@ mod tracked_tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod near_tests {
+    use crate::eval::{LinearEval, Weights};
+    use crate::games::{Game, Morpion, random_position};
+    use crate::search::{Algorithm, SearchConfig, Searcher};
+
+    fn config(depth: u32, near: u32) -> SearchConfig {
+        let mut config = SearchConfig::new(Algorithm::Pvs, depth);
+        config.options.near = near;
+        config
+    }
+
+    #[test]
+    fn near_moves_cover_the_board_as_every_move_does_and_prune_otherwise() {
+        let start = Morpion::start(9, 9, 5);
+        let eval = LinearEval::new(&start, &Weights::default_for(&start));
+        for seed in 0..10u64 {
+            let pos = random_position(start, 3 + seed as usize, seed);
+            if pos.outcome().is_some() {
+                continue;
+            }
+            // Within 8 of any mark is every cell of a 9×9 board: the same search.
+            let all = Searcher::new(config(3, 0)).search(&pos, &eval);
+            let wide = Searcher::new(config(3, 8)).search(&pos, &eval);
+            assert_eq!(
+                (all.best_move, all.score, &all.pv, all.stats.nodes),
+                (wide.best_move, wide.score, &wide.pv, wide.stats.nodes)
+            );
+            // Within 1: a move next to a mark, in fewer nodes.
+            let near = Searcher::new(config(3, 1)).search(&pos, &eval);
+            let mv = near.best_move.unwrap().0 as i32;
+            assert!((0..81).any(|i| {
+                pos.mark_at(i as usize).is_some()
+                    && (i / 9 - mv / 9).abs() <= 1
+                    && (i % 9 - mv % 9).abs() <= 1
+            }));
+            assert!(near.stats.nodes < all.stats.nodes, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn near_search_still_finds_the_win_and_the_block() {
+        let start = Morpion::start(15, 15, 5);
+        let eval = LinearEval::new(&start, &Weights::default_for(&start));
+        // X h8 h9 h10 h11 with O scattered: X to move wins at h7 or h12.
+        let pos = start.play_sequence("h8 a1 h9 o15 h10 a15 h11 o1").unwrap();
+        let result = Searcher::new(config(2, 2)).search(&pos, &eval);
+        let win = result.best_move.map(|m| pos.format_move(m)).unwrap();
+        assert!(win == "h7" || win == "h12", "{win}");
+        assert_eq!(result.score, crate::search::WIN - 1);
+        // O to move against X's four on a closed end (h7 is O's): O blocks at h12.
+        let pos = start.play_sequence("h8 h7 h9 o15 h10 a15 h11").unwrap();
+        let result = Searcher::new(config(3, 2)).search(&pos, &eval);
+        assert_eq!(result.best_move.map(|m| pos.format_move(m)).unwrap(), "h12");
     }
 }

@@ -1054,6 +1054,13 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
         ),
         (
             BAD_BASE,
+            "protocol = \"line\"",
+            "protocol = \"line\"\nnear = 2",
+            "spec.toml:11:8: key 'engine[1].near'",
+            "near belongs to built-in engines",
+        ),
+        (
+            BAD_BASE,
             "depth = 1",
             "depth = 1\nprotocol = \"line\"",
             "spec.toml:16:12: key 'engine[2].protocol'",

@@ -693,6 +693,16 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         &["engine[1].tree_mib", "belongs to mcts"],
     );
     ranged(
+        "depth = 1",
+        "depth = 1\nnear = 2",
+        &["engine[1].near", "belongs to pvs and mtdf, not alphabeta"],
+    );
+    ranged(
+        "algorithm = \"alphabeta\"\ndepth = 1",
+        "algorithm = \"pvs\"\ndepth = 1\nnear = 16",
+        &["engine[1].near", "0..=15"],
+    );
+    ranged(
         "algorithm = \"alphabeta\"\ndepth = 1",
         "algorithm = \"mcts\"\nplayouts = 10\nexploration = 1e9",
         &["engine[1].exploration", "0..=100"],

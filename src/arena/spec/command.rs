@@ -381,6 +381,7 @@ pub fn match_spec(
                     exact: e.exact.unwrap_or_else(|| {
                         crate::search::endgame::default_exact(&start, c.algorithm, c.limits.depth)
                     }),
+                    near: c.options.near,
                     weights_origin: String::new(),
                     weights: Vec::new(),
                     endgame: None,

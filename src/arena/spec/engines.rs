@@ -197,6 +197,26 @@ pub(crate) fn engine_budget(
         }
         resolved.exact = v as u32;
     }
+    if let Some(x) = &raw.near {
+        let v = *x.get_ref();
+        if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
+            return Err(loc.on(
+                x,
+                &key("near"),
+                format!("engine '{name}': near belongs to pvs and mtdf, not {algorithm}"),
+            ));
+        }
+        if !(0..=MAX_NEAR as i64).contains(&v) {
+            return Err(loc.on(
+                x,
+                &key("near"),
+                format!(
+                    "engine '{name}': near is {v}; allowed: 0..={MAX_NEAR} cells (0: every move)"
+                ),
+            ));
+        }
+        resolved.near = v as u32;
+    }
     Ok(resolved)
 }
 

@@ -37,7 +37,8 @@
 //! depth = 4                   # a budget: depth, nodes, time ("200ms", "0.5s") or, for mcts, playouts
 //! weights = "weights/othello.toml"      # or an inline table { discs = 1.0, mobility = 8 }
 //! # search options: ordering ("natural", "evaluation", "perfect"), fail_soft, tt_mib,
-//! # tolerance (bisection), exploration (mcts), tie_break, exact (solve from N empties on)
+//! # tolerance (bisection), exploration (mcts), tie_break, exact (solve from N empties on),
+//! # near (pvs, mtdf: only the cells within N of a mark)
 //! ```
 //!
 //! Paths (weights, opening files) are relative to the spec file's folder (the current folder
@@ -55,7 +56,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::engine::{EngineSpec, parse_time};
+use super::engine::{EngineSpec, MAX_NEAR, parse_time};
 use super::openings::{self, Balance};
 use super::outside::OutsideSpec;
 use super::schedule::{Format, Schedule};

@@ -11,7 +11,7 @@ use crate::arena::outside::{OutsideSpec, Protocol};
 pub const DEFAULT_STALL: Duration = Duration::from_secs(60);
 
 /// The keys only built-in engines take, with what each is for.
-const BUILT_IN_KEYS: [&str; 12] = [
+const BUILT_IN_KEYS: [&str; 13] = [
     "algorithm",
     "time",
     "playouts",
@@ -24,6 +24,7 @@ const BUILT_IN_KEYS: [&str; 12] = [
     "tree_mib",
     "tie_break",
     "exact",
+    "near",
 ];
 
 /// The spec's clock as resolved: the time control and the margin forgiven on each move.
@@ -317,7 +318,7 @@ pub(crate) fn outside_engine(
         .command
         .as_ref()
         .expect("an outside engine has a command");
-    let built_in: [(usize, Option<usize>); 12] = [
+    let built_in: [(usize, Option<usize>); 13] = [
         (0, raw.algorithm.as_ref().map(|v| v.span().start)),
         (1, raw.time.as_ref().map(|v| v.span().start)),
         (2, raw.playouts.as_ref().map(|v| v.span().start)),
@@ -330,6 +331,7 @@ pub(crate) fn outside_engine(
         (9, raw.tree_mib.as_ref().map(|v| v.span().start)),
         (10, raw.tie_break.as_ref().map(|v| v.span().start)),
         (11, raw.exact.as_ref().map(|v| v.span().start)),
+        (12, raw.near.as_ref().map(|v| v.span().start)),
     ];
     if let Some((i, Some(at))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
         let k = BUILT_IN_KEYS[i];

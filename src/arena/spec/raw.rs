@@ -125,6 +125,7 @@ pub(crate) struct RawEngine {
     pub(super) tree_mib: Option<Spanned<i64>>,
     pub(super) tie_break: Option<Spanned<bool>>,
     pub(super) exact: Option<Spanned<i64>>,
+    pub(super) near: Option<Spanned<i64>>,
     /// The engine's own clock (time odds), in place of the spec's.
     pub(super) tc: Option<Spanned<String>>,
     pub(super) st: Option<Spanned<String>>,

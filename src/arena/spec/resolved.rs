@@ -149,6 +149,11 @@ pub struct ResolvedEngine {
     /// the engines played then; see [`crate::search::endgame`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub exact: u32,
+    /// `pvs`, `mtdf`: search only the cells within this many of a mark (Morpion); 0: every
+    /// move (left out of `run.json` when 0, so that specs from before the key keep their
+    /// hash; [`SearchOptions::near`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub near: u32,
     /// Where the weights came from (a path, `inline`, or `built-in default`).
     pub weights_origin: String,
     /// The weights, feature by feature, in the game's feature order.
@@ -194,6 +199,7 @@ impl ResolvedEngine {
             tree_mib: defaults.tree_mib,
             tie_break: defaults.tie_break,
             exact: defaults.exact,
+            near: defaults.near,
             weights_origin: String::new(),
             weights: Vec::new(),
             endgame: None,
@@ -254,6 +260,7 @@ impl ResolvedEngine {
                 tree_mib: self.tree_mib,
                 tie_break: self.tie_break,
                 exact: self.exact,
+                near: self.near,
                 seed: 0,
             },
         }
@@ -311,6 +318,9 @@ impl ResolvedEngine {
         }
         if self.exact > 0 {
             text.push_str(&format!(", exact from {} empties", self.exact));
+        }
+        if self.near > 0 {
+            text.push_str(&format!(", moves within {} of a mark", self.near));
         }
         if self.algorithm != "random" {
             text.push_str(&format!(", weights {}", self.weights_origin));
