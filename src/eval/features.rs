@@ -66,6 +66,15 @@ pub trait Features: Game {
     /// `out.len() == features().len()`. No allocation.
     fn feature_values(&self, out: &mut [i32]);
 
+    /// [`Self::feature_values`] where only the first `used` values will be read: a game may
+    /// leave the others unwritten when they cost a pass of their own (Morpion's threat
+    /// features, when every weight of theirs is 0). `out.len() == features().len()`.
+    #[inline]
+    fn leading_feature_values(&self, out: &mut [i32], used: usize) {
+        let _ = used;
+        self.feature_values(out);
+    }
+
     /// For each feature, in order, an upper bound on the magnitude of its value over every
     /// position of this variant. [`super::LinearEval`] derives its [`super::Evaluator::bound`]
     /// from these. The provided default says nothing useful ([`EVAL_LIMIT`] each).

@@ -308,6 +308,11 @@ impl Features for Morpion {
 
     #[inline]
     fn feature_values(&self, out: &mut [i32]) {
+        self.leading_feature_values(out, out.len());
+    }
+
+    #[inline]
+    fn leading_feature_values(&self, out: &mut [i32], used: usize) {
         let (rows, cols, k) = (
             self.rows() as usize,
             self.cols() as usize,
@@ -317,7 +322,8 @@ impl Features for Morpion {
         let own = padded(&self.marks(me), rows, cols);
         let opp = padded(&self.marks(me.opponent()), rows, cols);
         morpion_values(&own, &opp, rows, cols, k, out);
-        if has_threats(rows, cols, k) {
+        // The threats are a second pass over the board: skipped when no weight reads them.
+        if used > 2 * k - 1 && has_threats(rows, cols, k) {
             threat_values(&own, &opp, rows, cols, k, &mut out[2 * k - 1..]);
         }
     }
@@ -527,6 +533,32 @@ mod tests {
             assert_eq!(a[1..4], b[4..7]);
             assert_eq!(a[4..7], b[1..4]);
         }
+    }
+
+    #[test]
+    fn threats_are_skipped_only_where_no_weight_reads_them() {
+        use crate::eval::{Evaluator, LinearEval};
+        let start = Morpion::start(15, 15, 5);
+        let mut with_threats = Weights::default_for(&start);
+        with_threats.values[10] = 3.0; // own_open_3
+        let defaults = LinearEval::new(&start, &Weights::default_for(&start));
+        let threats = LinearEval::new(&start, &with_threats);
+        let mut differed = false;
+        for seed in 0..40 {
+            let pos = random_position(15, 15, 5, seed);
+            let all = values(&pos);
+            let mut lead = [-7; 13];
+            pos.leading_feature_values(&mut lead, 9);
+            assert_eq!(lead[..9], all[..9]);
+            pos.leading_feature_values(&mut lead, 13);
+            assert_eq!(lead, all[..]);
+            // The default weights give what the full dot product gives, threats unread.
+            let dot = |w: &[i32]| w.iter().zip(&all).map(|(&a, &b)| a * b).sum::<i32>();
+            assert_eq!(defaults.evaluate(&pos), dot(defaults.int_weights()));
+            assert_eq!(threats.evaluate(&pos), dot(threats.int_weights()));
+            differed |= all[10] != 0 && defaults.evaluate(&pos) != threats.evaluate(&pos);
+        }
+        assert!(differed, "no position had an open three");
     }
 
     #[test]
