@@ -186,15 +186,9 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
     let collect = collect_options(args)?;
     let start = match &args.weights {
-        Some(path) => {
-            let start =
-                PatternWeights::load(path).map_err(|e| InputError(format!("--weights: {e}")))?;
-            if start.phases == args.phases {
-                start
-            } else {
-                start.in_phases(args.phases)
-            }
-        }
+        Some(path) => PatternWeights::load(path)
+            .map_err(|e| InputError(format!("--weights: {e}")))?
+            .in_phases(args.phases),
         None => PatternWeights::zeros(args.phases),
     };
     let (data, games, skipped, solved) =

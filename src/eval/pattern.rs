@@ -474,11 +474,14 @@ impl PatternWeights {
 
     /// The same weights in `phases` phases: each new phase takes the weights of the old phase
     /// that holds the middle of its range of empty squares (a start for a fit in more or
-    /// fewer phases).
+    /// fewer phases); a copy when they are in `phases` already.
     ///
     /// # Panics
     /// When `phases` is not in 1..=[`MAX_PHASES`].
     pub fn in_phases(&self, phases: usize) -> Self {
+        if phases == self.phases {
+            return self.clone();
+        }
         let mut out = Self::zeros(phases);
         for (q, block) in out.values.chunks_exact_mut(WEIGHTS_PER_PHASE).enumerate() {
             // Phase q holds the positions of (60 − empties)·phases/60 = q: its middle, in

@@ -45,15 +45,15 @@ pub fn default_exact<G: Game>(start: &G, algorithm: Algorithm, depth: Option<u32
     if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
         return 0;
     }
+    // 2·depth + 4 at a fixed depth, at most `cap`; `budgeted` under a node or time budget.
+    let scaled = |cap: u32, budgeted: u32| {
+        depth.map_or(budgeted, |d| d.saturating_mul(2).saturating_add(4).min(cap))
+    };
     let any = start as &dyn Any;
     if any.is::<Othello>() {
-        depth.map_or(OTHELLO_EXACT, |d| {
-            d.saturating_mul(2).saturating_add(4).min(OTHELLO_EXACT)
-        })
+        scaled(OTHELLO_EXACT, OTHELLO_EXACT)
     } else if any.is::<Connect4>() {
-        depth.map_or(0, |d| {
-            d.saturating_mul(2).saturating_add(4).min(CONNECT4_EXACT)
-        })
+        scaled(CONNECT4_EXACT, 0)
     } else {
         0
     }

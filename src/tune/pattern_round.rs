@@ -98,7 +98,6 @@ pub fn fit_round(
         )));
     }
     let start = match from {
-        Some(w) if w.phases == config.phases => w.clone(),
         Some(w) => w.in_phases(config.phases),
         None => PatternWeights::zeros(config.phases),
     };
