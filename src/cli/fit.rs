@@ -19,6 +19,12 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     if args.patterns {
         return fit_patterns(args, kind, &out);
     }
+    if args.search_labels.is_some() {
+        return Err(InputError(
+            "--search-labels needs --patterns: a search's score becomes a label through the pattern evaluation's logits; linear weights have no fixed scale".into(),
+        )
+        .into());
+    }
     if !(0.0..=joute::tune::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
             "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
@@ -180,8 +186,10 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
 
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
 fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
+    use joute::arena::engine::EngineSpec;
     use joute::eval::pattern::PatternWeights;
     use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    use joute::tune::search_labels::score_logs;
     check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
     let collect = collect_options(args)?;
@@ -191,8 +199,22 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
             .in_phases(args.phases),
         None => PatternWeights::zeros(args.phases),
     };
-    let (data, games, skipped, solved) =
-        collect_patterns(&logs, &collect, args.phases, args.phase_overlap).map_err(InputError)?;
+    let scores = match &args.search_labels {
+        Some(word) => {
+            let engine = EngineSpec::parse(word)
+                .map_err(|e| InputError(format!("--search-labels {word}: {e}")))?;
+            Some(score_logs(&logs, &collect, &engine, args.search_mix).map_err(InputError)?)
+        }
+        None => None,
+    };
+    let (data, games, skipped, solved) = collect_patterns(
+        &logs,
+        &collect,
+        args.phases,
+        args.phase_overlap,
+        scores.as_ref(),
+    )
+    .map_err(InputError)?;
     if data.is_empty() {
         return Err(InputError(format!(
             "no positions to fit in {} log(s) ({games} games read, {skipped} skipped)",
@@ -219,7 +241,8 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
                 "skipped_games": skipped,
                 "phases": args.phases, "phase_overlap": args.phase_overlap,
                 "per_phase": fit.per_phase, "ridge": args.ridge,
-                "solved": solved,
+                "solved": solved, "search_labels": args.search_labels,
+                "search_mix": scores.as_ref().map(|s| s.mix),
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "weights": out.display().to_string(),
             })
@@ -231,6 +254,12 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
             say!(
                 "{solved} positions of at most {} empty squares labelled by the exact solver",
                 collect.exact_labels
+            )?;
+        }
+        if let Some(word) = &args.search_labels {
+            say!(
+                "the other positions labelled by {word}'s search (share {})",
+                number_text(args.search_mix)
             )?;
         }
         say!("weights: {}", out.display())?;

@@ -613,6 +613,16 @@ pub struct FitArgs {
     /// positions (each weight is pulled to its start as if by α positions that say nothing).
     #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
     pub ridge: f64,
+    /// With --patterns: label the positions (those --exact-labels leaves) by this engine's
+    /// search instead of their games' results: an engine word with a depth and a pattern
+    /// weights file, e.g. `pvs:6:weights/othello-patterns.jpw`; label σ(score/1024) (see
+    /// docs/tuning.md, "Labels").
+    #[arg(long, value_name = "ENGINE")]
+    pub search_labels: Option<String>,
+    /// With --search-labels: the share of the search's label, above 0 and at most 1 (the rest
+    /// is the game's result).
+    #[arg(long, default_value_t = 1.0)]
+    pub search_mix: f64,
     /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of
     /// binary.
     #[arg(long)]

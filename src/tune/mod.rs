@@ -42,6 +42,7 @@ pub mod regression;
 pub mod regression_run;
 pub mod report;
 pub mod run;
+pub mod search_labels;
 pub mod session;
 pub mod spec;
 pub mod spsa;

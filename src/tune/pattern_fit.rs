@@ -31,6 +31,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::regression::{CollectOptions, Collector, sigmoid, softplus};
+use super::search_labels::SearchScores;
 use crate::arena::log::scan_log;
 use crate::eval::pattern::{
     FEATURES_PER_POSITION, MAX_PHASES, PatternWeights, WEIGHTS_PER_PHASE, feature_indices,
@@ -136,18 +137,32 @@ fn phase_of_empties(empties: usize, phases: usize) -> usize {
 /// [`super::regression::collect`] chooses them, as pattern lookups in `phases` phases (each
 /// also taking the positions within `overlap` empty squares of its range). Also
 /// the games read and skipped, and the positions labelled by the exact solver
-/// ([`CollectOptions::exact_labels`]).
+/// ([`CollectOptions::exact_labels`]). With `scores` (one scores file's lines per path), the
+/// positions the search labels are relabelled by their scores
+/// ([`super::search_labels::SearchScores::relabel`]).
 pub fn collect_patterns(
     paths: &[&Path],
     options: &CollectOptions,
     phases: usize,
     overlap: usize,
+    scores: Option<&SearchScores>,
 ) -> Result<(PatternPositions, u64, u64, u64), String> {
     let mut collector = Collector::new(Othello::start(), options.clone());
     let mut data = PatternPositions::with_overlap(phases, overlap);
-    for path in paths {
+    for (log, path) in paths.iter().enumerate() {
+        let mut index = 0;
         scan_log(path, |line| {
             let kept = collector.sample(&line)?;
+            if let Some(scores) = scores {
+                scores.relabel(
+                    log,
+                    index,
+                    &line,
+                    options.exact_labels,
+                    collector.sampled_mut(),
+                )?;
+            }
+            index += 1;
             for (pos, _, label) in collector.sampled() {
                 data.push(pos, *label);
             }

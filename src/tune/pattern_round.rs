@@ -17,10 +17,14 @@ use super::checkpoint::{MethodState, TuneError};
 use super::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
 use super::record::RoundFit;
 use super::regression::CollectOptions;
+use super::search_labels::{ScoreJob, SearchScores, read_scores, score_log};
 use super::spec::{PatternRegression, ResolvedTuneSpec};
-use crate::arena::engine::SharedPatterns;
+use crate::arena::CancelToken;
+use crate::arena::engine::{EngineSpec, SharedPatterns};
 use crate::arena::spec::PatternsFile;
-use crate::eval::pattern::{PatternEval, PatternWeights};
+use crate::eval::pattern::{PatternEval, PatternWeights, SCALE};
+use crate::eval::{Features, Weights};
+use crate::search::Limits;
 
 /// The tuned pattern weights in the run's folder.
 pub const TUNED_PATTERNS: &str = "tuned-weights.jpw";
@@ -75,21 +79,123 @@ pub fn current(
     }
 }
 
+/// The search scores of round `round`'s (from 0) self-play positions, beside its log in the
+/// run's folder (`selfplay/round-R.scores.jsonl`).
+pub fn scores_file(dir: &Path, round: u64) -> std::path::PathBuf {
+    super::regression_run::round_log(dir, round).with_extension("scores.jsonl")
+}
+
+/// Stream of the labelling searches' seeds.
+const STREAM_LABELS: u64 = 106;
+
+/// Games per chunk of the labelling searches, per thread.
+const LABEL_CHUNK_PER_THREAD: usize = 16;
+
+/// Whether round `round` (from 0) plays with pattern weights: every round but a first one
+/// without a start (it plays with the linear weights, whose scores are no logits: its
+/// positions keep their results as labels).
+fn plays_patterns(config: &PatternRegression, round: u64) -> bool {
+    round > 0 || config.start.is_some()
+}
+
+/// The inputs of [`score_round`].
+pub struct RoundScoring<'a> {
+    /// The run's folder.
+    pub dir: &'a Path,
+    /// The round, from 0.
+    pub round: u64,
+    /// The engine the round played with (its pattern evaluation loaded).
+    pub engine: &'a EngineSpec,
+    /// Its linear weights (unused beside the patterns, needed to build it).
+    pub weights: &'a Weights,
+    /// Which positions the fit reads.
+    pub collect: &'a CollectOptions,
+    /// The run's seed.
+    pub seed: u64,
+    /// Worker threads of `pool`.
+    pub threads: usize,
+}
+
+/// With `search_labels`, scores round `job.round`'s self-play positions by the round's engine
+/// at the labels' depth into [`scores_file`] (resumed where a stopped run left it); nothing
+/// for a round played with linear weights or without search labels.
+pub fn score_round<G: Features>(
+    start: G,
+    config: &PatternRegression,
+    job: &RoundScoring,
+    pool: &rayon::ThreadPool,
+    cancel: &CancelToken,
+) -> Result<(), TuneError> {
+    let Some(search) = config.search.as_ref() else {
+        return Ok(());
+    };
+    if !plays_patterns(config, job.round) {
+        return Ok(());
+    }
+    let mut engine = job.engine.clone();
+    engine.config.limits = Limits::depth(search.depth);
+    let log = super::regression_run::round_log(job.dir, job.round);
+    let out = scores_file(job.dir, job.round);
+    let round = job.round;
+    let seed = job.seed;
+    score_log(
+        start,
+        &ScoreJob {
+            log: &log,
+            out: &out,
+            collect: job.collect,
+            engine: &engine,
+            weights: job.weights,
+            chunk: LABEL_CHUNK_PER_THREAD * job.threads.max(1),
+        },
+        |id| super::derive_seed(seed, STREAM_LABELS, round << 32 | id),
+        pool,
+        cancel,
+    )
+}
+
+/// The search scores of rounds `0..=round` for their fit, or `None` without search labels.
+pub fn round_scores(
+    config: &PatternRegression,
+    dir: &Path,
+    round: u64,
+) -> Result<Option<SearchScores>, TuneError> {
+    let Some(search) = config.search.as_ref() else {
+        return Ok(None);
+    };
+    let logs = (0..=round)
+        .map(|r| {
+            plays_patterns(config, r)
+                .then(|| read_scores(&scores_file(dir, r)))
+                .transpose()
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(TuneError::Games)?;
+    Ok(Some(SearchScores {
+        mix: search.mix,
+        logit_per_unit: 1.0 / SCALE,
+        logs,
+    }))
+}
+
 /// Fits round `round`'s pattern weights on the self-play logs `logs` (every round's so far)
-/// from `from` (the weights the round played with; `None`: zeros), writes them to
-/// [`round_file`] in `dir` and returns their record and the round's fit line (`games`: the
-/// games the positions came from; K is 1: pattern weights carry their own scale).
+/// from `from` (the weights the round played with; `None`: zeros), its positions relabelled
+/// by `scores` when given, writes them to [`round_file`] in `dir` and returns their record and
+/// the round's fit line (`games`: the games the positions came from; K is 1: pattern weights
+/// carry their own scale).
 pub fn fit_round(
     config: &PatternRegression,
     collect: &CollectOptions,
     logs: &[&Path],
+    scores: Option<&SearchScores>,
     from: Option<&PatternWeights>,
     dir: &Path,
     round: u64,
 ) -> Result<(PatternsFile, RoundFit), TuneError> {
     let clock = std::time::Instant::now();
     let (data, games, _, _) =
-        collect_patterns(logs, collect, config.phases, config.overlap).map_err(TuneError::Games)?;
+        collect_patterns(logs, collect, config.phases, config.overlap, scores)
+            .map_err(TuneError::Games)?;
     if data.is_empty() {
         return Err(TuneError::Games(format!(
             "no positions to fit after round {}: the games are shorter than regression.skip_plies ({})",

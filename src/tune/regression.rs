@@ -291,8 +291,8 @@ pub struct Collector<G: Features> {
     /// The positions `sample` kept of the last game.
     sampled: Vec<(G, usize, f64)>,
     /// The exact solver of [`CollectOptions::exact_labels`], its table kept from position to
-    /// position (a game's later positions are mostly in it).
-    solver: Endgame,
+    /// position (a game's later positions are mostly in it); made when first needed.
+    solver: Option<Endgame>,
     /// Positions labelled by the solver so far.
     solved: u64,
 }
@@ -309,7 +309,7 @@ impl<G: Features> Collector<G> {
             line: Vec::new(),
             picks: Vec::new(),
             sampled: Vec::new(),
-            solver: Endgame::new(SOLVER_TABLE_MIB),
+            solver: None,
             solved: 0,
         }
     }
@@ -383,7 +383,10 @@ impl<G: Features> Collector<G> {
         for &i in &self.picks {
             let (pos, ply) = self.line[i];
             let solved = match empties(&pos) {
-                Some(n) if n <= self.options.exact_labels => self.solver.perfect_result(&pos),
+                Some(n) if n <= self.options.exact_labels => self
+                    .solver
+                    .get_or_insert_with(|| Endgame::new(SOLVER_TABLE_MIB))
+                    .perfect_result(&pos),
                 _ => None,
             };
             let label = match (solved, pos.side_to_move()) {
@@ -407,6 +410,12 @@ impl<G: Features> Collector<G> {
     /// The positions [`Collector::sample`] kept of the last game: position, ply, label.
     pub fn sampled(&self) -> &[(G, usize, f64)] {
         &self.sampled
+    }
+
+    /// The positions [`Collector::sample`] kept of the last game, to be relabelled
+    /// ([`super::search_labels::SearchScores::relabel`]).
+    pub fn sampled_mut(&mut self) -> &mut [(G, usize, f64)] {
+        &mut self.sampled
     }
 
     /// Counts a game whose sampled positions the caller recorded elsewhere.
@@ -1254,7 +1263,7 @@ pub fn fit_logs(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::games::{Connect4, Game, Morpion, Othello, random_game};
 
@@ -1672,7 +1681,7 @@ mod tests {
         }
     }
 
-    fn write_log(dir: &Path, lines: &[GameLine]) -> std::path::PathBuf {
+    pub(crate) fn write_log(dir: &Path, lines: &[GameLine]) -> std::path::PathBuf {
         let path = dir.join("games.jsonl");
         let text: String = lines
             .iter()
@@ -1684,7 +1693,7 @@ mod tests {
 
     /// `games` log lines of random games of `start` of at most `plies` plies (game `g` from
     /// seed `seed + g`), the first `opening` moves their opening.
-    fn random_lines<G: Game>(
+    pub(crate) fn random_lines<G: Game>(
         start: G,
         games: u64,
         plies: usize,

@@ -189,11 +189,34 @@ pub fn tune_by_regression<G: Features>(
         .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
         let (theta, endgame, fitted_patterns, round_fit) = match &config.patterns {
             Some(pc) => {
+                let scoring = pattern_round::RoundScoring {
+                    dir,
+                    round,
+                    engine: &engine,
+                    weights: &weights,
+                    collect: &collect,
+                    seed: spec.seed,
+                    threads,
+                };
+                if let Err(e) = pattern_round::score_round(start, pc, &scoring, &pool, cancel) {
+                    save(ck)?;
+                    return Err(e);
+                }
+                let scores = pattern_round::round_scores(pc, dir, round)?;
                 let paths: Vec<_> = (0..=round).map(|r| round_log(dir, r)).collect();
                 let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
                 let from = patterns.as_ref().map(|(_, w)| w);
-                let (file, fit) = pool
-                    .install(|| pattern_round::fit_round(pc, &collect, &paths, from, dir, round))?;
+                let (file, fit) = pool.install(|| {
+                    pattern_round::fit_round(
+                        pc,
+                        &collect,
+                        &paths,
+                        scores.as_ref(),
+                        from,
+                        dir,
+                        round,
+                    )
+                })?;
                 (
                     weights.values.clone(),
                     weights.endgame.clone(),

@@ -163,6 +163,8 @@ struct RawRegression {
     phase_overlap: Option<Spanned<i64>>,
     ridge: Option<Spanned<f64>>,
     start: Option<Spanned<String>>,
+    search_labels: Option<Spanned<i64>>,
+    search_mix: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -257,6 +259,22 @@ pub struct PatternRegression {
     /// from the spec's folder, its digest in the form (a changed file changes the hash).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<PatternsFile>,
+    /// Label the positions by a search of their own (`search_labels`, `search_mix`;
+    /// [`super::search_labels`]); `None`: by their games' results. Left out of the spec's form
+    /// when `None`, so earlier specs keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchLabelConfig>,
+}
+
+/// Search labels of a pattern regression (`[regression] search_labels`, `search_mix`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchLabelConfig {
+    /// The depth of the labelling search: the tuned engine's, with this depth as its only
+    /// budget, evaluating with the weights the round played with.
+    pub depth: u32,
+    /// λ: the share of the search's label; the rest is the game's result
+    /// ([`super::search_labels::SearchScores::label`]).
+    pub mix: f64,
 }
 
 /// The confirmation match.
@@ -648,6 +666,14 @@ fn resolve_patterns(
         )?;
         at(&|| r.ridge.as_ref().map(Spanned::span), "regression.ridge")?;
         at(&|| r.start.as_ref().map(Spanned::span), "regression.start")?;
+        at(
+            &|| r.search_labels.as_ref().map(Spanned::span),
+            "regression.search_labels",
+        )?;
+        at(
+            &|| r.search_mix.as_ref().map(Spanned::span),
+            "regression.search_mix",
+        )?;
         return Ok(None);
     }
     let evaluation = r.evaluation.as_ref().expect("given");
@@ -730,11 +756,48 @@ fn resolve_patterns(
             ))
         }
     };
+    let search = match (&r.search_labels, &r.search_mix) {
+        (None, None) => None,
+        (None, Some(m)) => {
+            return Err(loc.on(
+                m,
+                "regression.search_mix",
+                "search_mix is the share of the search labels: give search_labels = DEPTH with it",
+            ));
+        }
+        (Some(_), mix) => {
+            let depth = ranged(
+                &r.search_labels,
+                "regression.search_labels",
+                1..=crate::search::MAX_DEPTH as i64,
+                0,
+            )?;
+            let mix = match mix {
+                None => 1.0,
+                Some(m) if *m.get_ref() > 0.0 && *m.get_ref() <= 1.0 => *m.get_ref(),
+                Some(m) => {
+                    return Err(loc.on(
+                        m,
+                        "regression.search_mix",
+                        format!(
+                            "search_mix is {}; allowed: above 0 and at most 1 (1: the search's label alone)",
+                            loc.written(m)
+                        ),
+                    ));
+                }
+            };
+            Some(SearchLabelConfig {
+                depth: depth as u32,
+                mix,
+            })
+        }
+    };
     Ok(Some(PatternRegression {
         phases,
         overlap,
         ridge,
         start,
+        search,
     }))
 }
 

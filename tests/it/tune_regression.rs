@@ -316,7 +316,8 @@ fn refused(dir: &Path, text: &str, expected: &[&str]) {
 fn bad_regression_specs_get_a_clear_error() {
     let dir = common::scratch("bad");
     let good = spec_text("games = 300");
-    let cases: Vec<(String, Vec<&str>)> = vec![
+    let cases: Vec<(String, Vec<&str>)> =
+        vec![
         (
             good.replace("[regression]\ngames = 300\n", ""),
             vec!["bad.toml:4:10", "regression", "needs a [regression] table"],
@@ -411,6 +412,31 @@ fn bad_regression_specs_get_a_clear_error() {
                 "games = 300\nevaluation = \"patterns\"\ntaper = true",
             ),
             vec!["regression.taper", "phases instead"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nsearch_labels = 6"),
+            vec!["bad.toml:16:17", "regression.search_labels", "evaluation = \"patterns\""],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nsearch_mix = 0.5",
+            ),
+            vec!["bad.toml:17:14", "regression.search_mix", "give search_labels"],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nsearch_labels = 6\nsearch_mix = 1.5",
+            ),
+            vec!["bad.toml:18:14", "regression.search_mix", "search_mix is 1.5"],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nsearch_labels = 0",
+            ),
+            vec!["bad.toml:17:17", "regression.search_labels", "allowed: 1..=64"],
         ),
         (
             good.replace(
@@ -570,5 +596,122 @@ fn a_pattern_start_plays_round_one_and_is_the_confirmations_opponent() {
     assert_eq!(engines[1]["name"], "start");
     assert_eq!(engines[1]["patterns"]["path"], start);
     assert_eq!(engines[0]["patterns"]["path"], "patterns/round-1.jpw");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn search_labels_score_the_rounds_games_and_joute_fit_makes_the_same_weights() {
+    let dir = common::scratch("search-labels");
+    let start = format!(
+        "{}/weights/othello-patterns.jpw",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let body = format!("games = 16\nevaluation = \"patterns\"\nstart = \"{start}\"");
+    let text = spec_text(&body).replace("games = 200\naa_games = 40", "games = 4");
+    let labelled = text.replace(
+        "evaluation = \"patterns\"",
+        "evaluation = \"patterns\"\nsearch_labels = 2",
+    );
+    let run = |name: &str, text: &str| {
+        let spec = write(&dir, &format!("{name}.toml"), text);
+        let out = dir.join(name);
+        common::joute_ok(&[
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        out
+    };
+    let plain = run("plain", &text);
+    let searched = run("searched", &labelled);
+    // The labels change the fit, not the games.
+    let log = searched.join("selfplay/round-1.jsonl");
+    let moves = |path: &Path| -> Vec<Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["moves"].clone())
+            .collect()
+    };
+    assert!(
+        moves(&log) == moves(&plain.join("selfplay/round-1.jsonl")),
+        "the games differ"
+    );
+    assert!(!plain.join("selfplay/round-1.scores.jsonl").exists());
+    let fitted = std::fs::read(searched.join("patterns/round-1.jpw")).unwrap();
+    assert_ne!(
+        fitted,
+        std::fs::read(plain.join("patterns/round-1.jpw")).unwrap()
+    );
+    // One scores line per game, in the log's order, each with scores.
+    let scores = std::fs::read_to_string(searched.join("selfplay/round-1.scores.jsonl")).unwrap();
+    let ids: Vec<u64> = scores
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert!(!v["scores"].as_array().unwrap().is_empty(), "{l}");
+            v["id"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(ids, (0..16).collect::<Vec<_>>());
+
+    // `joute fit` with the same labelling search (the run's engine at depth 2, its exact
+    // setting) and the fit's settings writes the round's weights byte for byte.
+    let checkpoint: Value =
+        serde_json::from_str(&std::fs::read_to_string(searched.join("checkpoint.json")).unwrap())
+            .unwrap();
+    let exact = checkpoint["spec"]["engine"]["exact"].as_u64().unwrap_or(0);
+    let out = dir.join("fit.jpw");
+    let word = format!("alphabeta:2:exact={exact}:{start}");
+    common::joute_ok(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--game",
+        "othello",
+        "--patterns",
+        "--weights",
+        &start,
+        "--seed",
+        "11",
+        "--search-labels",
+        &word,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        std::fs::read(&out).unwrap() == fitted,
+        "joute fit's weights differ from the round's"
+    );
+
+    // Search labels need a pattern evaluation searched to a fixed depth.
+    let x = dir.join("x.jpw");
+    for (args, expected) in [
+        (
+            vec!["--search-labels", "alphabeta:2"],
+            "--search-labels needs --patterns",
+        ),
+        (
+            vec!["--patterns", "--search-labels", "alphabeta:2"],
+            "evaluates with linear weights",
+        ),
+        (
+            vec![
+                "--patterns",
+                "--search-labels",
+                &format!("pvs:100ms:{start}"),
+            ],
+            "needs a depth and no other budget",
+        ),
+    ] {
+        let mut all = vec!["fit", log.to_str().unwrap(), "--game", "othello"];
+        all.extend(args);
+        all.extend(["--out", x.to_str().unwrap()]);
+        let refused = common::joute_in(&dir, &all);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
