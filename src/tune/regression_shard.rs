@@ -135,8 +135,9 @@ impl ShardSession {
             Some(n) if n == shard.count => {}
             Some(n) => {
                 return Err(input(format!(
-                    "--shard {name}: {} holds a run of {n} shards, not {}; give every shard --shard I/{n}",
+                    "--shard {name}: {} holds a run of {n} shard{}, not {}; give every shard --shard I/{n}",
                     dir.display(),
+                    if n == 1 { "" } else { "s" },
                     shard.count
                 )));
             }

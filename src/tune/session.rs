@@ -156,8 +156,9 @@ impl TuneSession {
             checkpoint_path.exists() || history_path.metadata().is_ok_and(|m| m.len() > 0);
         if let Some(shards) = super::checkpoint::sharded_run(out) {
             return Err(input(format!(
-                "{} holds a regression run played as {shards} shards: continue it with --shard I/{shards} (each of its shards), or choose another --out",
-                out.display()
+                "{} holds a regression run played as {shards} shard{}: continue it with --shard I/{shards} (each of its shards), or choose another --out",
+                out.display(),
+                if shards == 1 { "" } else { "s" }
             )));
         }
         if started && !options.resume {
