@@ -278,3 +278,34 @@ fn bad_uses_of_shard_get_a_clear_error() {
         &["without --shard"],
     );
 }
+
+#[test]
+fn the_cluster_script_runs_a_tuning_runs_shards() {
+    // deploy/run-shard.sh with COMMAND=tune as two Slurm array tasks at once, then re-run as a
+    // requeued task would be (it finds the run finished), against the unsharded run.
+    let dir = common::scratch("script");
+    let spec = write_spec(&dir, "spec.toml", &spec_text(1, "games = 40\nrounds = 2"));
+    whole(&spec, &dir.join("whole"));
+    let out = dir.join("cluster");
+    let task = |index: u64| {
+        Command::new("bash")
+            .arg("deploy/run-shard.sh")
+            .env("COMMAND", "tune")
+            .env("SPEC", &spec)
+            .env("SHARD_COUNT", "2")
+            .env("OUT", &out)
+            .env("JOUTE", common::bin())
+            .env("THREADS", "1")
+            .env("SLURM_ARRAY_TASK_ID", index.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let tasks = [task(0), task(1)];
+    tasks.into_iter().for_each(succeeds);
+    same_run(&out, &dir.join("whole"), 2);
+    let history = std::fs::read(out.join("history.jsonl")).unwrap();
+    succeeds(task(1));
+    assert_eq!(std::fs::read(out.join("history.jsonl")).unwrap(), history);
+}
