@@ -1,7 +1,7 @@
 //! `joute tune`: a tuning session (`tune::session`) run with its progress shown, and its
 //! outcome rendered.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::json;
@@ -35,15 +35,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     if voice == Voice::Normal {
         say_plan(&session.ck, threads);
     }
-    let live = addr
-        .map(|addr| {
-            let folder = TuneFolder {
-                dir: out.clone(),
-                start: Some(session.ck.clone()),
-            };
-            serve::serve_on(addr, Source::Tune(Box::new(folder)))
-        })
-        .transpose()?;
+    let live = serve_live(addr, &out, &session.ck)?;
     let cancel = interrupt::token();
     let mut progress = TuneProgress::new(voice, threads, &session.ck);
     let finished = session.run(&args.spec, threads, &mut progress, &cancel);
@@ -94,15 +86,7 @@ fn tune_shard(args: &TuneArgs, shard: &str) -> anyhow::Result<()> {
             out.join(shard.folder_name()).display()
         );
     }
-    let live = addr
-        .map(|addr| {
-            let folder = TuneFolder {
-                dir: out.clone(),
-                start: Some(session.ck.clone()),
-            };
-            serve::serve_on(addr, Source::Tune(Box::new(folder)))
-        })
-        .transpose()?;
+    let live = serve_live(addr, &out, &session.ck)?;
     let cancel = interrupt::token();
     let mut progress = TuneProgress::new(voice, threads, &session.ck);
     let ended = session.run(&args.spec, threads, &mut progress, &cancel);
@@ -152,6 +136,22 @@ fn tune_shard(args: &TuneArgs, shard: &str) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The tuning page of the run in `out`, served live on `addr` (`--serve`) while it runs.
+fn serve_live(
+    addr: Option<std::net::SocketAddr>,
+    out: &Path,
+    ck: &Checkpoint,
+) -> anyhow::Result<Option<joute::serve::LiveServer>> {
+    addr.map(|addr| {
+        let folder = TuneFolder {
+            dir: out.to_path_buf(),
+            start: Some(ck.clone()),
+        };
+        serve::serve_on(addr, Source::Tune(Box::new(folder)))
+    })
+    .transpose()
 }
 
 /// The spec, the run's folder and how to open it, from the arguments.

@@ -39,11 +39,11 @@ use super::regression_run::{
     open_log, regression_config, regression_state, round_log, round_target, selfplay_pool,
 };
 use super::session::{
-    Finished, TuneObserver, TuneOptions, TuneSession, check_writable, weights_copy,
+    Finished, TuneObserver, TuneOptions, TuneSession, create_run_folder, weights_copy,
 };
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
-use crate::arena::log::{GameLine, create_out_folder};
+use crate::arena::log::GameLine;
 use crate::arena::schedule::Shard;
 use crate::eval::{Features, FeaturesVisitor};
 use crate::outputs::{write_atomically, write_new};
@@ -110,13 +110,7 @@ impl ShardSession {
         if !joining(dir) {
             crate::outputs::check_output_folder(dir, options.force).map_err(input)?;
         }
-        create_out_folder(dir).map_err(input)?;
-        check_writable(dir).map_err(|e| {
-            input(format!(
-                "{}: cannot write in the output folder: {e}",
-                dir.display()
-            ))
-        })?;
+        create_run_folder(dir)?;
         let checkpoint_path = dir.join("checkpoint.json");
         if checkpoint_path.exists() && sharded_run(dir).is_none() {
             return Err(input(format!(

@@ -143,13 +143,7 @@ impl TuneSession {
     ) -> Result<TuneSession, TuneError> {
         let input = TuneError::Input;
         crate::outputs::check_output_folder(out, options.force).map_err(input)?;
-        create_out_folder(out).map_err(input)?;
-        check_writable(out).map_err(|e| {
-            input(format!(
-                "{}: cannot write in the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_run_folder(out)?;
         let checkpoint_path = out.join("checkpoint.json");
         let history_path = out.join("history.jsonl");
         let started =
@@ -856,8 +850,19 @@ pub(super) fn weights_copy(
     Ok(copy)
 }
 
+/// Creates a run's folder `dir` (when missing) and checks that files can be created in it.
+pub(super) fn create_run_folder(dir: &Path) -> Result<(), TuneError> {
+    create_out_folder(dir).map_err(TuneError::Input)?;
+    check_writable(dir).map_err(|e| {
+        TuneError::Input(format!(
+            "{}: cannot write in the output folder: {e}",
+            dir.display()
+        ))
+    })
+}
+
 /// Whether files can be created in `dir` (a temporary file is made and removed).
-pub(super) fn check_writable(dir: &Path) -> std::io::Result<()> {
+fn check_writable(dir: &Path) -> std::io::Result<()> {
     tempfile::NamedTempFile::new_in(dir).map(drop)
 }
 

@@ -9,32 +9,16 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-/// An Othello regression spec at alpha-beta depth `depth`, `regression` the body of its
-/// `[regression]` table.
+/// An Othello regression spec at alpha-beta depth `depth` with short matches, `regression` the
+/// body of its `[regression]` table.
 fn spec_text(depth: u32, regression: &str) -> String {
-    format!(
-        r#"name = "r"
-game = "othello"
-seed = 11
-method = "regression"
-
-[engine]
-algorithm = "alphabeta"
-depth = {depth}
-weights = "{}/weights/othello.toml"
-
-[openings]
-plies = 8
-
-[regression]
-{regression}
-
-[confirm]
-games = 20
-aa_games = 10
-"#,
-        env!("CARGO_MANIFEST_DIR")
-    )
+    let text = crate::tune_regression::spec_text(regression);
+    let short = "[confirm]\ngames = 20\naa_games = 10\n";
+    assert!(
+        text.contains("depth = 2\n") && text.contains("[confirm]\ngames = 200\naa_games = 40\n")
+    );
+    text.replace("depth = 2\n", &format!("depth = {depth}\n"))
+        .replace("[confirm]\ngames = 200\naa_games = 40\n", short)
 }
 
 fn write_spec(dir: &Path, name: &str, text: &str) -> String {
@@ -89,16 +73,6 @@ fn selfplay(log: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The tuned weights file's lines but its comments (which carry the run's time).
-fn weights_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
 /// The sharded run in `sharded` ended with the unsharded run's (`whole`) history, round logs
 /// (`rounds` of them), tuned weights and confirmation.
 fn same_run(sharded: &Path, whole: &Path, rounds: u32) {
@@ -134,8 +108,8 @@ fn two_shards_end_with_the_unsharded_runs_weights_and_history() {
     shards.into_iter().for_each(succeeds);
     same_run(&sharded, &dir.join("whole"), 3);
     assert_eq!(
-        weights_lines(&sharded.join("tuned-weights.toml")),
-        weights_lines(&dir.join("whole/tuned-weights.toml"))
+        common::weights_lines(&sharded.join("tuned-weights.toml")),
+        common::weights_lines(&dir.join("whole/tuned-weights.toml"))
     );
     // Each shard logged its own games: ids ≡ I mod 2, 45 each a round.
     for index in 0..2u64 {
