@@ -94,10 +94,14 @@ fn tune_shard(args: &TuneArgs, shard: &str) -> anyhow::Result<()> {
     drop(live);
     let end = match ended {
         Ok(end) => end,
-        Err(TuneError::Interrupted(_)) => {
+        Err(TuneError::Interrupted(stage)) => {
             if voice != Voice::Json && voice != Voice::Silent {
+                let when = match stage {
+                    Stage::Tuning => "the other shards wait for it".to_string(),
+                    Stage::Match(kind) => format!("during the {} match", kind.folder()),
+                };
                 say!(
-                    "shard {name} interrupted; the other shards wait for it; to continue it, run: {}",
+                    "shard {name} interrupted ({when}); to continue it, run: {}",
                     resume_command()
                 )?;
             }

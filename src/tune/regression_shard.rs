@@ -340,14 +340,27 @@ impl ShardSession {
                 Ok(missing) if missing.is_empty() => match self.take_fit(round) {
                     Err(e) => return (Err(e), waited.as_secs_f64()),
                     Ok(by) if by == self.shard.index => {
+                        // A fit that fails says so to the shards waiting for it.
+                        let failed = self.failed(round);
+                        let _ = std::fs::remove_file(&failed);
                         let fitted = self.fit(ck, fit, observer);
+                        if let Err(e) = &fitted {
+                            let _ = write_atomically(&failed, e.to_string().as_bytes());
+                        }
                         return (fitted, waited.as_secs_f64());
                     }
-                    Ok(by) => format!(
-                        "shard {by}/{}'s fit of round {}",
-                        self.shard.count,
-                        round + 1
-                    ),
+                    Ok(by) => {
+                        let fit = format!(
+                            "shard {by}/{}'s fit of round {}",
+                            self.shard.count,
+                            round + 1
+                        );
+                        if let Ok(why) = std::fs::read_to_string(self.failed(round)) {
+                            let e = TuneError::Failed(format!("{fit} failed: {why}"));
+                            return (Err(e), waited.as_secs_f64());
+                        }
+                        fit
+                    }
                 },
                 Ok(missing) => format!(
                     "the self-play games of round {} of shard{} {}",
@@ -534,6 +547,11 @@ impl ShardSession {
     /// Round `round`'s lock: the file naming the shard that fits it.
     fn lock(&self, round: u64) -> PathBuf {
         round_log(&self.dir, round).with_extension("fit")
+    }
+
+    /// Where the shard that fits round `round` says why its fit failed.
+    fn failed(&self, round: u64) -> PathBuf {
+        round_log(&self.dir, round).with_extension("failed")
     }
 
     /// The run's shared checkpoint as it is now.

@@ -283,3 +283,33 @@ fn the_cluster_script_runs_a_tuning_runs_shards() {
     succeeds(task(1));
     assert_eq!(std::fs::read(out.join("history.jsonl")).unwrap(), history);
 }
+
+#[test]
+fn a_failed_fit_stops_the_shards_waiting_for_it() {
+    // No position past skip_plies: the fit of round 1 fails, and the shard waiting for it
+    // says so and stops instead of waiting for ever.
+    let dir = common::scratch("failed");
+    let regression = "games = 20\nrounds = 2\nskip_plies = 200";
+    let spec = write_spec(&dir, "spec.toml", &spec_text(1, regression));
+    let out = dir.join("out");
+    let shards = [
+        shard(&spec, &out, "0/2", &[]),
+        shard(&spec, &out, "1/2", &[]),
+    ];
+    let errors: Vec<String> = shards
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(1));
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        })
+        .collect();
+    assert!(
+        errors.iter().all(|e| e.contains("no positions to fit")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("fit of round 1 failed")),
+        "{errors:?}"
+    );
+}
