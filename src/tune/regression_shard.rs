@@ -574,7 +574,7 @@ struct RoundFit<'a, G> {
 }
 
 /// Whether `dir` is a sharded run's folder, or one that another shard is creating (it holds
-/// only joute's temporary files: `shards.json` is being written).
+/// only temporary files: `shards.json` being written, the writable check's `.tmp…`).
 fn joining(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
@@ -583,7 +583,9 @@ fn joining(dir: &Path) -> bool {
     !names.is_empty()
         && names.iter().all(|n| {
             let n = n.to_string_lossy();
-            n == SHARDS_FILE || n.ends_with(crate::outputs::TEMPORARY_SUFFIX)
+            n == SHARDS_FILE
+                || n.ends_with(crate::outputs::TEMPORARY_SUFFIX)
+                || n.starts_with(".tmp")
         })
         || dir.join(SHARDS_FILE).exists()
 }

@@ -56,6 +56,35 @@ fn succeeds(child: Child) {
     );
 }
 
+/// Waits for shards played at once and expects every one to succeed; the first that fails
+/// ends the others (which would wait for it for ever) and the test.
+fn all_succeed(mut children: Vec<Child>) {
+    while !children.is_empty() {
+        let mut i = 0;
+        while i < children.len() {
+            match children[i].try_wait().unwrap() {
+                Some(status) if !status.success() => {
+                    for other in &mut children {
+                        let _ = other.kill();
+                        let _ = other.wait();
+                    }
+                    let mut stderr = String::new();
+                    use std::io::Read;
+                    let _ = children[i]
+                        .stderr
+                        .take()
+                        .unwrap()
+                        .read_to_string(&mut stderr);
+                    panic!("a shard failed ({status}): {stderr}");
+                }
+                Some(_) => succeeds(children.swap_remove(i)),
+                None => i += 1,
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The unsharded run of `spec` into `out`.
 fn whole(spec: &str, out: &Path) {
     let out = out.to_str().unwrap();
@@ -105,7 +134,7 @@ fn two_shards_end_with_the_unsharded_runs_weights_and_history() {
         shard(&spec, &sharded, "0/2", &[]),
         shard(&spec, &sharded, "1/2", &[]),
     ];
-    shards.into_iter().for_each(succeeds);
+    all_succeed(shards.into());
     same_run(&sharded, &dir.join("whole"), 3);
     assert_eq!(
         common::weights_lines(&sharded.join("tuned-weights.toml")),
@@ -132,7 +161,7 @@ fn three_shards_of_a_pattern_run_write_the_unsharded_runs_pattern_weights() {
     let shards: Vec<Child> = (0..3)
         .map(|i| shard(&spec, &sharded, &format!("{i}/3"), &[]))
         .collect();
-    shards.into_iter().for_each(succeeds);
+    all_succeed(shards);
     same_run(&sharded, &dir.join("whole"), 2);
     for file in [
         "patterns/round-1.jpw",
@@ -191,10 +220,10 @@ fn the_shard_a_fit_lock_names_fits_and_the_others_wait_for_it() {
     std::fs::create_dir_all(sharded.join("selfplay")).unwrap();
     std::fs::write(sharded.join("shards.json"), "{\"shards\":2}\n").unwrap();
     std::fs::write(sharded.join("selfplay/round-1.fit"), "1\n").unwrap();
-    let first = shard(&spec, &sharded, "0/2", &[]);
-    let second = shard(&spec, &sharded, "1/2", &[]);
-    succeeds(first);
-    succeeds(second);
+    all_succeed(vec![
+        shard(&spec, &sharded, "0/2", &[]),
+        shard(&spec, &sharded, "1/2", &[]),
+    ]);
     same_run(&sharded, &dir.join("whole"), 2);
 }
 
@@ -276,8 +305,7 @@ fn the_cluster_script_runs_a_tuning_runs_shards() {
             .spawn()
             .unwrap()
     };
-    let tasks = [task(0), task(1)];
-    tasks.into_iter().for_each(succeeds);
+    all_succeed(vec![task(0), task(1)]);
     same_run(&out, &dir.join("whole"), 2);
     let history = std::fs::read(out.join("history.jsonl")).unwrap();
     succeeds(task(1));
