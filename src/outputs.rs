@@ -60,6 +60,30 @@ pub fn write_with(
     sync: bool,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let tmp = write_temporary(path, sync, write)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Creates `path` holding `bytes` if no file is there, whole or not at all (a temporary file
+/// linked to the name, which fails when the name exists: two processes racing to create one
+/// file find one winner, and readers never see it half written). `Ok(false)` when `path`
+/// exists (it is left alone).
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    let tmp = write_temporary(path, true, |out| out.write_all(bytes))?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e.error),
+    }
+}
+
+/// A temporary file beside `path` (see [`write_with`]) filled by `write`, synced when `sync`.
+fn write_temporary(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -81,8 +105,7 @@ pub fn write_with(
     if sync {
         tmp.as_file().sync_all()?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(tmp)
 }
 
 /// Opens `path` for appending, creating it when missing, refusing a symbolic link

@@ -83,6 +83,15 @@ impl Meter {
         }
     }
 
+    /// A line that stays: printed above the bar on a terminal, noted on a pipe.
+    pub(super) fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None if self.talk => note!("{text}"),
+            None => {}
+        }
+    }
+
     /// Clears the bar (again: nothing).
     pub(super) fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {

@@ -244,6 +244,14 @@ pub struct TuneArgs {
     /// a quarter, the A/A match a tenth).
     #[arg(long, value_name = "GAMES")]
     pub budget: Option<u64>,
+    /// A regression run (method = "regression") played by N processes sharing OUT, on one
+    /// machine or cluster nodes, with no server: this one is shard I (0 to N-1). Each plays
+    /// the self-play games whose id is I mod N into OUT/shard-I-of-N/; one fits each round
+    /// and the others wait for it; the one that fits the last round plays the confirmation
+    /// and A/A matches. The weights and history are the unsharded run's, bit for bit.
+    /// Every shard takes the same SPEC, --out and --budget; --resume continues a killed shard.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
     /// Print only the final table.
     #[arg(long)]
     pub quiet: bool,

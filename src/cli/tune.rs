@@ -1,7 +1,7 @@
 //! `joute tune`: a tuning session (`tune::session`) run with its progress shown, and its
 //! outcome rendered.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::json;
@@ -12,16 +12,21 @@ use super::meter::{Meter, eta_seconds, short_duration};
 use super::run::{Interrupted, MatchProgress, Voice, threads, voice};
 use super::serve;
 use super::{InputError, TuneArgs};
+use joute::arena::schedule::Shard;
 use joute::serve::{Source, TuneFolder};
 use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
 use joute::tune::checkpoint::{Checkpoint, MatchKind, Stage, TuneError};
 use joute::tune::record::{HistoryLine, MatchResult, TuneRecord};
+use joute::tune::regression_shard::ShardSession;
 use joute::tune::session::{Finished, PlayedMatch, TuneObserver, TuneOptions, TuneSession};
 use joute::tune::spec::{Method, ResolvedTuneSpec, load};
 
 /// `joute tune SPEC`.
 pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
+    if let Some(shard) = &args.shard {
+        return tune_shard(args, shard);
+    }
     let (spec, out, options) = tune_options(args)?;
     let threads = threads(args.threads)?;
     let voice = voice(args.quiet, args.json);
@@ -30,15 +35,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     if voice == Voice::Normal {
         say_plan(&session.ck, threads);
     }
-    let live = addr
-        .map(|addr| {
-            let folder = TuneFolder {
-                dir: out.clone(),
-                start: Some(session.ck.clone()),
-            };
-            serve::serve_on(addr, Source::Tune(Box::new(folder)))
-        })
-        .transpose()?;
+    let live = serve_live(addr, &out, &session.ck)?;
     let cancel = interrupt::token();
     let mut progress = TuneProgress::new(voice, threads, &session.ck);
     let finished = session.run(&args.spec, threads, &mut progress, &cancel);
@@ -69,6 +66,96 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         Err(TuneError::Observer(e)) => Err(e.into()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// `joute tune SPEC --shard I/N`: one shard of a sharded regression run.
+fn tune_shard(args: &TuneArgs, shard: &str) -> anyhow::Result<()> {
+    let shard = Shard::parse(shard).map_err(|e| InputError(format!("--shard: {e}")))?;
+    let (spec, out, options) = tune_options(args)?;
+    let threads = threads(args.threads)?;
+    let voice = voice(args.quiet, args.json);
+    let addr = args.serve.as_deref().map(serve::address).transpose()?;
+    let mut session = ShardSession::open(spec, &out, shard, &options)?;
+    let name = format!("{}/{}", shard.index, shard.count);
+    if voice == Voice::Normal {
+        say_plan(&session.ck, threads);
+        note!(
+            "shard {name}: the self-play games whose id is {} mod {}, into {}",
+            shard.index,
+            shard.count,
+            out.join(shard.folder_name()).display()
+        );
+    }
+    let live = serve_live(addr, &out, &session.ck)?;
+    let cancel = interrupt::token();
+    let mut progress = TuneProgress::new(voice, threads, &session.ck);
+    let ended = session.run(&args.spec, threads, &mut progress, &cancel);
+    progress.finish();
+    drop(live);
+    let end = match ended {
+        Ok(end) => end,
+        Err(TuneError::Interrupted(stage)) => {
+            if voice != Voice::Json && voice != Voice::Silent {
+                let when = match stage {
+                    Stage::Tuning => "the other shards wait for it".to_string(),
+                    Stage::Match(kind) => format!("during the {} match", kind.folder()),
+                };
+                say!(
+                    "shard {name} interrupted ({when}); to continue it, run: {}",
+                    resume_command()
+                )?;
+            }
+            return Err(Interrupted.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    match (&end.finished, voice) {
+        (Some(finished), _) => render(finished, voice)?,
+        (None, Voice::Json) => say!(
+            "{}",
+            json!({
+                "shard": name,
+                "tuned": true,
+                "rounds": session.ck.candidates,
+                "games": session.ck.games,
+                "matches_by": end.matches_by,
+                "waited_seconds": end.waited,
+                "out": out.display().to_string(),
+            })
+        )?,
+        (None, Voice::Silent) => {}
+        (None, Voice::Normal | Voice::Quiet) => say!(
+            "shard {name}: tuning done ({} rounds, {} games); shard {}/{} plays the confirmation and A/A matches and writes the results in {}",
+            session.ck.candidates,
+            session.ck.games,
+            end.matches_by,
+            shard.count,
+            out.display()
+        )?,
+    }
+    if matches!(voice, Voice::Normal | Voice::Quiet) {
+        say!(
+            "shard {name} waited {:.1} s for the other shards' games and the fits",
+            end.waited
+        )?;
+    }
+    Ok(())
+}
+
+/// The tuning page of the run in `out`, served live on `addr` (`--serve`) while it runs.
+fn serve_live(
+    addr: Option<std::net::SocketAddr>,
+    out: &Path,
+    ck: &Checkpoint,
+) -> anyhow::Result<Option<joute::serve::LiveServer>> {
+    addr.map(|addr| {
+        let folder = TuneFolder {
+            dir: out.to_path_buf(),
+            start: Some(ck.clone()),
+        };
+        serve::serve_on(addr, Source::Tune(Box::new(folder)))
+    })
+    .transpose()
 }
 
 /// The spec, the run's folder and how to open it, from the arguments.
@@ -269,6 +356,12 @@ impl TuneProgress {
 }
 
 impl TuneObserver for TuneProgress {
+    fn waiting(&mut self, what: &str) {
+        if self.voice == Voice::Normal {
+            self.meter.line(&format!("waiting for {what}"));
+        }
+    }
+
     fn step(&mut self, line: &HistoryLine, ck: &Checkpoint) {
         let text = progress_line(line, &self.names, &self.previous, ck);
         self.previous = line.theta.clone();

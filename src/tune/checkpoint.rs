@@ -413,6 +413,16 @@ pub fn read_history(path: &Path, lines: u64) -> Result<Vec<HistoryLine>, TuneErr
     Ok(history)
 }
 
+/// The file of a sharded regression run's folder saying how many shards play it
+/// (`super::regression_shard`).
+pub const SHARDS_FILE: &str = "shards.json";
+
+/// The number of shards of the run in `dir`, when it is a sharded regression run.
+pub fn sharded_run(dir: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(dir.join(SHARDS_FILE)).ok()?;
+    serde_json::from_str::<serde_json::Value>(&text).ok()?["shards"].as_u64()
+}
+
 /// Bytes of the first `lines` lines of `text`.
 pub(super) fn prefix_bytes(text: &str, lines: u64) -> u64 {
     text.split_inclusive('\n')

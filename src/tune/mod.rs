@@ -20,7 +20,8 @@
 //! - [`regression`]: regression tuning (Texel's method): labelled positions collected from games
 //!   logs, the scale K and then the weights fitted by logistic regression (Newton's method);
 //!   [`regression_run`]: `method = "regression"`, rounds of self-play games and fits as a
-//!   resumable tuning run.
+//!   resumable tuning run; [`regression_shard`]: such a run played by N processes sharing its
+//!   folder (`joute tune --shard I/N`), with no server, to the unsharded run's weights.
 //! - [`report`]: the report of a tuning run, its charts and its own `index.html` (beside the
 //!   tuning code, so that `crate::report` never reads tuning's types).
 //!
@@ -40,6 +41,7 @@ pub mod pattern_round;
 pub mod record;
 pub mod regression;
 pub mod regression_run;
+pub mod regression_shard;
 pub mod report;
 pub mod run;
 pub mod search_labels;

@@ -19,18 +19,21 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::checkpoint::{
-    Checkpoint, MethodState, Stage, TuneError, engine_spec, opening_stream, prefix_bytes,
+    Checkpoint, MethodState, RegressionState, Stage, TuneError, engine_spec, opening_stream,
+    prefix_bytes,
 };
 use super::derive_seed;
 use super::pattern_round;
 use super::record::{HistoryLine, RoundFit};
 use super::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
-use super::spec::RegressionConfig;
-use crate::arena::CancelToken;
+use super::spec::{RegressionConfig, ResolvedTuneSpec};
 use crate::arena::engine::Engine;
 use crate::arena::game::{Opening, Referee, play_game};
 use crate::arena::log::{GameLine, LogWriter, scan_log};
 use crate::arena::openings::OpeningStream;
+use crate::arena::spec::PatternsFile;
+use crate::arena::{CancelToken, EngineSpec};
+use crate::eval::pattern::PatternWeights;
 use crate::eval::weights::MAX_WEIGHT;
 use crate::eval::{Features, Weights};
 use crate::games::Side;
@@ -40,7 +43,7 @@ use rayon::prelude::*;
 const STREAM_SELFPLAY: u64 = 105;
 
 /// Games per chunk and thread: the unit between two checkpoints.
-const CHUNK_PER_THREAD: u64 = 32;
+pub(super) const CHUNK_PER_THREAD: u64 = 32;
 
 /// The folder of the self-play logs in the run's folder.
 pub const SELFPLAY_DIR: &str = "selfplay";
@@ -67,92 +70,41 @@ pub fn tune_by_regression<G: Features>(
     mut on_step: impl FnMut(&HistoryLine, &Checkpoint),
 ) -> Result<OpeningStream<G>, TuneError> {
     let spec = ck.spec.clone();
-    let config = spec
-        .regression
-        .clone()
-        .ok_or_else(|| TuneError::Input("a regression spec without [regression]".into()))?;
-    let history_path = dir.join("history.jsonl");
+    let config = regression_config(&spec)?;
     let checkpoint_path = dir.join("checkpoint.json");
-    let mut history = LogWriter::lock(&history_path).map_err(io(&history_path))?;
-    let text = std::fs::read_to_string(&history_path).map_err(io(&history_path))?;
-    history
-        .cut(prefix_bytes(&text, ck.candidates))
-        .map_err(io(&history_path))?;
+    let mut history = open_history(dir, ck)?;
     std::fs::create_dir_all(dir.join(SELFPLAY_DIR)).map_err(io(dir))?;
     let mut stream = opening_stream(start, &spec, ck.openings_used).map_err(TuneError::Games)?;
-    let engine = engine_spec(&spec);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .thread_name(|i| format!("joute-selfplay-{i}"))
-        .build()
-        .map_err(|e| TuneError::Failed(format!("cannot start the worker threads: {e}")))?;
+    let pool = selfplay_pool(threads)?;
     let clock = Instant::now();
     let seconds_before = ck.seconds;
     let chunk = CHUNK_PER_THREAD * threads.max(1) as u64;
+    let seconds = || seconds_before + clock.elapsed().as_secs_f64();
     let save = |ck: &mut Checkpoint| -> Result<(), TuneError> {
-        ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+        ck.seconds = seconds();
         ck.save(&checkpoint_path).map_err(io(&checkpoint_path))
     };
     while !ck.tuning_done {
-        let MethodState::Regression(state) = &ck.state else {
-            return Err(TuneError::Input(
-                "the checkpoint holds another method's state".into(),
-            ));
-        };
-        let round = state.k;
-        let left = ck.plan.tuning.saturating_sub(ck.games);
-        let target = config.games.min(state.round_games + left);
-        if round >= config.rounds as u64 || target == 0 {
+        let target = round_target(&config, ck)?;
+        if target == 0 {
             ck.tuning_done = true;
             break;
         }
-        let weights = Weights {
-            game: spec.game.clone(),
-            values: state.theta.clone(),
-            endgame: state.endgame.clone(),
-            origin: format!("round {}", round + 1),
-        };
-        // A pattern run plays with its current pattern weights (none yet: the linear ones).
-        let patterns = match &config.patterns {
-            Some(_) => pattern_round::current(&spec, &ck.state, dir)?,
-            None => None,
-        };
-        let mut engine = engine.clone();
-        engine.patterns = patterns.as_ref().and_then(|(f, _)| f.loaded.clone());
+        let play = RoundPlay::new(&spec, &config, ck, dir)?;
         // Self-play: the log holds exactly the checkpoint's games of the round.
-        let log_path = round_log(dir, round);
-        let mut log = LogWriter::lock(&log_path).map_err(io(&log_path))?;
-        let logged = std::fs::read_to_string(&log_path).map_err(io(&log_path))?;
-        log.cut(prefix_bytes(&logged, state.round_games))
-            .map_err(io(&log_path))?;
-        let mut done = state.round_games;
+        let log_path = round_log(dir, play.round);
+        let mut done = regression_state(ck)?.round_games;
+        let mut log = open_log(&log_path, done)?;
         while done < target {
             if cancel.is_cancelled() {
                 save(ck)?;
                 return Err(TuneError::Interrupted(Stage::Tuning));
             }
             let n = chunk.min(target - done);
-            let openings = (0..n)
-                .map(|_| stream.next_opening().map(|(moves, _)| moves))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| {
-                    TuneError::Games(format!(
-                        "{e}. Every self-play game needs a fresh opening: raise openings.plies, or play fewer games"
-                    ))
-                })?;
-            let first_id = done;
-            let lines: Vec<GameLine> = pool.install(|| {
-                openings
-                    .par_iter()
-                    .enumerate()
-                    .map(|(j, moves)| {
-                        let id = first_id + j as u64;
-                        let seed = derive_seed(spec.seed, STREAM_SELFPLAY, round << 32 | id);
-                        selfplay_game(start, &engine, &weights, moves, id, seed, &ck.spec_hash)
-                    })
-                    .collect()
-            });
-            for line in &lines {
+            let games: Vec<_> = (done..done + n)
+                .zip(draw_openings(&mut stream, n)?)
+                .collect();
+            for line in &play.games(start, &games, &ck.spec_hash, &pool) {
                 log.append(line).map_err(io(&log_path))?;
             }
             done += n;
@@ -164,112 +116,267 @@ pub fn tune_by_regression<G: Features>(
             save(ck)?;
         }
         drop(log);
-
-        // The fit, on every round's positions.
-        let collect = CollectOptions {
-            skip_plies: config.skip_plies,
-            max_per_game: config.max_per_game,
-            seed: spec.seed,
-            exact_labels: config.exact_labels.unwrap_or(0),
-            ..CollectOptions::default()
-        };
-        // This round's results (for its history line).
-        let (mut wins, mut draws, mut losses) = (0, 0, 0);
-        let path = round_log(dir, round);
-        scan_log(&path, |line: GameLine| {
-            if line.score == 1.0 {
-                wins += 1;
-            } else if line.score == 0.0 {
-                losses += 1;
-            } else {
-                draws += 1;
-            }
-            Ok(())
-        })
-        .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
-        let (theta, endgame, fitted_patterns, round_fit) = match &config.patterns {
-            Some(pc) => {
-                let scoring = pattern_round::RoundScoring {
-                    dir,
-                    round,
-                    engine: &engine,
-                    weights: &weights,
-                    collect: &collect,
-                    seed: spec.seed,
-                    threads,
-                };
-                if let Err(e) = pattern_round::score_round(start, pc, &scoring, &pool, cancel) {
-                    save(ck)?;
-                    return Err(e);
-                }
-                let scores = pattern_round::round_scores(pc, dir, round)?;
-                let paths: Vec<_> = (0..=round).map(|r| round_log(dir, r)).collect();
-                let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
-                let from = patterns.as_ref().map(|(_, w)| w);
-                let (file, fit) = pool.install(|| {
-                    pattern_round::fit_round(
-                        pc,
-                        &collect,
-                        &paths,
-                        scores.as_ref(),
-                        from,
-                        dir,
-                        round,
-                    )
-                })?;
-                (
-                    weights.values.clone(),
-                    weights.endgame.clone(),
-                    Some(file),
-                    fit,
-                )
-            }
-            None => {
-                let (theta, endgame, fit) =
-                    fit_linear(start, &config, collect, dir, round, &weights, &pool)?;
-                (theta, endgame, None, fit)
-            }
-        };
-        let MethodState::Regression(state) = &mut ck.state else {
-            unreachable!("checked above")
-        };
-        let previous = std::mem::replace(&mut state.theta, theta.clone());
-        state.endgame = endgame;
-        if fitted_patterns.is_some() {
-            state.patterns = fitted_patterns;
-        }
-        state.k += 1;
-        state.round_games = 0;
-        ck.candidates += 1;
-        ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
-        let line = HistoryLine {
-            k: round + 1,
-            method: spec.method.name().to_string(),
-            candidate: theta.clone(),
-            opponent: previous,
-            moved: (0..theta.len()).collect(),
-            pairs: 0,
-            games: done,
-            wins,
-            draws,
-            losses,
-            pentanomial: [0; 5],
-            llr: None,
-            elo: 0.0,
-            elo_error: 0.0,
-            accepted: true,
-            theta,
-            steps: Vec::new(),
-            games_total: ck.games,
-            seconds: ck.seconds,
-            fit: Some(round_fit),
-        };
-        history.append_json(&line).map_err(io(&history_path))?;
+        let line = fit_and_record(start, ck, dir, &play, &pool, &mut history, &seconds, cancel)?;
         save(ck)?;
         on_step(&line, ck);
     }
     save(ck)?;
     Ok(stream)
+}
+
+/// The `[regression]` table of a regression spec.
+pub(super) fn regression_config(spec: &ResolvedTuneSpec) -> Result<RegressionConfig, TuneError> {
+    spec.regression
+        .clone()
+        .ok_or_else(|| TuneError::Input("a regression spec without [regression]".into()))
+}
+
+/// The regression state of a run's checkpoint.
+pub(super) fn regression_state(ck: &Checkpoint) -> Result<&RegressionState, TuneError> {
+    match &ck.state {
+        MethodState::Regression(state) => Ok(state),
+        _ => Err(TuneError::Input(
+            "the checkpoint holds another method's state".into(),
+        )),
+    }
+}
+
+/// `history.jsonl` in `dir`, locked for appending and cut to the checkpoint's lines (a run
+/// killed between appending a line and saving its checkpoint wrote one more).
+pub(super) fn open_history(dir: &Path, ck: &Checkpoint) -> Result<LogWriter, TuneError> {
+    let path = dir.join("history.jsonl");
+    let mut history = LogWriter::lock(&path).map_err(io(&path))?;
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    history
+        .cut(prefix_bytes(&text, ck.candidates))
+        .map_err(io(&path))?;
+    Ok(history)
+}
+
+/// A self-play log locked for appending and cut to its first `games` lines (the games a
+/// checkpoint counts; a killed run may have logged more).
+pub(super) fn open_log(path: &Path, games: u64) -> Result<LogWriter, TuneError> {
+    let mut log = LogWriter::lock(path).map_err(io(path))?;
+    let logged = std::fs::read_to_string(path).map_err(io(path))?;
+    log.cut(prefix_bytes(&logged, games)).map_err(io(path))?;
+    Ok(log)
+}
+
+/// The worker threads of the self-play games and the fits.
+pub(super) fn selfplay_pool(threads: usize) -> Result<rayon::ThreadPool, TuneError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("joute-selfplay-{i}"))
+        .build()
+        .map_err(|e| TuneError::Failed(format!("cannot start the worker threads: {e}")))
+}
+
+/// The self-play games of the round under way: the spec's, or fewer when the plan's games
+/// run out; 0 when tuning is over (every round fitted, or the games spent).
+pub(super) fn round_target(config: &RegressionConfig, ck: &Checkpoint) -> Result<u64, TuneError> {
+    let state = regression_state(ck)?;
+    if state.k >= config.rounds as u64 {
+        return Ok(0);
+    }
+    let left = ck.plan.tuning.saturating_sub(ck.games);
+    Ok(config.games.min(state.round_games + left))
+}
+
+/// The next `n` openings of the run's stream, one for each self-play game.
+pub(super) fn draw_openings<G: Features>(
+    stream: &mut OpeningStream<G>,
+    n: u64,
+) -> Result<Vec<Vec<G::Move>>, TuneError> {
+    (0..n)
+        .map(|_| stream.next_opening().map(|(moves, _)| moves))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            TuneError::Games(format!(
+                "{e}. Every self-play game needs a fresh opening: raise openings.plies, or play fewer games"
+            ))
+        })
+}
+
+/// What the round under way plays with: the weights of the last fit (the start in round 1),
+/// and a pattern run's current pattern weights (none before its first fit without a start:
+/// the linear weights play).
+pub(super) struct RoundPlay {
+    /// The round, from 0.
+    pub round: u64,
+    seed: u64,
+    weights: Weights,
+    engine: EngineSpec,
+    patterns: Option<(PatternsFile, PatternWeights)>,
+}
+
+impl RoundPlay {
+    /// The round under way in `ck`, its pattern weights read from `dir`.
+    pub(super) fn new(
+        spec: &ResolvedTuneSpec,
+        config: &RegressionConfig,
+        ck: &Checkpoint,
+        dir: &Path,
+    ) -> Result<RoundPlay, TuneError> {
+        let state = regression_state(ck)?;
+        let weights = Weights {
+            game: spec.game.clone(),
+            values: state.theta.clone(),
+            endgame: state.endgame.clone(),
+            origin: format!("round {}", state.k + 1),
+        };
+        let patterns = match &config.patterns {
+            Some(_) => pattern_round::current(spec, &ck.state, dir)?,
+            None => None,
+        };
+        let mut engine = engine_spec(spec);
+        engine.patterns = patterns.as_ref().and_then(|(f, _)| f.loaded.clone());
+        Ok(RoundPlay {
+            round: state.k,
+            seed: spec.seed,
+            weights,
+            engine,
+            patterns,
+        })
+    }
+
+    /// Plays the self-play games `games` (id and opening) on `pool`, in their order.
+    pub(super) fn games<G: Features>(
+        &self,
+        start: G,
+        games: &[(u64, Vec<G::Move>)],
+        spec_hash: &str,
+        pool: &rayon::ThreadPool,
+    ) -> Vec<GameLine> {
+        pool.install(|| {
+            games
+                .par_iter()
+                .map(|(id, moves)| {
+                    let seed = derive_seed(self.seed, STREAM_SELFPLAY, self.round << 32 | id);
+                    selfplay_game(
+                        start,
+                        &self.engine,
+                        &self.weights,
+                        moves,
+                        *id,
+                        seed,
+                        spec_hash,
+                    )
+                })
+                .collect()
+        })
+    }
+}
+
+/// The fit after the round `play`, on the positions of every round's log so far in `dir`
+/// (the round's own log holding its `round_games` games): the next round's weights (pattern
+/// weights written to their file), the state moved on to the next round, and the round's
+/// line appended to `history` and returned. `seconds`: the run's tuning seconds so far.
+pub(super) fn fit_and_record<G: Features>(
+    start: G,
+    ck: &mut Checkpoint,
+    dir: &Path,
+    play: &RoundPlay,
+    pool: &rayon::ThreadPool,
+    history: &mut LogWriter,
+    seconds: &dyn Fn() -> f64,
+    cancel: &CancelToken,
+) -> Result<HistoryLine, TuneError> {
+    let spec = &ck.spec;
+    let config = regression_config(spec)?;
+    let round = play.round;
+    let done = regression_state(ck)?.round_games;
+    let collect = CollectOptions {
+        skip_plies: config.skip_plies,
+        max_per_game: config.max_per_game,
+        seed: spec.seed,
+        exact_labels: config.exact_labels.unwrap_or(0),
+        ..CollectOptions::default()
+    };
+    // This round's results (for its history line).
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    let path = round_log(dir, round);
+    scan_log(&path, |line: GameLine| {
+        if line.score == 1.0 {
+            wins += 1;
+        } else if line.score == 0.0 {
+            losses += 1;
+        } else {
+            draws += 1;
+        }
+        Ok(())
+    })
+    .map_err(|e| TuneError::Games(format!("{}: {e}", path.display())))?;
+    let weights = &play.weights;
+    let (theta, endgame, fitted_patterns, round_fit) = match &config.patterns {
+        Some(pc) => {
+            // Search labels: the round's positions scored once, resumably, before the fit.
+            let scoring = pattern_round::RoundScoring {
+                dir,
+                round,
+                engine: &play.engine,
+                weights,
+                collect: &collect,
+                seed: spec.seed,
+                threads: pool.current_num_threads(),
+            };
+            pattern_round::score_round(start, pc, &scoring, pool, cancel)?;
+            let scores = pattern_round::round_scores(pc, dir, round)?;
+            let paths: Vec<_> = (0..=round).map(|r| round_log(dir, r)).collect();
+            let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+            let from = play.patterns.as_ref().map(|(_, w)| w);
+            let (file, fit) = pool.install(|| {
+                pattern_round::fit_round(pc, &collect, &paths, scores.as_ref(), from, dir, round)
+            })?;
+            (
+                weights.values.clone(),
+                weights.endgame.clone(),
+                Some(file),
+                fit,
+            )
+        }
+        None => {
+            let (theta, endgame, fit) =
+                fit_linear(start, &config, collect, dir, round, weights, pool)?;
+            (theta, endgame, None, fit)
+        }
+    };
+    let MethodState::Regression(state) = &mut ck.state else {
+        unreachable!("checked by regression_state")
+    };
+    let previous = std::mem::replace(&mut state.theta, theta.clone());
+    state.endgame = endgame;
+    if fitted_patterns.is_some() {
+        state.patterns = fitted_patterns;
+    }
+    state.k += 1;
+    state.round_games = 0;
+    ck.candidates += 1;
+    ck.seconds = seconds();
+    let line = HistoryLine {
+        k: round + 1,
+        method: ck.spec.method.name().to_string(),
+        candidate: theta.clone(),
+        opponent: previous,
+        moved: (0..theta.len()).collect(),
+        pairs: 0,
+        games: done,
+        wins,
+        draws,
+        losses,
+        pentanomial: [0; 5],
+        llr: None,
+        elo: 0.0,
+        elo_error: 0.0,
+        accepted: true,
+        theta,
+        steps: Vec::new(),
+        games_total: ck.games,
+        seconds: ck.seconds,
+        fit: Some(round_fit),
+    };
+    let history_path = dir.join("history.jsonl");
+    history.append_json(&line).map_err(io(&history_path))?;
+    Ok(line)
 }
 
 /// A round's linear fit: the weights, the endgame vector of tapered weights, the fit's line.

@@ -95,6 +95,9 @@ pub trait TuneObserver {
     /// A candidate (a regression round) was recorded: its `history.jsonl` line and the run's
     /// state after it.
     fn step(&mut self, _line: &HistoryLine, _ck: &Checkpoint) {}
+    /// A shard of a sharded regression run waits for `what` (the other shards' games of a
+    /// round, or another shard's fit): told again whenever what it waits for changes.
+    fn waiting(&mut self, _what: &str) {}
     /// Tuning is over (at once when a resumed run had finished it): the run's state and every
     /// candidate's line. The matches come next.
     fn tuned(&mut self, _ck: &Checkpoint, _history: &[HistoryLine]) -> std::io::Result<()> {
@@ -140,17 +143,18 @@ impl TuneSession {
     ) -> Result<TuneSession, TuneError> {
         let input = TuneError::Input;
         crate::outputs::check_output_folder(out, options.force).map_err(input)?;
-        create_out_folder(out).map_err(input)?;
-        check_writable(out).map_err(|e| {
-            input(format!(
-                "{}: cannot write in the output folder: {e}",
-                out.display()
-            ))
-        })?;
+        create_run_folder(out)?;
         let checkpoint_path = out.join("checkpoint.json");
         let history_path = out.join("history.jsonl");
         let started =
             checkpoint_path.exists() || history_path.metadata().is_ok_and(|m| m.len() > 0);
+        if let Some(shards) = super::checkpoint::sharded_run(out) {
+            return Err(input(format!(
+                "{} holds a regression run played as {shards} shard{}: continue it with --shard I/{shards} (each of its shards), or choose another --out",
+                out.display(),
+                if shards == 1 { "" } else { "s" }
+            )));
+        }
         if started && !options.resume {
             return Err(input(format!(
                 "{} already holds a tuning run; add --resume to continue it, or choose another --out",
@@ -161,28 +165,7 @@ impl TuneSession {
             // Files a killed session was writing when it died (only joute's own).
             crate::outputs::remove_stale_temporaries(out);
         }
-        let copy = options.write_weights.clone().or(spec.weights_out.clone());
-        if let Some(path) = &copy {
-            // Never over an input: the spec, the start weights, a pool engine's weights.
-            let weights = std::iter::once(&spec.engine)
-                .chain(&spec.pool)
-                .map(|e| PathBuf::from(&e.weights_origin))
-                .chain(
-                    spec.patterns()
-                        .and_then(|p| p.start.as_ref())
-                        .map(|s| PathBuf::from(&s.path)),
-                );
-            let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
-            let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-            crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
-            check_weights_copy(path, options.force)?;
-            if spec.patterns().is_some() && path.extension().is_none_or(|e| e != "jpw") {
-                return Err(input(format!(
-                    "{}: the run fits pattern weights, a binary file: name a .jpw file",
-                    path.display()
-                )));
-            }
-        }
+        let copy = weights_copy(&spec, options)?;
         let ck = if checkpoint_path.exists() {
             let mut ck =
                 Checkpoint::load(&checkpoint_path).map_err(|e| input(format!("--resume: {e}")))?;
@@ -219,6 +202,16 @@ impl TuneSession {
             out: out.to_path_buf(),
             copy,
         })
+    }
+
+    /// The session of a run already opened in `out` at `ck` (the shard of a sharded
+    /// regression run that plays its matches), `copy`: the checked [`weights_copy`].
+    pub(super) fn of_checkpoint(ck: Checkpoint, out: &Path, copy: Option<PathBuf>) -> Self {
+        TuneSession {
+            ck,
+            out: out.to_path_buf(),
+            copy,
+        }
     }
 
     /// The run's folder.
@@ -822,6 +815,50 @@ fn weights_header(
         confirmation.error,
         100.0 * confirmation.los
     )
+}
+
+/// The copy of the tuned weights the user asked for (`--write-weights`, else the spec's
+/// `weights_out`), checked before the first game: never over an input (the spec, the start
+/// weights, a pool engine's weights), writable, and a `.jpw` file for pattern weights.
+pub(super) fn weights_copy(
+    spec: &ResolvedTuneSpec,
+    options: &TuneOptions,
+) -> Result<Option<PathBuf>, TuneError> {
+    let input = TuneError::Input;
+    let copy = options.write_weights.clone().or(spec.weights_out.clone());
+    if let Some(path) = &copy {
+        // Never over an input: the spec, the start weights, a pool engine's weights.
+        let weights = std::iter::once(&spec.engine)
+            .chain(&spec.pool)
+            .map(|e| PathBuf::from(&e.weights_origin))
+            .chain(
+                spec.patterns()
+                    .and_then(|p| p.start.as_ref())
+                    .map(|s| PathBuf::from(&s.path)),
+            );
+        let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
+        check_weights_copy(path, options.force)?;
+        if spec.patterns().is_some() && path.extension().is_none_or(|e| e != "jpw") {
+            return Err(input(format!(
+                "{}: the run fits pattern weights, a binary file: name a .jpw file",
+                path.display()
+            )));
+        }
+    }
+    Ok(copy)
+}
+
+/// Creates a run's folder `dir` (when missing) and checks that files can be created in it.
+pub(super) fn create_run_folder(dir: &Path) -> Result<(), TuneError> {
+    create_out_folder(dir).map_err(TuneError::Input)?;
+    check_writable(dir).map_err(|e| {
+        TuneError::Input(format!(
+            "{}: cannot write in the output folder: {e}",
+            dir.display()
+        ))
+    })
 }
 
 /// Whether files can be created in `dir` (a temporary file is made and removed).

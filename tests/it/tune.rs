@@ -42,15 +42,6 @@ fn aa_games(out: &Path) -> Vec<(u64, String, Vec<String>, String)> {
     games
 }
 
-fn weights_of(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn a_small_run_tunes_confirms_and_writes_everything() {
     let dir = scratch("small");
@@ -205,7 +196,7 @@ fn a_killed_run_resumes_to_the_same_weights() {
     let spec = spec.to_str().unwrap();
     let whole = dir.join("whole");
     common::joute_ok(&["tune", spec, "--out", whole.to_str().unwrap(), "--quiet"]);
-    let expected_weights = weights_of(&dir.join("tuned.toml"));
+    let expected_weights = common::weights_lines(&dir.join("tuned.toml"));
     let expected_history = common::history(&whole);
     std::fs::remove_file(dir.join("tuned.toml")).unwrap();
 
@@ -239,7 +230,10 @@ fn a_killed_run_resumes_to_the_same_weights() {
     ]);
     assert!(!stale.exists(), "the resume left a stale temporary file");
     assert!(killed.join("notes.tmp4000000000").exists());
-    assert_eq!(weights_of(&dir.join("tuned.toml")), expected_weights);
+    assert_eq!(
+        common::weights_lines(&dir.join("tuned.toml")),
+        expected_weights
+    );
     assert_eq!(common::history(&killed), expected_history);
     // The A/A match's games, random choices included, replay from the seed.
     assert_eq!(aa_games(&killed), aa_games(&whole));

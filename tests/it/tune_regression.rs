@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// An Othello regression spec (alphabeta depth 2 from the defaults); `regression` is the body
 /// of its `[regression]` table.
-fn spec_text(regression: &str) -> String {
+pub(crate) fn spec_text(regression: &str) -> String {
     format!(
         r#"name = "r"
 game = "othello"
@@ -50,15 +50,6 @@ fn selfplay(out: &Path, round: u32) -> Vec<Value> {
             v.as_object_mut().unwrap().remove("seconds");
             v
         })
-        .collect()
-}
-
-fn weights_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(str::to_string)
         .collect()
 }
 
@@ -242,7 +233,7 @@ fn exact_labels_change_the_fit_and_the_spec_hash() {
             serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).unwrap())
                 .unwrap();
         (
-            weights_lines(&out.join("tuned-weights.toml")).join("\n"),
+            common::weights_lines(&out.join("tuned-weights.toml")).join("\n"),
             checkpoint,
         )
     };
@@ -293,8 +284,8 @@ fn a_killed_regression_run_resumes_to_the_same_weights() {
         "--resume",
     ]);
     assert_eq!(
-        weights_lines(&killed.join("tuned-weights.toml")),
-        weights_lines(&whole.join("tuned-weights.toml"))
+        common::weights_lines(&killed.join("tuned-weights.toml")),
+        common::weights_lines(&whole.join("tuned-weights.toml"))
     );
     assert_eq!(common::history(&killed), common::history(&whole));
     for round in [1, 2] {

@@ -129,6 +129,16 @@ pub fn kill_at_lines(args: &[&str], log: &Path, target: usize) -> Option<usize> 
     killed
 }
 
+/// A weights file's lines but its comments (whose header carries a run's time and paths).
+pub fn weights_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The lines of a JSON Lines file, read.
 pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)

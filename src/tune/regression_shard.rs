@@ -1,0 +1,621 @@
+//! `joute tune SPEC --shard I/N` for `method = "regression"`: N processes (on one machine or on
+//! cluster nodes sharing a folder) play one regression run together, with no server, ending
+//! with the weights, history and fits of the unsharded run bit for bit.
+//!
+//! The run's folder is the unsharded run's (`checkpoint.json`, `history.jsonl`,
+//! `selfplay/round-R.jsonl`, `patterns/`, the matches, the outputs) plus `shards.json` (the
+//! number of shards, written once by the first shard to start) and a folder per shard,
+//! `shard-I-of-N/`, holding its progress (`shard.json`) and its self-play logs
+//! (`selfplay/round-R.jsonl`). The shared `checkpoint.json` changes only at a fit; between two
+//! fits it says which round is under way and with which weights.
+//!
+//! - **Self-play**: each shard draws the whole round's openings from the run's stream (cheap),
+//!   and plays the games whose id is I mod N into its own log, in chunks, its progress saved
+//!   after each: a shard killed mid-chunk cuts its extra lines on resume and replays the chunk.
+//! - **The fit**: the first shard to see every shard's games of the round logged takes the
+//!   round's lock (`selfplay/round-R.fit`, created whole or not at all, naming the shard),
+//!   merges the shards' logs by game id into `selfplay/round-R.jsonl` — the unsharded run's
+//!   log, but for the games' clocks — and fits and records the round exactly as the unsharded
+//!   run does ([`super::regression_run::fit_and_record`]), the checkpoint saved last (a
+//!   temporary file, then a rename). The others poll the checkpoint until the round is fitted,
+//!   saying what they wait for. A shard killed while it fits holds the lock: resumed, it sees
+//!   its own name there and fits again (the fit is a pure function of the logs).
+//! - **The matches**: the shard that fitted the last round plays the confirmation and the A/A
+//!   match on its threads and writes the outputs; the others end when tuning does. The matches
+//!   are a small part of a run (a few hundred games against thousands of self-play games), and
+//!   one player needs no second barrier and no merge of two tournaments' shards.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::checkpoint::{
+    Checkpoint, MethodState, Plan, SHARDS_FILE, Stage, TuneError, opening_stream, read_history,
+    sharded_run,
+};
+use super::regression_run::{
+    CHUNK_PER_THREAD, RoundPlay, SELFPLAY_DIR, draw_openings, fit_and_record, open_history,
+    open_log, regression_config, regression_state, round_log, round_target, selfplay_pool,
+};
+use super::session::{
+    Finished, TuneObserver, TuneOptions, TuneSession, create_run_folder, weights_copy,
+};
+use super::spec::{Method, ResolvedTuneSpec};
+use crate::arena::CancelToken;
+use crate::arena::log::GameLine;
+use crate::arena::schedule::Shard;
+use crate::eval::{Features, FeaturesVisitor};
+use crate::outputs::{write_atomically, write_new};
+
+/// A shard's progress in its folder.
+pub const SHARD_FILE: &str = "shard.json";
+
+/// How often a waiting shard looks at the others' progress and the checkpoint.
+const POLL: Duration = Duration::from_millis(200);
+
+/// A shard's progress (`shard-I-of-N/shard.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Progress {
+    /// The round (from 0) its games are of.
+    round: u64,
+    /// Its games of that round logged (all of them: the round's self-play is done here).
+    games: u64,
+    /// Seconds it has waited for the other shards and the fits, over every session.
+    waited: f64,
+}
+
+/// How a shard's session ended.
+#[derive(Debug)]
+pub struct ShardEnd {
+    /// The matches and the outputs, when this shard played them (it fitted the last round).
+    pub finished: Option<Box<Finished>>,
+    /// The shard that plays (or played) the matches.
+    pub matches_by: u64,
+    /// Seconds this shard waited for the others' games and the fits, over every session.
+    pub waited: f64,
+}
+
+/// One shard of a sharded regression run, opened in the run's folder.
+pub struct ShardSession {
+    /// The run's shared state as the shard found it (the folder's `checkpoint.json`).
+    pub ck: Checkpoint,
+    /// Which shard this is.
+    pub shard: Shard,
+    dir: PathBuf,
+    own: PathBuf,
+    copy: Option<PathBuf>,
+}
+
+impl ShardSession {
+    /// Opens shard `shard` of the run of `spec` in `dir`, the folder every shard is given:
+    /// the first shard to come creates the run (`shards.json` and `checkpoint.json`, each
+    /// created whole or not at all), the others join it; a spec, shard count or budget other
+    /// than the run's is refused, and so is a shard whose folder holds progress without
+    /// `options.resume`.
+    pub fn open(
+        spec: ResolvedTuneSpec,
+        dir: &Path,
+        shard: Shard,
+        options: &TuneOptions,
+    ) -> Result<ShardSession, TuneError> {
+        let input = TuneError::Input;
+        let name = format!("{}/{}", shard.index, shard.count);
+        if spec.method != Method::Regression {
+            return Err(input(format!(
+                "--shard {name}: only method = \"regression\" runs as shards (its self-play rounds), not method = \"{}\"; run it without --shard",
+                spec.method.name()
+            )));
+        }
+        if !joining(dir) {
+            crate::outputs::check_output_folder(dir, options.force).map_err(input)?;
+        }
+        create_run_folder(dir)?;
+        let checkpoint_path = dir.join("checkpoint.json");
+        if checkpoint_path.exists() && sharded_run(dir).is_none() {
+            return Err(input(format!(
+                "--shard {name}: {} holds a run played without --shard; continue it with --resume and no --shard, or choose another --out",
+                dir.display()
+            )));
+        }
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |e: std::io::Error| TuneError::Failed(format!("{}: {e}", path.display()))
+        };
+        let shards_path = dir.join(SHARDS_FILE);
+        let sharding = serde_json::json!({ "shards": shard.count });
+        write_new(&shards_path, format!("{sharding}\n").as_bytes()).map_err(io(&shards_path))?;
+        match sharded_run(dir) {
+            Some(n) if n == shard.count => {}
+            Some(n) => {
+                return Err(input(format!(
+                    "--shard {name}: {} holds a run of {n} shard{}, not {}; give every shard --shard I/{n}",
+                    dir.display(),
+                    if n == 1 { "" } else { "s" },
+                    shard.count
+                )));
+            }
+            None => {
+                return Err(input(format!(
+                    "{}: not a joute shards file (edited?)",
+                    shards_path.display()
+                )));
+            }
+        }
+        let copy = weights_copy(&spec, options)?;
+        let plan = Plan::new(&spec, options.budget).map_err(input)?;
+        let fresh = Checkpoint::new(spec.clone(), plan);
+        let json = serde_json::to_vec_pretty(&fresh).expect("a checkpoint serialises");
+        write_new(&checkpoint_path, &json).map_err(io(&checkpoint_path))?;
+        let ck = Checkpoint::load(&checkpoint_path).map_err(input)?;
+        if ck.spec_hash != spec.hash() {
+            return Err(input(format!(
+                "--shard {name}: {} holds a run of another spec (hash {}, '{}'), not this one (hash {}); every shard of a run takes the same spec and weights files",
+                dir.display(),
+                ck.spec_hash,
+                ck.spec.name,
+                spec.hash()
+            )));
+        }
+        if ck.plan != plan {
+            return Err(input(format!(
+                "--shard {name}: the run in {} plans {} tuning games, this shard {}; give every shard the same --budget",
+                dir.display(),
+                ck.plan.tuning,
+                plan.tuning
+            )));
+        }
+        let own = dir.join(shard.folder_name());
+        if own.join(SHARD_FILE).exists() && !options.resume {
+            return Err(input(format!(
+                "--shard {name}: {} holds this shard's games already; add --resume to continue it",
+                own.display()
+            )));
+        }
+        for folder in [dir, &own] {
+            std::fs::create_dir_all(folder.join(SELFPLAY_DIR)).map_err(io(folder))?;
+        }
+        crate::outputs::remove_stale_temporaries(dir);
+        crate::outputs::remove_stale_temporaries(&own);
+        Ok(ShardSession {
+            ck,
+            shard,
+            dir: dir.to_path_buf(),
+            own,
+            copy,
+        })
+    }
+
+    /// Plays this shard's part of the run on `threads` threads, telling `observer` of every
+    /// round fitted (by any shard) and of what it waits for; the shard that fits the last
+    /// round then plays the matches and writes the outputs ([`TuneSession::run`];
+    /// `spec_path`: the spec as the user named it). `cancel` stops it where it is
+    /// ([`TuneError::Interrupted`]): resumed with `--resume`, it goes on from there.
+    pub fn run(
+        &mut self,
+        spec_path: &Path,
+        threads: usize,
+        observer: &mut dyn TuneObserver,
+        cancel: &CancelToken,
+    ) -> Result<ShardEnd, TuneError> {
+        struct Tune<'a> {
+            session: &'a mut ShardSession,
+            threads: usize,
+            observer: &'a mut dyn TuneObserver,
+            cancel: &'a CancelToken,
+        }
+        impl FeaturesVisitor for Tune<'_> {
+            type Output = Result<f64, TuneError>;
+            fn visit<G: Features>(self, start: G) -> Self::Output {
+                self.session
+                    .tune(start, self.threads, self.observer, self.cancel)
+            }
+        }
+        let kind = self.ck.spec.game_kind();
+        let waited = crate::eval::dispatch(
+            &kind,
+            Tune {
+                session: self,
+                threads,
+                observer,
+                cancel,
+            },
+        )?;
+        self.ck = self.shared()?;
+        // The shard that took the last round's lock plays the matches.
+        let by = self
+            .fitter(self.ck.candidates.saturating_sub(1))?
+            .unwrap_or(0);
+        let mut end = ShardEnd {
+            finished: None,
+            matches_by: by,
+            waited,
+        };
+        if by == self.shard.index {
+            let mut session =
+                TuneSession::of_checkpoint(self.ck.clone(), &self.dir, self.copy.clone());
+            let finished = session.run(spec_path, threads, observer, cancel)?;
+            self.ck = session.ck;
+            end.finished = Some(Box::new(finished));
+        }
+        Ok(end)
+    }
+
+    /// Plays the rounds until tuning is over; returns the seconds waited.
+    fn tune<G: Features>(
+        &mut self,
+        start: G,
+        threads: usize,
+        observer: &mut dyn TuneObserver,
+        cancel: &CancelToken,
+    ) -> Result<f64, TuneError> {
+        let pool = selfplay_pool(threads)?;
+        let chunk = CHUNK_PER_THREAD * threads.max(1) as u64;
+        let progress_path = self.own.join(SHARD_FILE);
+        let mut progress = self.progress(self.shard.index)?.unwrap_or_default();
+        let save = |progress: &Progress| {
+            let json = serde_json::to_vec_pretty(progress).expect("progress serialises");
+            write_atomically(&progress_path, &json)
+                .map_err(|e| TuneError::Failed(format!("{}: {e}", progress_path.display())))
+        };
+        loop {
+            let ck = self.shared()?;
+            if ck.tuning_done {
+                return Ok(progress.waited);
+            }
+            let spec = &ck.spec;
+            let config = regression_config(spec)?;
+            let round = regression_state(&ck)?.k;
+            if progress.round != round {
+                // The round this shard played was fitted: on to the next.
+                progress.round = round;
+                progress.games = 0;
+            }
+            let target = round_target(&config, &ck)?;
+            let play = RoundPlay::new(spec, &config, &ck, &self.dir)?;
+            let clock = Instant::now();
+            let mut stream =
+                opening_stream(start, spec, ck.openings_used).map_err(TuneError::Games)?;
+            let mine: Vec<_> = (0..target)
+                .zip(draw_openings(&mut stream, target)?)
+                .filter(|(id, _)| id % self.shard.count == self.shard.index)
+                .collect();
+            let log_path = round_log(&self.own, round);
+            let mut log = open_log(&log_path, progress.games)?;
+            while progress.games < mine.len() as u64 {
+                if cancel.is_cancelled() {
+                    save(&progress)?;
+                    return Err(TuneError::Interrupted(Stage::Tuning));
+                }
+                let from = progress.games as usize;
+                let to = (from + chunk as usize).min(mine.len());
+                for line in &play.games(start, &mine[from..to], &ck.spec_hash, &pool) {
+                    log.append(line)
+                        .map_err(|e| TuneError::Failed(format!("{}: {e}", log_path.display())))?;
+                }
+                progress.games = to as u64;
+                save(&progress)?;
+            }
+            drop(log);
+            save(&progress)?;
+            let fit = RoundFit {
+                start,
+                play: &play,
+                target,
+                openings_used: stream.given(),
+                pool: &pool,
+                clock,
+            };
+            let waited = self.fit_or_wait(fit, observer, cancel);
+            progress.waited += waited.1;
+            save(&progress)?;
+            waited.0?;
+        }
+    }
+
+    /// Waits until every shard has logged its games of the round and then fits it (when this
+    /// shard takes the round's lock) or waits for the shard that does. Returns how it ended
+    /// and the seconds spent waiting (not fitting).
+    fn fit_or_wait<G: Features>(
+        &self,
+        fit: RoundFit<'_, G>,
+        observer: &mut dyn TuneObserver,
+        cancel: &CancelToken,
+    ) -> (Result<(), TuneError>, f64) {
+        let mut waited = Duration::ZERO;
+        let round = fit.play.round;
+        let mut said = String::new();
+        loop {
+            let ck = match self.shared() {
+                Ok(ck) => ck,
+                Err(e) => return (Err(e), waited.as_secs_f64()),
+            };
+            if ck.candidates > round {
+                let told = read_history(&self.dir.join("history.jsonl"), ck.candidates)
+                    .map(|h| h.get(round as usize).map(|line| observer.step(line, &ck)));
+                return (told.map(drop), waited.as_secs_f64());
+            }
+            let what = match self.missing(round, fit.target) {
+                Err(e) => return (Err(e), waited.as_secs_f64()),
+                Ok(missing) if missing.is_empty() => match self.take_fit(round) {
+                    Err(e) => return (Err(e), waited.as_secs_f64()),
+                    Ok(by) if by == self.shard.index => {
+                        // A fit that fails says so to the shards waiting for it.
+                        let failed = self.failed(round);
+                        let _ = std::fs::remove_file(&failed);
+                        let fitted = self.fit(ck, fit, observer, cancel);
+                        if let Err(e) = &fitted {
+                            let _ = write_atomically(&failed, e.to_string().as_bytes());
+                        }
+                        return (fitted, waited.as_secs_f64());
+                    }
+                    Ok(by) => {
+                        let fit = format!(
+                            "shard {by}/{}'s fit of round {}",
+                            self.shard.count,
+                            round + 1
+                        );
+                        if let Ok(why) = std::fs::read_to_string(self.failed(round)) {
+                            let e = TuneError::Failed(format!("{fit} failed: {why}"));
+                            return (Err(e), waited.as_secs_f64());
+                        }
+                        fit
+                    }
+                },
+                Ok(missing) => format!(
+                    "the self-play games of round {} of shard{} {}",
+                    round + 1,
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing
+                        .iter()
+                        .map(|i| format!("{i}/{}", self.shard.count))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            if what != said {
+                observer.waiting(&what);
+                said = what;
+            }
+            if cancel.is_cancelled() {
+                return (
+                    Err(TuneError::Interrupted(Stage::Tuning)),
+                    waited.as_secs_f64(),
+                );
+            }
+            let slept = Instant::now();
+            std::thread::sleep(POLL);
+            waited += slept.elapsed();
+        }
+    }
+
+    /// The fit of `fit`'s round by this shard, which holds its lock: the shards' logs merged
+    /// by game id into the run's log of the round, then the unsharded run's fit and record,
+    /// the checkpoint saved last.
+    fn fit<G: Features>(
+        &self,
+        mut ck: Checkpoint,
+        fit: RoundFit<'_, G>,
+        observer: &mut dyn TuneObserver,
+        cancel: &CancelToken,
+    ) -> Result<(), TuneError> {
+        let round = fit.play.round;
+        self.merge(round, fit.target)?;
+        let config = regression_config(&ck.spec)?;
+        ck.games += fit.target;
+        ck.openings_used = fit.openings_used;
+        if let MethodState::Regression(s) = &mut ck.state {
+            s.round_games = fit.target;
+        }
+        let mut history = open_history(&self.dir, &ck)?;
+        let seconds_before = ck.seconds;
+        let seconds = || seconds_before + fit.clock.elapsed().as_secs_f64();
+        let line = fit_and_record(
+            fit.start,
+            &mut ck,
+            &self.dir,
+            fit.play,
+            fit.pool,
+            &mut history,
+            &seconds,
+            cancel,
+        )?;
+        if round_target(&config, &ck)? == 0 {
+            ck.tuning_done = true;
+        }
+        let path = self.dir.join("checkpoint.json");
+        ck.save(&path)
+            .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))?;
+        observer.step(&line, &ck);
+        Ok(())
+    }
+
+    /// Writes the run's log of round `round` (`target` games): every shard's lines of it, in
+    /// game id order, checked to be the ids expected.
+    fn merge(&self, round: u64, target: u64) -> Result<(), TuneError> {
+        let count = self.shard.count;
+        let texts = (0..count)
+            .map(|index| {
+                let path = round_log(
+                    &self.dir.join(
+                        Shard {
+                            index,
+                            ..self.shard
+                        }
+                        .folder_name(),
+                    ),
+                    round,
+                );
+                if share(index, count, target) == 0 {
+                    return Ok((path, String::new()));
+                }
+                std::fs::read_to_string(&path)
+                    .map(|text| (path.clone(), text))
+                    .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut lines: Vec<_> = texts
+            .iter()
+            .map(|(path, text)| (path, text.split_inclusive('\n')))
+            .collect();
+        let mut merged = String::new();
+        for id in 0..target {
+            let (path, shard_lines) = &mut lines[(id % count) as usize];
+            let line = shard_lines.next().filter(|l| l.ends_with('\n'));
+            let game = line.and_then(|l| serde_json::from_str::<GameLine>(l).ok());
+            match (line, game) {
+                (Some(line), Some(game)) if game.id == id => merged.push_str(line),
+                _ => {
+                    return Err(TuneError::Failed(format!(
+                        "{}: line {} is not the self-play game {id} of round {}; restore the shard's log, or start the run afresh in another folder",
+                        path.display(),
+                        id / count + 1,
+                        round + 1
+                    )));
+                }
+            }
+        }
+        let path = round_log(&self.dir, round);
+        write_atomically(&path, merged.as_bytes())
+            .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))
+    }
+
+    /// The shards that have not logged all their games of round `round` (`target` games).
+    fn missing(&self, round: u64, target: u64) -> Result<Vec<u64>, TuneError> {
+        let mut missing = Vec::new();
+        for index in 0..self.shard.count {
+            let need = share(index, self.shard.count, target);
+            let done = need == 0
+                || self
+                    .progress(index)?
+                    .is_some_and(|p| p.round == round && p.games >= need);
+            if !done {
+                missing.push(index);
+            }
+        }
+        Ok(missing)
+    }
+
+    /// The shard `index`'s progress, `None` before it saved any.
+    fn progress(&self, index: u64) -> Result<Option<Progress>, TuneError> {
+        let path = self
+            .dir
+            .join(
+                Shard {
+                    index,
+                    ..self.shard
+                }
+                .folder_name(),
+            )
+            .join(SHARD_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(TuneError::Failed(format!("{}: {e}", path.display()))),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| {
+            TuneError::Failed(format!(
+                "{}: not a joute shard's progress: {e}",
+                path.display()
+            ))
+        })
+    }
+
+    /// The shard that fits round `round`: this one if it takes the round's lock now, else
+    /// the one that took it.
+    fn take_fit(&self, round: u64) -> Result<u64, TuneError> {
+        let path = self.lock(round);
+        write_new(&path, format!("{}\n", self.shard.index).as_bytes())
+            .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))?;
+        self.fitter(round)?
+            .ok_or_else(|| TuneError::Failed(format!("{}: missing", path.display())))
+    }
+
+    /// The shard that took round `round`'s lock, if one did.
+    fn fitter(&self, round: u64) -> Result<Option<u64>, TuneError> {
+        let path = self.lock(round);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => text.trim().parse().map(Some).map_err(|_| {
+                TuneError::Failed(format!(
+                    "{}: not a joute fit lock (edited?)",
+                    path.display()
+                ))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(TuneError::Failed(format!("{}: {e}", path.display()))),
+        }
+    }
+
+    /// Round `round`'s lock: the file naming the shard that fits it.
+    fn lock(&self, round: u64) -> PathBuf {
+        round_log(&self.dir, round).with_extension("fit")
+    }
+
+    /// Where the shard that fits round `round` says why its fit failed.
+    fn failed(&self, round: u64) -> PathBuf {
+        round_log(&self.dir, round).with_extension("failed")
+    }
+
+    /// The run's shared checkpoint as it is now.
+    fn shared(&self) -> Result<Checkpoint, TuneError> {
+        Checkpoint::load(&self.dir.join("checkpoint.json")).map_err(TuneError::Failed)
+    }
+}
+
+/// What the fit of a round needs from the shard that played it.
+struct RoundFit<'a, G> {
+    start: G,
+    play: &'a RoundPlay,
+    /// The round's games, every shard's.
+    target: u64,
+    /// The openings of the run's stream used once the round's are drawn.
+    openings_used: u64,
+    pool: &'a rayon::ThreadPool,
+    /// Since this shard started the round.
+    clock: Instant,
+}
+
+/// Whether `dir` is a sharded run's folder, or one that another shard is creating (it holds
+/// only temporary files: `shards.json` being written, the writable check's `.tmp…`).
+fn joining(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+    !names.is_empty()
+        && names.iter().all(|n| {
+            let n = n.to_string_lossy();
+            n == SHARDS_FILE
+                || n.ends_with(crate::outputs::TEMPORARY_SUFFIX)
+                || n.starts_with(".tmp")
+        })
+        || dir.join(SHARDS_FILE).exists()
+}
+
+/// The games of `target` (ids 0 to `target` − 1) whose id is `index` mod `count`.
+fn share(index: u64, count: u64, target: u64) -> u64 {
+    if index < target {
+        (target - index).div_ceil(count)
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share;
+
+    #[test]
+    fn the_shares_deal_out_every_id_once() {
+        for count in 1..6 {
+            for target in 0..20 {
+                let shares: u64 = (0..count).map(|i| share(i, count, target)).sum();
+                assert_eq!(shares, target, "{count} shards, {target} games");
+                for index in 0..count {
+                    let ids = (0..target).filter(|id| id % count == index).count() as u64;
+                    assert_eq!(share(index, count, target), ids);
+                }
+            }
+        }
+    }
+}
