@@ -267,19 +267,24 @@ fn phase_pass(
 ) -> f64 {
     let w = &w[..WEIGHTS_PER_PHASE];
     let mut loss = 0.0;
+    let mut indices = [0u32; STORED_LOOKUPS];
     for (configs, y) in data.phase_positions(phase) {
+        // Decoded at once (the additions vectorise), then read one by one.
+        for ((index, &config), &block) in indices.iter_mut().zip(configs).zip(&LOOKUP_BLOCKS) {
+            *index = block + config as u32;
+        }
         // From −0.0, as `Iterator::sum` adds: the fit gives the weights it gave when each
         // phase kept its own list of lookups, bit for bit.
         let mut z = -0.0;
-        for (&config, &block) in configs.iter().zip(&LOOKUP_BLOCKS) {
-            z += w[block as usize + config as usize];
+        for &i in &indices {
+            z += w[i as usize];
         }
         z += w[BIAS_INDEX];
         loss += softplus(z) - y as f64 * z;
         if let Some(g) = grad.as_deref_mut() {
             let r = sigmoid(z) - y as f64;
-            for (&config, &block) in configs.iter().zip(&LOOKUP_BLOCKS) {
-                g[block as usize + config as usize] += r;
+            for &i in &indices {
+                g[i as usize] += r;
             }
             g[BIAS_INDEX] += r;
         }
