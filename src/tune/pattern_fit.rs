@@ -613,31 +613,21 @@ mod tests {
         // Every position of a few random games, in 6 phases of 10 empty squares.
         let mut plain = PatternPositions::with_overlap(6, 0);
         let mut wide = PatternPositions::with_overlap(6, 3);
-        let mut rng = ChaCha8Rng::seed_from_u64(4);
         let (mut expected, mut expected_plain) = ([0usize; 6], [0usize; 6]);
-        for _ in 0..20 {
-            let mut pos = Othello::start();
-            loop {
-                let mut moves = crate::games::MoveList::new();
-                pos.legal_moves(&mut moves);
-                pos = pos.play(moves[rng.random_range(0..moves.len())]);
-                if pos.outcome().is_some() {
-                    break;
-                }
-                wide.push(&pos, 1.0);
-                plain.push(&pos, 1.0);
-                // Counted by hand: the phases of every empty count within 3 of the position's.
-                let e = (!(pos.player | pos.opponent)).count_ones() as i64;
-                let mut hit = [false; 6];
-                for d in -3..=3 {
-                    let f = (60 - (e + d).clamp(0, 60)).min(59);
-                    hit[f as usize * 6 / 60] = true;
-                }
-                for (p, h) in hit.iter().enumerate() {
-                    expected[p] += usize::from(*h);
-                }
-                expected_plain[(60 - e as usize).min(59) * 6 / 60] += 1;
+        for pos in random_positions(20, 4) {
+            wide.push(&pos, 1.0);
+            plain.push(&pos, 1.0);
+            // Counted by hand: the phases of every empty count within 3 of the position's.
+            let e = (!(pos.player | pos.opponent)).count_ones() as i64;
+            let mut hit = [false; 6];
+            for d in -3..=3 {
+                let f = (60 - (e + d).clamp(0, 60)).min(59);
+                hit[f as usize * 6 / 60] = true;
             }
+            for (p, h) in hit.iter().enumerate() {
+                expected[p] += usize::from(*h);
+            }
+            expected_plain[(60 - e as usize).min(59) * 6 / 60] += 1;
         }
         assert_eq!(wide.per_phase(), expected.to_vec());
         // Without overlap each position is in its own phase only; with it, some in two.
