@@ -176,6 +176,20 @@ const IMAGES: usize = 8;
 /// Lookups per position: 8 images of every type, and the bias (last in [`feature_indices`]).
 pub const FEATURES_PER_POSITION: usize = IMAGES * TYPES + 1;
 
+/// The first index of the block each lookup of [`feature_indices`] reads in (the bias's:
+/// [`BIAS_INDEX`]). A lookup is its block's start plus a configuration below 3^[`MAX_LEN`]
+/// (59,049), which fits a `u16`: the pattern fit stores its positions' lookups that way.
+pub const LOOKUP_BLOCKS: [u32; FEATURES_PER_POSITION] = {
+    assert!(pow3(MAX_LEN) <= 1 << 16);
+    let mut blocks = [BIAS_INDEX as u32; FEATURES_PER_POSITION];
+    let mut k = 0;
+    while k < IMAGES * TYPES {
+        blocks[k] = OFFSETS[k / IMAGES] as u32;
+        k += 1;
+    }
+    blocks
+};
+
 /// Each type's squares as a mask; checks at compile time that the lists are ascending, within
 /// the board and at most [`MAX_LEN`] long.
 const MASKS: [u64; TYPES] = {

@@ -34,24 +34,37 @@ use super::regression::{CollectOptions, Collector, sigmoid, softplus};
 use super::search_labels::SearchScores;
 use crate::arena::log::scan_log;
 use crate::eval::pattern::{
-    FEATURES_PER_POSITION, MAX_PHASES, PatternWeights, WEIGHTS_PER_PHASE, feature_indices,
+    BIAS_INDEX, FEATURES_PER_POSITION, LOOKUP_BLOCKS, MAX_PHASES, PatternWeights,
+    WEIGHTS_PER_PHASE, feature_indices,
 };
 use crate::games::Othello;
 
 /// The default ridge α of the pattern fit, in positions (see the module documentation).
 pub const DEFAULT_PATTERN_RIDGE: f64 = 16.0;
 
-/// Labelled positions as their pattern lookups, grouped by phase.
+/// The lookups stored per position: every one of [`feature_indices`] but the bias, which is
+/// the same for all.
+const STORED_LOOKUPS: usize = FEATURES_PER_POSITION - 1;
+
+/// Labelled positions as their pattern lookups, each stored once in the order pushed.
+///
+/// 181 bytes a position: its [`STORED_LOOKUPS`] lookups as `u16` configurations within their
+/// type's block ([`LOOKUP_BLOCKS`]), its label (`f32`) and its empty squares (`u8`), which say
+/// the phases it is in. A phase's pass reads the positions in its range in the order pushed,
+/// so its sums are those of the phase's own list of positions, without a copy per phase.
 #[derive(Clone, Debug, Default)]
 pub struct PatternPositions {
-    /// Per phase: the lookups of its positions, [`FEATURES_PER_POSITION`] each.
-    indices: Vec<Vec<u32>>,
-    /// Per phase: the labels.
-    labels: Vec<Vec<f32>>,
-    /// Empty squares by which each phase's range is widened on both sides.
-    overlap: usize,
-    /// Positions pushed (each once, whatever the phases it is in).
-    distinct: usize,
+    /// The lookups, [`STORED_LOOKUPS`] a position, each less its block's start.
+    configs: Vec<u16>,
+    /// The labels (the side to move's expected score, in [0, 1]).
+    labels: Vec<f32>,
+    /// The empty squares of each position.
+    empties: Vec<u8>,
+    /// Per phase: the set of empty-square counts (bit e) of its positions, its range widened
+    /// by the overlap.
+    phase_empties: Vec<u64>,
+    /// Per phase: its positions.
+    per_phase: Vec<usize>,
 }
 
 impl PatternPositions {
@@ -60,13 +73,7 @@ impl PatternPositions {
     /// # Panics
     /// When `phases` is not in 1..=[`MAX_PHASES`].
     pub fn new(phases: usize) -> Self {
-        assert!((1..=MAX_PHASES).contains(&phases), "{phases} phases");
-        PatternPositions {
-            indices: vec![Vec::new(); phases],
-            labels: vec![Vec::new(); phases],
-            overlap: 0,
-            distinct: 0,
-        }
+        PatternPositions::with_overlap(phases, 0)
     }
 
     /// No positions, for `phases` phases each of which also takes the positions within
@@ -75,56 +82,87 @@ impl PatternPositions {
     /// # Panics
     /// When `phases` is not in 1..=[`MAX_PHASES`].
     pub fn with_overlap(phases: usize, overlap: usize) -> Self {
+        assert!((1..=MAX_PHASES).contains(&phases), "{phases} phases");
+        let mut phase_empties = vec![0u64; phases];
+        for empties in 0..=60usize {
+            let (fewest, most) = (empties.saturating_sub(overlap), (empties + overlap).min(60));
+            // Phases fall as the empty squares grow: the widened range spans a run of them.
+            let first = phase_of_empties(most, phases);
+            let last = phase_of_empties(fewest, phases);
+            for set in &mut phase_empties[first..=last] {
+                *set |= 1 << empties;
+            }
+        }
         PatternPositions {
-            overlap,
-            ..PatternPositions::new(phases)
+            phase_empties,
+            per_phase: vec![0; phases],
+            ..PatternPositions::default()
         }
     }
 
     /// The number of phases.
     pub fn phases(&self) -> usize {
-        self.labels.len()
+        self.per_phase.len()
     }
 
-    /// Adds `pos` with the side to move's result `label`: to its phase, and with an overlap
-    /// to every phase within the overlap's empty squares.
+    /// Adds `pos` with the side to move's expected score `label` (in [0, 1]): to its phase,
+    /// and with an overlap to every phase within the overlap's empty squares.
     pub fn push(&mut self, pos: &Othello, label: f64) {
-        let phases = self.phases();
         let mut out = [0u32; FEATURES_PER_POSITION];
         feature_indices(pos, &mut out);
-        let empties = (!(pos.player | pos.opponent)).count_ones() as usize;
-        let (fewest, most) = (
-            empties.saturating_sub(self.overlap),
-            (empties + self.overlap).min(60),
-        );
-        // Phases fall as the empty squares grow: the widened range spans a run of them.
-        let first = phase_of_empties(most, phases);
-        let last = phase_of_empties(fewest, phases);
-        for phase in first..=last {
-            self.indices[phase].extend_from_slice(&out);
-            self.labels[phase].push(label as f32);
+        let configs = out.iter().zip(&LOOKUP_BLOCKS).take(STORED_LOOKUPS);
+        self.configs
+            .extend(configs.map(|(&index, &block)| (index - block) as u16));
+        self.labels.push(label as f32);
+        let empties = (!(pos.player | pos.opponent)).count_ones() as u8;
+        self.empties.push(empties);
+        for (count, set) in self.per_phase.iter_mut().zip(&self.phase_empties) {
+            *count += (set >> empties & 1) as usize;
         }
-        self.distinct += 1;
     }
 
     /// The number of positions pushed, each counted once.
     pub fn distinct(&self) -> usize {
-        self.distinct
+        self.labels.len()
     }
 
     /// The number of positions, each counted once per phase it is in.
     pub fn len(&self) -> usize {
-        self.labels.iter().map(Vec::len).sum()
+        self.per_phase.iter().sum()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.labels.is_empty()
     }
 
     /// Positions per phase.
     pub fn per_phase(&self) -> Vec<usize> {
-        self.labels.iter().map(Vec::len).collect()
+        self.per_phase.clone()
+    }
+
+    /// Frees the room reserved for positions not pushed.
+    pub fn shrink_to_fit(&mut self) {
+        self.configs.shrink_to_fit();
+        self.labels.shrink_to_fit();
+        self.empties.shrink_to_fit();
+    }
+
+    /// The lookups (as [`feature_indices`] gives them) and label of each of `phase`'s
+    /// positions, in the order pushed.
+    fn phase_positions(
+        &self,
+        phase: usize,
+    ) -> impl Iterator<Item = (&[u16; STORED_LOOKUPS], f32)> + '_ {
+        let set = self.phase_empties[phase];
+        self.configs
+            .as_chunks::<STORED_LOOKUPS>()
+            .0
+            .iter()
+            .zip(&self.labels)
+            .zip(&self.empties)
+            .filter(move |(_, empties)| set >> **empties & 1 == 1)
+            .map(|((configs, &label), _)| (configs, label))
     }
 }
 
@@ -233,18 +271,37 @@ impl PatternFit {
     }
 }
 
-/// The summed (not mean) cross-entropy of a phase's positions at its block `w`, and, when
-/// `grad` is given, its gradient added into `grad` (the block's).
-fn phase_pass(indices: &[u32], labels: &[f32], w: &[f64], mut grad: Option<&mut [f64]>) -> f64 {
+/// The summed (not mean) cross-entropy of `phase`'s positions at its block `w`, and, when
+/// `grad` is given, its gradient added into `grad` (the block's). The positions are taken in
+/// the order pushed and their lookups in [`feature_indices`]' order, the bias last.
+fn phase_pass(
+    data: &PatternPositions,
+    phase: usize,
+    w: &[f64],
+    mut grad: Option<&mut [f64]>,
+) -> f64 {
+    let w = &w[..WEIGHTS_PER_PHASE];
     let mut loss = 0.0;
-    for (lookups, &y) in indices.chunks_exact(FEATURES_PER_POSITION).zip(labels) {
-        let z: f64 = lookups.iter().map(|&i| w[i as usize]).sum();
+    let mut indices = [0u32; STORED_LOOKUPS];
+    for (configs, y) in data.phase_positions(phase) {
+        // Decoded at once (the additions vectorise), then read one by one.
+        for ((index, &config), &block) in indices.iter_mut().zip(configs).zip(&LOOKUP_BLOCKS) {
+            *index = block + config as u32;
+        }
+        // From −0.0, as `Iterator::sum` adds: the fit gives the weights it gave when each
+        // phase kept its own list of lookups, bit for bit.
+        let mut z = -0.0;
+        for &i in &indices {
+            z += w[i as usize];
+        }
+        z += w[BIAS_INDEX];
         loss += softplus(z) - y as f64 * z;
         if let Some(g) = grad.as_deref_mut() {
             let r = sigmoid(z) - y as f64;
-            for &i in lookups {
+            for &i in &indices {
                 g[i as usize] += r;
             }
+            g[BIAS_INDEX] += r;
         }
     }
     loss
@@ -266,7 +323,7 @@ fn objective(
         .enumerate()
         .map(|(p, (g, w))| {
             g.fill(0.0);
-            phase_pass(&data.indices[p], &data.labels[p], w, Some(g))
+            phase_pass(data, p, w, Some(g))
         })
         .collect();
     let loss = losses.iter().sum::<f64>() / n;
@@ -285,8 +342,8 @@ pub fn pattern_loss(data: &PatternPositions, weights: &PatternWeights) -> f64 {
         .into_par_iter()
         .map(|p| {
             phase_pass(
-                &data.indices[p],
-                &data.labels[p],
+                data,
+                p,
                 &w[p * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE],
                 None,
             )
@@ -438,6 +495,45 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// A stored position's lookups as [`feature_indices`] gives them.
+    fn lookups(configs: &[u16; STORED_LOOKUPS]) -> [u32; FEATURES_PER_POSITION] {
+        let mut out = [BIAS_INDEX as u32; FEATURES_PER_POSITION];
+        for ((o, &c), &block) in out.iter_mut().zip(configs).zip(&LOOKUP_BLOCKS) {
+            *o = block + c as u32;
+        }
+        out
+    }
+
+    /// Every unfinished position of `games` random games.
+    fn random_positions(games: usize, seed: u64) -> Vec<Othello> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut positions = Vec::new();
+        for _ in 0..games {
+            let mut pos = Othello::start();
+            loop {
+                let mut moves = crate::games::MoveList::new();
+                pos.legal_moves(&mut moves);
+                pos = pos.play(moves[rng.random_range(0..moves.len())]);
+                if pos.outcome().is_some() {
+                    break;
+                }
+                positions.push(pos);
+            }
+        }
+        positions
+    }
+
+    /// The phases (of 6) a position with `empties` empty squares is in with an overlap of
+    /// `overlap`, counted by hand: the phases of every empty count within the overlap.
+    fn phases_of(empties: usize, overlap: usize) -> Vec<usize> {
+        let mut phases: Vec<usize> = (empties.saturating_sub(overlap)..=empties + overlap)
+            .map(|e| (60 - e.min(60)).min(59) * 6 / 60)
+            .collect();
+        phases.dedup();
+        phases.reverse();
+        phases
+    }
+
     /// Positions of random Othello games, labelled by a planted pattern evaluation: Bernoulli(σ(z)).
     fn planted(games: usize, truth: &PatternWeights, seed: u64) -> PatternPositions {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -532,34 +628,26 @@ mod tests {
         // Every position of a few random games, in 6 phases of 10 empty squares.
         let mut plain = PatternPositions::with_overlap(6, 0);
         let mut wide = PatternPositions::with_overlap(6, 3);
-        let mut rng = ChaCha8Rng::seed_from_u64(4);
-        let mut expected = [0usize; 6];
-        for _ in 0..20 {
-            let mut pos = Othello::start();
-            loop {
-                let mut moves = crate::games::MoveList::new();
-                pos.legal_moves(&mut moves);
-                pos = pos.play(moves[rng.random_range(0..moves.len())]);
-                if pos.outcome().is_some() {
-                    break;
-                }
-                wide.push(&pos, 1.0);
-                plain.push(&pos, 1.0);
-                // Counted by hand: the phases of every empty count within 3 of the position's.
-                let e = (!(pos.player | pos.opponent)).count_ones() as i64;
-                let mut hit = [false; 6];
-                for d in -3..=3 {
-                    let f = (60 - (e + d).clamp(0, 60)).min(59);
-                    hit[f as usize * 6 / 60] = true;
-                }
-                for (p, h) in hit.iter().enumerate() {
-                    expected[p] += usize::from(*h);
-                }
+        let (mut expected, mut expected_plain) = ([0usize; 6], [0usize; 6]);
+        for pos in random_positions(20, 4) {
+            wide.push(&pos, 1.0);
+            plain.push(&pos, 1.0);
+            // Counted by hand: the phases of every empty count within 3 of the position's.
+            let e = (!(pos.player | pos.opponent)).count_ones() as i64;
+            let mut hit = [false; 6];
+            for d in -3..=3 {
+                let f = (60 - (e + d).clamp(0, 60)).min(59);
+                hit[f as usize * 6 / 60] = true;
             }
+            for (p, h) in hit.iter().enumerate() {
+                expected[p] += usize::from(*h);
+            }
+            expected_plain[(60 - e as usize).min(59) * 6 / 60] += 1;
         }
         assert_eq!(wide.per_phase(), expected.to_vec());
         // Without overlap each position is in its own phase only; with it, some in two.
-        let positions: usize = plain.labels.iter().map(Vec::len).sum();
+        let positions = expected_plain.iter().sum();
+        assert_eq!(plain.per_phase(), expected_plain.to_vec());
         assert_eq!(plain.len(), positions);
         assert_eq!((plain.distinct(), wide.distinct()), (positions, positions));
         assert!(
@@ -567,8 +655,9 @@ mod tests {
             "{:?}",
             wide.per_phase()
         );
-        for (p, labels) in plain.labels.iter().enumerate() {
-            assert!(labels.len() <= wide.labels[p].len());
+        for (p, &count) in expected_plain.iter().enumerate() {
+            assert_eq!(plain.phase_positions(p).count(), count);
+            assert_eq!(wide.phase_positions(p).count(), expected[p]);
         }
     }
 
@@ -590,8 +679,10 @@ mod tests {
         let fit = fit_patterns(&data, &start, &options).unwrap();
         let mut read = vec![false; start.values.len()];
         for p in 0..2 {
-            for &i in &data.indices[p] {
-                read[p * WEIGHTS_PER_PHASE + i as usize] = true;
+            for (configs, _) in data.phase_positions(p) {
+                for i in lookups(configs) {
+                    read[p * WEIGHTS_PER_PHASE + i as usize] = true;
+                }
             }
         }
         let (mut kept, mut moved) = (0, 0.0f64);
@@ -619,6 +710,123 @@ mod tests {
         )
         .unwrap();
         assert!(free.loss < fit.loss, "{} {}", free.loss, fit.loss);
+    }
+
+    #[test]
+    fn each_phase_gives_back_its_positions_lookups_and_labels_in_the_order_pushed() {
+        let positions = random_positions(30, 21);
+        let mut rng = ChaCha8Rng::seed_from_u64(22);
+        let labels: Vec<f32> = positions
+            .iter()
+            .map(|_| rng.random_range(0.0f32..=1.0))
+            .collect();
+        let mut data = PatternPositions::with_overlap(6, 3);
+        for (pos, &label) in positions.iter().zip(&labels) {
+            data.push(pos, label as f64);
+        }
+        data.shrink_to_fit();
+        for phase in 0..6 {
+            let mut expected = Vec::new();
+            for (pos, &label) in positions.iter().zip(&labels) {
+                let empties = (!(pos.player | pos.opponent)).count_ones() as usize;
+                if phases_of(empties, 3).contains(&phase) {
+                    let mut out = [0u32; FEATURES_PER_POSITION];
+                    feature_indices(pos, &mut out);
+                    expected.push((out, label));
+                }
+            }
+            let stored: Vec<_> = data
+                .phase_positions(phase)
+                .map(|(configs, label)| (lookups(configs), label))
+                .collect();
+            assert!(!expected.is_empty());
+            assert_eq!(stored, expected, "phase {phase}");
+        }
+    }
+
+    /// The objective written plainly: each phase's positions copied into a list of `u32`
+    /// lookups and labels, and the cross-entropy and its gradient summed over them, position
+    /// by position and lookup by lookup, as the fit did before its positions were stored
+    /// once. The mean loss and the gradient of the mean loss.
+    fn plain_objective(positions: &[(Othello, f32)], overlap: usize, w: &[f64]) -> (f64, Vec<f64>) {
+        let mut lists: Vec<(Vec<u32>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); 6];
+        for (pos, label) in positions {
+            let empties = (!(pos.player | pos.opponent)).count_ones() as usize;
+            let mut out = [0u32; FEATURES_PER_POSITION];
+            feature_indices(pos, &mut out);
+            for phase in phases_of(empties, overlap) {
+                lists[phase].0.extend_from_slice(&out);
+                lists[phase].1.push(*label);
+            }
+        }
+        let n: usize = lists.iter().map(|(_, labels)| labels.len()).sum();
+        let mut grad = vec![0.0; w.len()];
+        let mut losses = Vec::new();
+        for (phase, (indices, labels)) in lists.iter().enumerate() {
+            let base = phase * WEIGHTS_PER_PHASE;
+            let mut loss = 0.0;
+            for (k, &y) in labels.iter().enumerate() {
+                let lookups = &indices[k * FEATURES_PER_POSITION..][..FEATURES_PER_POSITION];
+                let mut z = 0.0;
+                for &i in lookups {
+                    z += w[base + i as usize];
+                }
+                let y = y as f64;
+                // The same scalar functions: what is checked is which lookups and positions
+                // are summed, and in which order.
+                loss += softplus(z) - y * z;
+                let r = sigmoid(z) - y;
+                for &i in lookups {
+                    grad[base + i as usize] += r;
+                }
+            }
+            losses.push(loss);
+        }
+        for g in &mut grad {
+            *g /= n as f64;
+        }
+        (losses.iter().sum::<f64>() / n as f64, grad)
+    }
+
+    #[test]
+    fn the_passes_equal_a_plain_computation_over_u32_lookups_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(31);
+        // Labels anywhere in [0, 1], as the exact solver and the collectors may give them.
+        let positions: Vec<(Othello, f32)> = random_positions(40, 32)
+            .into_iter()
+            .map(|pos| (pos, rng.random_range(0.0f32..=1.0)))
+            .collect();
+        for overlap in [0, 3] {
+            let mut data = PatternPositions::with_overlap(6, overlap);
+            for (pos, label) in &positions {
+                data.push(pos, *label as f64);
+            }
+            // Weights everywhere: small random ones, and larger ones where σ saturates.
+            for scale in [0.05, 3.0] {
+                let w: Vec<f64> = (0..6 * WEIGHTS_PER_PHASE)
+                    .map(|_| rng.random_range(-scale..scale))
+                    .collect();
+                let (expected_loss, expected_grad) = plain_objective(&positions, overlap, &w);
+                let mut grad = vec![f64::NAN; w.len()];
+                let (objective, loss) = objective(&data, &w, &w, 0.0, &mut grad);
+                assert_eq!(loss.to_bits(), expected_loss.to_bits(), "overlap {overlap}");
+                assert_eq!(objective.to_bits(), expected_loss.to_bits());
+                let differ = grad
+                    .iter()
+                    .zip(&expected_grad)
+                    .filter(|(a, b)| a.to_bits() != b.to_bits())
+                    .count();
+                assert_eq!(differ, 0, "overlap {overlap}, scale {scale}");
+                let weights = PatternWeights {
+                    phases: 6,
+                    values: w.iter().map(|&x| x as f32).collect(),
+                    origin: "random".into(),
+                };
+                let widened: Vec<f64> = weights.values.iter().map(|&x| x as f64).collect();
+                let plain = plain_objective(&positions, overlap, &widened).0;
+                assert_eq!(pattern_loss(&data, &weights).to_bits(), plain.to_bits());
+            }
+        }
     }
 
     #[test]
