@@ -33,7 +33,7 @@ fn main() -> Result<(), String> {
     }
     let paths: Vec<&Path> = logs.iter().map(PathBuf::as_path).collect();
     let clock = Instant::now();
-    let (data, games, _, _) = collect_patterns(&paths, &CollectOptions::default(), 6, 3)?;
+    let (data, games, _, _) = collect_patterns(&paths, &CollectOptions::default(), 6, 3, None)?;
     let collect_seconds = clock.elapsed().as_secs_f64();
     let collected_kib = peak_rss_kib();
     let clock = Instant::now();

@@ -116,7 +116,18 @@ pub fn tune_by_regression<G: Features>(
             save(ck)?;
         }
         drop(log);
-        let line = fit_and_record(start, ck, dir, &play, &pool, &mut history, &seconds, cancel)?;
+        let line = fit_and_record(
+            start,
+            ck,
+            dir,
+            &play,
+            Workers {
+                pool: &pool,
+                cancel,
+            },
+            &mut history,
+            &seconds,
+        )?;
         save(ck)?;
         on_step(&line, ck);
     }
@@ -267,6 +278,15 @@ impl RoundPlay {
     }
 }
 
+/// The threads a fit runs on, and what stops it (between chunks of its labelling searches).
+#[derive(Clone, Copy)]
+pub(super) struct Workers<'a> {
+    /// The worker threads.
+    pub pool: &'a rayon::ThreadPool,
+    /// Stops the labelling searches.
+    pub cancel: &'a CancelToken,
+}
+
 /// The fit after the round `play`, on the positions of every round's log so far in `dir`
 /// (the round's own log holding its `round_games` games): the next round's weights (pattern
 /// weights written to their file), the state moved on to the next round, and the round's
@@ -276,11 +296,11 @@ pub(super) fn fit_and_record<G: Features>(
     ck: &mut Checkpoint,
     dir: &Path,
     play: &RoundPlay,
-    pool: &rayon::ThreadPool,
+    workers: Workers,
     history: &mut LogWriter,
     seconds: &dyn Fn() -> f64,
-    cancel: &CancelToken,
 ) -> Result<HistoryLine, TuneError> {
+    let Workers { pool, cancel } = workers;
     let spec = &ck.spec;
     let config = regression_config(spec)?;
     let round = play.round;

@@ -35,8 +35,9 @@ use super::checkpoint::{
     sharded_run,
 };
 use super::regression_run::{
-    CHUNK_PER_THREAD, RoundPlay, SELFPLAY_DIR, draw_openings, fit_and_record, open_history,
-    open_log, regression_config, regression_state, round_log, round_target, selfplay_pool,
+    CHUNK_PER_THREAD, RoundPlay, SELFPLAY_DIR, Workers, draw_openings, fit_and_record,
+    open_history, open_log, regression_config, regression_state, round_log, round_target,
+    selfplay_pool,
 };
 use super::session::{
     Finished, TuneObserver, TuneOptions, TuneSession, create_run_folder, weights_copy,
@@ -415,10 +416,12 @@ impl ShardSession {
             &mut ck,
             &self.dir,
             fit.play,
-            fit.pool,
+            Workers {
+                pool: fit.pool,
+                cancel,
+            },
             &mut history,
             &seconds,
-            cancel,
         )?;
         if round_target(&config, &ck)? == 0 {
             ck.tuning_done = true;
