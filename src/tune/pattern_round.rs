@@ -13,14 +13,16 @@
 
 use std::path::Path;
 
+use super::checkpoint::Stage;
 use super::checkpoint::{MethodState, TuneError};
 use super::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
 use super::record::RoundFit;
 use super::regression::CollectOptions;
-use super::search_labels::{ScoreJob, SearchScores, read_scores, score_log};
+use super::search_labels::{SearchScores, read_scores, score_games};
 use super::spec::{PatternRegression, ResolvedTuneSpec};
 use crate::arena::CancelToken;
 use crate::arena::engine::{EngineSpec, SharedPatterns};
+use crate::arena::log::{LogWriter, scan_log};
 use crate::arena::spec::PatternsFile;
 use crate::eval::pattern::{PatternEval, PatternWeights, SCALE};
 use crate::eval::{Features, Weights};
@@ -79,10 +81,10 @@ pub fn current(
     }
 }
 
-/// The search scores of round `round`'s (from 0) self-play positions, beside its log in the
-/// run's folder (`selfplay/round-R.scores.jsonl`).
-pub fn scores_file(dir: &Path, round: u64) -> std::path::PathBuf {
-    super::regression_run::round_log(dir, round).with_extension("scores.jsonl")
+/// The search scores of a round's self-play positions, beside its log `log`
+/// (`selfplay/round-R.scores.jsonl`).
+pub fn scores_file(log: &Path) -> std::path::PathBuf {
+    log.with_extension("scores.jsonl")
 }
 
 /// Stream of the labelling searches' seeds.
@@ -100,8 +102,8 @@ fn plays_patterns(config: &PatternRegression, round: u64) -> bool {
 
 /// The inputs of [`score_round`].
 pub struct RoundScoring<'a> {
-    /// The run's folder.
-    pub dir: &'a Path,
+    /// The round's self-play log.
+    pub log: &'a Path,
     /// The round, from 0.
     pub round: u64,
     /// The engine the round played with (its pattern evaluation loaded).
@@ -134,14 +136,13 @@ pub fn score_round<G: Features>(
     }
     let mut engine = job.engine.clone();
     engine.config.limits = Limits::depth(search.depth);
-    let log = super::regression_run::round_log(job.dir, job.round);
-    let out = scores_file(job.dir, job.round);
+    let out = scores_file(job.log);
     let round = job.round;
     let seed = job.seed;
     score_log(
         start,
         &ScoreJob {
-            log: &log,
+            log: job.log,
             out: &out,
             collect: job.collect,
             engine: &engine,
@@ -154,19 +155,21 @@ pub fn score_round<G: Features>(
     )
 }
 
-/// The search scores of rounds `0..=round` for their fit, or `None` without search labels.
+/// The search scores of the rounds whose logs are `logs` (round 1's first) for their fit, or
+/// `None` without search labels.
 pub fn round_scores(
     config: &PatternRegression,
-    dir: &Path,
-    round: u64,
+    logs: &[&Path],
 ) -> Result<Option<SearchScores>, TuneError> {
     let Some(search) = config.search.as_ref() else {
         return Ok(None);
     };
-    let logs = (0..=round)
-        .map(|r| {
-            plays_patterns(config, r)
-                .then(|| read_scores(&scores_file(dir, r)))
+    let logs = logs
+        .iter()
+        .enumerate()
+        .map(|(r, log)| {
+            plays_patterns(config, r as u64)
+                .then(|| read_scores(&scores_file(log)))
                 .transpose()
         })
         .collect::<Result<Vec<_>, String>>()
@@ -274,4 +277,119 @@ pub fn write_tuned(
             path.display()
         ))
     })
+}
+
+/// What [`score_log`] does.
+pub struct ScoreJob<'a> {
+    /// The games log whose positions are scored.
+    pub log: &'a Path,
+    /// The scores file, appended to (and cut to its complete lines when resumed).
+    pub out: &'a Path,
+    /// Which positions.
+    pub collect: &'a CollectOptions,
+    /// The searching engine (its budget: the labels' depth).
+    pub engine: &'a EngineSpec,
+    /// Its weights.
+    pub weights: &'a Weights,
+    /// Games per chunk: the unit between two flushes of the scores file.
+    pub chunk: usize,
+}
+
+/// Scores every game of `job.log` not yet in `job.out`, appending a line per game in chunks (a
+/// killed run resumes after the last complete line), on `pool`. Stops with
+/// [`TuneError::Interrupted`] between chunks when `cancel` fires.
+pub fn score_log<G: Features>(
+    start: G,
+    job: &ScoreJob,
+    seed_of: impl Fn(u64) -> u64 + Sync,
+    pool: &rayon::ThreadPool,
+    cancel: &CancelToken,
+) -> Result<(), TuneError> {
+    let io = |path: &Path, e: std::io::Error| TuneError::Failed(format!("{}: {e}", path.display()));
+    let mut games = Vec::new();
+    scan_log(job.log, |line| {
+        games.push(line);
+        Ok(())
+    })
+    .map_err(|e| TuneError::Games(format!("{}: {e}", job.log.display())))?;
+    let mut out = LogWriter::lock(job.out).map_err(|e| io(job.out, e))?;
+    let text = std::fs::read_to_string(job.out).map_err(|e| io(job.out, e))?;
+    let complete = text.matches('\n').count();
+    out.cut(super::checkpoint::prefix_bytes(&text, complete as u64))
+        .map_err(|e| io(job.out, e))?;
+    for chunk in games[complete.min(games.len())..].chunks(job.chunk.max(1)) {
+        if cancel.is_cancelled() {
+            return Err(TuneError::Interrupted(Stage::Tuning));
+        }
+        let lines = pool
+            .install(|| score_games(start, chunk, job.collect, job.engine, job.weights, &seed_of))
+            .map_err(|e| TuneError::Games(format!("{}: {e}", job.log.display())))?;
+        for line in &lines {
+            out.append_json(line).map_err(|e| io(job.out, e))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Othello;
+    use crate::tune::regression::tests::{random_lines, write_log};
+    use crate::tune::search_labels::tests::engine;
+
+    #[test]
+    fn a_torn_scores_file_resumes_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = write_log(dir.path(), &random_lines(Othello::start(), 9, 60, 5, 4));
+        let (spec, _) = engine(2);
+        let weights = Weights::default_for(&Othello::start());
+        let collect = CollectOptions {
+            max_per_game: Some(6),
+            ..CollectOptions::default()
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let run = |out: &Path| {
+            let job = ScoreJob {
+                log: &log,
+                out,
+                collect: &collect,
+                engine: &spec,
+                weights: &weights,
+                chunk: 4,
+            };
+            score_log(Othello::start(), &job, |id| id, &pool, &CancelToken::new())
+        };
+        let whole = dir.path().join("whole.jsonl");
+        run(&whole).unwrap();
+        let text = std::fs::read_to_string(&whole).unwrap();
+        assert_eq!(text.lines().count(), 9);
+        let lines = read_scores(&whole).unwrap();
+        assert!(lines.iter().all(|l| l.scores.len() == 6), "{lines:?}");
+        // Three lines and half a fourth, as a killed run leaves them.
+        let torn = dir.path().join("torn.jsonl");
+        let cut = super::super::checkpoint::prefix_bytes(&text, 3) as usize + 7;
+        std::fs::write(&torn, &text[..cut]).unwrap();
+        run(&torn).unwrap();
+        assert_eq!(std::fs::read_to_string(&torn).unwrap(), text);
+        // A cancelled run stops before its next chunk.
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        let job = ScoreJob {
+            log: &log,
+            out: &dir.path().join("never.jsonl"),
+            collect: &collect,
+            engine: &spec,
+            weights: &weights,
+            chunk: 4,
+        };
+        let stopped = score_log(Othello::start(), &job, |id| id, &pool, &cancel);
+        assert!(matches!(
+            stopped,
+            Err(TuneError::Interrupted(Stage::Tuning))
+        ));
+    }
 }

@@ -330,8 +330,10 @@ pub(super) fn fit_and_record<G: Features>(
     let (theta, endgame, fitted_patterns, round_fit) = match &config.patterns {
         Some(pc) => {
             // Search labels: the round's positions scored once, resumably, before the fit.
+            let paths: Vec<_> = (0..=round).map(|r| round_log(dir, r)).collect();
+            let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
             let scoring = pattern_round::RoundScoring {
-                dir,
+                log: paths[round as usize],
                 round,
                 engine: &play.engine,
                 weights,
@@ -340,9 +342,7 @@ pub(super) fn fit_and_record<G: Features>(
                 threads: pool.current_num_threads(),
             };
             pattern_round::score_round(start, pc, &scoring, pool, cancel)?;
-            let scores = pattern_round::round_scores(pc, dir, round)?;
-            let paths: Vec<_> = (0..=round).map(|r| round_log(dir, r)).collect();
-            let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+            let scores = pattern_round::round_scores(pc, &paths)?;
             let from = play.patterns.as_ref().map(|(_, w)| w);
             let (file, fit) = pool.install(|| {
                 pattern_round::fit_round(pc, &collect, &paths, scores.as_ref(), from, dir, round)

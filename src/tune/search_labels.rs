@@ -19,7 +19,7 @@
 //! The scores are computed once per games log and kept beside it as a *scores file*: one
 //! JSON line per game, in the log's order, `{"id": N, "scores": [...]}` with the score of each
 //! of the game's sampled positions that the search labels, in ply order. A regression tuning
-//! run appends them in chunks and resumes where a killed run stopped (every line is a pure
+//! run appends them in chunks ([`super::pattern_round::score_log`]) and resumes where a killed run stopped (every line is a pure
 //! function of the game, the engine and the seed).
 
 use std::path::Path;
@@ -27,11 +27,9 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::{Stage, TuneError};
 use super::regression::{CollectOptions, Collector, sigmoid};
-use crate::arena::CancelToken;
 use crate::arena::engine::{Engine, EngineSpec};
-use crate::arena::log::{GameLine, LogWriter, scan_log};
+use crate::arena::log::{GameLine, scan_log};
 use crate::eval::{Features, Weights};
 use crate::search::endgame::empties;
 
@@ -181,58 +179,6 @@ pub fn read_scores(path: &Path) -> Result<Vec<ScoreLine>, String> {
         .collect()
 }
 
-/// What [`score_log`] does.
-pub struct ScoreJob<'a> {
-    /// The games log whose positions are scored.
-    pub log: &'a Path,
-    /// The scores file, appended to (and cut to its complete lines when resumed).
-    pub out: &'a Path,
-    /// Which positions.
-    pub collect: &'a CollectOptions,
-    /// The searching engine (its budget: the labels' depth).
-    pub engine: &'a EngineSpec,
-    /// Its weights.
-    pub weights: &'a Weights,
-    /// Games per chunk: the unit between two flushes of the scores file.
-    pub chunk: usize,
-}
-
-/// Scores every game of `job.log` not yet in `job.out`, appending a line per game in chunks (a
-/// killed run resumes after the last complete line), on `pool`. Stops with
-/// [`TuneError::Interrupted`] between chunks when `cancel` fires.
-pub fn score_log<G: Features>(
-    start: G,
-    job: &ScoreJob,
-    seed_of: impl Fn(u64) -> u64 + Sync,
-    pool: &rayon::ThreadPool,
-    cancel: &CancelToken,
-) -> Result<(), TuneError> {
-    let io = |path: &Path, e: std::io::Error| TuneError::Failed(format!("{}: {e}", path.display()));
-    let mut games = Vec::new();
-    scan_log(job.log, |line| {
-        games.push(line);
-        Ok(())
-    })
-    .map_err(|e| TuneError::Games(format!("{}: {e}", job.log.display())))?;
-    let mut out = LogWriter::lock(job.out).map_err(|e| io(job.out, e))?;
-    let text = std::fs::read_to_string(job.out).map_err(|e| io(job.out, e))?;
-    let complete = text.matches('\n').count();
-    out.cut(super::checkpoint::prefix_bytes(&text, complete as u64))
-        .map_err(|e| io(job.out, e))?;
-    for chunk in games[complete.min(games.len())..].chunks(job.chunk.max(1)) {
-        if cancel.is_cancelled() {
-            return Err(TuneError::Interrupted(Stage::Tuning));
-        }
-        let lines = pool
-            .install(|| score_games(start, chunk, job.collect, job.engine, job.weights, &seed_of))
-            .map_err(|e| TuneError::Games(format!("{}: {e}", job.log.display())))?;
-        for line in &lines {
-            out.append_json(line).map_err(|e| io(job.out, e))?;
-        }
-    }
-    Ok(())
-}
-
 /// Games per batch of [`score_logs`]: read, then searched in parallel.
 const BATCH: usize = 1024;
 
@@ -305,18 +251,18 @@ pub fn score_logs(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::arena::engine::SharedPatterns;
     use crate::eval::pattern::{PatternEval, PatternWeights, SCALE};
     use crate::games::{Game, MoveList, Othello};
-    use crate::tune::regression::tests::{random_lines, write_log};
+    use crate::tune::regression::tests::random_lines;
     use rand::{RngExt, SeedableRng};
     use std::sync::Arc;
 
     /// Pattern weights drawn at random (a few hundred logits per position, so that depth-1
     /// choices differ), as a depth-1 `pvs` engine that never solves.
-    fn engine(depth: u32) -> (EngineSpec, Arc<PatternEval>) {
+    pub(crate) fn engine(depth: u32) -> (EngineSpec, Arc<PatternEval>) {
         let mut weights = PatternWeights::zeros(2);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for w in weights.values.iter_mut() {
@@ -432,60 +378,5 @@ mod tests {
             .relabel(1, 1, &game(7), 12, &mut sampled)
             .unwrap_err();
         assert!(err.contains("no line for it"), "{err}");
-    }
-
-    #[test]
-    fn a_torn_scores_file_resumes_to_the_same_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = write_log(dir.path(), &random_lines(Othello::start(), 9, 60, 5, 4));
-        let (spec, _) = engine(2);
-        let weights = Weights::default_for(&Othello::start());
-        let collect = CollectOptions {
-            max_per_game: Some(6),
-            ..CollectOptions::default()
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let run = |out: &Path| {
-            let job = ScoreJob {
-                log: &log,
-                out,
-                collect: &collect,
-                engine: &spec,
-                weights: &weights,
-                chunk: 4,
-            };
-            score_log(Othello::start(), &job, |id| id, &pool, &CancelToken::new())
-        };
-        let whole = dir.path().join("whole.jsonl");
-        run(&whole).unwrap();
-        let text = std::fs::read_to_string(&whole).unwrap();
-        assert_eq!(text.lines().count(), 9);
-        let lines = read_scores(&whole).unwrap();
-        assert!(lines.iter().all(|l| l.scores.len() == 6), "{lines:?}");
-        // Three lines and half a fourth, as a killed run leaves them.
-        let torn = dir.path().join("torn.jsonl");
-        let cut = super::super::checkpoint::prefix_bytes(&text, 3) as usize + 7;
-        std::fs::write(&torn, &text[..cut]).unwrap();
-        run(&torn).unwrap();
-        assert_eq!(std::fs::read_to_string(&torn).unwrap(), text);
-        // A cancelled run stops before its next chunk.
-        let cancel = CancelToken::new();
-        cancel.cancel();
-        let job = ScoreJob {
-            log: &log,
-            out: &dir.path().join("never.jsonl"),
-            collect: &collect,
-            engine: &spec,
-            weights: &weights,
-            chunk: 4,
-        };
-        let stopped = score_log(Othello::start(), &job, |id| id, &pool, &cancel);
-        assert!(matches!(
-            stopped,
-            Err(TuneError::Interrupted(Stage::Tuning))
-        ));
     }
 }
