@@ -206,6 +206,9 @@ pub struct Thought<M> {
     pub score: Option<i32>,
     /// Depth of the deepest completed iteration (0 when unknown).
     pub depth: u32,
+    /// Selective depth: the deepest line the search followed, where the player has one beside
+    /// its depth (`mcts`'s deepest tree node, an outside program's `seldepth`); 0 when none.
+    pub seldepth: u32,
     /// Positions visited (0 when unknown).
     pub nodes: u64,
     /// The player's own time limit cut its search (the move depends on the machine).
@@ -222,6 +225,13 @@ pub trait Player<G: Game> {
     fn think(&mut self, turn: &Turn<'_, G>) -> Result<Thought<G::Move>, PlayerError>;
     /// The game is over (the player may release what it holds).
     fn game_over(&mut self, _outcome: &Outcome) {}
+    /// The CPU time the player has used so far, where the machine can tell: the referee reads
+    /// it just before and just after each move, outside the move's timing, and records the
+    /// difference. A built-in engine gives its thread's time (it searches on the thread that
+    /// asks it), an outside program its process group's; `None`: not measured.
+    fn cpu_time(&mut self) -> Option<Duration> {
+        None
+    }
 }
 
 impl<G: Features> Player<G> for Engine<G> {
@@ -244,9 +254,14 @@ impl<G: Features> Player<G> for Engine<G> {
             mv,
             score: Some(result.score),
             depth: result.stats.depth,
+            seldepth: result.stats.seldepth,
             nodes: result.stats.nodes,
             timed_out: result.stats.timed_out,
         })
+    }
+
+    fn cpu_time(&mut self) -> Option<Duration> {
+        super::cpu::thread_time()
     }
 }
 
@@ -425,10 +440,14 @@ pub struct MoveRecord<M> {
     pub score: Option<i32>,
     /// Depth of the player's deepest completed iteration.
     pub depth: u32,
+    /// The player's selective depth (0: none).
+    pub seldepth: u32,
     /// Positions the player visited.
     pub nodes: u64,
     /// Wall-clock seconds, as the referee measured them.
     pub seconds: f64,
+    /// CPU time the player used during the move ([`Player::cpu_time`]), where measured.
+    pub cpu: Option<Duration>,
     /// The player's own time limit cut its search.
     pub timed_out: bool,
     /// The time left on the mover's game clock after the move (increment added).
@@ -599,9 +618,16 @@ pub fn play_game<G: Game>(
             move_time,
             deadline,
         };
+        // The CPU readings stay outside the timed span: reading a process group's time costs
+        // what it costs, and a clock must not charge it to the player.
+        let cpu_before = players[me].cpu_time();
         let asked = Instant::now();
         let answer = players[me].think(&turn);
         let took = asked.elapsed();
+        let cpu = match (cpu_before, players[me].cpu_time()) {
+            (Some(before), Some(after)) => after.checked_sub(before),
+            _ => None,
+        };
         let thought = match answer {
             Ok(t) => t,
             Err(e) => break (lost(side), Termination::of_failure(side, e, deadline)),
@@ -636,8 +662,10 @@ pub fn play_game<G: Game>(
             side,
             score: thought.score,
             depth: thought.depth,
+            seldepth: thought.seldepth,
             nodes: thought.nodes,
             seconds: took.as_secs_f64(),
+            cpu,
             timed_out: thought.timed_out,
             clock_left,
         };
@@ -698,6 +726,7 @@ mod tests {
                 mv: legal.as_slice()[0],
                 score: None,
                 depth: 0,
+                seldepth: 0,
                 nodes: 0,
                 timed_out: false,
             })
@@ -778,6 +807,7 @@ mod tests {
                 mv,
                 score: None,
                 depth: 0,
+                seldepth: 0,
                 nodes: 0,
                 timed_out: false,
             })

@@ -65,9 +65,29 @@ pub struct GameLine {
     /// counted them read as none).
     #[serde(default)]
     pub timeouts: [u32; 2],
-    /// Milliseconds each move took, as the referee measured them (games on a clock).
+    /// Microseconds each move took, as the referee measured them: every move of every game
+    /// (wall-clock time: it differs between identical runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_us: Vec<u64>,
+    /// Milliseconds each move took, in logs written before `move_us` (games on a clock only);
+    /// [`GameLine::move_micros`] reads either.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub move_ms: Vec<u64>,
+    /// Positions each move's search visited, as its engine counted them (0: it did not say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_nodes: Vec<u64>,
+    /// Depth of each move's deepest completed iteration (0: the engine did not say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_depth: Vec<u32>,
+    /// Selective depth of each move (0: none), present when some move of the game has one
+    /// (`mcts`, an outside program that reports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_seldepth: Vec<u32>,
+    /// CPU microseconds the mover used during each move — a built-in engine's thread, an
+    /// outside program's process group — or `null` where it was not measured; absent when no
+    /// move was (wall-clock time: it differs between identical runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_cpu_us: Vec<Option<u64>>,
     /// Milliseconds left on the mover's clock after each move, increment added (games on a
     /// game clock).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -92,6 +112,32 @@ pub struct GameLine {
 }
 
 impl GameLine {
+    /// The fields that hold the machine's timings: they differ between identical runs, and
+    /// everything else replays bit for bit.
+    pub const TIMING_FIELDS: [&'static str; 3] = ["seconds", "move_us", "move_cpu_us"];
+
+    /// The line without the machine's timings ([`GameLine::TIMING_FIELDS`] emptied): what
+    /// replays bit for bit.
+    pub fn untimed(mut self) -> GameLine {
+        self.seconds = 0.0;
+        self.move_us.clear();
+        self.move_cpu_us.clear();
+        self
+    }
+
+    /// Microseconds of each move, from `move_us`, or from `move_ms` in older logs; empty when
+    /// the log has neither.
+    pub fn move_micros(&self) -> Vec<u64> {
+        if self.move_us.is_empty() {
+            self.move_ms
+                .iter()
+                .map(|ms| ms.saturating_mul(1000))
+                .collect()
+        } else {
+            self.move_us.clone()
+        }
+    }
+
     /// Checks the line against the run it claims to belong to: the id within the schedule, and
     /// the pair, round, opening, engines and colours the schedule gives that id; a score of 1,
     /// ½ or 0; as many plies as moves. A log edited by hand, or one of another run, is refused
@@ -154,6 +200,20 @@ impl GameLine {
                 self.id,
                 self.plies,
                 self.moves.len()
+            ));
+        }
+        let per_move = [
+            ("move_us", self.move_us.len()),
+            ("move_ms", self.move_ms.len()),
+            ("move_nodes", self.move_nodes.len()),
+            ("move_depth", self.move_depth.len()),
+            ("move_seldepth", self.move_seldepth.len()),
+            ("move_cpu_us", self.move_cpu_us.len()),
+        ];
+        if let Some((key, n)) = per_move.iter().find(|(_, n)| *n != 0 && *n != self.plies) {
+            return Err(format!(
+                "game {}: {key} has {n} entries for {} moves",
+                self.id, self.plies
             ));
         }
         Ok(())
@@ -493,7 +553,12 @@ mod tests {
             timeouts: [0, 0],
             detail: None,
             adjudication: None,
+            move_us: Vec::new(),
             move_ms: Vec::new(),
+            move_nodes: Vec::new(),
+            move_depth: Vec::new(),
+            move_seldepth: Vec::new(),
+            move_cpu_us: Vec::new(),
             clock_ms: Vec::new(),
             scores: Vec::new(),
             not_reproducible: Vec::new(),

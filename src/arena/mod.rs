@@ -3,6 +3,7 @@
 
 pub mod adjudication;
 pub mod cancel;
+pub mod cpu;
 pub mod descendants;
 pub mod duel;
 pub mod engine;

@@ -13,11 +13,12 @@ use super::engine_log::EngineLog;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use super::adjudication::{AdjudicationLine, GameAdjudicator, Solvers, position_text};
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::{Adjudicator, Opening, Player, Referee, Termination, play_game};
+use super::game::{Adjudicator, MoveRecord, Opening, Player, Referee, Termination, play_game};
 use super::log::GameLine;
 use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
@@ -166,7 +167,7 @@ pub fn play_slot<G: Features>(
     let mut pos = record.start;
     let mut moves = Vec::with_capacity(record.moves.len());
     let clocked = clocks.iter().any(Option::is_some);
-    let mut move_ms = Vec::new();
+    let costs = MoveCosts::of(&record.moves);
     let mut clock_ms = Vec::new();
     let scored = resolved
         .adjudication
@@ -177,9 +178,6 @@ pub fn play_slot<G: Features>(
         timeouts[m.side as usize] += u32::from(m.timed_out);
         moves.push(pos.format_move(m.mv));
         pos = pos.play(m.mv);
-        if clocked {
-            move_ms.push((m.seconds * 1000.0).round() as u64);
-        }
         if let Some(left) = m.clock_left {
             clock_ms.push(left.as_millis() as u64);
         }
@@ -246,13 +244,55 @@ pub fn play_slot<G: Features>(
         // A game lost on time depends on the machine as much as one with a move cut short.
         timed_out: timeouts != [0, 0] || matches!(record.termination, Termination::Timeout(..)),
         timeouts,
-        move_ms,
+        move_us: costs.micros,
+        move_ms: Vec::new(),
+        move_nodes: costs.nodes,
+        move_depth: costs.depth,
+        move_seldepth: costs.seldepth,
+        move_cpu_us: costs.cpu_micros,
         clock_ms,
         scores,
         not_reproducible,
         seed,
         spec: spec.hash.clone(),
         seconds: record.seconds,
+    }
+}
+
+/// What each move of a game cost, as the games log's per-move arrays hold it.
+struct MoveCosts {
+    micros: Vec<u64>,
+    nodes: Vec<u64>,
+    depth: Vec<u32>,
+    /// Empty when no move has a selective depth.
+    seldepth: Vec<u32>,
+    /// Empty when no move's CPU time was measured.
+    cpu_micros: Vec<Option<u64>>,
+}
+
+impl MoveCosts {
+    fn of<M>(moves: &[MoveRecord<M>]) -> MoveCosts {
+        let micros = |d: Duration| d.as_micros().min(u64::MAX as u128) as u64;
+        let seldepth: Vec<u32> = moves.iter().map(|m| m.seldepth).collect();
+        let cpu_micros: Vec<Option<u64>> = moves.iter().map(|m| m.cpu.map(micros)).collect();
+        MoveCosts {
+            micros: moves
+                .iter()
+                .map(|m| (m.seconds * 1e6).round() as u64)
+                .collect(),
+            nodes: moves.iter().map(|m| m.nodes).collect(),
+            depth: moves.iter().map(|m| m.depth).collect(),
+            seldepth: if seldepth.iter().any(|&d| d > 0) {
+                seldepth
+            } else {
+                Vec::new()
+            },
+            cpu_micros: if cpu_micros.iter().any(Option::is_some) {
+                cpu_micros
+            } else {
+                Vec::new()
+            },
+        }
     }
 }
 

@@ -13,6 +13,19 @@ use crate::arena::records::{self, Format, Record};
 use crate::games::GameKind;
 use crate::outputs::write_atomically;
 
+/// The milliseconds PSQ gives each move: the referee's measure when the game was on a clock
+/// (its time then matters), else none (0 in the file).
+fn psq_times(game: &GameLine) -> Vec<u64> {
+    if game.not_reproducible.iter().any(|r| r == "clock") {
+        game.move_micros()
+            .iter()
+            .map(|us| (us + 500) / 1000)
+            .collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// The record of one logged game.
 pub fn record_of(game: &GameLine) -> Record {
     Record {
@@ -160,7 +173,7 @@ pub fn write_records(
             })?;
             let mut files = Vec::new();
             for (r, g) in records.iter().zip(games) {
-                let text = records::psq::write(r, rows, cols, &g.move_ms);
+                let text = records::psq::write(r, rows, cols, &psq_times(g));
                 files.push(put(&out.join(format!("{}.psq", g.id)), text.as_bytes())?);
             }
             files
@@ -221,7 +234,7 @@ impl LiveRecords {
                     let (rows, cols) = board(&self.kind);
                     std::fs::create_dir_all(&path).map_err(io)?;
                     let file = path.join(format!("{}.psq", game.id));
-                    let text = records::psq::write(&record[0], rows, cols, &game.move_ms);
+                    let text = records::psq::write(&record[0], rows, cols, &psq_times(game));
                     write_atomically(&file, text.as_bytes())
                         .map_err(|source| RecordsError::Io { path: file, source })?;
                 }

@@ -16,6 +16,7 @@ use crate::arena::game::Termination;
 use crate::arena::log::{GameLine, IdSet};
 use crate::arena::schedule::Schedule;
 use crate::arena::spec::ResolvedSpec;
+use crate::stats::cost::{Cost, MoveCost};
 use crate::stats::ratings::{FitOptions, Ratings, Results, fit};
 use crate::stats::sequential::{Decided, SequentialSprt};
 use crate::stats::summary::{EloEstimate, Pentanomial, Trinomial};
@@ -161,6 +162,8 @@ pub struct Summary {
     pub terminations: [u64; Termination::NAMES.len()],
     /// Per engine, the games it lost by failing (timeout, stall, illegal move, crash).
     pub failures: Vec<Failures>,
+    /// Per engine, what its moves cost: nodes, depth, time, CPU, by move number too.
+    pub costs: Vec<Cost>,
     /// Per engine, its games that ended by adjudication (spec `[adjudication]`), whatever
     /// their result.
     pub adjudicated: Vec<u64>,
@@ -218,6 +221,7 @@ impl Summary {
             timeouts: vec![0; n],
             terminations: [0; Termination::NAMES.len()],
             failures: vec![Failures::default(); n],
+            costs: vec![Cost::default(); n],
             adjudicated: vec![0; n],
             after_decision: 0,
             sprt: spec.sprt.map(SequentialSprt::new),
@@ -318,6 +322,7 @@ impl Summary {
         self.moves[second] += game.plies as u64 - by_first;
         self.timeouts[first] += u64::from(game.timeouts[0]);
         self.timeouts[second] += u64::from(game.timeouts[1]);
+        self.count_costs(game, first, second, by_first);
         self.count_termination(game, first, second);
         match self.pending.remove(&game.pair) {
             None => {
@@ -348,6 +353,34 @@ impl Summary {
             _ => None,
         };
         Ok(decided)
+    }
+
+    /// Counts what each move of `game` cost its engine: the players' moves alternate, the
+    /// first of them `first`'s when the opening has an even length. A log written before moves
+    /// were recorded one by one gives each side's node total only (and times on a clock).
+    fn count_costs(&mut self, game: &GameLine, first: usize, second: usize, by_first: u64) {
+        if game.move_nodes.is_empty() && game.plies > 0 {
+            let by_second = game.plies as u64 - by_first;
+            self.costs[first].add_node_totals(by_first, game.nodes[0]);
+            self.costs[second].add_node_totals(by_second, game.nodes[1]);
+        }
+        let micros = game.move_micros();
+        let opening = game.opening.len();
+        for i in 0..game.plies {
+            let engine = if (opening + i).is_multiple_of(2) {
+                first
+            } else {
+                second
+            };
+            let cost = MoveCost {
+                nodes: game.move_nodes.get(i).copied().unwrap_or(0),
+                depth: game.move_depth.get(i).copied().unwrap_or(0),
+                seldepth: game.move_seldepth.get(i).copied().unwrap_or(0),
+                micros: micros.get(i).copied(),
+                cpu_micros: game.move_cpu_us.get(i).copied().flatten(),
+            };
+            self.costs[engine].add(opening + i + 1, &cost);
+        }
     }
 
     /// Counts how `game` ended and, for a failure, charges it to the side that lost (`first`
@@ -504,7 +537,12 @@ pub(crate) mod test_games {
             nodes: [0, 0],
             timed_out: false,
             timeouts: [0, 0],
+            move_us: Vec::new(),
             move_ms: Vec::new(),
+            move_nodes: Vec::new(),
+            move_depth: Vec::new(),
+            move_seldepth: Vec::new(),
+            move_cpu_us: Vec::new(),
             clock_ms: Vec::new(),
             scores: Vec::new(),
             not_reproducible: Vec::new(),

@@ -188,12 +188,14 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
             pv.extend(tree[k].mv);
         }
     }
+    let depth = pv.len() as u32;
     SearchResult {
         best_move,
         score,
         pv,
         stats: SearchStats {
-            depth: max_depth,
+            depth,
+            seldepth: max_depth,
             ..SearchStats::default()
         },
     }

@@ -272,8 +272,13 @@ pub struct SearchStats {
     pub nodes: u64,
     /// Positions scored: by the evaluator at the horizon, or as finished games.
     pub leaves: u64,
-    /// Depth of the deepest completed iteration (for `mcts`, the deepest tree node).
+    /// Depth of the deepest completed iteration (for `mcts`, the length of its principal
+    /// variation: the most visited line of its tree).
     pub depth: u32,
+    /// Selective depth, where the algorithm has one beside its depth: `mcts`'s deepest tree
+    /// node; 0 for the depth-first algorithms, whose lines all end at their depth (or at the
+    /// game's end).
+    pub seldepth: u32,
     /// Wall-clock time.
     pub seconds: f64,
     /// The search was cut by its time limit: the result depends on the machine.
@@ -547,7 +552,7 @@ pub fn bisection_test<G: Game, E: Evaluator<G>>(
         leaves: ctx.leaves,
         depth,
         seconds: clock.elapsed().as_secs_f64(),
-        timed_out: false,
+        ..SearchStats::default()
     };
     (satisfied, stats)
 }

@@ -8,10 +8,13 @@
 //!   counts, with bounds in logistic or normalised Elo.
 //! - [`sequential`]: that test followed over a run whose games finish out of order, deciding on
 //!   the prefix of opening pairs in pair order so that the outcome is reproducible.
+//! - [`cost`]: what engines paid for their moves — nodes, depth, time, CPU — and the frontier
+//!   of strength against cost.
 //! - [`ratings`]: maximum-likelihood Elo of many engines jointly (Bradley–Terry), with error bars
 //!   from the likelihood's curvature corrected by the spread of the results clustered by opening
 //!   pair, and a LOS matrix.
 
+pub mod cost;
 pub mod ratings;
 pub mod sequential;
 pub mod sprt;

@@ -521,7 +521,12 @@ fn selfplay_game<G: Features>(
         nodes,
         timed_out: timeouts != [0, 0],
         timeouts,
+        move_us: Vec::new(),
         move_ms: Vec::new(),
+        move_nodes: Vec::new(),
+        move_depth: Vec::new(),
+        move_seldepth: Vec::new(),
+        move_cpu_us: Vec::new(),
         clock_ms: Vec::new(),
         scores: Vec::new(),
         not_reproducible: if timeouts != [0, 0] {

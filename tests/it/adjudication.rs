@@ -200,15 +200,7 @@ fn connect4_adjudicated_games_end_with_the_solvers_exact_value() {
 fn connect4_adjudication_is_the_same_on_one_thread_or_two() {
     let dir = scratch("threads");
     let on = spec(&dir, "on.toml", "connect4", 4, 6, "\n[adjudication]\n");
-    let strip = |games: Vec<GameLine>| {
-        games
-            .into_iter()
-            .map(|mut g| {
-                g.seconds = 0.0;
-                g
-            })
-            .collect::<Vec<_>>()
-    };
+    let strip = |games: Vec<GameLine>| games.into_iter().map(GameLine::untimed).collect::<Vec<_>>();
     let (_, two) = run(&on, &dir.join("two"));
     let output = Command::cargo_bin("joute")
         .unwrap()

@@ -149,6 +149,18 @@ fn damaged_run(dir: &Path, how: &str) {
             let moves = g["moves"].as_array_mut().unwrap();
             moves.pop();
             let plies = moves.len();
+            // The last move's figures go with it: the line is whole but for the game's end.
+            for key in [
+                "move_us",
+                "move_nodes",
+                "move_depth",
+                "move_seldepth",
+                "move_cpu_us",
+            ] {
+                if let Some(figures) = g.get_mut(key).and_then(|v| v.as_array_mut()) {
+                    figures.pop();
+                }
+            }
             g["plies"] = plies.into();
             g["timeouts"] = serde_json::json!([0, 0]);
         }),

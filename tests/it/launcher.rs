@@ -389,8 +389,7 @@ fn the_portable_builds_agree_with_this_one() {
             .unwrap()
             .lines()
             .map(|l| {
-                let mut g: serde_json::Value = serde_json::from_str(l).unwrap();
-                strip_timings(&mut g);
+                let g = common::untimed(serde_json::from_str(l).unwrap());
                 (g["id"].as_u64().unwrap(), g.to_string())
             })
             .collect();

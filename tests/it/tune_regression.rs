@@ -42,15 +42,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// The self-play games of a round without their wall-clock times.
+/// The self-play games of a round without their timings.
 fn selfplay(out: &Path, round: u32) -> Vec<Value> {
-    common::jsonl(&out.join(format!("selfplay/round-{round}.jsonl")))
-        .into_iter()
-        .map(|mut v| {
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
+    common::untimed_games(&out.join(format!("selfplay/round-{round}.jsonl")))
 }
 
 /// An engine plays with the weights file `weights` (a short match into `out`).

@@ -91,15 +91,9 @@ fn whole(spec: &str, out: &Path) {
     common::joute_ok(&["tune", spec, "--out", out, "--threads", "1", "--quiet"]);
 }
 
-/// The lines of a self-play log without the games' clocks.
+/// The lines of a self-play log without the games' timings.
 fn selfplay(log: &Path) -> Vec<Value> {
-    common::jsonl(log)
-        .into_iter()
-        .map(|mut v| {
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
+    common::untimed_games(log)
 }
 
 /// The sharded run in `sharded` ended with the unsharded run's (`whole`) history, round logs

@@ -142,8 +142,10 @@ mod tests {
                 },
                 score,
                 depth: 0,
+                seldepth: 0,
                 nodes: 0,
                 seconds: 0.0,
+                cpu: None,
                 timed_out: false,
                 clock_left: None,
             })

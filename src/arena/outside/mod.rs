@@ -511,6 +511,7 @@ pub(crate) fn bare<M>(mv: M) -> Thought<M> {
         mv,
         score: None,
         depth: 0,
+        seldepth: 0,
         nodes: 0,
         timed_out: false,
     }

@@ -164,12 +164,27 @@ pub fn history(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The games of `logs` by id, their wall-clock time removed; a game logged twice fails.
+/// A game line without the machine's timings (`GameLine::TIMING_FIELDS`: its wall-clock
+/// seconds, each move's wall and CPU time): what replays bit for bit.
+pub fn untimed(mut game: serde_json::Value) -> serde_json::Value {
+    let object = game.as_object_mut().unwrap();
+    for field in joute::arena::log::GameLine::TIMING_FIELDS {
+        object.remove(field);
+    }
+    game
+}
+
+/// The games of a log in file order, without the machine's timings ([`untimed`]).
+pub fn untimed_games(log: &Path) -> Vec<serde_json::Value> {
+    jsonl(log).into_iter().map(untimed).collect()
+}
+
+/// The games of `logs` by id, without the machine's timings ([`untimed`]); a game logged twice
+/// fails.
 pub fn games_by_id(logs: &[PathBuf]) -> std::collections::BTreeMap<u64, serde_json::Value> {
     let mut all = std::collections::BTreeMap::new();
     for log in logs {
-        for mut v in jsonl(log) {
-            v.as_object_mut().unwrap().remove("seconds");
+        for v in untimed_games(log) {
             let id = v["id"].as_u64().unwrap();
             assert!(all.insert(id, v).is_none(), "game {id} twice");
         }
