@@ -334,7 +334,7 @@ var joute = (function () {
   // ---- live: a page served by `joute run --serve` or `joute serve` follows the run ----
   // On each `game` event the page swaps in the sections and games of the page fetched again
   // (`jouteFollow`, templates/live.js).
-  var LIVE_SECTIONS = ["sprt-section", "ratings-section", "terminations-section",
+  var LIVE_SECTIONS = ["sprt-section", "ratings-section", "cost-section", "terminations-section",
     "crosstable-section", "los-section", "pairs-section", "charts"];
   var live = { redraws: 0, counts: [], ended: false, final: false, lost: false, tables: [] };
   function progressText(sum) {

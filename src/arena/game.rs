@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::engine::Engine;
 use crate::eval::Features;
 use crate::games::{Game, MoveList, Outcome, Side};
+use crate::search::Algorithm;
 
 /// Why a player could not give a move: it crashed, broke its protocol, did not answer, talked
 /// without answering, or answered something that is no move.
@@ -209,8 +210,9 @@ pub struct Thought<M> {
     /// Selective depth: the deepest line the search followed, where the player has one beside
     /// its depth (`mcts`'s deepest tree node, an outside program's `seldepth`); 0 when none.
     pub seldepth: u32,
-    /// Positions visited (0 when unknown).
-    pub nodes: u64,
+    /// Positions visited, when the player says (a built-in engine always does, but `random`,
+    /// which searches nothing).
+    pub nodes: Option<u64>,
     /// The player's own time limit cut its search (the move depends on the machine).
     pub timed_out: bool,
 }
@@ -255,7 +257,7 @@ impl<G: Features> Player<G> for Engine<G> {
             score: Some(result.score),
             depth: result.stats.depth,
             seldepth: result.stats.seldepth,
-            nodes: result.stats.nodes,
+            nodes: (self.spec.config.algorithm != Algorithm::Random).then_some(result.stats.nodes),
             timed_out: result.stats.timed_out,
         })
     }
@@ -442,8 +444,8 @@ pub struct MoveRecord<M> {
     pub depth: u32,
     /// The player's selective depth (0: none).
     pub seldepth: u32,
-    /// Positions the player visited.
-    pub nodes: u64,
+    /// Positions the player visited, when it says.
+    pub nodes: Option<u64>,
     /// Wall-clock seconds, as the referee measured them.
     pub seconds: f64,
     /// CPU time the player used during the move ([`Player::cpu_time`]), where measured.
@@ -727,7 +729,7 @@ mod tests {
                 score: None,
                 depth: 0,
                 seldepth: 0,
-                nodes: 0,
+                nodes: None,
                 timed_out: false,
             })
         }
@@ -808,7 +810,7 @@ mod tests {
                 score: None,
                 depth: 0,
                 seldepth: 0,
-                nodes: 0,
+                nodes: None,
                 timed_out: false,
             })
         }
@@ -995,7 +997,7 @@ mod tests {
             record
                 .moves
                 .iter()
-                .all(|m| m.score.is_some() && m.nodes > 0)
+                .all(|m| m.score.is_some() && m.nodes.is_some_and(|n| n > 0))
         );
     }
 }

@@ -73,9 +73,10 @@ pub struct GameLine {
     /// [`GameLine::move_micros`] reads either.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub move_ms: Vec<u64>,
-    /// Positions each move's search visited, as its engine counted them (0: it did not say).
+    /// Positions each move's search visited, as its engine counted them (`null`: it did not
+    /// say); absent when no move has a count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub move_nodes: Vec<u64>,
+    pub move_nodes: Vec<Option<u64>>,
     /// Depth of each move's deepest completed iteration (0: the engine did not say).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub move_depth: Vec<u32>,

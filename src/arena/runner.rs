@@ -174,7 +174,7 @@ pub fn play_slot<G: Features>(
         .is_some_and(|r| r.resign.is_some() || r.draw.is_some());
     let mut scores = Vec::new();
     for m in &record.moves {
-        nodes[m.side as usize] += m.nodes;
+        nodes[m.side as usize] += m.nodes.unwrap_or(0);
         timeouts[m.side as usize] += u32::from(m.timed_out);
         moves.push(pos.format_move(m.mv));
         pos = pos.play(m.mv);
@@ -262,7 +262,8 @@ pub fn play_slot<G: Features>(
 /// What each move of a game cost, as the games log's per-move arrays hold it.
 struct MoveCosts {
     micros: Vec<u64>,
-    nodes: Vec<u64>,
+    /// Empty when no move has a count.
+    nodes: Vec<Option<u64>>,
     depth: Vec<u32>,
     /// Empty when no move has a selective depth.
     seldepth: Vec<u32>,
@@ -275,12 +276,17 @@ impl MoveCosts {
         let micros = |d: Duration| d.as_micros().min(u64::MAX as u128) as u64;
         let seldepth: Vec<u32> = moves.iter().map(|m| m.seldepth).collect();
         let cpu_micros: Vec<Option<u64>> = moves.iter().map(|m| m.cpu.map(micros)).collect();
+        let nodes: Vec<Option<u64>> = moves.iter().map(|m| m.nodes).collect();
         MoveCosts {
             micros: moves
                 .iter()
                 .map(|m| (m.seconds * 1e6).round() as u64)
                 .collect(),
-            nodes: moves.iter().map(|m| m.nodes).collect(),
+            nodes: if nodes.iter().any(Option::is_some) {
+                nodes
+            } else {
+                Vec::new()
+            },
             depth: moves.iter().map(|m| m.depth).collect(),
             seldepth: if seldepth.iter().any(|&d| d > 0) {
                 seldepth

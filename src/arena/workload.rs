@@ -22,6 +22,24 @@ pub const WARN_SECONDS_PER_GAME: f64 = 600.0;
 /// Openings sampled for the estimate.
 const SAMPLE: usize = 64;
 
+/// The warning for a run whose engines play on time (a clock, a time limit) with more games
+/// at once than the machine has cores (`threads` workers): each game's engines then share a core
+/// with another game's, get less CPU than their time allows, and play weaker by the machine's
+/// doing. `None` when the run plays at a fixed depth or node count, or has a core a game.
+pub fn oversubscribed(spec: &ResolvedSpec, threads: usize) -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    oversubscribed_on(spec, threads, cores)
+}
+
+/// [`oversubscribed`] on a machine of `cores` cores.
+pub fn oversubscribed_on(spec: &ResolvedSpec, threads: usize, cores: usize) -> Option<String> {
+    (spec.on_time() && threads > cores).then(|| {
+        format!(
+            "warning: {threads} games at once on {cores} cores, and engines play on time (a clock or a time limit): they share cores and get less CPU than their time allows, which changes the games; the cost table counts the moves starved of CPU (use --threads {cores} or fewer)"
+        )
+    })
+}
+
 /// One line per engine whose games would take more than [`WARN_SECONDS_PER_GAME`] each.
 pub fn warnings(spec: &ResolvedSpec) -> Vec<String> {
     crate::eval::dispatch(&spec.game_kind(), Estimate { spec })

@@ -139,6 +139,10 @@ pub struct RunArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// Print every cost figure — nodes per move (mean, median), depth, time per move (mean,
+    /// 95th percentile), nodes per second, CPU time — not only the compact cost table.
+    #[arg(long)]
+    pub cost: bool,
     /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
     /// port; the URL is printed): it redraws itself as games finish.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
@@ -211,6 +215,10 @@ pub struct MatchArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// Print every cost figure — nodes per move (mean, median), depth, time per move (mean,
+    /// 95th percentile), nodes per second, CPU time — not only the compact cost table.
+    #[arg(long)]
+    pub cost: bool,
     /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
     /// port; the URL is printed): it redraws itself as games finish.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
@@ -281,6 +289,10 @@ pub struct ReportArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// Print every cost figure — nodes per move (mean, median), depth, time per move (mean,
+    /// 95th percentile), nodes per second, CPU time — not only the compact cost table.
+    #[arg(long)]
+    pub cost: bool,
     /// Re-anchor the ratings: ENGINE fixed at ELO (0 when `=ELO` is left out), whatever the
     /// spec said; `--anchor mean` puts the mean of the rated engines at 0.
     #[arg(long, value_name = "ENGINE=ELO")]
@@ -652,11 +664,11 @@ pub struct RateArgs {
     /// jointly: engines matched by name, one name with two configurations refused.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Also write ratings.csv and scale.csv into this folder (existing ones are replaced only
+    /// Also write ratings.csv, scale.csv and (for games logs) cost.csv into this folder (existing ones are replaced only
     /// with --force).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Replace ratings.csv and scale.csv in --out if they exist.
+    /// Replace ratings.csv, scale.csv and cost.csv in --out if they exist.
     #[arg(long)]
     pub force: bool,
     /// Fix PLAYER at ELO (0 when `=ELO` is left out); default: the mean is 0.
@@ -668,6 +680,10 @@ pub struct RateArgs {
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,
+    /// Print every cost figure — nodes per move (mean, median), depth, time per move (mean,
+    /// 95th percentile), nodes per second, CPU time — not only the compact cost table.
+    #[arg(long)]
+    pub cost: bool,
 }
 
 /// Arguments of `joute openings`.

@@ -71,7 +71,7 @@ impl FeaturesVisitor for PlayCommand {
             if !args.json {
                 let _ = writeln!(
                     out,
-                    "\n{ply}. {} ({}) plays {}: {}, depth {}, {} nodes, {:.3} s{}",
+                    "\n{ply}. {} ({}) plays {}: {}, {}, {:.3} s{}{}",
                     names[mv.side as usize],
                     if mv.side == Side::First {
                         "first"
@@ -80,9 +80,12 @@ impl FeaturesVisitor for PlayCommand {
                     },
                     from.format_move(mv.mv),
                     describe_score::<G>(mv.score),
-                    mv.depth,
-                    mv.nodes,
+                    search_words(mv.depth, mv.seldepth, mv.nodes),
                     mv.seconds,
+                    mv.cpu.map_or(String::new(), |c| format!(
+                        " (CPU {:.3} s)",
+                        c.as_secs_f64()
+                    )),
                     if mv.timed_out { " (time limit)" } else { "" }
                 );
                 let _ = write!(out, "{}", pos.render());
@@ -142,8 +145,23 @@ fn game_json<G: Game>(
         "seconds": record.seconds,
         "records": record.moves.iter().zip(moves).map(|(m, text)| json!({
             "move": text, "score": m.score, "score_text": m.score.map(|s| forced_result::<G>(s).unwrap_or_else(|| s.to_string())),
-            "depth": m.depth, "nodes": m.nodes,
-            "seconds": m.seconds, "timed_out": m.timed_out,
+            "depth": m.depth, "seldepth": m.seldepth, "nodes": m.nodes,
+            "seconds": m.seconds, "cpu_seconds": m.cpu.map(|c| c.as_secs_f64()),
+            "timed_out": m.timed_out,
         })).collect::<Vec<_>>(),
     })
+}
+
+/// What a move's search says of itself: `depth 5, 455 nodes`, `depth 4/11` with a selective
+/// depth, `nodes not said` when the engine gives no count.
+fn search_words(depth: u32, seldepth: u32, nodes: Option<u64>) -> String {
+    let depth = match (depth, seldepth) {
+        (0, _) => "depth not said".to_string(),
+        (d, 0) => format!("depth {d}"),
+        (d, s) => format!("depth {d}/{s}"),
+    };
+    match nodes {
+        Some(n) => format!("{depth}, {n} nodes"),
+        None => format!("{depth}, nodes not said"),
+    }
 }

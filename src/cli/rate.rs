@@ -14,7 +14,7 @@ use serde_json::json;
 use super::{InputError, RateArgs};
 use joute::arena::records::{self, RatedGame};
 use joute::outputs::check_output_file;
-use joute::report::{files, table};
+use joute::report::{cost, files, table};
 use joute::stats::ratings::{FirstMove, FitOptions, fit};
 
 /// Reads one file's games, by its extension.
@@ -66,7 +66,7 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
 pub fn run(args: &RateArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.out {
         let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-        for name in ["ratings.csv", "scale.csv"] {
+        for name in ["ratings.csv", "scale.csv", "cost.csv"] {
             check_output_file(&dir.join(name), &inputs, args.force, false).map_err(InputError)?;
         }
     }
@@ -79,10 +79,12 @@ pub fn run(args: &RateArgs) -> anyhow::Result<()> {
         .map(|path| read(path))
         .collect::<Result<Vec<_>, _>>()?;
     let mut runs = Vec::new();
+    let mut costs = Default::default();
     if !logs.is_empty() {
         let read = joute::report::load::rated_games_of_runs(&logs).map_err(InputError)?;
         files.extend(read.games);
         runs = read.runs;
+        costs = read.costs;
     }
     let games: usize = files.iter().map(Vec::len).sum();
     let (results, draws) = records::rating_inputs(&files).map_err(InputError)?;
@@ -106,22 +108,45 @@ pub fn run(args: &RateArgs) -> anyhow::Result<()> {
     );
     let rows = table::rows_of(&ratings, &draws);
     let scale = table::RatingScale::new(&ratings, anchor, first_move);
+    let cost_rows =
+        cost::cost_rows_by_name(&rows, |name| costs.get(name).map(|(c, cut)| (c, *cut)));
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| InputError(format!("{}: cannot create: {e}", dir.display())))?;
         files::write_ratings(dir, &rows)
             .and_then(|_| files::write_scale(dir, &scale))
+            .and_then(|_| {
+                if cost_rows.is_empty() {
+                    Ok(())
+                } else {
+                    files::write_cost(dir, &cost_rows)
+                }
+            })
             .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", dir.display()))?;
     }
     if args.json {
+        let ratings: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let mut row = json!(r);
+                if let Some(c) = cost_rows.iter().find(|c| c.name == r.name) {
+                    row["cost"] = json!(c.figures);
+                    row["cost"]["cut"] = json!(c.cut);
+                }
+                row
+            })
+            .collect();
         say!(
             "{}",
-            json!({"games": games, "ratings": rows, "scale": scale, "runs": runs.iter().map(|(name, n)| json!({"name": name, "games": n})).collect::<Vec<_>>()})
+            json!({"games": games, "ratings": ratings, "scale": scale, "runs": runs.iter().map(|(name, n)| json!({"name": name, "games": n})).collect::<Vec<_>>()})
         )?;
         return Ok(());
     }
     say_text!(table::rating_table(&rows))?;
     say_text!(scale.lines())?;
+    if let Some(block) = cost::cost_table(&cost_rows, args.cost) {
+        say_text!(block)?;
+    }
     say!("{games} games, {} players", results.names.len())?;
     if runs.len() > 1 {
         let each: Vec<String> = runs

@@ -17,6 +17,7 @@ use joute::arena::spec::{
 };
 use joute::outputs::file_name;
 use joute::report::Summary;
+use joute::report::cost::{self, CostRow};
 use joute::report::load::summarize_logs;
 use joute::report::run::{SessionTiming, check_report_folder, run_timing, summary_json};
 use joute::report::table::{RatingRow, RatingScale};
@@ -28,6 +29,15 @@ use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session};
 
 /// The quickstart tournament, compiled in for `joute run` without a spec.
 pub const QUICKSTART: &str = include_str!("../../tournaments/quickstart.toml");
+
+/// What the run prints: how it talks, and whether the cost table is whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shown {
+    /// How it talks.
+    pub voice: Voice,
+    /// Every cost figure (`--cost`), not only the compact table.
+    pub full_cost: bool,
+}
 
 /// How the run talks to the terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +78,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         force: args.force,
     };
     let live = super::serve::start(args.serve.as_deref(), &out)?;
-    let played = play(&spec, &out, options, voice(args.quiet, args.json), true);
+    let shown = Shown {
+        voice: voice(args.quiet, args.json),
+        full_cost: args.cost,
+    };
+    let played = play(&spec, &out, options, shown, true);
     drop(live); // the open pages hear that the run ended
     played
 }
@@ -137,10 +151,14 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         extend: args.resume,
         force: args.force,
     };
+    let shown = Shown {
+        voice,
+        full_cost: args.cost,
+    };
     match &args.out {
         Some(out) => {
             let live = super::serve::start(args.serve.as_deref(), out)?;
-            let played = play(&spec, out, options, voice, true);
+            let played = play(&spec, out, options, shown, true);
             drop(live); // the open pages hear that the run ended
             played
         }
@@ -159,7 +177,7 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
             interrupt::set_scratch(Some(dir.path().to_path_buf()));
             options.extend = false;
             let live = super::serve::start(args.serve.as_deref(), dir.path())?;
-            let result = play(&spec, dir.path(), options, voice, false);
+            let result = play(&spec, dir.path(), options, shown, false);
             drop(live); // the open pages hear that the run ended
             interrupt::set_scratch(None);
             result
@@ -292,12 +310,17 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
         run: &info,
     };
     let written = write_run_report(&summary, &out, &info, &args.logs)?;
-    let table = (
-        &written.rows[..],
-        &written.scale,
-        Some(written.page.as_path()),
-    );
-    render(&summary, &out, voice, table, timing)
+    let table = Table {
+        rows: &written.rows,
+        costs: &written.costs,
+        scale: &written.scale,
+        page: Some(written.page.as_path()),
+    };
+    let shown = Shown {
+        voice,
+        full_cost: args.cost,
+    };
+    render(&summary, &out, shown, table, timing)
 }
 
 pub(super) fn voice(quiet: bool, json: bool) -> Voice {
@@ -348,9 +371,10 @@ pub(super) fn play(
     spec: &TournamentSpec,
     out: &Path,
     options: Options,
-    voice: Voice,
+    shown: Shown,
     keep: bool,
 ) -> anyhow::Result<()> {
+    let voice = shown.voice;
     let (resume, threads) = (options.extend, options.threads);
     let session = Session::open(spec, out, options)?;
     say_duplicates(session.notices(), voice);
@@ -361,6 +385,9 @@ pub(super) fn play(
     let remaining = session.remaining();
     if remaining > 0 && voice != Voice::Silent {
         for warning in joute::arena::workload::warnings(&spec.resolved) {
+            note!("{warning}");
+        }
+        if let Some(warning) = joute::arena::workload::oversubscribed(&spec.resolved, threads) {
             note!("{warning}");
         }
     }
@@ -386,9 +413,13 @@ pub(super) fn play(
         }),
         run: &outcome.info,
     };
-    let page = reported.page.as_deref();
-    let table = (&reported.rows[..], &reported.scale, page);
-    render(&outcome.summary, out, voice, table, timing)?;
+    let table = Table {
+        rows: &reported.rows,
+        costs: &reported.costs,
+        scale: &reported.scale,
+        page: reported.page.as_deref(),
+    };
+    render(&outcome.summary, out, shown, table, timing)?;
     if outcome.ending == Ending::Interrupted {
         if voice != Voice::Json && voice != Voice::Silent {
             let logged = outcome.summary.games + outcome.summary.after_decision;
@@ -580,18 +611,30 @@ struct Timing<'a> {
     run: &'a RunInfo,
 }
 
-/// The rating table's rows, what they mean, and the report's page when it was written.
-type Table<'a> = (&'a [RatingRow], &'a RatingScale, Option<&'a Path>);
+/// The rating table's rows, the cost table's, what the ratings mean, and the report's page
+/// when it was written.
+struct Table<'a> {
+    rows: &'a [RatingRow],
+    costs: &'a [CostRow],
+    scale: &'a RatingScale,
+    page: Option<&'a Path>,
+}
 
 /// Prints the tables (or the JSON object) of a run whose report is in `out` (when `page`).
 fn render(
     summary: &Summary,
     out: &Path,
-    voice: Voice,
-    (rows, scale, page): Table,
+    shown: Shown,
+    table: Table,
     timing: Timing,
 ) -> anyhow::Result<()> {
-    match voice {
+    let Table {
+        rows,
+        costs,
+        scale,
+        page,
+    } = table;
+    match shown.voice {
         Voice::Json => {
             let written = page.map(|p| (out, p));
             let object = summary_json(summary, rows, scale, timing.session, timing.run, written);
@@ -605,6 +648,12 @@ fn render(
         Voice::Normal => {
             say_text!(table::rating_table(rows))?;
             say_text!(scale.lines())?;
+            if let Some(block) = cost::cost_table(costs, shown.full_cost) {
+                say_text!(block)?;
+            }
+            if let Some(line) = cost::starved_warning(costs, summary.spec.on_time()) {
+                say!("{line}")?;
+            }
             if let Some(block) = table::head_to_head(summary) {
                 say_text!(block)?;
             }
@@ -614,9 +663,6 @@ fn render(
                     100.0 * summary.first_side_points / summary.games as f64,
                     summary.games
                 )?;
-            }
-            if let Some(line) = table::time_limits(summary) {
-                say!("{line}")?;
             }
             if let Some(block) = table::terminations(summary) {
                 say_text!(block)?;

@@ -1,11 +1,12 @@
 //! The CSV files of a run: `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`,
-//! `terminations.csv`, each written to a temporary file and renamed. Every cell goes through
+//! `terminations.csv`, `cost.csv`, `cost-by-ply.csv`, each written to a temporary file and renamed. Every cell goes through
 //! [`csv_cell`]: names from foreign records and engines' own words are text, never a
 //! spreadsheet formula nor bytes that drive a terminal.
 
 use std::borrow::Cow;
 use std::path::Path;
 
+use super::cost::CostRow;
 use super::summary::{FAILURES, Summary};
 use super::table::{RatingRow, RatingScale};
 use crate::outputs::write_atomically;
@@ -211,6 +212,110 @@ pub fn write_terminations(dir: &Path, summary: &Summary) -> std::io::Result<()> 
     header.extend(FAILURES);
     header.push("example");
     write_csv(&dir.join("terminations.csv"), &header, &rows)
+}
+
+/// `cost.csv`: one row per engine in rating order, what its moves cost —
+/// `rank,name,moves,nodes,nodes_mean,nodes_median,depth_mean,depth_min,depth_max,seldepth_mean,
+/// seldepth_max,ms_mean,ms_p95,ms_total,nodes_per_second,cpu_ms_mean,cpu_share,cpu_moves,judged,
+/// starved,cut` (empty where nothing says it: an engine that reports no nodes, moves without a
+/// CPU time).
+pub fn write_cost(dir: &Path, rows: &[CostRow]) -> std::io::Result<()> {
+    let opt = |x: Option<f64>, digits: usize| x.map_or(String::new(), |x| f(x, digits));
+    let whole = |x: Option<u64>| x.map_or(String::new(), |x| x.to_string());
+    let small = |x: Option<u32>| x.map_or(String::new(), |x| x.to_string());
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let c = &r.figures;
+            vec![
+                r.rank.to_string(),
+                r.name.clone(),
+                c.moves.to_string(),
+                c.nodes.to_string(),
+                opt(c.nodes_mean, 2),
+                whole(c.nodes_median),
+                opt(c.depth_mean, 3),
+                small(c.depth_min),
+                small(c.depth_max),
+                opt(c.seldepth_mean, 3),
+                small(c.seldepth_max),
+                opt(c.ms_mean, 3),
+                opt(c.ms_p95, 3),
+                f(c.ms_total, 3),
+                opt(c.nodes_per_second, 0),
+                opt(c.cpu_ms_mean, 3),
+                opt(c.cpu_share, 4),
+                c.cpu_moves.to_string(),
+                c.judged.to_string(),
+                c.starved.to_string(),
+                r.cut.to_string(),
+            ]
+        })
+        .collect();
+    write_csv(
+        &dir.join("cost.csv"),
+        &[
+            "rank",
+            "name",
+            "moves",
+            "nodes",
+            "nodes_mean",
+            "nodes_median",
+            "depth_mean",
+            "depth_min",
+            "depth_max",
+            "seldepth_mean",
+            "seldepth_max",
+            "ms_mean",
+            "ms_p95",
+            "ms_total",
+            "nodes_per_second",
+            "cpu_ms_mean",
+            "cpu_share",
+            "cpu_moves",
+            "judged",
+            "starved",
+            "cut",
+        ],
+        &table,
+    )
+}
+
+/// `cost-by-ply.csv`: what moves cost by move number, one row per engine and ply it played
+/// (the game's ply from 1, the opening counted), engines in spec order —
+/// `name,ply,moves,nodes,nodes_mean,ms_total,ms_mean` (`nodes_mean` over the moves with a
+/// count, `ms_mean` over the timed ones).
+pub fn write_cost_by_ply(dir: &Path, summary: &Summary) -> std::io::Result<()> {
+    let mut table = Vec::new();
+    for (engine, cost) in summary.spec.engines.iter().zip(&summary.costs) {
+        for (k, ply) in cost.by_ply().iter().enumerate() {
+            if ply.moves == 0 {
+                continue;
+            }
+            table.push(vec![
+                engine.name.clone(),
+                (k + 1).to_string(),
+                ply.moves.to_string(),
+                ply.nodes.to_string(),
+                ply.mean_nodes().map_or(String::new(), |x| f(x, 2)),
+                f(ply.micros as f64 / 1000.0, 3),
+                ply.mean_ms().map_or(String::new(), |x| f(x, 3)),
+            ]);
+        }
+    }
+    write_csv(
+        &dir.join("cost-by-ply.csv"),
+        &[
+            "name",
+            "ply",
+            "moves",
+            "nodes",
+            "nodes_mean",
+            "ms_total",
+            "ms_mean",
+        ],
+        &table,
+    )
 }
 
 #[cfg(test)]

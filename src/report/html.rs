@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use askama::Template;
 
+use super::cost::{cost_columns, cost_legend, cost_rows, starved_warning};
 use super::summary::{FAILURES, Summary};
 use super::table::{RatingScale, finite_estimate, fixed, rating_rows, terminations_footer};
 use crate::arena::log::{IdSet, scan_log};
@@ -112,6 +113,52 @@ struct RatingView {
     v_los: f64,
 }
 
+/// The cost table: every figure, in rating order ([`super::cost::cost_columns`]), what its
+/// columns mean, and the moves starved of CPU.
+struct CostView {
+    headers: Vec<&'static str>,
+    rows: Vec<CostRowView>,
+    legend: String,
+    starved: Option<String>,
+}
+
+/// One engine's row of the cost table.
+struct CostRowView {
+    rank: usize,
+    name: String,
+    cells: Vec<Cell>,
+}
+
+/// The cost section of `summary`'s page, its rows in the order of the rating `rows`.
+fn cost_view(summary: &Summary, rows: &[super::table::RatingRow]) -> CostView {
+    let mut costs = cost_rows(summary, rows);
+    if costs.iter().all(|r| r.figures.moves == 0) {
+        costs.clear();
+    }
+    let columns = cost_columns(&costs, true);
+    CostView {
+        headers: columns.iter().map(|c| c.header).collect(),
+        rows: costs
+            .iter()
+            .enumerate()
+            .map(|(k, r)| CostRowView {
+                rank: r.rank,
+                name: r.name.clone(),
+                cells: columns
+                    .iter()
+                    .map(|c| Cell {
+                        text: c.cells[k].text.clone(),
+                        v: c.cells[k].key.max(-1e300),
+                        class: "",
+                    })
+                    .collect(),
+            })
+            .collect(),
+        legend: cost_legend(&costs, true, false),
+        starved: starved_warning(&costs, summary.spec.on_time()),
+    }
+}
+
 /// A cell of the crosstable or LOS matrix: text and sort key.
 struct Cell {
     text: String,
@@ -193,12 +240,11 @@ struct Page<'a> {
     crosstable: Vec<MatrixRow>,
     los: Vec<MatrixRow>,
     pairs: Vec<PairView>,
+    cost: CostView,
     charts: Vec<ChartView>,
     timing: Option<String>,
     sessions: Vec<SessionView>,
     sprt: Option<SprtView>,
-    time_limits: Option<String>,
-    timeouts: Vec<String>,
     terminations: Option<TerminationsView>,
     game_count: usize,
     /// Served by `joute run --serve` or `joute serve`: the script follows the run.
@@ -681,15 +727,6 @@ pub fn render(
         s
     });
     let sprt = sprt_view(summary);
-    let timeouts = (0..n)
-        .map(|i| {
-            if spec.engines[i].time_ms.is_some() || summary.timeouts[i] > 0 {
-                format!("{} of {}", summary.timeouts[i], summary.moves[i])
-            } else {
-                String::new()
-            }
-        })
-        .collect();
     let (data, game_count) = games_json(summary, logs)?;
     let page = Page {
         title: &spec.name,
@@ -720,6 +757,7 @@ pub fn render(
         crosstable,
         los,
         pairs,
+        cost: cost_view(summary, &rows),
         charts: charts
             .iter()
             .map(|(name, svg)| ChartView {
@@ -730,8 +768,6 @@ pub fn render(
         timing,
         sessions,
         sprt,
-        time_limits: super::table::time_limits(summary),
-        timeouts,
         terminations: terminations_view(summary),
         game_count,
         live,

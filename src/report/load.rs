@@ -130,6 +130,9 @@ pub struct Runs {
     pub games: Vec<Vec<crate::arena::records::RatedGame>>,
     /// Each group's run name and the games rated from it.
     pub runs: Vec<(String, usize)>,
+    /// What each engine's moves cost over every run, by name, with the moves its time limit
+    /// cut.
+    pub costs: std::collections::BTreeMap<String, (crate::stats::cost::Cost, u64)>,
 }
 
 /// Reads `logs` of one or more runs of one game ([`Runs`]).
@@ -186,10 +189,16 @@ pub fn rated_games_of_runs(logs: &[PathBuf]) -> Result<Runs, String> {
     let mut runs = Runs {
         games: Vec::new(),
         runs: Vec::new(),
+        costs: BTreeMap::new(),
     };
     for (info, members) in &groups {
         // The checks and the SPRT's cut of one run, as joute report reads it.
         let (_, summary, _) = summarize_logs(members)?;
+        for (i, engine) in info.spec.engines.iter().enumerate() {
+            let (cost, cut) = runs.costs.entry(engine.name.clone()).or_default();
+            cost.merge(&summary.costs[i]);
+            *cut += summary.timeouts[i];
+        }
         let cutoff = summary.cutoff();
         let mut games = Vec::new();
         // The games the summary read (checked and replayed, each once): a game logged twice

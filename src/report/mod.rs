@@ -3,7 +3,8 @@
 //!
 //! - [`summary`]: the counts of a run, fed game by game in any order.
 //! - [`table`]: the Ordo-style rating table and the fastchess-style head-to-head block.
-//! - [`files`]: `ratings.csv`, `crosstable.csv`, `pairs.csv`.
+//! - [`cost`]: what each engine paid for its rating: nodes, depth, time and CPU per move.
+//! - [`files`]: `ratings.csv`, `crosstable.csv`, `pairs.csv`, `cost.csv`, `cost-by-ply.csv`, …
 //! - [`load`]: a summary from one or more logs (shards merge).
 //! - [`charts`]: the charts of a run, PNG and SVG.
 //! - [`html`]: `index.html`, the self-contained report with its game viewer.
@@ -11,6 +12,7 @@
 //! - [`run`]: a run folder's report (CSV, charts, page) written together, and its JSON object.
 
 pub mod charts;
+pub mod cost;
 pub mod files;
 pub mod html;
 pub mod load;

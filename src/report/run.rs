@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
+use super::cost::{CostRow, cost_rows};
 use super::summary::{FAILURES, Summary};
 use super::table::{self, RatingRow, RatingScale};
 use super::{charts, files, html};
@@ -16,7 +17,8 @@ use crate::arena::log::RunInfo;
 /// causes would print it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv` or `terminations.csv`.
+    /// `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`, `terminations.csv`,
+    /// `cost.csv` or `cost-by-ply.csv`.
     #[error("cannot write the CSV files in {}: {cause}", dir.display())]
     Csv {
         /// The folder.
@@ -56,6 +58,8 @@ impl From<super::records::RecordsError> for ReportError {
 pub struct RunReport {
     /// The rating table's rows, best first.
     pub rows: Vec<RatingRow>,
+    /// The cost table's rows, in the same order.
+    pub costs: Vec<CostRow>,
     /// What the ratings mean.
     pub scale: RatingScale,
     /// `index.html`.
@@ -148,11 +152,14 @@ pub fn write_run_report(
     let ratings = summary.ratings();
     let rows = table::rating_rows(summary, &ratings);
     let scale = RatingScale::of(summary, &ratings);
+    let costs = cost_rows(summary, &rows);
     files::write_ratings(out, &rows)
         .and_then(|_| files::write_scale(out, &scale))
         .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
         .and_then(|_| files::write_pairs(out, summary))
         .and_then(|_| files::write_terminations(out, summary))
+        .and_then(|_| files::write_cost(out, &costs))
+        .and_then(|_| files::write_cost_by_ply(out, summary))
         .map_err(|cause| ReportError::Csv {
             dir: out.to_path_buf(),
             cause,
@@ -172,7 +179,12 @@ pub fn write_run_report(
                 cause,
             }
         })?;
-    Ok(RunReport { rows, scale, page })
+    Ok(RunReport {
+        rows,
+        costs,
+        scale,
+        page,
+    })
 }
 
 /// What this session did: games played, seconds, threads.
@@ -201,8 +213,17 @@ fn engine_terminations(summary: &Summary, i: usize) -> serde_json::Value {
     serde_json::Value::Object(object)
 }
 
+/// Engine `i`'s cost figures ([`crate::stats::cost::CostFigures`]) with the moves its time
+/// limit cut: `{"moves": 312, "nodes_mean": 455.2, …, "cut": 0}`.
+fn engine_cost(summary: &Summary, i: usize) -> serde_json::Value {
+    let mut cost = json!(summary.costs[i].figures());
+    cost["cut"] = json!(summary.timeouts[i]);
+    cost
+}
+
 /// The run's outcome as one JSON object: name, game, games, the rating rows (each with the
-/// engine's `terminations`: its adjudicated games and games lost per failure), what they mean (`scale`), the games per termination, the head-to-head
+/// engine's `terminations`: its adjudicated games and games lost per failure; and its `cost`:
+/// nodes, depth, time and CPU per move), what they mean (`scale`), the games per termination, the head-to-head
 /// figures of a two-engine run, the SPRT's state, this session's timing (`session`: none for a
 /// report of logs), every session of the run, and the folder and page when they were written.
 pub fn summary_json(
@@ -219,6 +240,7 @@ pub fn summary_json(
             let mut row = json!(r);
             if let Some(i) = summary.spec.engine_index(&r.name) {
                 row["terminations"] = engine_terminations(summary, i);
+                row["cost"] = engine_cost(summary, i);
             }
             row
         })

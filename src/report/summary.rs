@@ -373,7 +373,7 @@ impl Summary {
                 second
             };
             let cost = MoveCost {
-                nodes: game.move_nodes.get(i).copied().unwrap_or(0),
+                nodes: game.move_nodes.get(i).copied().flatten(),
                 depth: game.move_depth.get(i).copied().unwrap_or(0),
                 seldepth: game.move_seldepth.get(i).copied().unwrap_or(0),
                 micros: micros.get(i).copied(),

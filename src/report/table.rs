@@ -568,37 +568,6 @@ pub fn sprt_line(summary: &Summary) -> Option<String> {
     ))
 }
 
-/// One line on the moves that engines' time limits cut short, per engine, when any engine has
-/// a time limit or any move was cut (the games then depend on the machine); `None` otherwise.
-pub fn time_limits(summary: &Summary) -> Option<String> {
-    let timed = |i: usize| summary.spec.engines[i].time_ms.is_some() || summary.timeouts[i] > 0;
-    let engines: Vec<usize> = (0..summary.spec.engines.len())
-        .filter(|&i| timed(i))
-        .collect();
-    if engines.is_empty() {
-        return None;
-    }
-    let parts: Vec<String> = engines
-        .iter()
-        .map(|&i| {
-            let (cut, moves) = (summary.timeouts[i], summary.moves[i]);
-            let share = if moves > 0 {
-                100.0 * cut as f64 / moves as f64
-            } else {
-                0.0
-            };
-            format!(
-                "{} {cut} of {moves} ({share:.1}%)",
-                summary.spec.engines[i].name
-            )
-        })
-        .collect();
-    Some(format!(
-        "moves cut by the time limit (results depend on the machine): {}",
-        parts.join(", ")
-    ))
-}
-
 /// How the games that no engine's failure ended went, for the foot of the terminations table:
 /// `normal 78, adjudication 0 of 80 games`, and the failures of drawn games (which are charged
 /// to no engine) when there are any.

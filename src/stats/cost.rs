@@ -8,7 +8,7 @@
 //! one).
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A move whose CPU time is under this share of its wall time was starved: its engine did not
 /// get the core it was waiting for (or waited on something else). 0.75: a single-threaded
@@ -32,8 +32,8 @@ fn record(histogram: &mut Histogram<u64>, value: u64) {
 /// One move's cost, as the games log holds it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MoveCost {
-    /// Positions visited (0: the engine did not say).
-    pub nodes: u64,
+    /// Positions visited, when the engine said.
+    pub nodes: Option<u64>,
     /// Depth of the deepest completed iteration (0: not said).
     pub depth: u32,
     /// Selective depth (0: none).
@@ -132,21 +132,21 @@ impl Cost {
         self.moves += 1;
         let at = self.ply(ply);
         at.moves += 1;
-        if m.nodes > 0 {
+        if let Some(n) = m.nodes {
             at.counted += 1;
-            at.nodes += m.nodes;
+            at.nodes += n;
         }
         if let Some(us) = m.micros {
             at.timed += 1;
             at.micros += us;
         }
-        if m.nodes > 0 {
+        if let Some(n) = m.nodes {
             self.counted += 1;
-            self.nodes_sum += u128::from(m.nodes);
-            record(&mut self.nodes, m.nodes);
+            self.nodes_sum += u128::from(n);
+            record(&mut self.nodes, n);
             if let Some(us) = m.micros {
                 self.speed_micros += u128::from(us);
-                self.speed_nodes += u128::from(m.nodes);
+                self.speed_nodes += u128::from(n);
             }
         }
         if m.depth > 0 {
@@ -279,8 +279,24 @@ impl Cost {
     }
 }
 
+impl CostFigures {
+    /// The figures that come from the machine's clocks: they differ between identical runs,
+    /// and the others (moves, nodes, depths) replay bit for bit.
+    pub const TIMING_FIELDS: [&'static str; 9] = [
+        "ms_mean",
+        "ms_p95",
+        "ms_total",
+        "nodes_per_second",
+        "cpu_ms_mean",
+        "cpu_share",
+        "cpu_moves",
+        "judged",
+        "starved",
+    ];
+}
+
 /// One engine's cost figures (`None`: nothing to say it from).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CostFigures {
     /// Moves counted.
     pub moves: u64,
@@ -345,7 +361,7 @@ mod tests {
 
     fn mv(nodes: u64, depth: u32, micros: u64, cpu: Option<u64>) -> MoveCost {
         MoveCost {
-            nodes,
+            nodes: Some(nodes),
             depth,
             seldepth: 0,
             micros: Some(micros),
@@ -433,7 +449,7 @@ mod tests {
         let moves: Vec<(usize, MoveCost)> = (0..300u64)
             .map(|i| {
                 let cost = MoveCost {
-                    nodes: (i * 7919) % 5000,
+                    nodes: (i % 13 != 0).then_some((i * 7919) % 5000),
                     depth: (i % 5) as u32,
                     seldepth: (i % 3) as u32 * 4,
                     micros: (i % 11 != 0).then_some(i * 37 % 20_000),
@@ -464,7 +480,11 @@ mod tests {
         let mut cost = Cost::default();
         cost.add(1, &mv(100, 2, 1000, None));
         for ply in 2..5 {
-            cost.add(ply, &mv(0, 0, 1000, None));
+            let uncounted = MoveCost {
+                nodes: None,
+                ..mv(0, 0, 1000, None)
+            };
+            cost.add(ply, &uncounted);
         }
         cost.add_node_totals(3, 900);
         let f = cost.figures();

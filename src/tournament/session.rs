@@ -34,6 +34,7 @@ use crate::eval::{Features, FeaturesVisitor};
 use crate::games::{Game, GameVisitor};
 use crate::outputs::{check_output_folder, remove_stale_temporaries};
 use crate::report::Summary;
+use crate::report::cost::{CostRow, cost_rows};
 use crate::report::load::summarize_logs;
 use crate::report::records::LiveRecords;
 use crate::report::run::{ReportError, write_run_report};
@@ -179,6 +180,8 @@ pub struct Reported {
     pub outcome: Outcome,
     /// The rating table's rows, best first.
     pub rows: Vec<RatingRow>,
+    /// The cost table's rows, in the same order.
+    pub costs: Vec<CostRow>,
     /// What the ratings mean (scale, anchor, first-move advantage).
     pub scale: RatingScale,
     /// The report's page (`index.html`), when the report was written.
@@ -627,12 +630,14 @@ impl Session {
                 None,
             )
         };
+        let costs = cost_rows(summary, &rows);
         if outcome.played > 0 {
             record_peak_memory(&out)?;
         }
         Ok(Reported {
             outcome,
             rows,
+            costs,
             scale,
             page,
         })

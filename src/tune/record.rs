@@ -100,6 +100,20 @@ pub struct MatchResult {
     pub los: f64,
     /// Where the match's own report is (relative to the tuning run's folder).
     pub report: String,
+    /// What each side's moves cost, tuned side first (absent in records written before
+    /// joute recorded it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cost: Vec<SideCost>,
+}
+
+/// One side's cost in a match: its engine and the cost figures of its moves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SideCost {
+    /// The engine's name in the match.
+    pub engine: String,
+    /// Its moves' figures.
+    #[serde(flatten)]
+    pub figures: crate::stats::cost::CostFigures,
 }
 
 /// Everything the tuning report draws from.

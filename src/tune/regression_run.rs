@@ -492,7 +492,7 @@ fn selfplay_game<G: Features>(
     let mut timeouts = [0u32; 2];
     let mut played = Vec::with_capacity(record.moves.len());
     for m in &record.moves {
-        nodes[m.side as usize] += m.nodes;
+        nodes[m.side as usize] += m.nodes.unwrap_or(0);
         timeouts[m.side as usize] += u32::from(m.timed_out);
         played.push(pos.format_move(m.mv));
         pos = pos.play(m.mv);

@@ -15,7 +15,7 @@ use super::checkpoint::{
     Checkpoint, MatchKind, Plan, Stage, TuneError, held_out_openings, read_history,
 };
 use super::derive_seed;
-use super::record::{HistoryLine, MatchResult, TuneRecord};
+use super::record::{HistoryLine, MatchResult, SideCost, TuneRecord};
 use super::run::tune;
 use super::spec::{Method, ResolvedTuneSpec};
 use crate::arena::CancelToken;
@@ -396,6 +396,13 @@ impl TuneSession {
             error,
             los: p.estimate().los,
             report: format!("{}/index.html", kind.folder()),
+            cost: [p.a, p.b]
+                .into_iter()
+                .map(|i| SideCost {
+                    engine: summary.spec.engines[i].name.clone(),
+                    figures: summary.costs[i].figures(),
+                })
+                .collect(),
         };
         let check = match kind {
             MatchKind::Confirm => None,

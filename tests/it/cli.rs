@@ -375,7 +375,7 @@ fn near_misses_and_foreign_habits_get_one_line_naming_the_flag_meant() {
     common::refused(&with(&["-games", "20"]), &["'-games'", "'--games'"]);
     common::refused(
         &with(&["-c", "4"]),
-        &["'-c'", "did you mean '--concurrency'?"],
+        &["'-c'", "did you mean '--concurrency' or '--cost'?"],
     );
     common::refused(
         &with(&["--thread", "2"]),

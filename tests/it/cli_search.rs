@@ -35,13 +35,16 @@ fn play_shows_every_move_and_the_result() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["opening"], "44");
     assert_eq!(v["winner"], "first", "{v}");
-    assert!(
-        v["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|r| r["nodes"].is_u64())
-    );
+    // pvs (first, after an even opening: every other move from the first) counts its nodes
+    // and its depth; random searches nothing and says so with null.
+    for (i, r) in v["records"].as_array().unwrap().iter().enumerate() {
+        if i % 2 == 0 {
+            assert!(r["nodes"].is_u64() && r["depth"].as_u64() > Some(0), "{r}");
+        } else {
+            assert!(r["nodes"].is_null() && r["depth"] == 0, "{r}");
+        }
+        assert!(r["cpu_seconds"].is_f64(), "{r}");
+    }
 }
 
 #[test]

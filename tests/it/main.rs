@@ -16,6 +16,7 @@ mod anchors;
 mod charts;
 mod cli;
 mod cli_search;
+mod cost;
 mod fit;
 mod fuzz;
 mod hostile;

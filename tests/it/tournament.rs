@@ -115,9 +115,11 @@ fn games_are_identical_across_threads_and_shards() {
             "{file}"
         );
     }
-    // The terminal table too (all lines but the one naming the folder).
+    // The terminal table too (all lines but the one naming the folder, and the cost table's
+    // times).
     let strip = |s: &str| {
-        s.lines()
+        common::without_cost_table(s)
+            .lines()
             .filter(|l| !l.starts_with("files:") && !l.starts_with("report:"))
             .collect::<Vec<_>>()
             .join("\n")
@@ -616,20 +618,34 @@ fn moves_cut_by_a_time_limit_are_counted_per_engine() {
     }
     assert!(cut["pvs:1ms"] > 0, "{cut:?}");
     assert_eq!(cut["random"], 0);
-    let line = text
+    // The cost table's `cut` column: the engine's cut moves of its moves, and none for the
+    // engine without a time limit.
+    let header = text
         .lines()
-        .find(|l| l.starts_with("moves cut by the time limit"))
-        .unwrap_or_else(|| panic!("no time-limit line in:\n{text}"));
+        .find(|l| l.starts_with("Rank Cost of"))
+        .unwrap_or_else(|| panic!("no cost table in:\n{text}"));
+    assert!(header.trim_end().ends_with("cut"), "{header}");
+    let row = |name: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with("Rank Cost of"))
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no cost row of {name} in:\n{text}"))
+            .to_string()
+    };
     assert!(
-        line.contains(&format!("pvs:1ms {} of ", cut["pvs:1ms"])),
-        "{line} vs {cut:?}"
+        row("pvs:1ms").contains(&format!(" {} of ", cut["pvs:1ms"])),
+        "{text} vs {cut:?}"
     );
-    assert!(!line.contains("random"), "{line}");
-    // The report says it too: the note, and the count in the engine's row.
-    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(html.contains("id=\"time-limits\""), "no time-limit note");
+    assert!(row("random").contains(" 0 of "), "{text}");
     assert!(
-        html.contains(&format!("<td>{} of ", cut["pvs:1ms"])),
+        text.contains("cut: moves cut short by the engine's time limit"),
+        "{text}"
+    );
+    // The report says it too: the count in the engine's row of the cost table.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("id=\"cost\""), "no cost table");
+    assert!(
+        html.contains(&format!(">{} of ", cut["pvs:1ms"])),
         "no per-engine count"
     );
 }
@@ -1636,7 +1652,10 @@ fn the_rating_model_is_a_spec_choice_that_leaves_the_hash_of_older_specs_alone()
     // "fit" is the default: the same spec, the same hash as before the key existed.
     assert_eq!(plain_hash, fit_hash);
     assert_ne!(plain_hash, ignore_hash);
-    assert_eq!(plain["ratings"], fit["ratings"]);
+    assert_eq!(
+        common::untimed_costs(plain["ratings"].clone()),
+        common::untimed_costs(fit["ratings"].clone())
+    );
     assert_eq!(plain["scale"]["first_move"], "fit");
     assert!(plain["scale"]["first_move_elo"].as_f64().is_some());
     assert_eq!(ignore["scale"]["first_move"], "ignore");

@@ -60,6 +60,26 @@ fn a_small_run_tunes_confirms_and_writes_everything() {
     assert!(games <= 3000, "{summary}");
     assert_eq!(summary["confirmation"]["games"], 200);
     assert_eq!(summary["aa"]["games"], 40);
+    // What each side of the confirmation paid: the nodes its match's own log sums.
+    let mut nodes = std::collections::BTreeMap::<String, u64>::new();
+    for g in common::jsonl(&out.join("confirm/games.jsonl")) {
+        for (side, key) in ["first", "second"].iter().enumerate() {
+            *nodes.entry(g[key].as_str().unwrap().into()).or_default() +=
+                g["nodes"][side].as_u64().unwrap();
+        }
+    }
+    let sides = summary["confirmation"]["cost"].as_array().unwrap();
+    assert_eq!(sides.len(), 2, "{summary}");
+    for side in sides {
+        let engine = side["engine"].as_str().unwrap();
+        assert_eq!(side["nodes"].as_u64(), Some(nodes[engine]), "{engine}");
+        assert!(side["ms_mean"].as_f64().is_some(), "{engine}");
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("id=\"confirmation-cost\""),
+        "no cost on the tuning page"
+    );
     // The A/A match is a real test: its two copies play different games (ties among equal
     // moves broken at random), so its interval has a width, and it is judged.
     let check = &summary["aa"]["check"];

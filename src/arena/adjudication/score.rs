@@ -143,7 +143,7 @@ mod tests {
                 score,
                 depth: 0,
                 seldepth: 0,
-                nodes: 0,
+                nodes: None,
                 seconds: 0.0,
                 cpu: None,
                 timed_out: false,

@@ -164,7 +164,7 @@ impl<G: Game> Dialect<G> for Line {
             match word.split_once('=') {
                 Some(("score", v)) => thought.score = v.parse().ok(),
                 Some(("depth", v)) => thought.depth = v.parse().unwrap_or(0),
-                Some(("nodes", v)) => thought.nodes = v.parse().unwrap_or(0),
+                Some(("nodes", v)) => thought.nodes = v.parse().ok(),
                 _ => {}
             }
         }

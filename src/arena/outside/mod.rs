@@ -512,7 +512,7 @@ pub(crate) fn bare<M>(mv: M) -> Thought<M> {
         score: None,
         depth: 0,
         seldepth: 0,
-        nodes: 0,
+        nodes: None,
         timed_out: false,
     }
 }

@@ -413,6 +413,12 @@ impl ResolvedSpec {
         self.clock.is_some() || self.engines.iter().any(|e| e.clock.is_some())
     }
 
+    /// Whether any engine's moves depend on the time it gets: a clock, or a built-in engine's
+    /// time limit. A machine short of cores then changes the games, not only their timings.
+    pub fn on_time(&self) -> bool {
+        self.has_clock() || self.engines.iter().any(|e| e.time_ms.is_some())
+    }
+
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {

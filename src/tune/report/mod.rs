@@ -38,7 +38,7 @@ use crate::report::charts::{
 };
 use crate::tune::aa::AaVerdict;
 use crate::tune::params::Param;
-use crate::tune::record::{HistoryLine, MatchResult, TuneRecord};
+use crate::tune::record::{HistoryLine, MatchResult, SideCost, TuneRecord};
 
 mod data;
 mod draw;

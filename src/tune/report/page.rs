@@ -16,6 +16,31 @@ pub(super) struct MatchView {
     pub(super) class: &'static str,
     /// The link to the match's own report, when it is a relative path.
     pub(super) report: Option<String>,
+    /// What each side's moves cost, one line each: `tuned: 455 nodes/move, depth 4, …`.
+    pub(super) cost: Vec<String>,
+}
+
+/// One side's cost in words: `pvs-4-tuned: 455 nodes/move, depth 4, 0.52 ms/move, CPU 98%`.
+fn side_cost_text(side: &SideCost) -> String {
+    use crate::report::cost::{count_text, depth_text, ms_text, share_text};
+    let f = &side.figures;
+    let mut parts = Vec::new();
+    if let Some(n) = f.nodes_mean {
+        parts.push(format!("{} nodes/move", count_text(n)));
+    }
+    if f.depth_mean.is_some() {
+        parts.push(format!("depth {}", depth_text(f)));
+    }
+    if let Some(ms) = f.ms_mean {
+        parts.push(format!("{} ms/move", ms_text(ms)));
+    }
+    if let Some(nps) = f.nodes_per_second {
+        parts.push(format!("{} nodes/s", count_text(nps)));
+    }
+    if let Some(share) = f.cpu_share {
+        parts.push(format!("CPU {}", share_text(share)));
+    }
+    format!("{}: {}", side.engine, parts.join(", "))
 }
 
 /// One row of the final weights table.
@@ -190,6 +215,7 @@ pub(super) fn match_view(m: &MatchResult, aa: bool) -> MatchView {
         verdict,
         class,
         report: relative_link(&m.report),
+        cost: m.cost.iter().map(side_cost_text).collect(),
     }
 }
 

@@ -39,6 +39,7 @@ fn confirmation(elo: f64, error: f64) -> MatchResult {
         error,
         los: 0.987,
         report: "confirmation/index.html".into(),
+        cost: Vec::new(),
     }
 }
 

@@ -174,6 +174,55 @@ pub fn untimed(mut game: serde_json::Value) -> serde_json::Value {
     game
 }
 
+/// `value` without the cost figures that come from the machine's clocks
+/// (`CostFigures::TIMING_FIELDS`), in every `cost` object at any depth: what replays bit for bit.
+pub fn untimed_costs(mut value: serde_json::Value) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map.iter_mut() {
+                    if key == "cost" {
+                        let sides = match inner {
+                            serde_json::Value::Array(a) => a.iter_mut().collect(),
+                            other => vec![other],
+                        };
+                        for side in sides.into_iter().filter_map(|s| s.as_object_mut()) {
+                            for field in joute::stats::cost::CostFigures::TIMING_FIELDS {
+                                side.remove(field);
+                            }
+                        }
+                    } else {
+                        strip(inner);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
+}
+
+/// A command's terminal output without its cost table (whose times differ between identical
+/// runs): the lines from `Rank Cost of` to the legend under it.
+pub fn without_cost_table(text: &str) -> String {
+    let mut inside = false;
+    text.lines()
+        .filter(|l| {
+            if l.starts_with("Rank Cost of") {
+                inside = true;
+            }
+            let keep = !inside;
+            if inside && l.starts_with("  per move:") {
+                inside = false;
+            }
+            keep && !l.starts_with("moves starved of CPU")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The games of a log in file order, without the machine's timings ([`untimed`]).
 pub fn untimed_games(log: &Path) -> Vec<serde_json::Value> {
     jsonl(log).into_iter().map(untimed).collect()
