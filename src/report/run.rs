@@ -352,5 +352,12 @@ mod tests {
             of("ab-4"),
             json!({"adjudicated": 1, "timeout": 1, "stall": 0, "illegal-move": 1, "crash": 0})
         );
+        // Each row's cost: these hand-made games have no moves, so nothing but zeros and nulls.
+        for row in object["ratings"].as_array().unwrap() {
+            let cost = &row["cost"];
+            assert_eq!(cost["moves"], 0, "{row}");
+            assert_eq!(cost["nodes_mean"], serde_json::Value::Null, "{row}");
+            assert_eq!(cost["cut"], 0, "{row}");
+        }
     }
 }
