@@ -98,7 +98,9 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// List the evaluation features of a game.
     Features(FeaturesArgs),
-    /// Fixed search benchmark: nodes, time, nodes per second.
+    /// Search benchmark: engines compared on the same positions (nodes, depth, time), or
+    /// without a GAME the fixed benchmark (its node total is the search's fingerprint).
+    #[command(after_help = bench::help())]
     Bench(BenchArgs),
     /// Outside programs: check that one speaks its protocol.
     Engine(engine::EngineArgs),
@@ -410,6 +412,52 @@ pub struct FeaturesArgs {
 /// Arguments of `joute bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
+    /// The game of the positions (default: the fixed benchmark, several games).
+    #[arg(value_parser = parse_game, help = GAME_HELP)]
+    pub game: Option<GameKind>,
+    /// Engines to compare, each searching every position, written as for `joute play`
+    /// (alphabeta:5, pvs:8:exact=20, mcts:2000, pvs:200ms; see below); with --depth, an
+    /// algorithm alone (pvs) searches to that depth.
+    #[arg(requires = "game")]
+    pub engines: Vec<String>,
+    /// Positions, one a line: an openings file (each line's moves from the start, what `joute
+    /// openings` writes) or a test suite as `joute solve --file` reads it (Othello FFO lines,
+    /// Connect 4 `MOVES SCORE`).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "game",
+        conflicts_with = "random"
+    )]
+    pub positions: Option<PathBuf>,
+    /// N distinct positions, each reached by --plies random moves from the start (attempts in
+    /// which the game ends are skipped).
+    #[arg(long, value_name = "N", requires_all = ["game", "plies"])]
+    pub random: Option<u32>,
+    /// With --random: the random plies from the start to each position.
+    #[arg(
+        long,
+        value_name = "P",
+        requires = "random",
+        conflicts_with = "positions"
+    )]
+    pub plies: Option<u32>,
+    /// With --random: the seed of the random plies (default 1).
+    #[arg(
+        long,
+        value_name = "S",
+        requires = "random",
+        conflicts_with = "positions"
+    )]
+    pub seed: Option<u64>,
+    /// The depth of every engine written without a budget (pvs, alphabeta:exact=0); an engine
+    /// with a depth of its own is then refused, one with nodes, a time or mcts playouts keeps
+    /// its budget.
+    #[arg(long, value_name = "D", value_parser = parse_depth, requires = "game")]
+    pub depth: Option<u32>,
+    /// Also print each position's nodes, engine by engine.
+    #[arg(long, requires = "game")]
+    pub each: bool,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,

@@ -13,6 +13,7 @@ mod slow;
 mod adjudication;
 mod analysis;
 mod anchors;
+mod bench;
 mod charts;
 mod cli;
 mod cli_search;
