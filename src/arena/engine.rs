@@ -11,7 +11,7 @@ use crate::eval::pattern::{PatternEval, PatternWeights};
 use crate::eval::{EvalError, EvalState, Evaluator, Features, LinearEval, Weights};
 use crate::games::Othello;
 use crate::search::{
-    Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, SearchConfig, SearchError,
+    Algorithm, Limits, MAX_DEPTH, MAX_NODES, MAX_PLAYOUTS, MoveOrder, SearchConfig, SearchError,
     SearchOptions, SearchResult, Searcher,
 };
 
@@ -144,7 +144,7 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
 }
 
 /// The options an engine word may set between its budget and its weights.
-pub const ENGINE_WORD_KEYS: &str = "exact, near";
+pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering";
 
 /// The largest `near` radius: the widest board.
 pub const MAX_NEAR: u32 = crate::games::morpion::MAX_SIDE as u32;
@@ -156,9 +156,10 @@ impl EngineSpec {
     /// options ([`ENGINE_WORD_KEYS`]): `exact=N`, solve exactly from N empties on (0: never;
     /// default: the game's, see [`crate::search::endgame::default_exact`]); `near=N` (`pvs`
     /// and `mtdf`), search only the cells within N of a mark ([`SearchOptions::near`]; 0:
-    /// every move, the default). Examples:
+    /// every move, the default); `ordering=natural|evaluation|perfect` (`alphabeta`), the order
+    /// it tries moves in (the spec's `ordering`). Examples:
     /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
-    /// `pvs:6:near=2:weights/renju.toml`,
+    /// `pvs:6:near=2:weights/renju.toml`, `alphabeta:5:ordering=natural`,
     /// `mcts:2000`, `pvs:n200000`, `random`.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
         let syntax = |reason: String| EngineError::Syntax {
@@ -181,6 +182,7 @@ impl EngineSpec {
         let mut rest = parts.next();
         let mut exact = None;
         let mut near = 0;
+        let mut ordering = SearchOptions::default().ordering;
         while let Some(r) = rest {
             let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
             let Some((key, value)) = word.split_once('=').filter(|(k, _)| {
@@ -222,6 +224,23 @@ impl EngineSpec {
                         )));
                     }
                 }
+                "ordering" => {
+                    ordering = match value {
+                        "natural" => MoveOrder::Natural,
+                        "evaluation" => MoveOrder::Evaluation,
+                        "perfect" => MoveOrder::Perfect,
+                        _ => {
+                            return Err(syntax(format!(
+                                "ordering={value} is not a move order; allowed: natural, evaluation, perfect"
+                            )));
+                        }
+                    };
+                    if algorithm != Algorithm::AlphaBeta {
+                        return Err(syntax(format!(
+                            "ordering belongs to alphabeta, not {algorithm} (the others order their moves themselves)"
+                        )));
+                    }
+                }
                 other => {
                     return Err(syntax(format!(
                         "unknown option '{other}'; allowed between the budget and the weights: {ENGINE_WORD_KEYS}"
@@ -234,6 +253,7 @@ impl EngineSpec {
         let mut limits = Limits::default();
         let mut options = SearchOptions {
             near,
+            ordering,
             ..SearchOptions::default()
         };
         match (algorithm, budget) {
@@ -494,6 +514,18 @@ mod tests {
         let err = |t: &str| EngineSpec::parse(t).unwrap_err().to_string();
         assert!(err("pvs:6:near=16").contains("0..=15"));
         assert!(err("alphabeta:6:near=2").contains("near belongs to pvs and mtdf"));
+        let natural = EngineSpec::parse("alphabeta:5:ordering=natural").unwrap();
+        assert_eq!(natural.config.options.ordering, MoveOrder::Natural);
+        assert_eq!(
+            EngineSpec::parse("alphabeta:5")
+                .unwrap()
+                .config
+                .options
+                .ordering,
+            MoveOrder::Evaluation
+        );
+        assert!(err("alphabeta:5:ordering=best").contains("natural, evaluation, perfect"));
+        assert!(err("pvs:5:ordering=natural").contains("ordering belongs to alphabeta"));
         let e = EngineSpec::parse("pvs:8:exact=0").unwrap();
         assert_eq!((e.exact, e.weights), (Some(0), None));
         // Without the option the game decides, when the engine is built.

@@ -385,7 +385,7 @@ fn bad_input_is_refused_on_one_line() {
     );
     common::refused(
         &with(&["connect4", "alphabeta:5:order=natural"], &random),
-        &["unknown option 'order'"],
+        &["unknown option 'order'", "ordering"],
     );
     common::refused(
         &with(&["connect4", "pvs:3:missing.toml"], &random),
