@@ -229,8 +229,9 @@ pub trait Player<G: Game> {
     fn game_over(&mut self, _outcome: &Outcome) {}
     /// The CPU time the player has used so far, where the machine can tell: the referee reads
     /// it just before and just after each move, outside the move's timing, and records the
-    /// difference. A built-in engine gives its thread's time (it searches on the thread that
-    /// asks it), an outside program its process group's; `None`: not measured.
+    /// difference. A built-in engine on a clock or a time limit gives its thread's time (it
+    /// searches on the thread that asks it), an outside program its process group's; `None`:
+    /// not measured.
     fn cpu_time(&mut self) -> Option<Duration> {
         None
     }
@@ -263,7 +264,11 @@ impl<G: Features> Player<G> for Engine<G> {
     }
 
     fn cpu_time(&mut self) -> Option<Duration> {
-        super::cpu::thread_time()
+        if self.times_cpu() {
+            super::cpu::thread_time()
+        } else {
+            None
+        }
     }
 }
 

@@ -129,6 +129,14 @@ pub fn play_slot<G: Features>(
         Entrant::Outside(_) => None,
     };
     let mut own = [build(slot.first, 0), build(slot.second, 1)];
+    // An engine on a clock depends on the CPU it gets: its moves' CPU time is read.
+    for (engine, index) in own.iter_mut().zip([slot.first, slot.second]) {
+        if let Some(engine) = engine
+            && resolved.engine_clock(index).is_some()
+        {
+            engine.on_clock();
+        }
+    }
     let mut kept = [seats.take(spec, slot.first), seats.take(spec, slot.second)];
     let opening = Opening {
         initial: *start,

@@ -43,7 +43,8 @@ fn play_shows_every_move_and_the_result() {
         } else {
             assert!(r["nodes"].is_null() && r["depth"] == 0, "{r}");
         }
-        assert!(r["cpu_seconds"].is_f64(), "{r}");
+        // At a fixed depth no CPU clock is read (the moves do not depend on it).
+        assert!(r["cpu_seconds"].is_null(), "{r}");
     }
 }
 

@@ -149,9 +149,14 @@ fn the_course_comparison_reports_each_engines_nodes_per_move_as_the_log_sums_the
                 ("5", "5")
             );
         }
-        // A built-in engine's CPU time is measured on every move.
-        assert!(list.iter().all(|m| m.3.is_some()), "{name}");
+        // At a fixed depth no CPU clock is read: the moves do not depend on it.
+        assert!(list.iter().all(|m| m.3.is_none()), "{name}");
+        assert_eq!(row["cpu_moves"], "0", "{name}");
     }
+    assert!(
+        !text.contains("starved"),
+        "no CPU column without a CPU time:\n{text}"
+    );
     // The course's lesson, in the costs: pruning visits fewer nodes for the same depth-5
     // value, and ordering makes pruning work.
     let mean = |name: &str| csv[name]["nodes_mean"].parse::<f64>().unwrap();
@@ -307,6 +312,10 @@ fn clocked_games_at_twice_the_cores_are_warned_of_and_their_starved_moves_counte
     assert!(stdout.contains("moves starved of CPU"), "{stdout}");
     // The starved count is the log's own: moves of 5 ms or more under 75% of a core.
     let moves = moves_by_engine(&out.join("games.jsonl"));
+    assert!(
+        moves.values().flatten().all(|m| m.3.is_some()),
+        "on a clock every move's CPU"
+    );
     let from_log: u64 = moves
         .values()
         .flatten()
