@@ -1376,11 +1376,14 @@ impl Placed {
 /// Places a label of size `sizes[i]` beside each of `points` (pixels), inside `area`, where it
 /// covers as little as it can of the labels placed before it and of the `obstacles` (each with
 /// the weight of a pixel of it covered): beside the point first (right, left, the diagonals,
-/// above, below), then farther away on a leader line. The most crowded points choose first.
+/// above, below), then farther away on a leader line, which should cross no other leader,
+/// label, point or one of the thin `bars` (a leader along an interval's bar would lengthen
+/// it). The most crowded points choose first.
 fn place_labels(
     points: &[(f64, f64)],
     sizes: &[(f64, f64)],
     obstacles: &[(Rect, f64)],
+    bars: &[Rect],
     area: Rect,
 ) -> Vec<Placed> {
     // Distances from the point to the label's near edge (the first: beside it).
@@ -1406,6 +1409,8 @@ fn place_labels(
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&i| (std::cmp::Reverse(crowd(i)), i));
     let mut placed: Vec<Option<Placed>> = vec![None; n];
+    // The leader lines drawn so far (from the point to the label).
+    let mut leaders: Vec<((f64, f64), (f64, f64))> = Vec::new();
     for &i in &order {
         let (x, y) = points[i];
         let (w, h) = sizes[i];
@@ -1442,6 +1447,37 @@ fn place_labels(
                 for (obstacle, weight) in obstacles {
                     penalty += weight * rect.overlap(obstacle);
                 }
+                // A leader line that crosses another, or runs through a label or a point,
+                // misleads: it costs as much as a label half hidden.
+                const CROSSING: f64 = 400.0;
+                for &(a, b) in &leaders {
+                    if segment_meets_rect(a, b, &rect) {
+                        penalty += CROSSING;
+                    }
+                }
+                if ring > 0 {
+                    let (a, b) = leader_line((x, y), &rect);
+                    for &(c, d) in &leaders {
+                        if segments_cross(a, b, c, d) {
+                            penalty += CROSSING;
+                        }
+                    }
+                    for other in placed.iter().flatten() {
+                        if segment_meets_rect(a, b, &other.rect) {
+                            penalty += CROSSING;
+                        }
+                    }
+                    for (j, &q) in points.iter().enumerate() {
+                        if j != i && segment_meets_rect(a, b, &Rect::around(q, (6.0, 6.0))) {
+                            penalty += CROSSING;
+                        }
+                    }
+                    for bar in bars {
+                        if segment_meets_rect(a, b, bar) {
+                            penalty += CROSSING;
+                        }
+                    }
+                }
                 // Nearer is better, by a little: a clear spot far away beats a crowded one.
                 let score = penalty + 40.0 * ring as f64;
                 let candidate = Placed {
@@ -1457,6 +1493,11 @@ fn place_labels(
                 }
             }
         }
+        if let Some((_, p)) = best
+            && p.leader
+        {
+            leaders.push(leader_line((x, y), &p.rect));
+        }
         placed[i] = best.map(|(_, p)| p);
     }
     placed
@@ -1469,6 +1510,52 @@ fn place_labels(
             })
         })
         .collect()
+}
+
+/// The leader line from a point to its label's box, as drawn: from the edge of the point's
+/// marker (7 pixels out) to the box's nearest point.
+fn leader_line(point: (f64, f64), rect: &Rect) -> ((f64, f64), (f64, f64)) {
+    let end = rect.nearest(point);
+    let (dx, dy) = (end.0 - point.0, end.1 - point.1);
+    let length = dx.hypot(dy).max(1.0);
+    let start = (point.0 + dx / length * 7.0, point.1 + dy / length * 7.0);
+    (start, end)
+}
+
+/// Whether the segment `a`–`b` meets `rect` (Liang and Barsky's clipping).
+fn segment_meets_rect(a: (f64, f64), b: (f64, f64), rect: &Rect) -> bool {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, a.0 - rect.left),
+        (dx, rect.right - a.0),
+        (-dy, a.1 - rect.top),
+        (dy, rect.bottom - a.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    t0 <= t1
+}
+
+/// Whether the segments `a`–`b` and `c`–`d` cross (touching ends do not count).
+fn segments_cross(a: (f64, f64), b: (f64, f64), c: (f64, f64), d: (f64, f64)) -> bool {
+    let side = |p: (f64, f64), q: (f64, f64), r: (f64, f64)| {
+        (q.0 - p.0) * (r.1 - p.1) - (q.1 - p.1) * (r.0 - p.0)
+    };
+    let (d1, d2) = (side(c, d, a), side(c, d, b));
+    let (d3, d4) = (side(a, b, c), side(a, b, d));
+    d1 * d2 < 0.0 && d3 * d4 < 0.0
 }
 
 /// The frontier's colour.
@@ -1767,6 +1854,7 @@ fn draw_elo_by_cost<DB: DrawingBackend>(
         .iter()
         .map(|&a| (Rect::around(a, (7.0, 7.0)), 10.0))
         .collect();
+    let mut bars = Vec::new();
     for p in points.iter().filter(|p| p.error > 0.0) {
         let x = f64::from(chart.backend_coord(&(x_of(p), p.elo)).0);
         let (_, y0) = chart.backend_coord(&(x_of(p), p.elo + p.error));
@@ -1777,7 +1865,13 @@ fn draw_elo_by_cost<DB: DrawingBackend>(
             right: x + 5.0,
             bottom: f64::from(y1) + 2.0,
         };
-        obstacles.push((rect, 4.0));
+        obstacles.push((rect, 10.0));
+        // For leader lines, the bar itself (its line is 2 pixels wide).
+        bars.push(Rect {
+            left: x - 2.0,
+            right: x + 2.0,
+            ..rect
+        });
     }
     // The frontier, as small boxes along it: a name across the line is legible, but less so.
     for w in frontier_points.windows(2) {
@@ -1803,18 +1897,14 @@ fn draw_elo_by_cost<DB: DrawingBackend>(
         right: f64::from(xs.end) - 2.0,
         bottom: f64::from(ys.end) - 2.0,
     };
-    let placed = place_labels(&anchors, &sizes, &obstacles, plot);
+    let placed = place_labels(&anchors, &sizes, &obstacles, &bars, plot);
     for ((p, anchor), spot) in points.iter().zip(&anchors).zip(&placed) {
         if spot.leader {
-            let (ex, ey) = spot.rect.nearest(*anchor);
-            let (dx, dy) = (ex - anchor.0, ey - anchor.1);
-            let length = dx.hypot(dy).max(1.0);
-            // From the marker's edge to the label's.
-            let start = (anchor.0 + dx / length * 7.0, anchor.1 + dy / length * 7.0);
+            let (start, end) = leader_line(*anchor, &spot.rect);
             root.draw(&PathElement::new(
                 vec![
                     (start.0.round() as i32, start.1.round() as i32),
-                    (ex.round() as i32, ey.round() as i32),
+                    (end.0.round() as i32, end.1.round() as i32),
                 ],
                 NOTE.stroke_width(1),
             ))
@@ -2377,7 +2467,7 @@ mod tests {
             right: 880.0,
             bottom: 460.0,
         };
-        let placed = place_labels(&points, &sizes, &obstacles, area);
+        let placed = place_labels(&points, &sizes, &obstacles, &[], area);
         assert_eq!(placed.len(), 30);
         for (i, a) in placed.iter().enumerate() {
             assert_eq!(a.rect.overlap(&area), a.rect.area(), "{i} outside");
@@ -2390,12 +2480,45 @@ mod tests {
         }
         // No room at all: still one place per label, inside the area.
         let crowded = vec![(100.0, 100.0); 50];
-        let placed = place_labels(&crowded, &vec![(80.0, 15.0); 50], &[], area);
+        let placed = place_labels(&crowded, &vec![(80.0, 15.0); 50], &[], &[], area);
         assert!(
             placed
                 .iter()
                 .all(|p| p.rect.overlap(&area) == p.rect.area())
         );
+    }
+
+    #[test]
+    fn leader_lines_cross_what_they_cross() {
+        let r = Rect {
+            left: 10.0,
+            top: 10.0,
+            right: 20.0,
+            bottom: 20.0,
+        };
+        assert!(segment_meets_rect((0.0, 0.0), (30.0, 30.0), &r));
+        assert!(segment_meets_rect((15.0, 15.0), (15.0, 16.0), &r));
+        assert!(!segment_meets_rect((0.0, 0.0), (30.0, 0.0), &r));
+        assert!(!segment_meets_rect((0.0, 0.0), (9.0, 9.0), &r));
+        assert!(!segment_meets_rect((0.0, 25.0), (25.0, 40.0), &r));
+        assert!(segments_cross(
+            (0.0, 0.0),
+            (10.0, 10.0),
+            (0.0, 10.0),
+            (10.0, 0.0)
+        ));
+        assert!(!segments_cross(
+            (0.0, 0.0),
+            (10.0, 10.0),
+            (20.0, 0.0),
+            (30.0, 10.0)
+        ));
+        assert!(!segments_cross(
+            (0.0, 0.0),
+            (10.0, 0.0),
+            (0.0, 1.0),
+            (10.0, 1.0)
+        ));
     }
 
     #[test]
