@@ -1,6 +1,7 @@
 //! Charts of real runs: a Connect 4 round robin (alphabeta at depths 1, 2, 3 and a random
 //! engine) and a two-engine SPRT match (alphabeta against random), played by the `joute` binary into temporary folders,
-//! loaded back with `summarize_logs`, and drawn as PNG and SVG.
+//! loaded back with `summarize_logs`, and drawn as PNG and SVG; and the charts an Othello run
+//! of several algorithms writes into its own folder (strength against cost, cost by ply).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -104,6 +105,16 @@ fn decode(path: &Path) -> (u32, u32, f64) {
     (info.width, info.height, variance)
 }
 
+/// A chart's size in SVG units (the PNG has twice as many pixels each way), for the runs of
+/// this file (under 16 engines).
+fn size_of(chart: &str) -> (u32, u32) {
+    match chart {
+        "crosstable" => (800, 800),
+        "elo-by-nodes" | "elo-by-time" => (900, 560),
+        _ => (900, 500),
+    }
+}
+
 /// Writes the charts of `summary` and checks every PNG and SVG; returns the chart names.
 fn check_charts(summary: &Summary, name: &str) -> Vec<String> {
     let dir = scratch(name);
@@ -126,10 +137,7 @@ fn check_charts(summary: &Summary, name: &str) -> Vec<String> {
 
     for chart in &names {
         let (w, h, variance) = decode(&dir.join(format!("{chart}.png")));
-        let size = match *chart {
-            "crosstable" => (800, 800),
-            _ => (900, 500),
-        };
+        let size = size_of(chart);
         // The PNG is the SVG drawn at twice its size.
         assert_eq!((w, h), (2 * size.0, 2 * size.1), "{chart}");
         assert!(variance > 100.0, "{chart}: blank? grey variance {variance}");
@@ -139,10 +147,16 @@ fn check_charts(summary: &Summary, name: &str) -> Vec<String> {
             svg.contains(&format!("width=\"{}\" height=\"{}\"", size.0, size.1)),
             "{chart}"
         );
-        if matches!(*chart, "elo" | "crosstable") {
+        if matches!(
+            *chart,
+            "elo" | "crosstable" | "elo-by-nodes" | "elo-by-time"
+        ) {
             for engine in &summary.spec.engines {
+                // A label, a bound's label (`NAME (< -800)`) or a note of the engines left out.
                 assert!(
-                    svg.contains(&format!("{}\n</text>", engine.name)),
+                    svg.contains(&format!("{}\n</text>", engine.name))
+                        || svg.contains(&format!("{} (", engine.name))
+                        || svg.contains(&format!(": {}\n</text>", engine.name)),
                     "{chart}: no '{}'",
                     engine.name
                 );
@@ -168,7 +182,16 @@ fn a_round_robin_of_depths_has_an_elo_by_depth_chart_and_no_sprt() {
     let names = check_charts(round_robin(), "rr-charts");
     assert_eq!(
         names,
-        ["elo", "crosstable", "elo-by-depth", "game-lengths"],
+        [
+            "elo",
+            "crosstable",
+            "elo-by-depth",
+            "elo-by-nodes",
+            "elo-by-time",
+            "game-lengths",
+            "nodes-by-ply",
+            "time-by-ply"
+        ],
         "{names:?}"
     );
 }
@@ -178,9 +201,18 @@ fn an_sprt_match_has_an_sprt_chart_and_no_elo_by_depth() {
     let summary = sprt_match();
     assert!(summary.sprt.as_ref().unwrap().history().len() > 1);
     let names = check_charts(summary, "sprt-charts");
+    // Random reports no nodes: no Elo by nodes of one engine.
     assert_eq!(
         names,
-        ["elo", "crosstable", "sprt", "game-lengths"],
+        [
+            "elo",
+            "crosstable",
+            "elo-by-time",
+            "sprt",
+            "game-lengths",
+            "nodes-by-ply",
+            "time-by-ply"
+        ],
         "{names:?}"
     );
 }
@@ -367,7 +399,79 @@ fn an_othello_match_has_a_margin_chart() {
     let names = check_charts(&load(&out), "othello-charts");
     assert_eq!(
         names,
-        ["elo", "crosstable", "game-lengths", "margins"],
+        [
+            "elo",
+            "crosstable",
+            "elo-by-time",
+            "game-lengths",
+            "margins",
+            "nodes-by-ply",
+            "time-by-ply"
+        ],
         "{names:?}"
     );
+}
+
+/// Five Othello engines of four algorithms; random reports no nodes, and loses every game.
+const OTHELLO_COSTS: &str = r#"
+name = "othello-costs"
+game = "othello"
+seed = 11
+openings = { plies = 4, count = 2 }
+
+[[engine]]
+name = "random"
+algorithm = "random"
+
+[[engine]]
+name = "alphabeta-2"
+algorithm = "alphabeta"
+depth = 2
+
+[[engine]]
+name = "mtdf-3"
+algorithm = "mtdf"
+depth = 3
+
+[[engine]]
+name = "pvs-4"
+algorithm = "pvs"
+depth = 4
+
+[[engine]]
+name = "mcts-200"
+algorithm = "mcts"
+playouts = 200
+"#;
+
+#[test]
+fn a_run_writes_its_cost_charts_as_png_and_svg() {
+    let dir = scratch("costs");
+    let out = common::run_spec(&dir, OTHELLO_COSTS);
+    let summary = load(&out);
+    for chart in ["elo-by-nodes", "elo-by-time", "nodes-by-ply", "time-by-ply"] {
+        let (w, h, variance) = decode(&out.join(format!("{chart}.png")));
+        let size = size_of(chart);
+        assert_eq!((w, h), (2 * size.0, 2 * size.1), "{chart}");
+        assert!(variance > 100.0, "{chart}: blank? grey variance {variance}");
+        let svg = std::fs::read_to_string(out.join(format!("{chart}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{chart}");
+        // Every engine is named: on the chart, in its legend, or in a note saying why not.
+        for engine in summary.spec.engine_names() {
+            assert!(svg.contains(&engine), "{chart}: no {engine}");
+        }
+    }
+    let nodes = std::fs::read_to_string(out.join("elo-by-nodes.svg")).unwrap();
+    assert!(
+        nodes.contains("Left out (no node counts): random"),
+        "random counts no nodes"
+    );
+    assert!(nodes.contains("frontier"));
+    // The same charts as the report's own drawing of the log.
+    let ratings = summary.ratings();
+    let drawn = svg_charts(&summary, &ratings).unwrap();
+    for (chart, svg) in drawn.iter().filter(|(n, _)| n.contains("-by-")) {
+        let written = std::fs::read_to_string(out.join(format!("{chart}.svg"))).unwrap();
+        assert_eq!(&written, svg, "{chart}");
+    }
 }

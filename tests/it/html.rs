@@ -1,7 +1,8 @@
 //! The HTML report: what `index.html` contains, that it is safe against hostile names and makes
 //! no network request, and — when a Chromium is installed — that the page works in a real
 //! browser: the rating table, the chart containers, the game viewer's board after stepping
-//! through an Othello game (checked against joute's own rules) and sorting by a header click.
+//! through an Othello game (checked against joute's own rules) and sorting by a header click;
+//! and that the strength-against-cost charts of real runs are in the page and visible.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -406,6 +407,206 @@ fn report_works_in_a_browser() {
         .unwrap();
     assert!(status.status.success());
     assert!(shot.exists());
+}
+
+/// A small Othello tournament of four algorithms at several depths (60 games, a few seconds):
+/// their costs differ by orders of magnitude, random counts no nodes and loses every game.
+const OTHELLO_COSTS: &str = r#"
+name = "othello-costs"
+game = "othello"
+seed = 11
+openings = { plies = 4, count = 3 }
+
+[[engine]]
+name = "random"
+algorithm = "random"
+
+[[engine]]
+name = "alphabeta-2"
+algorithm = "alphabeta"
+depth = 2
+
+[[engine]]
+name = "mtdf-3"
+algorithm = "mtdf"
+depth = 3
+
+[[engine]]
+name = "pvs-5"
+algorithm = "pvs"
+depth = 5
+
+[[engine]]
+name = "mcts-400"
+algorithm = "mcts"
+playouts = 400
+"#;
+
+/// Appended to a copy of a report page: after the page's own self-test, adds what each chart
+/// looks like as drawn (its box, whether it is shown, its texts) to the self-test's JSON. With
+/// `shot` in the address it then hides the page's other sections and the charts before
+/// `elo-by-nodes`, so that a screenshot from the top shows the strength-against-cost charts as
+/// the page lays them out (headless Chromium's `--screenshot` paints nothing once scrolled).
+const CHART_PROBE: &str = r##"<script>
+(function () {
+  var pre = document.getElementById("selftest");
+  var out = JSON.parse(pre.textContent || "{}");
+  out.chartBoxes = {};
+  var first = null;
+  document.querySelectorAll("#charts figure").forEach(function (f) {
+    var caption = f.querySelector("figcaption"), svg = f.querySelector("svg");
+    if (!caption || !svg) return;
+    var name = caption.textContent.trim(), box = svg.getBoundingClientRect();
+    var style = getComputedStyle(svg);
+    out.chartBoxes[name] = {
+      width: box.width,
+      height: box.height,
+      shown: style.display !== "none" && style.visibility !== "hidden" && +style.opacity > 0,
+      texts: Array.prototype.map.call(svg.querySelectorAll("text"), function (t) {
+        return t.textContent.trim();
+      })
+    };
+    if (name === "elo-by-nodes" && !first) first = f;
+  });
+  if (/shot/.test(location.hash) && first) {
+    Array.prototype.forEach.call(document.body.children, function (e) {
+      if (e.id !== "charts") e.style.display = "none";
+    });
+    for (var e = first.previousElementSibling; e; e = e.previousElementSibling) {
+      if (e.tagName === "FIGURE") e.style.display = "none";
+    }
+  }
+  pre.textContent = JSON.stringify(out);
+})();
+</script>
+"##;
+
+/// The variance of a PNG's grey levels (a blank picture has none).
+fn grey_variance(path: &Path) -> f64 {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let grey: Vec<f64> = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| {
+            p[..channels.min(3)].iter().map(|&c| c as f64).sum::<f64>() / channels.min(3) as f64
+        })
+        .collect();
+    let mean = grey.iter().sum::<f64>() / grey.len().max(1) as f64;
+    grey.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / grey.len().max(1) as f64
+}
+
+/// The strength-against-cost charts of the quickstart and of a small Othello tournament, run
+/// by the binary, in the report as Chromium draws it: both charts are in the page, shown, of
+/// their proportions and a readable size, with every engine's name (on the chart or in its
+/// note). For people to look at, `target/cost-charts/` receives a screenshot of each page at
+/// those charts (`NAME-page.png`) and the run's cost charts (`NAME-CHART.png`).
+#[test]
+#[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it html:: -- --include-ignored"]
+fn cost_charts_are_visible_in_a_browser() {
+    let Some(browser) = browser() else {
+        panic!(
+            "no chromium, chromium-browser or google-chrome on PATH: install one (Debian: apt-get install chromium) to run this test"
+        );
+    };
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/cost-charts");
+    std::fs::create_dir_all(&shots).unwrap();
+    let quickstart = common::manifest("tournaments/quickstart.toml");
+    for (name, spec) in [
+        ("quickstart", std::fs::read_to_string(&quickstart).unwrap()),
+        ("othello", OTHELLO_COSTS.to_string()),
+    ] {
+        let dir = scratch(name);
+        let out = common::run_spec(&dir, &spec);
+        let (_, summary, _) = summarize_logs(&[out.join("games.jsonl")]).unwrap();
+        let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+        let end = html.rfind("</body>").expect("the page ends its body");
+        let probe = out.join("probe.html");
+        std::fs::write(
+            &probe,
+            format!("{}{CHART_PROBE}{}", &html[..end], &html[end..]),
+        )
+        .unwrap();
+
+        let t = selftest(&browser, &probe, "test=charts");
+        assert_eq!(t["ok"], true, "{name}: {t}");
+        assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{name}: {t}");
+        let boxes = &t["chartBoxes"];
+        for chart in ["elo-by-nodes", "elo-by-time"] {
+            let b = &boxes[chart];
+            assert!(
+                b.is_object(),
+                "{name}: no {chart} chart in the page: {boxes}"
+            );
+            assert_eq!(b["shown"], true, "{name}: {chart} hidden: {b}");
+            let (w, h) = (b["width"].as_f64().unwrap(), b["height"].as_f64().unwrap());
+            // Drawn at its size (900×560) or scaled down to the page, never squashed.
+            assert!(w >= 600.0 && h >= 300.0, "{name}: {chart} is {w}×{h}");
+            assert!(
+                (w / h - 900.0 / 560.0).abs() < 0.02,
+                "{name}: {chart} is {w}×{h}"
+            );
+            let texts: Vec<&str> = b["texts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            for engine in summary.spec.engine_names() {
+                assert!(
+                    texts.iter().any(|t| t.contains(engine.as_str())),
+                    "{name}: {chart} does not name {engine}: {texts:?}"
+                );
+            }
+            assert!(
+                texts.iter().any(|t| t.starts_with("frontier")),
+                "{name}: {chart}: {texts:?}"
+            );
+        }
+        // The cost by ply charts are there too.
+        for chart in ["nodes-by-ply", "time-by-ply"] {
+            assert!(
+                boxes[chart]["width"].as_f64().unwrap() > 0.0,
+                "{name}: {chart}"
+            );
+        }
+
+        let shot = shots.join(format!("{name}-page.png"));
+        let _ = std::fs::remove_file(&shot);
+        let url = format!(
+            "file://{}#test=charts,shot",
+            probe.canonicalize().unwrap().display()
+        );
+        let status = Process::new(&browser)
+            .args([
+                "--headless",
+                "--disable-gpu",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                "--virtual-time-budget=5000",
+                "--window-size=1280,1300",
+            ])
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{name}: {status:?}");
+        let variance = grey_variance(&shot);
+        assert!(
+            variance > 100.0,
+            "{name}: a blank screenshot? grey variance {variance}"
+        );
+        for chart in ["elo-by-nodes", "elo-by-time", "nodes-by-ply", "time-by-ply"] {
+            std::fs::copy(
+                out.join(format!("{chart}.png")),
+                shots.join(format!("{name}-{chart}.png")),
+            )
+            .unwrap();
+        }
+    }
 }
 
 /// A 20,000-game report renders in under 5 s and stays under 10 MB (run with `--ignored`).
