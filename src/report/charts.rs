@@ -2115,7 +2115,7 @@ mod tests {
         for ply in plies {
             for _ in 0..moves {
                 let m = MoveCost {
-                    nodes,
+                    nodes: (nodes > 0).then_some(nodes),
                     micros,
                     ..MoveCost::default()
                 };
@@ -2432,7 +2432,7 @@ mod tests {
         c.add(
             50,
             &MoveCost {
-                nodes: 10,
+                nodes: Some(10),
                 micros: Some(1),
                 ..MoveCost::default()
             },

@@ -122,10 +122,12 @@ struct CostView {
     starved: Option<String>,
 }
 
-/// One engine's row of the cost table.
+/// One engine's row of the cost table, with its rating beside (what it paid for).
 struct CostRowView {
     rank: usize,
     name: String,
+    elo: String,
+    v_elo: f64,
     cells: Vec<Cell>,
 }
 
@@ -144,6 +146,16 @@ fn cost_view(summary: &Summary, rows: &[super::table::RatingRow]) -> CostView {
             .map(|(k, r)| CostRowView {
                 rank: r.rank,
                 name: r.name.clone(),
+                elo: rows
+                    .iter()
+                    .find(|x| x.name == r.name)
+                    .map_or("-".into(), |x| x.elo_text()),
+                v_elo: rows
+                    .iter()
+                    .find(|x| x.name == r.name)
+                    .and_then(|x| x.elo)
+                    .unwrap_or(f64::NEG_INFINITY)
+                    .max(-1e9),
                 cells: columns
                     .iter()
                     .map(|c| Cell {
