@@ -336,7 +336,7 @@ var joute = (function () {
   // (`jouteFollow`, templates/live.js).
   var LIVE_SECTIONS = ["sprt-section", "ratings-section", "cost-section", "terminations-section",
     "crosstable-section", "los-section", "pairs-section", "charts"];
-  var live = { redraws: 0, counts: [], ended: false, final: false, lost: false, tables: [] };
+  var live = { redraws: 0, counts: [], ended: false, final: false, lost: false, tables: [], costs: [] };
   function progressText(sum) {
     var p = sum.progress || {}, parts = [];
     parts.push(sum.games + " games rated");
@@ -382,6 +382,8 @@ var joute = (function () {
       swapSections(doc);
       live.counts.push(sum.games);
       live.tables.push(document.querySelector("#ratings tbody").textContent.replace(/\s+/g, " ").trim());
+      var cost = document.querySelector("#cost tbody");
+      live.costs.push(cost ? cost.textContent.replace(/\s+/g, " ").trim() : "");
       return progressText(sum);
     });
   }

@@ -462,6 +462,15 @@ fn the_live_page_redraws_itself_in_a_browser() {
     // the page side by side, so the page may be a little older than the summary beside it).
     let tables = test["live"]["tables"].as_array().unwrap();
     assert_ne!(tables[0], tables[tables.len() - 1], "{test}");
+    // The cost table redraws with the ratings: each engine's nodes and time per move as the
+    // games come in.
+    let costs = test["live"]["costs"].as_array().unwrap();
+    assert_eq!(costs.len(), tables.len(), "{test}");
+    assert_ne!(costs[0], costs[costs.len() - 1], "{test}");
+    assert!(
+        !costs[costs.len() - 1].as_str().unwrap().is_empty(),
+        "{test}"
+    );
     let games_drawn = test["games"].as_u64().unwrap();
     assert!(
         games_drawn >= counts[counts.len() - 2] && games_drawn > counts[0],
