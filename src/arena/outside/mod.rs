@@ -471,6 +471,8 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
                 initial: &initial,
                 moves: &moves,
             };
+            // Helpers a program starts with a game are found at its first move's reading.
+            io.rescan_cpu();
             dialect.new_game(io, setup, &history)
         });
         self.moves = moves;
@@ -497,6 +499,12 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
     }
 
     fn game_over(&mut self, _outcome: &Outcome) {}
+
+    /// Its program's process group's CPU time ([`EngineProcess::cpu_time`]): `None` when no
+    /// program runs, or off Linux.
+    fn cpu_time(&mut self) -> Option<Duration> {
+        self.io.as_mut()?.cpu_time()
+    }
 }
 
 impl<G: Game> Drop for OutsidePlayer<G> {
