@@ -513,6 +513,29 @@ impl<G: Game> Drop for OutsidePlayer<G> {
     }
 }
 
+/// What a program said of its search while it thought, in the lines before its answer
+/// (NBoard's `nodestats` and `search`, Gomocup's `MESSAGE`): each figure the last one said, 0
+/// where it said none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Said {
+    /// The depth of its search.
+    pub(crate) depth: u32,
+    /// Its selective depth (the deepest line followed).
+    pub(crate) seldepth: u32,
+    /// The nodes it searched.
+    pub(crate) nodes: u64,
+}
+
+impl Said {
+    /// `thought` with what was said.
+    pub(crate) fn told<M>(self, mut thought: Thought<M>) -> Thought<M> {
+        thought.depth = self.depth;
+        thought.seldepth = self.seldepth;
+        thought.nodes = self.nodes;
+        thought
+    }
+}
+
 /// Builds a move's [`Thought`] when the program says nothing of its search.
 pub(crate) fn bare<M>(mv: M) -> Thought<M> {
     Thought {
