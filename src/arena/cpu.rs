@@ -23,9 +23,10 @@ pub fn thread_time() -> Option<Duration> {
     }
 }
 
-/// How long a group's list of processes is trusted before `/proc` is scanned again for new ones
-/// (a scan reads every process's `stat`: about half a millisecond for 65 processes, more on a
-/// desktop; a reading of the processes already known costs microseconds).
+/// How long a group's list of processes is trusted before `/proc` is scanned again for new ones.
+/// A scan reads every process's `stat` (0.6 to 1.2 ms for 65 processes on a loaded machine, more
+/// on a desktop) where a reading of the processes already known costs microseconds: scanning at
+/// every game made a match of two instant engines ten times slower (`benches/outside.rs`).
 #[cfg(target_os = "linux")]
 const RESCAN: Duration = Duration::from_millis(200);
 
@@ -41,9 +42,10 @@ const MAX_MEMBERS: usize = 64;
 /// figure), so that a wrapper running one engine process per move is counted whole. Linux only:
 /// elsewhere every reading is `None`.
 ///
-/// The group's processes are looked for in `/proc` at the first reading, after
-/// [`GroupCpu::rescan`] (a new game) and at a reading [`RESCAN`] or more after the last scan;
-/// in between only the processes known are read. Each reading is the last one plus what every
+/// The group's processes are looked for in `/proc` at the first reading (a program started
+/// again has a new meter), then at a reading [`RESCAN`] or more after the last look — the
+/// first reading of a new game included, when that much time has passed; in between only the
+/// processes known are read. Each reading is the last one plus what every
 /// known process used since (never less: the figure only grows, so no move's CPU time is
 /// negative):
 /// - a process that ends is usually reaped by its parent in the group, whose children's time
@@ -82,15 +84,6 @@ impl GroupCpu {
         #[cfg(not(target_os = "linux"))]
         {
             None
-        }
-    }
-
-    /// Looks for the group's processes again at the next reading (a new game: a program may
-    /// start its helpers then).
-    pub fn rescan(&mut self) {
-        #[cfg(target_os = "linux")]
-        {
-            self.inner.rescan = true;
         }
     }
 }
@@ -250,8 +243,8 @@ mod linux {
         members: Vec<Member>,
         /// The last reading: it only grows.
         total: Duration,
+        /// When `/proc` was last looked at (`None`: never, the next reading does).
         scanned: Option<Instant>,
-        pub(super) rescan: bool,
         /// When the last reading was taken, in clock ticks since boot.
         last_reading: Option<u64>,
         /// Each member's reading, reused from reading to reading.
@@ -268,7 +261,6 @@ mod linux {
                 members: Vec::new(),
                 total: Duration::ZERO,
                 scanned: None,
-                rescan: false,
                 last_reading: None,
                 now: Vec::new(),
             }
@@ -276,8 +268,7 @@ mod linux {
 
         pub(super) fn read(&mut self) -> Duration {
             let mut buffer = [0u8; STAT_BYTES];
-            let due = self.scanned.is_none_or(|at| at.elapsed() >= RESCAN);
-            if self.rescan || due {
+            if self.scanned.is_none_or(|at| at.elapsed() >= RESCAN) {
                 self.scan(&mut buffer);
             }
             // Parents before children (the members are kept in order of their start): a
@@ -332,7 +323,6 @@ mod linux {
         /// Looks for the group's processes in `/proc`, and starts following the new ones.
         fn scan(&mut self, buffer: &mut [u8]) {
             self.scanned = Some(Instant::now());
-            self.rescan = false;
             for p in descendants::processes() {
                 if p.group != self.group
                     || self.members.len() >= MAX_MEMBERS
@@ -472,7 +462,7 @@ mod linux {
             let mut last = first;
             let mut seen = false;
             loop {
-                meter.rescan = true;
+                meter.scanned = None;
                 let now = meter.read();
                 assert!(now >= last, "{now:?} after {last:?}");
                 last = now;
@@ -511,7 +501,7 @@ mod linux {
             let before = meter.read();
             assert_eq!(meter.members.len(), 1);
             // Found by the next scan: it began before the last reading, so it counts from now.
-            meter.rescan = true;
+            meter.scanned = None;
             let found = meter.read();
             assert_eq!(meter.members.len(), 2);
             assert!(ms(found - before) < 50.0, "{found:?} after {before:?}");
@@ -536,7 +526,7 @@ mod linux {
                         .is_some_and(|s| ticks(s.own) >= Duration::from_millis(150))
                 }
             });
-            meter.rescan = true;
+            meter.scanned = None;
             let found = meter.read();
             assert!(ms(found - first) >= 150.0, "{found:?} after {first:?}");
         }

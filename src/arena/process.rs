@@ -487,12 +487,6 @@ impl EngineProcess {
         self.cpu.read()
     }
 
-    /// Looks for the processes of its group again at the next [`EngineProcess::cpu_time`]: a
-    /// new game, when a program may start its helpers.
-    pub fn rescan_cpu(&mut self) {
-        self.cpu.rescan();
-    }
-
     /// Kills the whole process group and reaps the engine, then every descendant that left
     /// the group; returns the processes that were still running besides the engine.
     fn kill(&mut self) -> Vec<Leftover> {

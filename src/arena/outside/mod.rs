@@ -471,8 +471,6 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
                 initial: &initial,
                 moves: &moves,
             };
-            // Helpers a program starts with a game are found at its first move's reading.
-            io.rescan_cpu();
             dialect.new_game(io, setup, &history)
         });
         self.moves = moves;
