@@ -30,6 +30,11 @@ pub fn thread_time() -> Option<Duration> {
 #[cfg(target_os = "linux")]
 const RESCAN: Duration = Duration::from_millis(200);
 
+/// Scans take at most this share of the time (1/100): where the last one took longer than
+/// [`RESCAN`] / 100 (many processes), the next waits a hundred times as long as it took.
+#[cfg(target_os = "linux")]
+const RESCAN_SHARE: u32 = 100;
+
 /// The most processes of one group followed at once (each holds an open file): a program that
 /// runs more at a time is counted for the first ones found.
 #[cfg(target_os = "linux")]
@@ -43,8 +48,9 @@ const MAX_MEMBERS: usize = 64;
 /// elsewhere every reading is `None`.
 ///
 /// The group's processes are looked for in `/proc` at the first reading (a program started
-/// again has a new meter), then at a reading [`RESCAN`] or more after the last look — the
-/// first reading of a new game included, when that much time has passed; in between only the
+/// again has a new meter), then at a reading [`RESCAN`] or more after the last look (a hundred
+/// times the last look's cost, if that is longer) — the first reading of a new game included,
+/// when that much time has passed; in between only the
 /// processes known are read. Each reading is the last one plus what every
 /// known process used since (never less: the figure only grows, so no move's CPU time is
 /// negative):
@@ -95,7 +101,7 @@ mod linux {
     use std::sync::OnceLock;
     use std::time::{Duration, Instant};
 
-    use super::{MAX_MEMBERS, RESCAN};
+    use super::{MAX_MEMBERS, RESCAN, RESCAN_SHARE};
     use crate::arena::descendants;
 
     /// What `/proc/PID/stat` says of a process, as far as its CPU time goes.
@@ -245,6 +251,8 @@ mod linux {
         total: Duration,
         /// When `/proc` was last looked at (`None`: never, the next reading does).
         scanned: Option<Instant>,
+        /// How long until the next look (at least [`RESCAN`]).
+        rescan: Duration,
         /// When the last reading was taken, in clock ticks since boot.
         last_reading: Option<u64>,
         /// Each member's reading, reused from reading to reading.
@@ -261,6 +269,7 @@ mod linux {
                 members: Vec::new(),
                 total: Duration::ZERO,
                 scanned: None,
+                rescan: RESCAN,
                 last_reading: None,
                 now: Vec::new(),
             }
@@ -268,7 +277,7 @@ mod linux {
 
         pub(super) fn read(&mut self) -> Duration {
             let mut buffer = [0u8; STAT_BYTES];
-            if self.scanned.is_none_or(|at| at.elapsed() >= RESCAN) {
+            if self.scanned.is_none_or(|at| at.elapsed() >= self.rescan) {
                 self.scan(&mut buffer);
             }
             // Parents before children (the members are kept in order of their start): a
@@ -322,7 +331,8 @@ mod linux {
 
         /// Looks for the group's processes in `/proc`, and starts following the new ones.
         fn scan(&mut self, buffer: &mut [u8]) {
-            self.scanned = Some(Instant::now());
+            let began = Instant::now();
+            self.scanned = Some(began);
             for p in descendants::processes() {
                 if p.group != self.group
                     || self.members.len() >= MAX_MEMBERS
@@ -346,6 +356,7 @@ mod linux {
                 self.members.push(member);
             }
             self.members.sort_by_key(|m| (m.start, m.pid));
+            self.rescan = RESCAN.max(began.elapsed() * RESCAN_SHARE);
         }
     }
 
