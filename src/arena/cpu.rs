@@ -462,6 +462,23 @@ mod linux {
             assert_eq!(stat.parent, std::os::unix::process::parent_id());
         }
 
+        proptest::proptest! {
+            /// A `stat` line cut anywhere, or any bytes, is read or refused without failing.
+            #[test]
+            fn no_stat_text_fails_the_reading(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400), cut in 0usize..200) {
+                parse_stat(&bytes);
+                let line = b"4242 (a) b) (c) R 17 4242 4242 0 -1 4194560 100 0 0 0 250 30 12 -3 20 0 3 0 98765 1000";
+                // Cut before its start time (the last field read, ` 98765`), it is refused.
+                let start = line.windows(6).position(|w| w == b" 98765").unwrap();
+                let cut = cut.min(line.len());
+                if cut <= start + 1 {
+                    proptest::prop_assert_eq!(parse_stat(&line[..cut]), None);
+                } else {
+                    proptest::prop_assert!(parse_stat(&line[..cut]).is_some());
+                }
+            }
+        }
+
         #[test]
         fn a_child_that_burns_is_counted_and_readings_never_go_back() {
             // The program waits, its child burns: the group's CPU time grows by what the child

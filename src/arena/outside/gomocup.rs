@@ -581,6 +581,30 @@ mod unit {
         assert_eq!(read(&garbage), (0, 0, 0));
     }
 
+    proptest::proptest! {
+        /// Whatever a program writes, and however a real report is cut or garbled, reading it
+        /// does not fail; a line that is no MESSAGE or DEBUG says nothing.
+        #[test]
+        fn no_line_fails_the_reading(line in ".{0,200}", cut in 0usize..90, junk in "[ -~]{0,24}") {
+            let mut said = Said::default();
+            read_message(&line, &mut said);
+            let first = line
+                .split(|c: char| c.is_whitespace() || c == '|')
+                .find(|w| !w.is_empty())
+                .unwrap_or("");
+            if !["MESSAGE", "DEBUG"].iter().any(|w| first.eq_ignore_ascii_case(w)) {
+                proptest::prop_assert_eq!(said, Said::default());
+            }
+            for real in [
+                "MESSAGE Speed 235K | Depth 12-23 | Eval 91 | Node 20K | Time 85ms",
+                "MESSAGE Dep  8-10    Ev +44    Nd   1m    Tm 950    Sp 1456",
+            ] {
+                let mangled = format!("{}{junk}{}", &real[..cut.min(real.len())], &real[cut.min(real.len())..]);
+                read_message(&mangled, &mut said);
+            }
+        }
+    }
+
     #[test]
     fn the_rule_is_the_protocols_number() {
         for (name, number) in [

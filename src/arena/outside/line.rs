@@ -255,4 +255,18 @@ mod unit {
         );
         assert_eq!(read("4 seldepth= depth==3 ="), (None, 0, 0, 0));
     }
+
+    proptest::proptest! {
+        /// Whatever follows the move, reading it does not fail, and keys other than the four
+        /// change nothing.
+        #[test]
+        fn no_answer_fails_the_reading(words in "[ -~]{0,200}") {
+            let mut thought = crate::arena::outside::bare(());
+            read_search(words.split_whitespace(), &mut thought);
+            let known = ["score=", "depth=", "seldepth=", "nodes="];
+            if !words.split_whitespace().any(|w| known.iter().any(|k| w.starts_with(k))) {
+                proptest::prop_assert_eq!(thought, crate::arena::outside::bare(()));
+            }
+        }
+    }
 }

@@ -364,6 +364,24 @@ mod unit {
         ];
         assert_eq!(read(&garbage, Some(40)), said(0, 1000));
     }
+
+    proptest::proptest! {
+        /// Whatever a program writes, and however a real report is cut or garbled, reading it
+        /// does not fail; a line that is no `nodestats` or `search` says nothing.
+        #[test]
+        fn no_line_fails_the_reading(line in ".{0,200}", cut in 0usize..30, junk in "[ -~]{0,16}") {
+            let mut said = Said::default();
+            read_report(&line, Some(20), &mut said);
+            let first = line.split_whitespace().next().unwrap_or("");
+            if first != "nodestats" && first != "search" {
+                proptest::prop_assert_eq!(said, Said::default());
+            }
+            for real in ["search G8       +2.00 0 100%W", "nodestats 1133319 0.00"] {
+                let at = cut.min(real.len());
+                read_report(&format!("{}{junk}{}", &real[..at], &real[at..]), None, &mut said);
+            }
+        }
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
