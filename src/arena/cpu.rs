@@ -30,8 +30,8 @@ pub fn thread_time() -> Option<Duration> {
 #[cfg(target_os = "linux")]
 const RESCAN: Duration = Duration::from_millis(200);
 
-/// Scans take at most this share of the time (1/100): where the last one took longer than
-/// [`RESCAN`] / 100 (many processes), the next waits a hundred times as long as it took.
+/// Scans take at most this share of the time (1/100): where the last one took longer than a
+/// hundredth of [`RESCAN`] (many processes), the next waits a hundred times as long as it took.
 #[cfg(target_os = "linux")]
 const RESCAN_SHARE: u32 = 100;
 
@@ -48,12 +48,11 @@ const MAX_MEMBERS: usize = 64;
 /// elsewhere every reading is `None`.
 ///
 /// The group's processes are looked for in `/proc` at the first reading (a program started
-/// again has a new meter), then at a reading [`RESCAN`] or more after the last look (a hundred
+/// again has a new meter), then at a reading 200 ms or more after the last look (a hundred
 /// times the last look's cost, if that is longer) — the first reading of a new game included,
-/// when that much time has passed; in between only the
-/// processes known are read. Each reading is the last one plus what every
-/// known process used since (never less: the figure only grows, so no move's CPU time is
-/// negative):
+/// when that much time has passed; in between only the processes known are read. Each reading
+/// is the last one plus what every known process used since (never less: the figure only
+/// grows, so no move's CPU time is negative):
 /// - a process that ends is usually reaped by its parent in the group, whose children's time
 ///   then grows by all that process used; what was already counted of it is taken off that
 ///   growth (processes are read parents first, so a reaping between two reads is not counted
