@@ -85,15 +85,20 @@ fn become_subreaper() {
 }
 
 /// What `/proc/PID/stat` says of a process: its parent, group and whether it is a zombie.
-struct Stat {
-    pid: u32,
-    parent: u32,
-    group: u32,
-    zombie: bool,
+pub(crate) struct Stat {
+    /// Its process id.
+    pub(crate) pid: u32,
+    /// Its parent's.
+    pub(crate) parent: u32,
+    /// Its process group's.
+    pub(crate) group: u32,
+    /// Dead, not yet reaped.
+    pub(crate) zombie: bool,
 }
 
-/// Every process of the system, as far as `/proc` shows them.
-fn processes() -> Vec<Stat> {
+/// Every process of the system, as far as `/proc` shows them (a scan of every process's
+/// `stat`: what finds a program's processes, here and for the CPU meter of `cpu`).
+pub(crate) fn processes() -> Vec<Stat> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

@@ -15,6 +15,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::cpu::GroupCpu;
 use super::descendants::{self, Leftover};
 use super::engine_log::{CappedLog, EngineLog};
 use super::game::{PassedOver, PlayerError, Unanswered};
@@ -211,6 +212,8 @@ pub struct EngineProcess {
     token: String,
     /// Killed and reaped already.
     killed: bool,
+    /// The CPU time of its process group.
+    cpu: GroupCpu,
 }
 
 impl EngineProcess {
@@ -313,6 +316,7 @@ impl EngineProcess {
             ended: false,
             token,
             killed: false,
+            cpu: GroupCpu::new(pid),
         })
     }
 
@@ -472,6 +476,15 @@ impl EngineProcess {
     /// The operating system's id of its process (and of its group).
     pub fn id(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The CPU time its process group has used so far: its threads, its children and the
+    /// children they reaped ([`GroupCpu`]; Linux, `None` elsewhere and once it is killed).
+    pub fn cpu_time(&mut self) -> Option<Duration> {
+        if self.killed {
+            return None;
+        }
+        self.cpu.read()
     }
 
     /// Kills the whole process group and reaps the engine, then every descendant that left

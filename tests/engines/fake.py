@@ -10,6 +10,7 @@ import argparse
 import os
 import random
 import re
+import subprocess
 import sys
 import time
 
@@ -224,12 +225,51 @@ def err(line):
         pass
 
 
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < %f: pass\n"
+
+
+def burn(ms):
+    """Uses MS milliseconds of this process's CPU time, whatever the machine's load."""
+    exec(BURN % (ms / 1000.0), {})
+
+
+def worker():
+    """The persistent child of --worker-burn-ms: burns the milliseconds each line asks for."""
+    for line in sys.stdin:
+        burn(int(line))
+        sys.stdout.write("done\n")
+        sys.stdout.flush()
+
+
+def figures(ply):
+    """What --report says of the search of the move at ply PLY (moves before it, opening
+    included): depth, selective depth, nodes."""
+    return ply + 1, ply + 4, 1000 * (ply + 1) + 7
+
+
 class Fake:
     def __init__(self, args):
         self.a = args
         self.rng = random.Random(args.seed)
         self.name = args.name or "fake-" + args.protocol
         self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.worker = None
+        if args.worker_burn_ms:
+            # One child for the whole run, in the fake's process group, doing the work.
+            self.worker = subprocess.Popen([sys.executable, __file__, "--worker"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def work(self):
+        """The CPU time of a move: in this process, in a child started for the move (and
+        reaped), or in the persistent worker."""
+        if self.a.burn_ms:
+            burn(self.a.burn_ms)
+        if self.a.child_burn_ms:
+            subprocess.run([sys.executable, "-c", BURN % (self.a.child_burn_ms / 1000.0)], check=True)
+        if self.worker:
+            self.worker.stdin.write("%d\n" % self.a.worker_burn_ms)
+            self.worker.stdin.flush()
+            self.worker.stdout.readline()
 
     def lines(self):
         """The input lines, without line ends; logged with --log."""
@@ -283,6 +323,7 @@ class Fake:
             os._exit(0)
         if self.a.sleep_ms:
             time.sleep(self.a.sleep_ms / 1000.0)
+        self.work()
         if self.a.stderr_flood:
             # KIB KiB of stderr before the answer, in lines of 100 bytes.
             text = "".join("fake flood move %6d line %6d %s\n" % (n, k, "x" * 70) for k in range(self.a.stderr_flood * 1024 // 100))
@@ -350,7 +391,8 @@ class Fake:
                     err("fake: asked to move in a finished game")
                     out("error game-over")
                     continue
-                self.answer(len(moves) // 2 + 1, legal, pos.illegal(), out, "banana9",
+                report = " depth=%d seldepth=%d nodes=%d" % figures(len(moves)) if self.a.report else ""
+                self.answer(len(moves) // 2 + 1, legal, pos.illegal(), lambda m: out(m + report), "banana9",
                             lambda i: out("# info fake chatter %d" % i))
             elif cmd == "quit":
                 return
@@ -464,9 +506,21 @@ class Fake:
                 out("status fake is thinking")
                 legal = pos.legal() or ["pass"]
                 n = sum(1 for s, _ in pos.history if s == pos.side) + 1
+                ply = len(pos.history)
+
+                def answer(m):
+                    m = "PA" if m == "pass" else m.upper()
+                    if self.a.report:
+                        # As Edax and NTest report their search: the last report counts.
+                        depth, _, nodes = figures(ply)
+                        out("search %s       +0.10 0   1" % m)
+                        out("nodestats 5 0.00")
+                        out("nodestats %d 0.00" % nodes)
+                        out("search %s       -1.30 0 %3d" % (m, depth))
+                    out("=== %s/0.00/0.0" % m)
+
                 # NBoard does not apply its own move: the GUI sends it back with `move`.
-                self.answer(n, legal, pos.illegal(),
-                            lambda m: out("=== %s/0.00/0.0" % ("PA" if m == "pass" else m.upper())),
+                self.answer(n, legal, pos.illegal(), answer,
                             "=== banana", lambda i: out("status fake chatter %d" % i))
                 out("status fake is waiting")
             elif cmd == "ping":
@@ -513,7 +567,26 @@ class Fake:
                 return
             occupied = next((i for i in range(size * size) if cells[i]), None)
             n = cells.count(1) + 1
-            i = self.answer(n, legal, occupied, lambda i: out(name(i)), "banana,split",
+            ply = sum(1 for c in cells if c)
+
+            def answer(i):
+                if self.a.report:
+                    depth, seldepth, nodes = figures(ply)
+                    out("MESSAGE Depth 1-1 | Node 1")
+                    out("MESSAGE [Pondering] Speed 1K | Depth 99-99 | Eval 0 | Node 99M | Time 1s")
+                    if ply % 2 == 0:
+                        # Rapfi's end of search (its nodesText: exact below 10000, then K).
+                        text = str(nodes) if nodes < 10000 else "%dK" % (nodes // 1000)
+                        out("MESSAGE Speed 1K | Depth %d-%d | Eval 12 | Node %s | Time 5ms"
+                            % (depth, seldepth, text))
+                        out("MESSAGE Bestline H8 I7")
+                    else:
+                        # PentaZen's print_message.
+                        out("MESSAGE Dep %2d-%2d    Ev +33    Nd %3dk    Tm 12    Sp 10"
+                            % (depth, seldepth, nodes // 1000))
+                out(name(i))
+
+            i = self.answer(n, legal, occupied, answer, "banana,split",
                             lambda k: out("MESSAGE fake chatter %d" % k))
             if i is not None:
                 cells[i] = 1
@@ -654,6 +727,17 @@ def main():
     p.add_argument("--stderr-flood", type=int, default=0, metavar="KIB")
     p.add_argument("--daemon", action="store_true")
     p.add_argument("--daemon-clean-env", action="store_true")
+    p.add_argument("--burn-ms", type=int, default=0, metavar="MS",
+                   help="uses MS ms of its own CPU time before each move answer")
+    p.add_argument("--child-burn-ms", type=int, default=0, metavar="MS",
+                   help="before each move answer, runs a child process that uses MS ms of CPU, and waits for it")
+    p.add_argument("--worker-burn-ms", type=int, default=0, metavar="MS",
+                   help="starts one child for the whole run; before each move answer, it uses MS ms of CPU")
+    p.add_argument("--report", action="store_true",
+                   help="says what its search did, as each protocol's engines write it")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    if "--worker" in sys.argv[1:]:
+        return worker()
     a = p.parse_args()
 
     if a.protocol in ("gtp", "nboard") and a.game not in (None, "othello"):

@@ -298,6 +298,135 @@ fn every_anchor_plays_a_short_match_to_the_end() {
     }
 }
 
+/// An anchor's moves in `game`: for each, its index in the game's arrays.
+fn moves_of(game: &Value, anchor: &str) -> Vec<usize> {
+    let opening = game["opening"].as_array().unwrap().len();
+    let plies = game["moves"].as_array().unwrap().len();
+    (0..plies)
+        .filter(|i| {
+            let mover = if (opening + i).is_multiple_of(2) {
+                &game["first"]
+            } else {
+                &game["second"]
+            };
+            mover.as_str().unwrap() == anchor
+        })
+        .collect()
+}
+
+/// What a move cost, as logged.
+#[derive(Debug)]
+struct Cost {
+    depth: u64,
+    seldepth: u64,
+    nodes: u64,
+    cpu_us: u64,
+}
+
+/// Move `i`'s cost; a field the log left out (no move has it) is 0. Every move's CPU time is
+/// measured.
+fn cost(game: &Value, i: usize) -> Cost {
+    // `null`: a count the engine did not say.
+    let field = |name: &str| game.get(name).map_or(0, |v| v[i].as_u64().unwrap_or(0));
+    Cost {
+        depth: field("move_depth"),
+        seldepth: field("move_seldepth"),
+        nodes: field("move_nodes"),
+        cpu_us: game["move_cpu_us"][i]
+            .as_u64()
+            .unwrap_or_else(|| panic!("move {i} has no CPU time: {game}")),
+    }
+}
+
+/// Empty squares before move `i` of an Othello game: 60 less the discs played (passes aside).
+fn empties(game: &Value, i: usize) -> u64 {
+    let played = (game["opening"].as_array().unwrap().iter())
+        .chain(&game["moves"].as_array().unwrap()[..i])
+        .filter(|m| m.as_str() != Some("pass"))
+        .count();
+    60 - played as u64
+}
+
+/// What each anchor prints of its search is what its games record, and every move's CPU time
+/// is there: NTest's `search ... 0 HEIGHT` lines give its depth (4, or the empties when it
+/// searches to the end) and no nodes; Rapfi's `MESSAGE ... Depth D-S ... Node N` and PentaZen's
+/// `MESSAGE Dep D-S ... Nd N` their depth, selective depth and nodes; Egaroucid (GTP) and the
+/// adapters of Zebra and Velena say nothing. Zebra's adapter runs one Zebra process per move
+/// and Velena's keeps one Velena running: their CPU time is counted (the adapters alone use a
+/// millisecond or two a move).
+#[test]
+#[ignore = "needs the six anchor engines built: JOUTE_ANCHORS (tests/it/anchors.rs says how)"]
+fn every_anchor_records_what_it_prints_and_its_cpu_time() {
+    let Some(a) = anchors() else {
+        return;
+    };
+    let _alone = one_at_a_time();
+    let dir = common::scratch("cost");
+    for anchor in all(&a) {
+        let games = short_match(&dir, &anchor, &format!("{}-cost", anchor.name), 2);
+        let name = anchor.word.rsplit("name=").next().unwrap();
+        let mut moves = Vec::new();
+        for g in &games {
+            for i in moves_of(g, name) {
+                moves.push((g, i, cost(g, i)));
+            }
+        }
+        assert!(moves.len() >= 6, "{}: {} moves", anchor.name, moves.len());
+        let said = |test: &dyn Fn(&Cost) -> bool| {
+            moves.iter().filter(|(_, _, c)| test(c)).count() as f64 / moves.len() as f64
+        };
+        let all_moves = format!(
+            "{}: {:?}",
+            anchor.name,
+            moves.iter().map(|(_, _, c)| c).collect::<Vec<_>>()
+        );
+        match anchor.name {
+            "ntest" => {
+                for (g, i, c) in &moves {
+                    let searched = [0, 4, empties(g, *i)].contains(&c.depth);
+                    assert!(searched && c.seldepth == 0 && c.nodes == 0, "{all_moves}");
+                }
+                assert!(said(&|c| c.depth > 0) >= 0.9, "{all_moves}");
+            }
+            "rapfi" => {
+                // 10,000 nodes a move: `Node 10K` and more, recorded as 10,000 at least.
+                assert!(said(&|c| c.depth > 0 && c.nodes > 0) >= 0.7, "{all_moves}");
+                assert!(
+                    moves.iter().any(|(_, _, c)| c.nodes >= 10_000),
+                    "{all_moves}"
+                );
+            }
+            "pentazen" => {
+                assert!(
+                    said(&|c| c.depth > 0 && c.seldepth > 0) >= 0.8,
+                    "{all_moves}"
+                );
+                assert!(said(&|c| c.nodes > 0) >= 0.5, "{all_moves}");
+            }
+            _ => assert!(
+                moves
+                    .iter()
+                    .all(|(_, _, c)| c.depth + c.seldepth + c.nodes == 0),
+                "{all_moves}"
+            ),
+        }
+        let cpu: Vec<u64> = moves.iter().map(|(_, _, c)| c.cpu_us).collect();
+        match anchor.name {
+            // A Zebra process a move, reaped by the adapter: 30 to 60 ms each here.
+            "zebra" => {
+                for (g, i, c) in &moves {
+                    assert!(
+                        g["moves"][*i] == "pass" || c.cpu_us >= 10_000,
+                        "{all_moves}"
+                    );
+                }
+            }
+            "velena" => assert!(cpu.iter().sum::<u64>() >= 20_000, "{all_moves}"),
+            _ => assert!(cpu.iter().any(|&us| us > 0), "{all_moves}"),
+        }
+    }
+}
+
 /// NTest and Egaroucid at a fixed depth are deterministic, and so is joute's PVS: the same
 /// match twice is the same games, move for move — the protocols kept the positions exactly.
 #[test]

@@ -219,6 +219,16 @@ fn plays_normally(protocol: &str, game: &str) {
         stdout.contains("(normal 6, adjudication 0 of 6 games)"),
         "{stdout}"
     );
+    // Every move of the program had its CPU time measured (its process group's); the built-in
+    // engine at a fixed depth none (its moves do not depend on it).
+    for g in &all {
+        let cpu = g["move_cpu_us"].as_array().unwrap_or_else(|| panic!("{g}"));
+        assert_eq!(cpu.len(), g["moves"].as_array().unwrap().len(), "{g}");
+        let fake: Vec<usize> = fake_moves(g).into_iter().map(|(_, i)| i).collect();
+        for (i, c) in cpu.iter().enumerate() {
+            assert_eq!(c.is_u64(), fake.contains(&i), "move {i}: {g}");
+        }
+    }
     assert!(
         stderr.contains(&format!("fake: {protocol} engine: python3 {}", fake()))
             && stderr.contains("(stderr in out/engines/fake.log)"),
@@ -1978,4 +1988,149 @@ fn a_stderr_flood_is_capped_keeping_its_start_and_its_end() {
             && last.contains(&format!("line {:>6}", 2048 * 1024 / 100 - 1)),
         "{last}"
     );
+}
+
+// ---------------------------------------------------------------- what a move cost
+
+/// The fake's moves of `game` (the games' openings are 2 plies long, or any length): for each,
+/// its ply (moves before it, the opening's included) and its index in the game's arrays.
+fn fake_moves(game: &Value) -> Vec<(usize, usize)> {
+    let opening = game["opening"].as_array().unwrap().len();
+    let plies = game["moves"].as_array().unwrap().len();
+    (0..plies)
+        .filter(|i| {
+            let mover = if (opening + i).is_multiple_of(2) {
+                &game["first"]
+            } else {
+                &game["second"]
+            };
+            mover == "fake"
+        })
+        .map(|i| (opening + i, i))
+        .collect()
+}
+
+/// `game[field][i]` as a number; 0 when the field is absent (the log leaves out a field no
+/// move has) or the entry is `null` (a count the engine did not say).
+fn figure(game: &Value, field: &str, i: usize) -> u64 {
+    game.get(field).map_or(0, |v| {
+        if v[i].is_null() {
+            return 0;
+        }
+        v[i].as_u64()
+            .unwrap_or_else(|| panic!("{field}[{i}] in {game}"))
+    })
+}
+
+/// The fake's CPU and wall microseconds over `games`, every move's CPU time measured.
+fn fake_cost(games: &[Value]) -> (Vec<u64>, u64, u64) {
+    let mut cpu = Vec::new();
+    let mut wall = 0;
+    for g in games {
+        for (_, i) in fake_moves(g) {
+            cpu.push(
+                g["move_cpu_us"][i]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("move {i} has no CPU time: {g}")),
+            );
+            wall += g["move_us"][i].as_u64().unwrap();
+        }
+    }
+    assert!(cpu.len() >= 4, "{} moves of the fake", cpu.len());
+    let total = cpu.iter().sum();
+    (cpu, total, wall)
+}
+
+#[test]
+fn a_moves_cpu_time_counts_the_programs_children_and_not_its_sleep() {
+    // Each way a program may spend 40 ms of CPU on a move: itself, a child started for the
+    // move and reaped (a wrapper running one engine process per move), a child kept for the
+    // whole run; and one that sleeps 40 ms instead. The fake burns CPU time, not wall time, so
+    // what a move used does not depend on the machine's load, while its share of the move's
+    // wall time does (a 40 ms burn took 90 to 190 ms of wall time here at a load of 9 on 2
+    // cores): the burners are held to their CPU time, the sleeper to its share.
+    for (flags, burns) in [
+        (["--burn-ms", "40"], true),
+        (["--child-burn-ms", "40"], true),
+        (["--worker-burn-ms", "40"], true),
+        (["--sleep-ms", "40"], false),
+    ] {
+        let dir = common::scratch("cpu");
+        let text = spec("connect4", 1, "", "line", &flags, "stall_timeout = \"20s\"");
+        run_ok(&dir, &text, &["--quiet"]);
+        let all = games(&dir.join("out"));
+        assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
+        let (cpu, total, wall) = fake_cost(&all);
+        if burns {
+            // 40 ms of CPU a move at least (a reaped child's time is in clock ticks of 10 ms:
+            // a move may be a tick short).
+            assert!(cpu.iter().all(|&us| us >= 30_000), "{flags:?}: {cpu:?} µs");
+        } else {
+            // A fifth of its 40 ms sleep at most, each move and all of them.
+            assert!(cpu.iter().all(|&us| us <= 8_000), "{flags:?}: {cpu:?} µs");
+            assert!(
+                total as f64 <= 0.2 * wall as f64,
+                "{flags:?}: CPU {total} µs of {wall} µs"
+            );
+        }
+    }
+}
+
+#[test]
+fn what_programs_say_of_their_search_is_logged_in_each_protocol() {
+    // The fake says it as each protocol's engines do (tests/engines/README.md, --report): the
+    // line protocol's `depth= seldepth= nodes=`, NBoard's `nodestats` and `search` lines
+    // (Edax's, NTest's), Gomocup's MESSAGE lines (Rapfi's, PentaZen's), each after a smaller
+    // report that the last one replaces; GTP has no way to say it.
+    for (protocol, game) in [
+        ("line", "connect4"),
+        ("nboard", "othello"),
+        ("gomocup", "morpion-9x9-5"),
+        ("gtp", "othello"),
+    ] {
+        let dir = common::scratch("report");
+        let depth = if protocol == "nboard" {
+            "depth = 1"
+        } else {
+            ""
+        };
+        let text = spec(game, 2, "", protocol, &["--report"], depth);
+        run_ok(&dir, &text, &["--quiet"]);
+        let all = games(&dir.join("out"));
+        assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
+        let mut moves = 0;
+        let mut abbreviated = 0;
+        for g in &all {
+            for (ply, i) in fake_moves(g) {
+                moves += 1;
+                let (depth, seldepth, nodes) =
+                    (ply as u64 + 1, ply as u64 + 4, 1000 * (ply as u64 + 1) + 7);
+                let expected = match protocol {
+                    "line" => (depth, seldepth, nodes),
+                    // NBoard says no selective depth.
+                    "nboard" => (depth, 0, nodes),
+                    // Rapfi's form at even plies writes 10000 nodes and more in thousands,
+                    // PentaZen's at odd plies from 1000: recorded as the least they mean.
+                    "gomocup" if ply.is_multiple_of(2) && nodes < 10_000 => {
+                        (depth, seldepth, nodes)
+                    }
+                    "gomocup" => {
+                        abbreviated += 1;
+                        (depth, seldepth, nodes / 1000 * 1000)
+                    }
+                    _ => (0, 0, 0),
+                };
+                let logged = (
+                    figure(g, "move_depth", i),
+                    figure(g, "move_seldepth", i),
+                    figure(g, "move_nodes", i),
+                );
+                assert_eq!(logged, expected, "{protocol}: ply {ply} of {g}");
+            }
+        }
+        assert!(moves >= 8, "{protocol}: {moves} moves");
+        if protocol == "gomocup" {
+            assert!(abbreviated >= 2, "{abbreviated} abbreviated counts");
+        }
+    }
 }

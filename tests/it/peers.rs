@@ -219,6 +219,35 @@ fn edax_plays_over_gtp_and_nboard() {
             gtp["id"],
             nboard["id"]
         );
+        // What Edax says of its search: over NBoard a `nodestats NODES SECONDS` line as it
+        // searches (the nodes; no depth), over GTP nothing. Every move's CPU time is there.
+        for (game, protocol) in [(gtp, "gtp"), (nboard, "nboard")] {
+            let opening = game["opening"].as_array().unwrap().len();
+            let plies = game["moves"].as_array().unwrap().len();
+            let mine = (0..plies).filter(|i| (opening + i).is_multiple_of(2) == *edax_first);
+            // `null`: a count Edax did not say.
+            let field =
+                |name: &str, i: usize| game.get(name).map_or(0, |v| v[i].as_u64().unwrap_or(0));
+            let (mut moves, mut counted) = (0, 0);
+            for i in mine {
+                moves += 1;
+                assert!(
+                    game["move_cpu_us"][i].is_u64(),
+                    "{protocol}: move {i} of {game}"
+                );
+                assert_eq!(
+                    (field("move_depth", i), field("move_seldepth", i)),
+                    (0, 0),
+                    "{protocol}: move {i} of {game}"
+                );
+                let nodes = field("move_nodes", i);
+                assert!(protocol == "nboard" || nodes == 0, "move {i} of {game}");
+                counted += usize::from(nodes > 0);
+            }
+            if protocol == "nboard" {
+                assert!(counted * 10 >= moves * 9, "{counted} of {moves}: {game}");
+            }
+        }
     }
 }
 

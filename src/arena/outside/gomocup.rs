@@ -42,13 +42,23 @@
 //! five (`morpion-NxN-5-exact`), 4 renju (`renju`, `morpion-NxN-5-renju`). Under renju the
 //! referee judges black's forbidden points: a program that plays one loses by an illegal move.
 //!
+//! What a program says of its search goes to the log, from the last `MESSAGE` (or `DEBUG`) line
+//! before its move that says it, in the forms real engines write: Rapfi's report at the end
+//! of a search, `MESSAGE Speed 235K | Depth 12-23 | Eval 91 | Node 20K | Time 85ms` (and its
+//! `depth 12-23 ... n 20K` of UCI-like messages, depth only), PentaZen's `MESSAGE Dep  8-10
+//! Ev +44    Nd   1m    Tm 950    Sp 1456`: `D-S` is the depth and the selective depth, the
+//! count the nodes. Both abbreviate large counts by integer division (Rapfi `K`, `M`, `G`,
+//! `T`; PentaZen `k`, `m`, `g`), so `20K` is recorded as 20,000, the least it can mean. A
+//! report made while pondering (Rapfi's `[Pondering] ...`) is not the move's; a message that
+//! says none of this, or says it garbled, records nothing.
+//!
 //! Every game starts with `START N` rather than `RESTART`: START is one of the mandatory
 //! commands, so every program answers it, and it clears the board as RESTART does (RESTART is
 //! optional: a program may answer `UNKNOWN`, and the manager must then start it again).
 
 use std::time::{Duration, Instant};
 
-use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move, untold};
+use super::{Dialect, Heard, History, Said, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, TimeControl, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, GameKind};
@@ -113,6 +123,66 @@ fn start_answer(line: &str) -> bool {
 /// The answer to a move request: a move or `ERROR ...`.
 fn move_answer(line: &str) -> bool {
     move_shaped(line) || starts_with_word(line, "ERROR")
+}
+
+/// Reads what a `MESSAGE` or `DEBUG` line says of the search into `said` (the module's
+/// documentation: `Depth D-S` or `Dep D-S`, `Node N` or `Nd N`; words apart by spaces or `|`).
+/// Any other line, and a figure that is no number, says nothing.
+fn read_message(line: &str, said: &mut Said) {
+    let mut words = line
+        .split(|c: char| c.is_whitespace() || c == '|')
+        .filter(|w| !w.is_empty())
+        .peekable();
+    match words.next() {
+        Some(w) if w.eq_ignore_ascii_case("MESSAGE") || w.eq_ignore_ascii_case("DEBUG") => {}
+        _ => return,
+    }
+    // Rapfi's reports while it ponders on the opponent's time are no move's.
+    if words.peek().is_some_and(|w| w.starts_with('[')) {
+        return;
+    }
+    let is = |word: &str, names: &[&str]| names.iter().any(|n| word.eq_ignore_ascii_case(n));
+    while let Some(word) = words.next() {
+        if is(word, &["depth", "dep"]) {
+            let Some(text) = words.next() else { break };
+            // `12-23`; PentaZen pads to two places: `Dep  8- 9` is the words `8-` and `9`.
+            let (depth, seldepth) = match text.split_once('-') {
+                Some((depth, "")) => {
+                    let seldepth = words.next_if(|w| w.parse::<u32>().is_ok());
+                    (depth, seldepth)
+                }
+                Some((depth, seldepth)) => (depth, Some(seldepth)),
+                None => (text, None),
+            };
+            if let Ok(depth) = depth.parse() {
+                said.depth = depth;
+                said.seldepth = seldepth.and_then(|s| s.parse().ok()).unwrap_or(0);
+            }
+        } else if is(word, &["node", "nodes", "nd"])
+            && let Some(nodes) = words.next().and_then(count)
+        {
+            said.nodes = Some(nodes);
+        }
+    }
+}
+
+/// A count as engines write it: `23`, or abbreviated by integer division, `23K` (thousands;
+/// `M` millions, `G`, `T`, either case): the least it can mean, `23000`.
+fn count(text: &str) -> Option<u64> {
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(digits);
+    let number: u64 = number.parse().ok()?;
+    let unit: u64 = match suffix {
+        "" => 1,
+        "k" | "K" => 1_000,
+        "m" | "M" => 1_000_000,
+        "g" | "G" => 1_000_000_000,
+        "t" | "T" => 1_000_000_000_000,
+        _ => return None,
+    };
+    number.checked_mul(unit)
 }
 
 /// Reads the program's next answer by `deadline`; `wait` names the limit in a timeout.
@@ -344,7 +414,14 @@ impl<G: Game> Dialect<G> for Gomocup {
         for line in &request {
             io.send(line)?;
         }
-        let line = answer(io, deadline, wait, move_answer)?;
+        let mut said = Said::default();
+        let line = answer_by(io, deadline, wait, |l| {
+            let heard = heard(l, move_answer);
+            if heard == Heard::Aside {
+                read_message(l, &mut said);
+            }
+            heard
+        })?;
         if starts_with_word(&line, "ERROR") {
             return Err(PlayerError::Failed(format!(
                 "it answered '{}' to {}",
@@ -356,7 +433,7 @@ impl<G: Game> Dialect<G> for Gomocup {
         let mv = read_move(turn.position, &name, &line)?;
         self.told = names;
         self.told.push(turn.position.format_move(mv));
-        Ok(super::bare(mv))
+        Ok(said.told(super::bare(mv)))
     }
 
     fn goodbye(&self) -> &'static str {
@@ -409,6 +486,124 @@ mod unit {
             Some("plain")
         );
         assert_eq!(about_name("UNKNOWN"), None);
+    }
+
+    #[test]
+    fn the_search_is_read_from_rapfis_and_pentazens_messages() {
+        let read = |lines: &[&str]| {
+            let mut said = Said::default();
+            for line in lines {
+                read_message(line, &mut said);
+            }
+            // 0: no count said.
+            (said.depth, said.seldepth, said.nodes.unwrap_or(0))
+        };
+        // Rapfi (BRIEF, its default), at the end of a search; its best line after it.
+        assert_eq!(
+            read(&[
+                "MESSAGE Speed 235K | Depth 12-23 | Eval 91 | Node 20K | Time 85ms",
+                "MESSAGE Bestline I7 G9",
+            ]),
+            (12, 23, 20_000)
+        );
+        assert_eq!(
+            read(&["MESSAGE Speed 5000 | Depth 3-5 | Eval 12 | Node 9999 | Time 1ms"]),
+            (3, 5, 9999)
+        );
+        assert_eq!(
+            read(&["MESSAGE Speed 1M | Depth 20-31 | Eval -3 | Node 12M | Time 10s"]),
+            (20, 31, 12_000_000)
+        );
+        // Rapfi's NORMAL messages: a line per depth, then the end of the search.
+        assert_eq!(
+            read(&[
+                "MESSAGE Depth 9-14 | Eval 40 | Time 20ms | H8 I7 G9",
+                "MESSAGE Depth 10-16 | Eval 48 | Time 23ms | H8 I7 G9",
+            ]),
+            (10, 16, 0)
+        );
+        // Its UCI-like messages: `n` is no keyword read.
+        assert_eq!(
+            read(&["MESSAGE depth 10-14 ev 48 n 23K n/ms 235 tm 85 pv h8 i7"]),
+            (10, 14, 0)
+        );
+        // While pondering: not the move's.
+        assert_eq!(
+            read(&[
+                "MESSAGE [Pondering] Speed 235K | Depth 12-23 | Eval 91 | Node 20K | Time 85ms"
+            ]),
+            (0, 0, 0)
+        );
+        // PentaZen: two-place depths, three-place counts with k, m or g.
+        assert_eq!(
+            read(&["MESSAGE Dep  8-10    Ev +44    Nd   1m    Tm 950    Sp 1456"]),
+            (8, 10, 1_000_000)
+        );
+        assert_eq!(
+            read(&["MESSAGE Dep  4- 6    Ev -12    Nd 123k    Tm 12    Sp 10"]),
+            (4, 6, 123_000)
+        );
+        assert_eq!(
+            read(&["MESSAGE Dep 11-17    Ev +V9    Nd   2g    Tm 9000    Sp 300"]),
+            (11, 17, 2_000_000_000)
+        );
+        assert_eq!(read(&["MESSAGE Dep  1- 1    "]), (1, 1, 0));
+        assert_eq!(
+            read(&["MESSAGE Dep  7-12    Ev +3    Nd 512     Tm 3    Sp 170"]),
+            (7, 12, 512)
+        );
+        // DEBUG lines too; the last figure said wins, each on its own.
+        assert_eq!(
+            read(&[
+                "DEBUG Depth 5-7 Node 100",
+                "MESSAGE Node 300",
+                "message depth 6"
+            ]),
+            (6, 0, 300)
+        );
+        // Garbage says nothing, and nothing panics.
+        let garbage = [
+            "MESSAGE fake chatter 1",
+            "MESSAGE Depth",
+            "MESSAGE Depth of field",
+            "MESSAGE Depth -5",
+            "MESSAGE Depth 4294967296-1",
+            "MESSAGE Node",
+            "MESSAGE Node 12X",
+            "MESSAGE Node 99999999999T",
+            "MESSAGE Nd -3k",
+            "MESSAGE Node 1.5M",
+            "MESSAGE |||| Depth | | Node |",
+            "MESSAGEDepth 5-5",
+            "UNKNOWN Depth 5-5 Node 5",
+            "7,7 Depth 5-5",
+            "",
+        ];
+        assert_eq!(read(&garbage), (0, 0, 0));
+    }
+
+    proptest::proptest! {
+        /// Whatever a program writes, and however a real report is cut or garbled, reading it
+        /// does not fail; a line that is no MESSAGE or DEBUG says nothing.
+        #[test]
+        fn no_line_fails_the_reading(line in ".{0,200}", cut in 0usize..90, junk in "[ -~]{0,24}") {
+            let mut said = Said::default();
+            read_message(&line, &mut said);
+            let first = line
+                .split(|c: char| c.is_whitespace() || c == '|')
+                .find(|w| !w.is_empty())
+                .unwrap_or("");
+            if !["MESSAGE", "DEBUG"].iter().any(|w| first.eq_ignore_ascii_case(w)) {
+                proptest::prop_assert_eq!(said, Said::default());
+            }
+            for real in [
+                "MESSAGE Speed 235K | Depth 12-23 | Eval 91 | Node 20K | Time 85ms",
+                "MESSAGE Dep  8-10    Ev +44    Nd   1m    Tm 950    Sp 1456",
+            ] {
+                let mangled = format!("{}{junk}{}", &real[..cut.min(real.len())], &real[cut.min(real.len())..]);
+                read_message(&mangled, &mut said);
+            }
+        }
     }
 
     #[test]

@@ -37,6 +37,10 @@
 //!   has), but at least 1: under a second it is told 1 s, and the referee holds it to the real
 //!   limit.
 //!
+//! GTP has no standard way to say what a search did (no depth, no node count, no score in
+//! `genmove`'s answer), so nothing of it is recorded: a GTP move's log has its time and CPU
+//! time only.
+//!
 //! Edax reads `time_settings M B S` with `S > 0` as "M seconds a move", so a time per move
 //! reaches it as no time at all (it then searches about 0.1 s, its floor, to its `-l` level);
 //! and `time_left` switches it to level 60, time alone bounding its search.

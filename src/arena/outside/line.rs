@@ -4,7 +4,7 @@
 //! → joute 1 game=connect4 [NAME=VALUE ...]
 //! ← ok [name=NAME ...]
 //! → move game=connect4 moves=4,4,5 [time=MS inc=MS movetime=MS depth=N nodes=N]
-//! ← 3 [score=S depth=N nodes=N]
+//! ← 3 [score=S depth=N seldepth=N nodes=N]
 //! → quit
 //! ```
 //!
@@ -14,6 +14,10 @@
 //! is written as a move (letters and digits with a digit among them — `f5`, `h8`, `4` — or
 //! `pass`, legal or not) and whose other words are `KEY=VALUE`. `error MESSAGE` answers either
 //! as a refusal. Any other line is passed over (the rule of every protocol, [`super`]).
+//!
+//! What the answer says of the search goes to the log: `score`, `depth`, `seldepth` (the
+//! deepest line followed, where it differs from the depth) and `nodes`, each as written; a
+//! value that is no number is left out (0: not said), other keys are ignored.
 
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -74,6 +78,20 @@ fn move_heard(line: &str) -> Heard {
         Heard::Answer
     } else {
         Heard::Stray
+    }
+}
+
+/// Reads the `KEY=VALUE` words after an answer's move: `score`, `depth`, `seldepth`, `nodes`
+/// (a value that is no number counts as not said; other keys are for the program's own use).
+fn read_search<'a, M>(words: impl Iterator<Item = &'a str>, thought: &mut Thought<M>) {
+    for word in words {
+        match word.split_once('=') {
+            Some(("score", v)) => thought.score = v.parse().ok(),
+            Some(("depth", v)) => thought.depth = v.parse().unwrap_or(0),
+            Some(("seldepth", v)) => thought.seldepth = v.parse().unwrap_or(0),
+            Some(("nodes", v)) => thought.nodes = v.parse().ok(),
+            _ => {}
+        }
     }
 }
 
@@ -160,14 +178,7 @@ impl<G: Game> Dialect<G> for Line {
         let mut words = line.split_whitespace();
         let mv = read_move(turn.position, words.next().unwrap_or(""), &line)?;
         let mut thought = super::bare(mv);
-        for word in words {
-            match word.split_once('=') {
-                Some(("score", v)) => thought.score = v.parse().ok(),
-                Some(("depth", v)) => thought.depth = v.parse().unwrap_or(0),
-                Some(("nodes", v)) => thought.nodes = v.parse().ok(),
-                _ => {}
-            }
-        }
+        read_search(words, &mut thought);
         Ok(thought)
     }
 
@@ -217,5 +228,46 @@ mod unit {
             Heard::Stray
         );
         assert_eq!(hello_heard("okay"), Heard::Stray);
+    }
+
+    #[test]
+    fn the_answer_says_its_score_depth_seldepth_and_nodes() {
+        let read = |line: &str| {
+            let mut thought = crate::arena::outside::bare(());
+            read_search(line.split_whitespace().skip(1), &mut thought);
+            // 0: no count said.
+            (
+                thought.score,
+                thought.depth,
+                thought.seldepth,
+                thought.nodes.unwrap_or(0),
+            )
+        };
+        assert_eq!(
+            read("f5 score=-3 depth=8 seldepth=14 nodes=123456"),
+            (Some(-3), 8, 14, 123456)
+        );
+        // In any order, unknown keys ignored, each key as written.
+        assert_eq!(read("4 nodes=9 pv=4,4,5 seldepth=2"), (None, 0, 2, 9));
+        // What is no number is not said; nothing panics on garbage.
+        assert_eq!(
+            read("4 depth=-1 seldepth=99999999999 nodes=1e6 score=x"),
+            (None, 0, 0, 0)
+        );
+        assert_eq!(read("4 seldepth= depth==3 ="), (None, 0, 0, 0));
+    }
+
+    proptest::proptest! {
+        /// Whatever follows the move, reading it does not fail, and keys other than the four
+        /// change nothing.
+        #[test]
+        fn no_answer_fails_the_reading(words in "[ -~]{0,200}") {
+            let mut thought = crate::arena::outside::bare(());
+            read_search(words.split_whitespace(), &mut thought);
+            let known = ["score=", "depth=", "seldepth=", "nodes="];
+            if !words.split_whitespace().any(|w| known.iter().any(|k| w.starts_with(k))) {
+                proptest::prop_assert_eq!(thought, crate::arena::outside::bare(()));
+            }
+        }
     }
 }

@@ -497,11 +497,40 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
     }
 
     fn game_over(&mut self, _outcome: &Outcome) {}
+
+    /// Its program's process group's CPU time ([`EngineProcess::cpu_time`]): `None` when no
+    /// program runs, or off Linux.
+    fn cpu_time(&mut self) -> Option<Duration> {
+        self.io.as_mut()?.cpu_time()
+    }
 }
 
 impl<G: Game> Drop for OutsidePlayer<G> {
     fn drop(&mut self) {
         self.quit();
+    }
+}
+
+/// What a program said of its search while it thought, in the lines before its answer
+/// (NBoard's `nodestats` and `search`, Gomocup's `MESSAGE`): each figure the last one said, 0
+/// where it said none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Said {
+    /// The depth of its search.
+    pub(crate) depth: u32,
+    /// Its selective depth (the deepest line followed).
+    pub(crate) seldepth: u32,
+    /// The nodes it searched, when it said.
+    pub(crate) nodes: Option<u64>,
+}
+
+impl Said {
+    /// `thought` with what was said.
+    pub(crate) fn told<M>(self, mut thought: Thought<M>) -> Thought<M> {
+        thought.depth = self.depth;
+        thought.seldepth = self.seldepth;
+        thought.nodes = self.nodes;
+        thought
     }
 }
 

@@ -13,7 +13,9 @@
 //! ← pong 2
 //! → move C3                      (each move the program has not been told; a pass is PA)
 //! → go
-//! ← status Edax is thinking      (passed over, as `nodestats`; other lines too, counted)
+//! ← status Edax is thinking      (passed over; other lines too, counted)
+//! ← nodestats 1133319 0.00       (Edax: the nodes searched so far; passed over)
+//! ← search D3  -1.30 0   6       (NTest: a move, its value, the depth; passed over)
 //! ← === D3/-1.00/0.2             (NBoard's form; Edax writes `=== d3 -1.00 0.2`)
 //! → quit
 //! ```
@@ -22,6 +24,13 @@
 //! the move with the others, `move D3`, before its next `go`. The evaluation after the move is
 //! in discs from the mover's point of view; its rounding is the thought's score.
 //!
+//! What the program says of its search before its answer goes to the log: the nodes of its
+//! last `nodestats NODES SECONDS` line (Edax sends one as its search reports progress; the
+//! last is a lower bound of the search's count), and the depth of its last `search PV EVAL 0
+//! HEIGHT` line (NTest: HEIGHT is the depth reached, `  6`, or for a search to the end of the
+//! game at some probability `100%W`, ` 60% `, whose depth is then the position's empties;
+//! NBoard's own example `22@60%` is depth 22). Neither says a selective depth.
+//!
 //! NBoard has no clock command: a game on a clock relies on the referee's deadline alone (the
 //! program keeps its own limits: a depth, its options or its arguments). NTest answers `go`
 //! only once it has been given a depth (`set depth`, the spec's `depth`).
@@ -29,7 +38,7 @@
 use std::any::Any;
 use std::time::{Duration, Instant};
 
-use super::{Dialect, Heard, History, Setup, answer_by, quote, read_move, untold};
+use super::{Dialect, Heard, History, Said, Setup, answer_by, quote, read_move, untold};
 use crate::arena::game::{PlayerError, Thought, Turn};
 use crate::arena::process::EngineProcess;
 use crate::games::{Game, Othello, Side};
@@ -153,6 +162,48 @@ impl Nboard {
     }
 }
 
+/// The empty squares of `pos`, an Othello position: the depth of a search to the game's end.
+fn empties<G: Game>(pos: &G) -> Option<u32> {
+    let pos = (pos as &dyn Any).downcast_ref::<Othello>()?;
+    Some(64 - (pos.black() | pos.white()).count_ones())
+}
+
+/// Reads what `line`, written before the answer to `go`, says of the search into `said`:
+/// `nodestats NODES SECONDS` gives the nodes, `search PV EVAL 0 HEIGHT` the depth ([`height`]).
+/// Anything else, or a figure that is no number, says nothing.
+fn read_report(line: &str, empties: Option<u32>, said: &mut Said) {
+    let mut words = line.split_whitespace();
+    match words.next() {
+        Some("nodestats") => {
+            if let Some(nodes) = words.next().and_then(|n| n.parse::<u64>().ok()) {
+                said.nodes = Some(nodes);
+            }
+        }
+        Some("search") => {
+            if let Some(depth) = words.nth(3).and_then(|h| height(h, empties)) {
+                said.depth = depth;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The depth of a `search` line's HEIGHT: `6`; `22@60%` (a depth at a probability); `100%W`,
+/// `60%` (NTest: a search to the end at that probability, `W` for win-loss-draw only: the
+/// position's `empties`).
+fn height(text: &str, empties: Option<u32>) -> Option<u32> {
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, rest) = text.split_at(digits);
+    let number: u32 = number.parse().ok()?;
+    match rest.chars().next() {
+        None | Some('@') => Some(number),
+        Some('%') => empties,
+        Some(_) => None,
+    }
+}
+
 /// Reads the answer to `go`: the first word after `===` (its parts split on `/` or spaces: the
 /// move, then the evaluation).
 fn read_go<G: Game>(pos: &G, line: &str) -> Result<Thought<G::Move>, PlayerError> {
@@ -220,11 +271,17 @@ impl<G: Game> Dialect<G> for Nboard {
             None => self.set_game(io, history)?,
         }
         io.send("go")?;
+        let empties = empties(turn.position);
+        let mut said = Said::default();
         let line = answer_by(io, deadline, wait, |l| {
-            self.heard(l, l.trim_start().starts_with("==="))
+            let answer = l.trim_start().starts_with("===");
+            if !answer {
+                read_report(l, empties, &mut said);
+            }
+            self.heard(l, answer)
         })?;
         // The program has not played its move: it is told with the next ones.
-        read_go(turn.position, &line)
+        Ok(said.told(read_go(turn.position, &line)?))
     }
 
     fn goodbye(&self) -> &'static str {
@@ -233,6 +290,98 @@ impl<G: Game> Dialect<G> for Nboard {
 
     fn reported_name(&self) -> Option<&str> {
         self.name.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn the_search_is_read_from_nodestats_and_search_lines_as_edax_and_ntest_write_them() {
+        let read = |lines: &[&str], empties| {
+            let mut said = Said::default();
+            for line in lines {
+                read_report(line, empties, &mut said);
+            }
+            said
+        };
+        // 0: no count said.
+        let said = |depth, nodes: u64| Said {
+            depth,
+            seldepth: 0,
+            nodes: (nodes > 0).then_some(nodes),
+        };
+        // Edax 4.6 (-nboard): its search's nodes so far (the seconds are garbage: a %.2f of an
+        // integer).
+        assert_eq!(
+            read(&["nodestats 1133319 0.00"], Some(40)),
+            said(0, 1133319)
+        );
+        // NTest: the last `search` line's height, here 6 (its answers `  6 (60 empty)...` are
+        // no report).
+        let ntest = [
+            "status Thinking",
+            "search D3       -0.81 0   1",
+            "search D3       -1.39 0   2",
+            "search D3       -1.30 0   6",
+            "  6 (60 empty)\tD3/-1.30\t\t0.000517s elapsed",
+            "status",
+        ];
+        assert_eq!(read(&ntest, Some(60)), said(6, 0));
+        // NTest near the end: a search to the game's end, at 50% to 100% certainty.
+        let solving = [
+            "search F8       -2.00 0   8",
+            "search F8       -2.00 0  50%W",
+            "search F8       -4.00 0  50% ",
+            "search G8       +2.00 0 100%W",
+        ];
+        assert_eq!(read(&solving, Some(17)), said(17, 0));
+        assert_eq!(read(&solving, None), said(8, 0));
+        // NBoard's own example, and a pass before the move.
+        assert_eq!(
+            read(
+                &["search F5-D6 +1.00 0 22@60%", "search PA-F5 -0.50 0 9"],
+                Some(40)
+            )
+            .depth,
+            9
+        );
+        assert_eq!(read(&["search F5 +1.00 0 22@60%"], Some(40)).depth, 22);
+        // Garbage says nothing, and overwrites nothing.
+        let garbage = [
+            "nodestats 1000 0.1",
+            "search",
+            "search D3",
+            "search D3 -1 0",
+            "search D3 -1 0 deep",
+            "search D3 -1 0 4294967296",
+            "search D3 -1 0 -3",
+            "nodestats",
+            "nodestats -5 0.1",
+            "nodestats 99999999999999999999999 0.1",
+            "nodestats 1e9",
+            "nodestatsx 5",
+        ];
+        assert_eq!(read(&garbage, Some(40)), said(0, 1000));
+    }
+
+    proptest::proptest! {
+        /// Whatever a program writes, and however a real report is cut or garbled, reading it
+        /// does not fail; a line that is no `nodestats` or `search` says nothing.
+        #[test]
+        fn no_line_fails_the_reading(line in ".{0,200}", cut in 0usize..30, junk in "[ -~]{0,16}") {
+            let mut said = Said::default();
+            read_report(&line, Some(20), &mut said);
+            let first = line.split_whitespace().next().unwrap_or("");
+            if first != "nodestats" && first != "search" {
+                proptest::prop_assert_eq!(said, Said::default());
+            }
+            for real in ["search G8       +2.00 0 100%W", "nodestats 1133319 0.00"] {
+                let at = cut.min(real.len());
+                read_report(&format!("{}{junk}{}", &real[..at], &real[at..]), None, &mut said);
+            }
+        }
     }
 }
 
