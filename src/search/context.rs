@@ -14,6 +14,9 @@ pub(crate) struct Ctx<'a, G: Game, E: Evaluator<G>> {
     pub eval: &'a E,
     pub nodes: u64,
     pub leaves: u64,
+    /// Positions scored by the evaluator (leaves that are no finished game): an iteration that
+    /// scores none has followed every line to the game's end.
+    pub evaluated: u64,
     node_limit: u64,
     deadline: Option<Instant>,
     /// The budget ran out: the iteration under way is void.
@@ -29,6 +32,7 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
             eval,
             nodes: 0,
             leaves: 0,
+            evaluated: 0,
             node_limit: limits.nodes.unwrap_or(u64::MAX),
             deadline: limits.time.map(|t| start + t),
             aborted: false,
@@ -82,6 +86,7 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
     #[inline]
     pub fn evaluate(&mut self, pos: &G) -> i32 {
         self.leaves += 1;
+        self.evaluated += 1;
         self.eval.evaluate(pos)
     }
 
@@ -116,6 +121,7 @@ impl<'a, G: Game, E: Evaluator<G>> Ctx<'a, G, E> {
             Some(score) => score,
             None => {
                 self.leaves += 1;
+                self.evaluated += 1;
                 self.eval.evaluate_tracked(pos, state)
             }
         }

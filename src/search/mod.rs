@@ -272,8 +272,9 @@ pub struct SearchStats {
     pub nodes: u64,
     /// Positions scored: by the evaluator at the horizon, or as finished games.
     pub leaves: u64,
-    /// Depth of the deepest completed iteration (for `mcts`, the length of its principal
-    /// variation: the most visited line of its tree).
+    /// Depth of the deepest completed iteration — or of the first that followed every line to
+    /// the game's end, when one did (deeper iterations only repeat it) — (for `mcts`, the
+    /// length of its principal variation: the most visited line of its tree).
     pub depth: u32,
     /// Selective depth, where the algorithm has one beside its depth: `mcts`'s deepest tree
     /// node; 0 for the depth-first algorithms, whose lines all end at their depth (or at the
@@ -446,7 +447,11 @@ impl<G: Game> Searcher<G> {
         let first = if iterative { 1 } else { max_depth };
         let mut done: Option<SearchResult<G::Move>> = None;
         let mut guess = 0;
+        // The first iteration that scored no position with the evaluator followed every line to
+        // the game's end: the depth it reached, whatever deeper iterations repeat of it.
+        let mut to_the_end: Option<u32> = None;
         for depth in first..=max_depth {
+            let evaluated = ctx.evaluated;
             let outcome = match self.config.algorithm {
                 Algorithm::Minimax => minimax::search(self, pos, depth, ctx),
                 Algorithm::Negamax => minimax::negamax_root(self, pos, depth, ctx),
@@ -460,12 +465,15 @@ impl<G: Game> Searcher<G> {
                 break;
             }
             guess = outcome.0;
+            if ctx.evaluated == evaluated && to_the_end.is_none() {
+                to_the_end = Some(depth);
+            }
             done = Some(SearchResult {
                 best_move: outcome.1,
                 score: outcome.0,
                 pv: self.pv.line(0).to_vec(),
                 stats: SearchStats {
-                    depth,
+                    depth: to_the_end.map_or(depth, |end| end.min(depth)),
                     ..SearchStats::default()
                 },
             });

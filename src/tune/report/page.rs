@@ -40,6 +40,12 @@ fn side_cost_text(side: &SideCost) -> String {
     if let Some(share) = f.cpu_share {
         parts.push(format!("CPU {}", share_text(share)));
     }
+    if f.starved > 0 {
+        parts.push(format!(
+            "{} of {} moves starved of CPU",
+            f.starved, f.judged
+        ));
+    }
     format!("{}: {}", side.engine, parts.join(", "))
 }
 
