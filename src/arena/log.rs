@@ -117,6 +117,17 @@ impl GameLine {
     /// everything else replays bit for bit.
     pub const TIMING_FIELDS: [&'static str; 3] = ["seconds", "move_us", "move_cpu_us"];
 
+    /// The per-move arrays: one entry per element of `moves` each, when present (`move_ms` in
+    /// logs written before `move_us`).
+    pub const PER_MOVE_FIELDS: [&'static str; 6] = [
+        "move_us",
+        "move_ms",
+        "move_nodes",
+        "move_depth",
+        "move_seldepth",
+        "move_cpu_us",
+    ];
+
     /// The line without the machine's timings ([`GameLine::TIMING_FIELDS`] emptied): what
     /// replays bit for bit.
     pub fn untimed(mut self) -> GameLine {
@@ -203,15 +214,19 @@ impl GameLine {
                 self.moves.len()
             ));
         }
-        let per_move = [
-            ("move_us", self.move_us.len()),
-            ("move_ms", self.move_ms.len()),
-            ("move_nodes", self.move_nodes.len()),
-            ("move_depth", self.move_depth.len()),
-            ("move_seldepth", self.move_seldepth.len()),
-            ("move_cpu_us", self.move_cpu_us.len()),
+        let lengths = [
+            self.move_us.len(),
+            self.move_ms.len(),
+            self.move_nodes.len(),
+            self.move_depth.len(),
+            self.move_seldepth.len(),
+            self.move_cpu_us.len(),
         ];
-        if let Some((key, n)) = per_move.iter().find(|(_, n)| *n != 0 && *n != self.plies) {
+        let per_move = Self::PER_MOVE_FIELDS.iter().zip(lengths);
+        if let Some((key, n)) = per_move
+            .into_iter()
+            .find(|(_, n)| *n != 0 && *n != self.plies)
+        {
             return Err(format!(
                 "game {}: {key} has {n} entries for {} moves",
                 self.id, self.plies

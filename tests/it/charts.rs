@@ -412,42 +412,10 @@ fn an_othello_match_has_a_margin_chart() {
     );
 }
 
-/// Five Othello engines of four algorithms; random reports no nodes, and loses every game.
-const OTHELLO_COSTS: &str = r#"
-name = "othello-costs"
-game = "othello"
-seed = 11
-openings = { plies = 4, count = 2 }
-
-[[engine]]
-name = "random"
-algorithm = "random"
-
-[[engine]]
-name = "alphabeta-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "mtdf-3"
-algorithm = "mtdf"
-depth = 3
-
-[[engine]]
-name = "pvs-4"
-algorithm = "pvs"
-depth = 4
-
-[[engine]]
-name = "mcts-200"
-algorithm = "mcts"
-playouts = 200
-"#;
-
 #[test]
 fn a_run_writes_its_cost_charts_as_png_and_svg() {
     let dir = scratch("costs");
-    let out = common::run_spec(&dir, OTHELLO_COSTS);
+    let out = common::run_spec(&dir, common::OTHELLO_COSTS);
     let summary = load(&out);
     for chart in ["elo-by-nodes", "elo-by-time", "nodes-by-ply", "time-by-ply"] {
         let (w, h, variance) = decode(&out.join(format!("{chart}.png")));

@@ -63,17 +63,15 @@ fn lower_median(values: &mut [u64]) -> u64 {
     values[values.len().div_ceil(2) - 1]
 }
 
-/// A copy of a shipped spec with fewer openings (the same engines), written into `dir`.
-fn smaller(dir: &Path, spec: &str, openings: &str) -> std::path::PathBuf {
+/// A shipped spec's text with other openings (the same engines).
+fn smaller(spec: &str, openings: &str) -> String {
     let text = std::fs::read_to_string(common::manifest(spec)).unwrap();
     let line = text
         .lines()
         .find(|l| l.starts_with("openings ="))
         .unwrap()
         .to_string();
-    let path = dir.join("spec.toml");
-    std::fs::write(&path, text.replace(&line, openings)).unwrap();
-    path
+    text.replace(&line, openings)
 }
 
 #[test]
@@ -81,11 +79,15 @@ fn the_course_comparison_reports_each_engines_nodes_per_move_as_the_log_sums_the
     // The course's seven searches at depth 5 on Connect 4 (tournaments/connect4-depth5.toml),
     // on fewer openings.
     let dir = scratch("course");
-    let spec = smaller(
-        &dir,
-        "tournaments/connect4-depth5.toml",
-        "openings = { plies = 4, count = 3 }",
-    );
+    let spec = dir.join("spec.toml");
+    std::fs::write(
+        &spec,
+        smaller(
+            "tournaments/connect4-depth5.toml",
+            "openings = { plies = 4, count = 3 }",
+        ),
+    )
+    .unwrap();
     let out = dir.join("out");
     let text = joute_ok(&[
         "run",
@@ -187,19 +189,13 @@ fn the_course_comparison_reports_each_engines_nodes_per_move_as_the_log_sums_the
 fn under_a_node_budget_the_report_shows_the_depth_each_algorithm_reaches() {
     // tournaments/connect4-algorithms.toml: every engine may visit 20,000 positions a move.
     let dir = scratch("budget");
-    let spec = smaller(
+    let out = common::run_spec(
         &dir,
-        "tournaments/connect4-algorithms.toml",
-        "openings = { plies = 4, count = 2 }",
+        &smaller(
+            "tournaments/connect4-algorithms.toml",
+            "openings = { plies = 4, count = 2 }",
+        ),
     );
-    let out = dir.join("out");
-    joute_ok(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
     let moves = moves_by_engine(&out.join("games.jsonl"));
     let csv = cost_csv(&out);
     let depth = |name: &str| -> f64 {
@@ -237,13 +233,7 @@ fn a_log_written_before_moves_were_recorded_one_by_one_still_reports_its_mean_no
     let old: Vec<String> = common::jsonl(&log)
         .into_iter()
         .map(|mut g| {
-            for key in [
-                "move_us",
-                "move_nodes",
-                "move_depth",
-                "move_seldepth",
-                "move_cpu_us",
-            ] {
+            for key in joute::arena::log::GameLine::PER_MOVE_FIELDS {
                 g.as_object_mut().unwrap().remove(key);
             }
             g.to_string()

@@ -150,13 +150,7 @@ fn damaged_run(dir: &Path, how: &str) {
             moves.pop();
             let plies = moves.len();
             // The last move's figures go with it: the line is whole but for the game's end.
-            for key in [
-                "move_us",
-                "move_nodes",
-                "move_depth",
-                "move_seldepth",
-                "move_cpu_us",
-            ] {
+            for key in joute::arena::log::GameLine::PER_MOVE_FIELDS {
                 if let Some(figures) = g.get_mut(key).and_then(|v| v.as_array_mut()) {
                     figures.pop();
                 }

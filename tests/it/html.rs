@@ -409,39 +409,6 @@ fn report_works_in_a_browser() {
     assert!(shot.exists());
 }
 
-/// A small Othello tournament of four algorithms at several depths (60 games, a few seconds):
-/// their costs differ by orders of magnitude, random counts no nodes and loses every game.
-const OTHELLO_COSTS: &str = r#"
-name = "othello-costs"
-game = "othello"
-seed = 11
-openings = { plies = 4, count = 3 }
-
-[[engine]]
-name = "random"
-algorithm = "random"
-
-[[engine]]
-name = "alphabeta-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "mtdf-3"
-algorithm = "mtdf"
-depth = 3
-
-[[engine]]
-name = "pvs-5"
-algorithm = "pvs"
-depth = 5
-
-[[engine]]
-name = "mcts-400"
-algorithm = "mcts"
-playouts = 400
-"#;
-
 /// Appended to a copy of a report page: after the page's own self-test, adds what each chart
 /// looks like as drawn (its box, whether it is shown, its texts) to the self-test's JSON. With
 /// `shot` in the address it then hides the page's other sections and the charts before
@@ -516,7 +483,7 @@ fn cost_charts_are_visible_in_a_browser() {
     let quickstart = common::manifest("tournaments/quickstart.toml");
     for (name, spec) in [
         ("quickstart", std::fs::read_to_string(&quickstart).unwrap()),
-        ("othello", OTHELLO_COSTS.to_string()),
+        ("othello", common::OTHELLO_COSTS.to_string()),
     ] {
         let dir = scratch(name);
         let out = common::run_spec(&dir, &spec);

@@ -6,6 +6,39 @@ use assert_cmd::Command;
 
 pub mod devtools;
 
+/// A small Othello tournament of four algorithms at several depths (60 games, a few seconds):
+/// their costs differ by orders of magnitude, random counts no nodes and loses every game.
+pub const OTHELLO_COSTS: &str = r#"
+name = "othello-costs"
+game = "othello"
+seed = 11
+openings = { plies = 4, count = 3 }
+
+[[engine]]
+name = "random"
+algorithm = "random"
+
+[[engine]]
+name = "alphabeta-2"
+algorithm = "alphabeta"
+depth = 2
+
+[[engine]]
+name = "mtdf-3"
+algorithm = "mtdf"
+depth = 3
+
+[[engine]]
+name = "pvs-5"
+algorithm = "pvs"
+depth = 5
+
+[[engine]]
+name = "mcts-400"
+algorithm = "mcts"
+playouts = 400
+"#;
+
 /// The joute binary under test.
 pub fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("joute")
