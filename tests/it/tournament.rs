@@ -115,6 +115,20 @@ fn games_are_identical_across_threads_and_shards() {
             "{file}"
         );
     }
+    // The costs too, all but the clocks' figures: moves, nodes (mean and median), depths.
+    let counts = |dir: &Path| -> Vec<String> {
+        std::fs::read_to_string(dir.join("cost.csv"))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').take(11).collect::<Vec<_>>().join(","))
+            .collect()
+    };
+    assert_eq!(counts(&merged), counts(&one));
+    assert!(
+        counts(&one)[0].ends_with("seldepth_max"),
+        "{:?}",
+        counts(&one)
+    );
     // The terminal table too (all lines but the one naming the folder, and the cost table's
     // times).
     let strip = |s: &str| {
