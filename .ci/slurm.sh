@@ -199,13 +199,22 @@ say "array job $array ($SHARDS tasks) and merge job $merge COMPLETED"
 for f in ratings.csv pairs.csv crosstable.csv; do
   [ -f "$T/full/$f" ] || fail "the unsharded run wrote no $f"
 done
+# The cost tables without the columns the machine's clocks give (CostFigures::TIMING_FIELDS and
+# the by-ply times): moves, nodes and depths replay bit for bit, milliseconds do not.
+untimed_csv() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(ms_|cpu_|nodes_per_second$|judged$|starved$)/ }
+           { line = ""; for (i = 1; i <= NF; i++) if (keep[i]) line = line "," $i; print substr(line, 2) }' "$1"
+}
 n=0
 for f in "$T"/full/*.csv; do
-  cmp "$f" "$T/out/$(basename "$f")" || fail "merged $(basename "$f") differs from the unsharded run's"
+  cmp <(untimed_csv "$f") <(untimed_csv "$T/out/$(basename "$f")") ||
+    fail "merged $(basename "$f") differs from the unsharded run's"
   n=$((n + 1))
 done
-# The logs: sorted by id, without the wall-clock seconds.
-games() { sed -E 's/,"seconds":[^,}]*//' "$@" | LC_ALL=C sort -t: -k2,2n; }
+# The logs: sorted by id, without the machine's timings (GameLine::TIMING_FIELDS).
+games() {
+  sed -E 's/,"seconds":[^,}]*//; s/,"move_(cpu_)?us":\[[^]]*\]//g' "$@" | LC_ALL=C sort -t: -k2,2n
+}
 games "$T"/out/shard-*-of-"$SHARDS"/games.jsonl >"$T/merged.games"
 games "$T/full/games.jsonl" >"$T/full.games"
 cmp "$T/merged.games" "$T/full.games" || fail "the shards' games differ from the unsharded run's"
