@@ -12,6 +12,7 @@
 pub mod arena;
 pub mod eval;
 pub mod games;
+pub mod inputs;
 pub mod outputs;
 pub mod report;
 pub mod search;

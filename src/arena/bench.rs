@@ -305,7 +305,7 @@ fn suite_positions(
 ) -> Result<Option<Vec<(usize, String)>>, BenchError> {
     let file = path.display();
     // Read here whatever the game, so that a missing file is reported the same way for all.
-    let text = std::fs::read_to_string(path)
+    let text = crate::inputs::read_to_string(path, crate::inputs::Input::Positions)
         .map_err(|e| BenchError::Input(format!("cannot read the positions file {file}: {e}")))?;
     if !matches!(kind, GameKind::Othello | GameKind::Connect4) {
         return Ok(None);

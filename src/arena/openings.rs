@@ -186,7 +186,7 @@ pub fn random_openings<G: Features>(
 /// that repeats an earlier line's, are errors too.
 pub fn read_openings_file<G: Game>(start: G, path: &Path) -> Result<Vec<Vec<G::Move>>, String> {
     let file = path.display();
-    let text = std::fs::read_to_string(path)
+    let text = crate::inputs::read_to_string(path, crate::inputs::Input::Positions)
         .map_err(|e| format!("cannot read the openings file {file}: {e}"))?;
     // Files saved by some Windows editors start with a byte-order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);

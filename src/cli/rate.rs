@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::{InputError, RateArgs};
 use joute::arena::records::{self, RatedGame};
+use joute::inputs::{self, Input};
 use joute::outputs::check_output_file;
 use joute::report::{cost, files, table};
 use joute::stats::ratings::{FirstMove, FitOptions, fit};
@@ -25,7 +26,8 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
         .unwrap_or("")
         .to_ascii_lowercase();
     let fail = |e: String| InputError(format!("{}: {e}", path.display()));
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let bytes =
+        inputs::read(path, Input::Records).map_err(|e| fail(format!("cannot read: {e}")))?;
     let text = || String::from_utf8_lossy(&bytes).into_owned();
     let from_records = |rs: Vec<records::Record>| {
         rs.into_iter()
@@ -43,7 +45,7 @@ fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
         "wtb" => {
             let jou = path.with_extension("jou");
             let players = if jou.is_file() {
-                let b = std::fs::read(&jou)
+                let b = inputs::read(&jou, Input::Records)
                     .map_err(|e| InputError(format!("{}: cannot read: {e}", jou.display())))?;
                 Some(
                     records::wthor::read_players(&b)

@@ -221,7 +221,7 @@ fn report_stopped(
 }
 
 fn suite(kind: GameKind, file: &Path, limits: &Limits, as_json: bool) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(file)
+    let text = joute::inputs::read_to_string(file, joute::inputs::Input::Positions)
         .map_err(|e| input(format!("{}: cannot read the suite: {e}", file.display())))?;
     let checked = check_suite(kind, &text, limits.hash_mib).map_err(|e| match e {
         SuiteError::Line { .. } => input(format!("{}:{e}", file.display())),

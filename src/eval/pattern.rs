@@ -531,9 +531,11 @@ impl PatternWeights {
     /// the path.
     pub fn load(path: &Path) -> Result<Self, EvalError> {
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| EvalError::Io {
-            file: file.clone(),
-            reason: e.to_string(),
+        let bytes = crate::inputs::read(path, crate::inputs::Input::Weights).map_err(|e| {
+            EvalError::Io {
+                file: file.clone(),
+                reason: e.to_string(),
+            }
         })?;
         Self::parse(&bytes, &file)
     }

@@ -284,10 +284,13 @@ impl Weights {
     /// Reads a weights file for the game of `start` (whose variant fixes the features).
     pub fn load<G: Features>(start: &G, path: &Path) -> Result<Weights, EvalError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| EvalError::Io {
-            file: file.clone(),
-            reason: e.to_string(),
-        })?;
+        let text =
+            crate::inputs::read_to_string(path, crate::inputs::Input::Weights).map_err(|e| {
+                EvalError::Io {
+                    file: file.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
         Weights::parse(start, &text, &file)
     }
 

@@ -169,7 +169,7 @@ pub fn score_games<G: Features>(
 
 /// Reads a scores file.
 pub fn read_scores(path: &Path) -> Result<Vec<ScoreLine>, String> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::inputs::read_to_string(path, crate::inputs::Input::Positions)
         .map_err(|e| format!("{}: cannot read the search scores: {e}", path.display()))?;
     text.lines()
         .enumerate()

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 /// The layers, lowest first, as docs/architecture.md lists them. `cli` is the binary's and
 /// uses the library through `joute::`, so it is not in this list.
-const LAYERS: [&str; 11] = [
+const LAYERS: [&str; 12] = [
+    "inputs",
     "outputs",
     "games",
     "eval",

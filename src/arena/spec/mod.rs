@@ -209,13 +209,16 @@ impl TournamentSpec {
     /// Reads and validates the spec file at `path`.
     pub fn load(path: &Path) -> Result<TournamentSpec, SpecError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError {
-            file: file.clone(),
-            line: 0,
-            column: 0,
-            key: String::new(),
-            message: format!("cannot read the spec: {e}"),
-        })?;
+        let text =
+            crate::inputs::read_to_string(path, crate::inputs::Input::Spec).map_err(|e| {
+                SpecError {
+                    file: file.clone(),
+                    line: 0,
+                    column: 0,
+                    key: String::new(),
+                    message: format!("cannot read the spec: {e}"),
+                }
+            })?;
         let raw = RawSpec::parse(&text, &file)?;
         let loc = Locator {
             file: &file,
