@@ -94,11 +94,21 @@ fn write_temporary(
         .unwrap_or_default();
     // The name is cut so that the temporary's stays within the file system's limit.
     let base = cut_bytes(&base, MAX_FILE_NAME_BYTES - 40);
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{base}.{}.", std::process::id()))
+    let prefix = format!(".{base}.{}.", std::process::id());
+    let mut builder = tempfile::Builder::new();
+    builder
+        .prefix(&prefix)
         .suffix(TEMPORARY_SUFFIX)
-        .rand_bytes(6)
-        .tempfile_in(dir)?;
+        .rand_bytes(6);
+    // A temporary file is created 0600; the output it becomes is the user's to share: created
+    // 0666 less the umask, as any program's file (a report copied to a web folder must be
+    // readable there).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder.tempfile_in(dir)?;
     let mut out = BufWriter::new(tmp);
     write(&mut out)?;
     let tmp = out.into_inner().map_err(|e| e.into_error())?;

@@ -240,11 +240,7 @@ impl Checkpoint {
     /// nothing, a power cut at most the last candidates.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let json = serde_json::to_vec_pretty(self).expect("a checkpoint serialises");
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(format!(".tmp{}", std::process::id()));
-        let tmp = PathBuf::from(tmp);
-        std::fs::write(&tmp, json)?;
-        std::fs::rename(&tmp, path)
+        crate::outputs::write_with(path, false, |out| out.write_all(&json))
     }
 
     /// Games per opening: 2 against the incumbent, 4 against a pool (both vectors play).

@@ -303,3 +303,95 @@ fn csv_files_hold_no_formula_and_no_control_byte() {
     assert!(text.contains("'=cmd|' /C calc'!A0"), "{text}");
     assert!(text.contains("'@SUM(A1:A9)"), "{text}");
 }
+
+/// Every file and folder under `dir` with its permission bits, relative to `dir`.
+#[cfg(unix)]
+fn modes(dir: &Path) -> Vec<(String, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let name = path.strip_prefix(dir).unwrap().display().to_string();
+            out.push((name, meta.permissions().mode() & 0o777));
+            if meta.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// joute run in `dir` under `umask`.
+#[cfg(unix)]
+fn joute_under_umask(dir: &Path, umask: u32, args: &[&str]) {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(common::bin());
+    command.current_dir(dir).args(args);
+    // SAFETY: umask is async-signal-safe and touches only the child's own state.
+    unsafe {
+        command.pre_exec(move || {
+            libc::umask(umask as libc::mode_t);
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every file joute writes — records, logs, CSVs, charts, pages, tuned weights, through a
+/// temporary file or not — is created as any program's: 0666 and 0777 less the umask, so that a
+/// report copied to a web folder or shared on a cluster can be read there.
+#[cfg(unix)]
+#[test]
+fn outputs_honour_the_umask() {
+    let scratch = common::scratch("umask");
+    let dir: &Path = &scratch;
+    std::fs::write(dir.join("spec.toml"), SPEC).unwrap();
+    for (umask, file_mode, dir_mode) in [(0o022, 0o644, 0o755), (0o027, 0o640, 0o750)] {
+        let run = format!("run-{umask:o}");
+        let tuned = format!("tuned-{umask:o}");
+        std::fs::create_dir(dir.join(&tuned)).unwrap();
+        let tune = common::tune_spec_text(
+            &dir.join(&tuned),
+            "hill-climb",
+            "iterations = 2",
+            "\n[hill]\npairs = 2\n",
+        )
+        .replace("games = 200\naa_games = 40", "games = 20\naa_games = 20");
+        let tune_spec = format!("tune-{umask:o}.toml");
+        std::fs::write(dir.join(&tune_spec), tune).unwrap();
+        joute_under_umask(dir, umask, &["run", "spec.toml", "--out", &run, "--quiet"]);
+        let log = format!("{run}/games.jsonl");
+        joute_under_umask(dir, umask, &["export", &log, "--format", "pgn"]);
+        let tune_out = format!("{tuned}/run");
+        joute_under_umask(
+            dir,
+            umask,
+            &["tune", &tune_spec, "--out", &tune_out, "--quiet"],
+        );
+        let mut seen = 0;
+        for top in [&run, &tuned] {
+            for (name, mode) in modes(&dir.join(top)) {
+                let is_dir = dir.join(top).join(&name).is_dir();
+                let want = if is_dir { dir_mode } else { file_mode };
+                assert_eq!(mode, want, "{top}/{name}: {mode:o} under umask {umask:o}");
+                seen += 1;
+            }
+        }
+        for must in ["run.json", "index.html", "ratings.csv", "games.pgn"] {
+            assert!(dir.join(&run).join(must).is_file(), "{run}/{must}");
+        }
+        for must in ["tuned.toml", "run/checkpoint.json", "run/index.html"] {
+            assert!(dir.join(&tuned).join(must).is_file(), "{tuned}/{must}");
+        }
+        assert!(seen > 10, "{seen} files");
+    }
+}
