@@ -80,16 +80,26 @@ pub fn unknown_argument(err: &Error, args: &[OsString]) -> String {
         return format!("error: unrecognized subcommand '{name}'; {advice}");
     }
     let invalid = text(err, ContextKind::InvalidArg).unwrap_or_default();
-    // `--games -5`: clap takes the negative number for a flag; say what the value must be.
-    if invalid.parse::<f64>().is_ok()
-        && let Some(flag) = args
-            .iter()
-            .filter_map(|a| a.to_str())
-            .take_while(|a| *a != invalid)
-            .last()
-            .filter(|a| a.starts_with("--"))
+    // `--games -5`, `--shard -1/2`: clap takes a value starting with a minus for flags (`-1`
+    // of `-1/2`); name the option it was given to, found before the word the user wrote.
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    let given =
+        words.iter().enumerate().skip(1).find(|(_, w)| {
+            **w == invalid || (!w.starts_with("--") && w.starts_with(invalid.as_str()))
+        });
+    if let Some((at, word)) = given
+        && word.len() > 1
+        && word[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && let Some(flag) = words.get(at - 1).filter(|a| a.starts_with("--"))
     {
-        return format!("error: {flag} is {invalid}; it must be a positive number");
+        return if word.parse::<f64>().is_ok() {
+            format!("error: {flag} is {word}; it must be a positive number")
+        } else {
+            format!(
+                "error: {flag} is {word}; it cannot be negative; see 'joute {} --help'",
+                command.map_or("", |c| c.get_name())
+            )
+        };
     }
     let (shown, mut advice) = advise(&invalid, command, err, args);
     if command.is_none() {
