@@ -380,9 +380,15 @@ impl GameKind {
                 )));
             }
             if rule == Rule::Renju && k != 5 {
-                return Err(bad(format!(
-                    "renju is five in a row, not {k}: write morpion-{rows}x{cols}-5-renju"
-                )));
+                // Suggest only a name that exists: five must fit the board.
+                let instead = if longest >= 5 {
+                    format!("write morpion-{rows}x{cols}-5-renju")
+                } else {
+                    format!(
+                        "five cannot fit a {rows}x{cols} board; renju needs 5 rows or columns or more (write renju for 15x15)"
+                    )
+                };
+                return Err(bad(format!("renju is five in a row, not {k}: {instead}")));
             }
             return Ok(GameKind::Morpion {
                 rows: rows as u8,
@@ -558,6 +564,31 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("renju is five in a row"), "{err}");
+        // Every name an error tells the user to write is one that parses.
+        for rows in 1..=7 {
+            for cols in 1..=7 {
+                for k in 1..=rows.max(cols) {
+                    for rule in ["", "-exact", "-renju"] {
+                        let name = format!("morpion-{rows}x{cols}-{k}{rule}");
+                        let Err(err) = GameKind::parse(&name) else {
+                            continue;
+                        };
+                        let err = err.to_string();
+                        if let Some(at) = err.find("write ") {
+                            let told = err[at + 6..].split([' ', ';', ',']).next().unwrap();
+                            assert!(GameKind::parse(told).is_ok(), "{name}: {err}");
+                        }
+                    }
+                }
+            }
+        }
+        let err = GameKind::parse("morpion-3x3-3-renju")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("five cannot fit a 3x3 board") && !err.contains("morpion-3x3-5"),
+            "{err}"
+        );
         let err = GameKind::parse("morpion-15x15-5-caro")
             .unwrap_err()
             .to_string();
