@@ -765,7 +765,7 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         &[],
         &[
             "bad.toml:13:1:",
-            "key 'depht'",
+            "key 'engine[2].depht'",
             "unknown key; did you mean 'depth'?",
         ],
     );
@@ -774,7 +774,7 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         "run",
         &format!("{HEAD}{TWO}protocl = \"gtp\"\n"),
         &[],
-        &["key 'protocl'", "unknown key; did you mean 'protocol'?"],
+        &["key 'engine[2].protocl'", "unknown key; did you mean 'protocol'?"],
     );
     // TOML's trap: a spec-wide key below the last [[engine]] table is that table's.
     common::refused_spec(
@@ -784,7 +784,7 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         &[],
         &[
             "bad.toml:13:1:",
-            "key 'anchor'",
+            "key 'engine[2].anchor'",
             "'anchor' belongs at the top of the spec, above the first [[engine]] table",
         ],
     );
@@ -793,7 +793,7 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         "run",
         &format!("{HEAD}{TWO}sprt = {{ elo0 = 0, elo1 = 10 }}\n"),
         &[],
-        &["key 'sprt'", "belongs at the top of the spec"],
+        &["key 'engine[2].sprt'", "belongs at the top of the spec"],
     );
     common::refused_spec(
         &dir,

@@ -258,9 +258,61 @@ const TOP_LEVEL_ONLY: [&str; 14] = [
     "regression",
 ];
 
-/// Rewrites the deserialiser's message in the project's words: the key it is about, and what
-/// is wrong.
+/// The table the byte `offset` of `text` lies in, as a key path — `engine[2]` in the second
+/// `[[engine]]` table, `openings` below `[openings]`, `None` at the top level — and whether the
+/// offset's line is that table's header. Read from the header lines (`[name]`, `[[name]]`).
+fn table_at(text: &str, offset: usize) -> (Option<String>, bool) {
+    let header = |line: &str| -> Option<(String, bool)> {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let (inner, array) = match line.strip_prefix("[[") {
+            Some(rest) => (rest.strip_suffix("]]")?, true),
+            None => (line.strip_prefix('[')?.strip_suffix(']')?, false),
+        };
+        let inner = inner.trim();
+        let is_key = inner.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '"')
+            && inner
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.\" '".contains(c));
+        is_key.then(|| (inner.replace(['"', ' '], ""), array))
+    };
+    let offset = (0..=offset.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let end_of_line = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let mut found = None;
+    let mut on_header = false;
+    let mut counts: std::collections::HashMap<String, usize> = Default::default();
+    for line in text[..end_of_line].lines() {
+        on_header = false;
+        if let Some((name, array)) = header(line) {
+            on_header = true;
+            found = Some(if array {
+                let n = counts.entry(name.clone()).or_default();
+                *n += 1;
+                format!("{name}[{n}]")
+            } else {
+                name
+            });
+        }
+    }
+    (found, on_header)
+}
+
+/// Rewrites the deserialiser's message in the project's words: the key it is about (as a path:
+/// `engine[1].st`), and what is wrong.
 pub(crate) fn plain_serde_message(message: &str, text: &str, offset: usize) -> (String, String) {
+    let (key, message) = plain_serde_message_of_key(message, text, offset);
+    let key = match table_at(text, offset) {
+        _ if key.is_empty() => key,
+        (Some(table), true) => table,
+        (Some(table), false) => format!("{table}.{key}"),
+        (None, _) => key,
+    };
+    (key, message)
+}
+
+fn plain_serde_message_of_key(message: &str, text: &str, offset: usize) -> (String, String) {
     let message = message.trim();
     let ticks = |s: &str| s.replace('`', "'");
     if let Some(rest) = message.strip_prefix("unknown field `") {
