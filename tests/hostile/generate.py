@@ -292,7 +292,7 @@ for label, old, new, where, key, base in [
     ("option with a space (line)", 'protocol = "line"', 'protocol = "line"\noptions = { book = "a b" }', "{ book", "engine[1].options.book", OUT_BASE),
     ("option with a line end", 'protocol = "line"', 'protocol = "gtp"\noptions = { book = "a\\nquit" }', "{ book", "engine[1].options.book", OUT_OTHELLO),
     ("option name with a space", 'protocol = "line"', 'protocol = "line"\noptions = { "a b" = 1 }', '{ "a b"', "engine[1].options.a b", OUT_BASE),
-    ("options not a table", 'protocol = "line"', 'protocol = "line"\noptions = 3', "3", "options", OUT_BASE),
+    ("options not a table", 'protocol = "line"', 'protocol = "line"\noptions = 3', "3", "engine[1].options", OUT_BASE),
     ("tc ten", "seed = 1", 'seed = 1\ntc = "ten"', '"ten"', "tc", OUT_BASE),
     ("tc -1", "seed = 1", 'seed = 1\ntc = "-1"', '"-1"', "tc", OUT_BASE),
     ("tc 5/", "seed = 1", 'seed = 1\ntc = "5/"', '"5/"', "tc", OUT_BASE),
@@ -316,7 +316,7 @@ for label, old, new, where, key, base in [
     ("stall_timeout without unit", 'protocol = "line"', 'protocol = "line"\nstall_timeout = "5"', '"5"', "engine[1].stall_timeout", OUT_BASE),
     ("stall_timeout zero", 'protocol = "line"', 'protocol = "line"\nstall_timeout = "0s"', '"0s"', "engine[1].stall_timeout", OUT_BASE),
     ("working_dir missing", 'protocol = "line"', 'protocol = "line"\nworking_dir = "no/such/folder"', '"no/such/folder"', "engine[1].working_dir", OUT_BASE),
-    ("args not strings", 'args = ["-c", "exit 0"]', "args = [1, 2]", "1, 2]", "args", OUT_BASE),
+    ("args not strings", 'args = ["-c", "exit 0"]', "args = [1, 2]", "1, 2]", "engine[1].args", OUT_BASE),
 ]:
     outside_case(label, old, new, where, key, base)
 for engine, expect in [("proto=line,name=x", "cmd=PROGRAM is missing"), ("cmd=sh,proto=uci", "unknown protocol 'uci'"),
@@ -533,6 +533,71 @@ for anchor in ["zz", "a=abc", "a=1e9", "a=nan", "a=-inf", "=5", "", "b=" + ESC, 
          "--anchor", damage="intact", spec=BASE)
 case("report: --first-move maybe", ["report", "run/games.jsonl", "--out", "rep", "--first-move", "maybe"],
      "first-move", damage="intact", spec=BASE)
+
+# ------------------------------------------------------------------ round four (issue 40)
+# Endless inputs: a device is refused before a byte is read, whatever reads it.
+case("endless: run /dev/zero", ["run", "/dev/zero", "--out", "out"], "not a regular file")
+case("endless: tune /dev/zero", ["tune", "/dev/zero", "--out", "out"], "not a regular file")
+case("endless: play weights /dev/zero", ["play", "othello", "pvs:2:/dev/zero", "random"], "not a regular file")
+case("endless: match weights /dev/zero", ["match", "connect4", "alphabeta:2:/dev/zero", "random"], "not a regular file")
+case("endless: rate /dev/zero", ["rate", "/dev/zero"], "not a regular file")
+case("endless: solve --file /dev/zero", ["solve", "othello", "--file", "/dev/zero"], "not a regular file")
+case("endless: bench --positions /dev/zero", ["bench", "othello", "pvs:2", "--positions", "/dev/zero"],
+     "not a regular file")
+spec_case("endless: openings file /dev/zero",
+          replace("openings = { plies = 2, count = 2 }", 'openings = { file = "/dev/zero" }'), "not a regular file")
+spec_case("endless: weights /dev/zero", BASE.replace("depth = 1\n", 'depth = 1\nweights = "/dev/zero"\n', 1),
+          "not a regular file")
+# A value that starts with a minus is named with its option, whatever follows the option.
+for extra in [["--quiet"], ["--json"], []]:
+    case(f"usage: run --shard -1/2 {' '.join(extra)}", ["run", "spec.toml", "--out", "o", "--shard", "-1/2"] + extra,
+         "--shard is -1/2", spec=BASE)
+case("usage: match --games -5 --quiet", ["match", "connect4", "random", "random", "--games", "-5", "--quiet"],
+     "--games is -5")
+# Only names that exist are suggested.
+for game in ["morpion-3x3-3-renju", "morpion-4x4-4-renju", "morpion-2x2-1-renju"]:
+    case(f"perft: game {game!r} (no board for five)", ["perft", game, "2"], "five cannot fit")
+case("perft: game 'morpion-9x9-4-renju'", ["perft", "morpion-9x9-4-renju", "2"], "write morpion-9x9-5-renju")
+# A key of an [[engine]] table is named with its table.
+spec_case("engine table: st = 10", BASE + "st = 10\n", "key 'engine[2].st'")
+spec_case("engine table: tc = 5", replace("depth = 1\n", "depth = 1\ntc = 5\n"), "key 'engine[1].tc'")
+spec_case("openings table: plies = 'x'", replace("openings = { plies = 2, count = 2 }", '[openings]\nplies = "x"'),
+          "key 'openings.plies'")
+# Clock values that held: each refused with its key.
+for key, value in [("tc", '"1e400"'), ("tc", '"inf"'), ("tc", '"nan"'), ("tc", '"10+-1"'), ("tc", '"40/0"'),
+                   ("tc", '"18446744073709551616"'), ("tc", '"0.0000001"'), ("tc", '"10+1+1"'),
+                   ("tc", '"１０"'), ("st", '"-5ms"'), ("st", '"0s"'), ("st", '"1e99s"'),
+                   ("st", '"5 parsecs"'), ("st", '"nanms"'), ("timemargin", '"-1ms"'), ("timemargin", '"1e400ms"')]:
+    extra = '\nst = "100ms"' if key == "timemargin" else ""
+    spec_case(f"clock: {key} = {value}", top(key, value) .replace("seed = 1\n", "seed = 1" + extra + "\n", 1),
+              key)
+    engine_extra = 'st = "100ms"\n' if key == "timemargin" else ""
+    spec_case(f"clock: engine[1].{key} = {value}", replace("depth = 1\n", f"depth = 1\n{engine_extra}{key} = {value}\n"),
+              f"engine[1].{key}" if key != "timemargin" else None)
+# Pattern weights files (an Othello spec): every kind of damage refused, naming the file.
+OTHELLO_PATTERN = BASE.replace('game = "connect4"', 'game = "othello"').replace(
+    "depth = 1\n", 'depth = 1\nweights = "w.toml"\n', 1)
+MAGIC = "JOUTEPAT".encode().hex()
+le = lambda n: n.to_bytes(4, "little").hex()
+for label, hexed in [("magic only", MAGIC), ("version 2", MAGIC + le(2) + le(1) + le(1)),
+                     ("phases 0", MAGIC + le(1) + le(0) + le(1)), ("phases huge", MAGIC + le(1) + le(0xFFFFFFFF) + le(1)),
+                     ("per phase wrong", MAGIC + le(1) + le(1) + le(7)),
+                     ("odd bytes", MAGIC + le(1) + le(1) + "00" * 5)]:
+    spec_case(f"pattern file: binary {label}", OTHELLO_PATTERN, "w.toml", weights_hex=hexed)
+CSV1 = "# joute pattern weights, phases = 1\nphase,pattern,config,weight\n"
+for label, text in [("phases 0", "# joute pattern weights, phases = 0\n"),
+                    ("phases huge", "# joute pattern weights, phases = 99999999999999999999\n"),
+                    ("phases words", "# joute pattern weights, phases = six\n"),
+                    ("no header", "# joute pattern weights, phases = 1\n0,bias,,1\n"),
+                    ("unknown pattern", CSV1 + "0,queen,0,1\n"), ("config out of range", CSV1 + "0,bias,7,1\n"),
+                    ("phase out of range", CSV1 + "5,bias,,1\n"), ("weight nan", CSV1 + "0,bias,,nan\n"),
+                    ("weight inf", CSV1 + "0,bias,,inf\n"), ("weight huge", CSV1 + "0,bias,,1e300\n"),
+                    ("weight words", CSV1 + "0,bias,,heavy\n"), ("row twice", CSV1 + "0,bias,,1\n0,bias,,2\n"),
+                    ("too few fields", CSV1 + "0,bias\n"), ("too many fields", CSV1 + "0,bias,,1,2\n"),
+                    ("control byte", CSV1 + "0,bi\u001bas,,1\n"), ("only the first line", "# joute pattern weights\n")]:
+    spec_case(f"pattern file: csv {label}", OTHELLO_PATTERN, "w.toml", weights=text)
+spec_case("pattern file: csv not utf-8", OTHELLO_PATTERN, "w.toml",
+          weights_hex=CSV1.encode().hex() + "302cff2c2c310a")
 
 # ------------------------------------------------------------------ write the corpus
 out = ["# The corpus of hostile inputs run by tests/hostile.rs. Generated by generate.py: edit that.\n"]
