@@ -26,9 +26,32 @@ pub enum PlayerError {
     /// The player wrote line after line without the answer expected.
     #[error("{0}")]
     Chatter(String),
-    /// The player's answer is no legal move here: the line it wrote.
-    #[error("{0}")]
-    BadAnswer(String),
+    /// The player's answer is no legal move here: the line it wrote, and why it is none
+    /// (`column 4 is full`, `d3 flips nothing`; empty when there is nothing to say).
+    #[error("{}", illegal_detail(.line, .why))]
+    BadAnswer {
+        /// The line, whole.
+        line: String,
+        /// Why it is no legal move.
+        why: String,
+    },
+}
+
+/// An illegal move's detail: the move (or the line) and why it is none, `4: column 4 is full`.
+pub fn illegal_detail(line: &str, why: &str) -> String {
+    if why.is_empty() {
+        line.to_string()
+    } else {
+        format!("{line}: {why}")
+    }
+}
+
+/// Why the game refused a move, in its own words (`column 4 is full`).
+pub fn why_illegal(e: crate::games::GameError) -> String {
+    match e {
+        crate::games::GameError::BadMove { reason, .. } => reason,
+        e => e.to_string(),
+    }
 }
 
 /// What a player left unanswered: the request (when known) and the lines it wrote meanwhile
@@ -539,7 +562,9 @@ impl Termination {
             ),
             e @ PlayerError::NoAnswer(..) => Termination::Stall(side, e.to_string()),
             PlayerError::Chatter(e) => Termination::Stall(side, e),
-            PlayerError::BadAnswer(line) => Termination::IllegalMove(side, line),
+            PlayerError::BadAnswer { line, why } => {
+                Termination::IllegalMove(side, illegal_detail(&line, &why))
+            }
         }
     }
 }
@@ -662,7 +687,15 @@ pub fn play_game<G: Game>(
         pos.legal_moves(&mut legal);
         if !legal.as_slice().contains(&thought.mv) {
             let text = pos.format_move(thought.mv);
-            break (lost(side), Termination::IllegalMove(side, text));
+            let why = pos
+                .parse_move(&text)
+                .err()
+                .map(why_illegal)
+                .unwrap_or_default();
+            break (
+                lost(side),
+                Termination::IllegalMove(side, illegal_detail(&text, &why)),
+            );
         }
         let record = MoveRecord {
             mv: thought.mv,
@@ -867,7 +900,7 @@ mod tests {
         let record = play(&mut a, &mut b, &mut Referee::default());
         assert_eq!(
             record.termination,
-            Termination::IllegalMove(Side::First, "4".into())
+            Termination::IllegalMove(Side::First, "4: column 4 is full".into())
         );
         assert_eq!(record.outcome.winner, Some(Side::Second));
         assert_eq!(record.moves.len(), 5);

@@ -425,13 +425,13 @@ impl Game for Morpion {
             return Err(bad("the game is over".into()));
         }
         if self.mark_at(cell).is_some() {
-            return Err(bad("the cell is taken".into()));
+            return Err(bad(format!("{} is taken", self.cell_name(cell))));
         }
         if self.is_forbidden(cell) {
-            return Err(bad(
-                "a forbidden point: renju forbids X (black) an overline, a double four and a double three"
-                    .into(),
-            ));
+            return Err(bad(format!(
+                "{} is a forbidden point: renju forbids X (black) an overline, a double four and a double three",
+                self.cell_name(cell)
+            )));
         }
         Ok(Cell(cell as u8))
     }
@@ -574,7 +574,7 @@ mod tests {
         assert_eq!(run.mark_at(8 * 15 + 8), Some(Side::Second));
         assert_eq!(run.mark_at(9 * 15), Some(Side::First));
         let err = start.play_sequence("h8h8").unwrap_err().to_string();
-        assert!(err.contains("'h8': the cell is taken"), "{err}");
+        assert!(err.contains("'h8': h8 is taken"), "{err}");
     }
 
     #[test]

@@ -446,10 +446,23 @@ impl Game for Othello {
             return Ok(mv);
         }
         let listed: Vec<String> = legal.iter().map(|&m| self.format_move(m)).collect();
+        let listed = listed.join(" ");
         Err(bad(if listed.is_empty() {
             "the game is over".into()
+        } else if mv == OthelloMove::PASS {
+            format!("a pass, but there are moves: {listed}")
+        } else if legal.contains(&OthelloMove::PASS) {
+            format!(
+                "{} cannot be played: the side to move has no move and must pass",
+                self.format_move(mv)
+            )
+        } else if (self.player | self.opponent) & mv.bit() != 0 {
+            format!("{} is taken; legal moves: {listed}", self.format_move(mv))
         } else {
-            format!("not legal here; legal moves: {}", listed.join(" "))
+            format!(
+                "{} flips nothing; legal moves: {listed}",
+                self.format_move(mv)
+            )
         }))
     }
 
@@ -761,6 +774,31 @@ mod tests {
                 winner: Some(Side::First),
                 score: 64
             })
+        );
+    }
+
+    #[test]
+    fn an_illegal_move_says_why() {
+        let why = |pos: &Othello, text: &str| match pos.parse_move(text) {
+            Err(GameError::BadMove { reason, .. }) => reason,
+            other => panic!("{text}: {other:?}"),
+        };
+        let start = Othello::start();
+        assert_eq!(why(&start, "d4"), "d4 is taken; legal moves: d3 c4 f5 e6");
+        assert_eq!(
+            why(&start, "a1"),
+            "a1 flips nothing; legal moves: d3 c4 f5 e6"
+        );
+        assert_eq!(
+            why(&start, "pass"),
+            "a pass, but there are moves: d3 c4 f5 e6"
+        );
+        // White in a1, black in b1, black to move: black has no move, white has c1.
+        let board = format!("OX{}", "-".repeat(62));
+        let stuck = start.parse_position(&format!("{board} X")).unwrap();
+        assert_eq!(
+            why(&stuck, "c1"),
+            "c1 cannot be played: the side to move has no move and must pass"
         );
     }
 }

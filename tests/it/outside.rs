@@ -549,9 +549,12 @@ fn an_illegal_move_loses_and_is_kept_in_the_log() {
         );
         for g in &all {
             let d = detail(g);
-            let square = d.strip_prefix(prefix).unwrap_or_else(|| panic!("{g}"));
-            // The fake's illegal move is an occupied square.
+            let (said, why) = d.split_once(": ").unwrap_or_else(|| panic!("{g}"));
+            let square = said.strip_prefix(prefix).unwrap_or_else(|| panic!("{g}"));
+            // The fake's illegal move is an occupied square, and the detail says so.
             assert!(occupied(g).contains(square), "{protocol}: {d} in {g}");
+            let taken = format!("{square} is taken; legal moves: ");
+            assert!(why.starts_with(&taken), "{protocol}: {d}");
         }
     }
 }
@@ -567,7 +570,7 @@ fn garbage_is_an_illegal_move_with_the_line_kept() {
         "illegal-move",
     );
     for g in &all {
-        assert_eq!(detail(g), "banana9", "{g}");
+        assert_eq!(detail(g), "banana9: a move is a column 1..7", "{g}");
     }
 }
 
@@ -774,7 +777,7 @@ fn after_garbage_the_program_is_started_again() {
         "stall_timeout = \"10s\"",
         "illegal-move",
     );
-    assert_eq!(detail(&all[0]), "banana9");
+    assert_eq!(detail(&all[0]), "banana9: a move is a column 1..7");
 }
 
 #[test]

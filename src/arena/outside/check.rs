@@ -342,7 +342,7 @@ impl<'a, G: Game> Steps<'a, G> {
                 ),
                 _ => describe(&e),
             };
-            if let PlayerError::BadAnswer(_) = e {
+            if let PlayerError::BadAnswer { .. } = e {
                 text.push_str(&format!(
                     ", no legal move here (legal: {})",
                     legal_list(&pos)
@@ -609,7 +609,12 @@ fn fresh_turn<'a, G: Game>(
 /// A failure in words.
 fn describe(e: &PlayerError) -> String {
     match e {
-        PlayerError::BadAnswer(line) => format!("it answered '{}'", super::quote(line)),
+        PlayerError::BadAnswer { line, why } if why.is_empty() => {
+            format!("it answered '{}'", super::quote(line))
+        }
+        PlayerError::BadAnswer { line, why } => {
+            format!("it answered '{}' ({why})", super::quote(line))
+        }
         e => e.to_string(),
     }
 }

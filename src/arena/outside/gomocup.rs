@@ -429,7 +429,10 @@ impl<G: Game> Dialect<G> for Gomocup {
                 request[0]
             )));
         }
-        let name = read_xy(&line).ok_or_else(|| PlayerError::BadAnswer(line.clone()))?;
+        let name = read_xy(&line).ok_or_else(|| PlayerError::BadAnswer {
+            line: line.clone(),
+            why: "a move is X,Y (column and row from 0)".into(),
+        })?;
         let mv = read_move(turn.position, &name, &line)?;
         self.told = names;
         self.told.push(turn.position.format_move(mv));
@@ -783,7 +786,9 @@ mod tests {
                 Termination::Normal => assert!(record.last.outcome().is_some()),
                 Termination::IllegalMove(Side::First, line) => {
                     // The last position, black to move, and the point it named is forbidden.
-                    let (x, y) = line.trim().split_once(',').unwrap();
+                    let (said, why) = line.split_once(": ").unwrap();
+                    assert!(why.contains("is a forbidden point"), "{line}");
+                    let (x, y) = said.trim().split_once(',').unwrap();
                     let (x, y): (usize, usize) = (x.parse().unwrap(), y.parse().unwrap());
                     assert!(record.last.is_forbidden(y * 9 + x), "{line}");
                     forfeits += 1;
@@ -807,7 +812,10 @@ mod tests {
         );
         assert_eq!(
             record.termination,
-            Termination::IllegalMove(Side::Second, "banana,split".into())
+            Termination::IllegalMove(
+                Side::Second,
+                "banana,split: a move is X,Y (column and row from 0)".into()
+            )
         );
         let record = play(
             board(),

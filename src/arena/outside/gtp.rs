@@ -245,7 +245,10 @@ impl<G: Game> Dialect<G> for Gtp {
         io.send(&format!("genmove {me}"))?;
         let answer = response(io, deadline, wait)?;
         if !answer.ok {
-            return Err(PlayerError::BadAnswer(answer.line));
+            return Err(PlayerError::BadAnswer {
+                line: answer.line,
+                why: "an error answer ('?') to genmove".into(),
+            });
         }
         let word = answer.text.split_whitespace().next().unwrap_or("");
         let mv = read_move(turn.position, word, &answer.line)?;
@@ -357,7 +360,11 @@ mod tests {
         );
         assert_eq!(
             record.termination,
-            Termination::IllegalMove(Side::First, "= banana split".into())
+            Termination::IllegalMove(
+                Side::First,
+                "= banana split: a move is a square a1..h8 (column a-h, row 1-8 from the top) or 'pass'"
+                    .into()
+            )
         );
         assert_eq!(record.moves.len(), 2);
         let record = play(

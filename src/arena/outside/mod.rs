@@ -331,7 +331,10 @@ fn dialect<G: Game>(protocol: Protocol) -> Box<dyn Dialect<G>> {
 /// move there is the program's bad answer, kept whole for the log.
 pub(crate) fn read_move<G: Game>(pos: &G, text: &str, line: &str) -> Result<G::Move, PlayerError> {
     pos.parse_move(text.trim())
-        .map_err(|_| PlayerError::BadAnswer(line.to_string()))
+        .map_err(|e| PlayerError::BadAnswer {
+            line: line.to_string(),
+            why: crate::arena::game::why_illegal(e),
+        })
 }
 
 /// An outside program playing as a [`Player`].

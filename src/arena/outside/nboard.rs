@@ -421,10 +421,13 @@ mod tests {
         assert_eq!((pos.format_move(t.mv), t.score), ("f6".into(), Some(0)));
         let t = read_go(&pos, "=== f4").unwrap();
         assert_eq!(t.score, None);
-        assert_eq!(
-            read_go(&pos, "=== a1/0").unwrap_err(),
-            PlayerError::BadAnswer("=== a1/0".into())
-        );
+        match read_go(&pos, "=== a1/0").unwrap_err() {
+            PlayerError::BadAnswer { line, why } => {
+                assert_eq!(line, "=== a1/0");
+                assert_eq!(why, "a1 flips nothing; legal moves: f4 d6 f6");
+            }
+            e => panic!("{e:?}"),
+        }
     }
 
     #[test]
@@ -481,7 +484,11 @@ mod tests {
         );
         assert_eq!(
             record.termination,
-            Termination::IllegalMove(Side::First, "=== banana".into())
+            Termination::IllegalMove(
+                Side::First,
+                "=== banana: a move is a square a1..h8 (column a-h, row 1-8 from the top) or 'pass'"
+                    .into()
+            )
         );
         crash_and_hang_lose(Othello::start(), nboard);
     }
