@@ -92,6 +92,9 @@ struct EngineView {
     algorithm: String,
     depth: String,
     budget: String,
+    /// When a built-in engine's solver takes over (`from 20 empties`, `never`); empty for an
+    /// outside program: its own business.
+    exact: String,
     weights: String,
     describe: String,
 }
@@ -554,6 +557,12 @@ pub fn render(
                 },
                 depth: e.depth.map_or(String::new(), |d| d.to_string()),
                 budget: budget.join(", "),
+                exact: match (&e.outside, e.exact) {
+                    (Some(_), _) => String::new(),
+                    _ if e.algorithm == "random" => String::new(),
+                    (None, 0) => "never".into(),
+                    (None, n) => format!("from {n} empties"),
+                },
                 weights: if e.algorithm == "random" {
                     String::new()
                 } else {

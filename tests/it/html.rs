@@ -186,6 +186,38 @@ fn report_contains_every_engine_escaped_and_offline() {
     );
 }
 
+/// The engines table says when each built-in engine's solver takes over, so that comparing
+/// `pvs:5` with `alphabeta:5` in Connect 4 is seen to compare a solving engine with one that
+/// never solves.
+#[test]
+fn the_engines_table_shows_each_engines_exact_endgame() {
+    let spec = "name = \"exact\"\ngame = \"connect4\"\nseed = 3\nopenings = { plies = 4, count = 1 }\n\
+                [[engine]]\nname = \"pvs-5\"\nalgorithm = \"pvs\"\ndepth = 5\n\
+                [[engine]]\nname = \"ab-5\"\nalgorithm = \"alphabeta\"\ndepth = 5\n\
+                [[engine]]\nname = \"pvs-5-off\"\nalgorithm = \"pvs\"\ndepth = 5\nexact = 0\n";
+    let (_dir, page, _) = report("exact-column", spec);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let table = &html[html.find("id=\"engines\"").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(table.contains(">Exact</th>"), "{table}");
+    let row = |name: &str| {
+        let at = table.find(&format!("<td>{name}</td>")).unwrap();
+        table[at..at + table[at..].find("</tr>").unwrap()].to_string()
+    };
+    // Connect 4's default for pvs at depth 5: 2·5 + 4 empty cells.
+    assert!(
+        row("pvs-5").contains("<td>from 14 empties</td>"),
+        "{}",
+        row("pvs-5")
+    );
+    assert!(row("ab-5").contains("<td>never</td>"), "{}", row("ab-5"));
+    assert!(
+        row("pvs-5-off").contains("<td>never</td>"),
+        "{}",
+        row("pvs-5-off")
+    );
+}
+
 #[test]
 fn the_viewer_is_told_the_gomoku_rule() {
     for (game, rule) in [
