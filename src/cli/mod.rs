@@ -116,8 +116,9 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Tournament spec (TOML; every key in docs/spec.md); the embedded quickstart when omitted.
+    /// Paths inside it (engines' commands, weights, openings files) are relative to its folder.
     pub spec: Option<PathBuf>,
-    /// Output folder (default: reports/NAME/).
+    /// Output folder, relative to the current folder (default: reports/NAME/ there).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
