@@ -108,9 +108,7 @@ impl ShardSession {
                 spec.method.name()
             )));
         }
-        if !joining(dir) {
-            crate::outputs::check_output_folder(dir, options.force).map_err(input)?;
-        }
+        check_run_folder(dir, options.force).map_err(input)?;
         create_run_folder(dir)?;
         let checkpoint_path = dir.join("checkpoint.json");
         if checkpoint_path.exists() && sharded_run(dir).is_none() {
@@ -578,21 +576,28 @@ struct RoundFit<'a, G> {
     clock: Instant,
 }
 
-/// Whether `dir` is a sharded run's folder, or one that another shard is creating (it holds
-/// only temporary files: `shards.json` being written, the writable check's `.tmp…`).
-fn joining(dir: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
+/// Checks the folder of a sharded run for this shard: new, a sharded run's, one another shard
+/// is creating (it holds only `shards.json` and temporary files: `shards.json` being written,
+/// the writable check's `.tmp…`), or else what `--out` may name. The folder is read once: read
+/// twice, it could be empty the first time and hold another shard's temporary file the second.
+fn check_run_folder(dir: &Path, force: bool) -> Result<(), String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // A file, or a folder that cannot be read: the output check says which.
+        Err(_) => return crate::outputs::check_output_folder(dir, force),
     };
-    let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
-    !names.is_empty()
-        && names.iter().all(|n| {
-            let n = n.to_string_lossy();
-            n == SHARDS_FILE
-                || n.ends_with(crate::outputs::TEMPORARY_SUFFIX)
-                || n.starts_with(".tmp")
-        })
-        || dir.join(SHARDS_FILE).exists()
+    let joining = entries.flatten().all(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        name == SHARDS_FILE
+            || name.ends_with(crate::outputs::TEMPORARY_SUFFIX)
+            || name.starts_with(".tmp")
+    });
+    if joining || dir.join(SHARDS_FILE).exists() {
+        return Ok(());
+    }
+    crate::outputs::check_output_folder(dir, force)
 }
 
 /// The games of `target` (ids 0 to `target` − 1) whose id is `index` mod `count`.
@@ -606,7 +611,34 @@ fn share(index: u64, count: u64, target: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::share;
+    use super::*;
+
+    #[test]
+    fn another_shards_temporary_files_never_make_the_folder_refused() {
+        // Another shard has created the run's folder and writes `shards.json` through a
+        // temporary file, again and again: whenever this shard looks, the folder is empty or
+        // holds only that temporary, and it is never refused.
+        let dir = tempfile::tempdir().unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let temporary = dir.path().join(format!(
+            ".{SHARDS_FILE}.{}.a1B2c3{}",
+            std::process::id(),
+            crate::outputs::TEMPORARY_SUFFIX
+        ));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::fs::write(&temporary, "{");
+                    let _ = std::fs::remove_file(&temporary);
+                }
+            });
+            let refused = (0..20_000)
+                .filter_map(|_| check_run_folder(dir.path(), false).err())
+                .next();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(refused, None);
+        });
+    }
 
     #[test]
     fn the_shares_deal_out_every_id_once() {
