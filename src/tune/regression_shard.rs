@@ -15,7 +15,9 @@
 //! - **The fit**: the first shard to see every shard's games of the round logged takes the
 //!   round's lock (`selfplay/round-R.fit`, created whole or not at all, naming the shard),
 //!   merges the shards' logs by game id into `selfplay/round-R.jsonl` — the unsharded run's
-//!   log, but for the games' clocks — and fits and records the round exactly as the unsharded
+//!   log, but for the games' clocks; every line checked to be the run's game of its id, by its
+//!   spec hash, opening and seed, so that a shard folder or a line of another run, round or
+//!   game is refused rather than fitted — and fits and records the round exactly as the unsharded
 //!   run does ([`super::regression_run::fit_and_record`]), the checkpoint saved last (a
 //!   temporary file, then a rename). The others poll the checkpoint until the round is fitted,
 //!   saying what they wait for. A shard killed while it fits holds the lock: resumed, it sees
@@ -275,8 +277,9 @@ impl ShardSession {
             let clock = Instant::now();
             let mut stream =
                 opening_stream(start, spec, ck.openings_used).map_err(TuneError::Games)?;
+            let openings = draw_openings(&mut stream, target)?;
             let mine: Vec<_> = (0..target)
-                .zip(draw_openings(&mut stream, target)?)
+                .zip(openings.iter().cloned())
                 .filter(|(id, _)| id % self.shard.count == self.shard.index)
                 .collect();
             let log_path = round_log(&self.own, round);
@@ -301,6 +304,10 @@ impl ShardSession {
                 start,
                 play: &play,
                 target,
+                openings: openings
+                    .iter()
+                    .map(|moves| moves.iter().map(|&m| start.format_move(m)).collect())
+                    .collect(),
                 openings_used: stream.given(),
                 pool: &pool,
                 clock,
@@ -399,7 +406,13 @@ impl ShardSession {
         cancel: &CancelToken,
     ) -> Result<(), TuneError> {
         let round = fit.play.round;
-        self.merge(round, fit.target)?;
+        let games = RoundGames {
+            round,
+            spec_hash: &ck.spec_hash,
+            openings: &fit.openings,
+            seeds: (0..fit.target).map(|id| fit.play.game_seed(id)).collect(),
+        };
+        self.merge(&games)?;
         let config = regression_config(&ck.spec)?;
         ck.games += fit.target;
         ck.openings_used = fit.openings_used;
@@ -431,10 +444,12 @@ impl ShardSession {
         Ok(())
     }
 
-    /// Writes the run's log of round `round` (`target` games): every shard's lines of it, in
-    /// game id order, checked to be the ids expected.
-    fn merge(&self, round: u64, target: u64) -> Result<(), TuneError> {
-        let count = self.shard.count;
+    /// Writes the run's log of the round of `games`: every shard's lines of it, in game id
+    /// order, each checked to be the game of this run and round that its place in its shard's
+    /// log says (a shard's folder copied from another run, or a line from one, is refused,
+    /// naming the file and the line).
+    fn merge(&self, games: &RoundGames) -> Result<(), TuneError> {
+        let (count, round, target) = (self.shard.count, games.round, games.target());
         let texts = (0..count)
             .map(|index| {
                 let path = round_log(
@@ -448,36 +463,47 @@ impl ShardSession {
                     round,
                 );
                 if share(index, count, target) == 0 {
-                    return Ok((path, String::new()));
+                    return Ok((path, Vec::new()));
                 }
-                std::fs::read_to_string(&path)
-                    .map(|text| (path.clone(), text))
-                    .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))
+                match std::fs::read(&path) {
+                    Ok(bytes) => Ok((path, bytes)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        Err(TuneError::Input(format!(
+                            "{}: missing, though shard {index}/{count}'s progress says its games of round {} are there; restore the shard's folder, or start the run afresh in another folder",
+                            path.display(),
+                            round + 1
+                        )))
+                    }
+                    Err(e) => Err(TuneError::Failed(format!("{}: {e}", path.display()))),
+                }
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut lines: Vec<_> = texts
             .iter()
-            .map(|(path, text)| (path, text.split_inclusive('\n')))
+            .map(|(path, bytes)| (path, bytes.split_inclusive(|&b| b == b'\n')))
             .collect();
-        let mut merged = String::new();
+        let mut merged = Vec::new();
         for id in 0..target {
             let (path, shard_lines) = &mut lines[(id % count) as usize];
-            let line = shard_lines.next().filter(|l| l.ends_with('\n'));
-            let game = line.and_then(|l| serde_json::from_str::<GameLine>(l).ok());
-            match (line, game) {
-                (Some(line), Some(game)) if game.id == id => merged.push_str(line),
-                _ => {
-                    return Err(TuneError::Failed(format!(
-                        "{}: line {} is not the self-play game {id} of round {}; restore the shard's log, or start the run afresh in another folder",
-                        path.display(),
-                        id / count + 1,
-                        round + 1
-                    )));
-                }
-            }
+            let why = match shard_lines.next() {
+                None => "the log ends before it".to_string(),
+                Some(line) => match games.mismatch(line, id) {
+                    None => {
+                        merged.extend_from_slice(line);
+                        continue;
+                    }
+                    Some(why) => why,
+                },
+            };
+            return Err(TuneError::Input(format!(
+                "{}: line {} is not this run's self-play game {id} of round {}: {why}; restore the shard's log, or start the run afresh in another folder",
+                path.display(),
+                id / count + 1,
+                round + 1
+            )));
         }
         let path = round_log(&self.dir, round);
-        write_atomically(&path, merged.as_bytes())
+        write_atomically(&path, &merged)
             .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))
     }
 
@@ -569,11 +595,69 @@ struct RoundFit<'a, G> {
     play: &'a RoundPlay,
     /// The round's games, every shard's.
     target: u64,
+    /// Each game's opening by id, as the logs write it.
+    openings: Vec<Vec<String>>,
     /// The openings of the run's stream used once the round's are drawn.
     openings_used: u64,
     pool: &'a rayon::ThreadPool,
     /// Since this shard started the round.
     clock: Instant,
+}
+
+/// The self-play games of a round, as the shards' logs must hold them: this run's (its spec
+/// hash), this round's (their seeds), each game with the opening the run's stream gives it.
+struct RoundGames<'a> {
+    /// The round, from 0.
+    round: u64,
+    /// The run's spec hash.
+    spec_hash: &'a str,
+    /// Each game's opening by id, as the logs write it.
+    openings: &'a [Vec<String>],
+    /// Each game's seed by id.
+    seeds: Vec<u64>,
+}
+
+impl RoundGames<'_> {
+    /// The round's games.
+    fn target(&self) -> u64 {
+        self.seeds.len() as u64
+    }
+
+    /// Why the log line `line` is not the round's game `id`; `None` when it is.
+    fn mismatch(&self, line: &[u8], id: u64) -> Option<String> {
+        // What a line says of itself, shown escaped and cut: the line may be anything.
+        let shown = |text: &str| -> String {
+            let text: String = text.chars().take(60).collect();
+            crate::outputs::escape_controls(&text).into_owned()
+        };
+        if !line.ends_with(b"\n") {
+            return Some("it is cut short (no end of line)".into());
+        }
+        let game: GameLine = match serde_json::from_slice(line) {
+            Ok(game) => game,
+            Err(e) => return Some(format!("not a games log line ({})", shown(&e.to_string()))),
+        };
+        let i = id as usize;
+        Some(if game.id != id {
+            format!("it holds game {}", game.id)
+        } else if game.spec != self.spec_hash {
+            format!(
+                "another spec's game (spec hash {}, this run's {})",
+                shown(&game.spec),
+                self.spec_hash
+            )
+        } else if (game.first.as_str(), game.second.as_str()) != ("selfplay", "selfplay")
+            || (game.pair, game.opening_index, game.round) != (id, id, 0)
+        {
+            "it is no self-play game of a regression run (its engines, pair, round or opening index)".into()
+        } else if self.openings.get(i) != Some(&game.opening) {
+            "its opening is not the one the run gives that game".into()
+        } else if self.seeds.get(i) != Some(&game.seed) {
+            "its seed is not that game's (another round's game?)".into()
+        } else {
+            return None;
+        })
+    }
 }
 
 /// Checks the folder of a sharded run for this shard: new, a sharded run's, one another shard
@@ -638,6 +722,71 @@ mod tests {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             assert_eq!(refused, None);
         });
+    }
+
+    #[test]
+    fn a_line_of_another_run_round_or_game_is_told_from_the_rounds_own() {
+        let openings = [vec!["f5".to_string()], vec!["d3".to_string()]];
+        let games = RoundGames {
+            round: 1,
+            spec_hash: "0123456789abcdef",
+            openings: &openings,
+            seeds: vec![70, 71],
+        };
+        // The round's game 1, as a shard logs it.
+        let own = serde_json::json!({
+            "id": 1, "pair": 1, "round": 0, "opening_index": 1, "opening": ["d3"],
+            "first": "selfplay", "second": "selfplay", "score": 1.0, "result": "1-0",
+            "margin": 4, "termination": "normal", "moves": ["c3"], "plies": 1,
+            "nodes": [5, 0], "timed_out": false, "seed": 71, "spec": "0123456789abcdef",
+            "seconds": 0.01,
+        });
+        let line = |game: &serde_json::Value| format!("{game}\n").into_bytes();
+        assert_eq!(games.mismatch(&line(&own), 1), None);
+        let changed = |field: &str, value: serde_json::Value| {
+            let mut game = own.clone();
+            game[field] = value;
+            games.mismatch(&line(&game), 1).expect(field)
+        };
+        assert!(changed("id", 3.into()).contains("holds game 3"));
+        let other_spec = changed("spec", "fedcba9876543210".into());
+        assert!(other_spec.contains(
+            "another spec's game (spec hash fedcba9876543210, this run's 0123456789abcdef)"
+        ));
+        for (field, value) in [
+            ("first", "engine".into()),
+            ("second", "engine".into()),
+            ("pair", 0.into()),
+            ("opening_index", 0.into()),
+            ("round", 2.into()),
+        ] {
+            assert!(
+                changed(field, value).contains("no self-play game"),
+                "{field}"
+            );
+        }
+        assert!(changed("opening", serde_json::json!(["f5"])).contains("opening"));
+        assert!(changed("seed", 70.into()).contains("seed"));
+        // Game 0's line where game 1 belongs.
+        assert!(
+            games
+                .mismatch(&line(&own), 0)
+                .unwrap()
+                .contains("holds game 1")
+        );
+        // A line cut short, or not a game, or any bytes: a reason, shown without control
+        // characters.
+        let cut = line(&own);
+        assert!(
+            games
+                .mismatch(&cut[..cut.len() - 1], 1)
+                .unwrap()
+                .contains("cut short")
+        );
+        let junk = games.mismatch(b"\x1b[2J\xff{\n", 1).unwrap();
+        assert!(junk.contains("not a games log line"), "{junk}");
+        let spec = changed("spec", "\u{1b}[31m".into());
+        assert!(!spec.chars().any(char::is_control), "{spec:?}");
     }
 
     #[test]

@@ -335,3 +335,108 @@ fn a_failed_fit_stops_the_shards_waiting_for_it() {
         "{errors:?}"
     );
 }
+
+/// Copies the folder `from` (files and folders, no links) to `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_folder(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// A fresh run folder `out` of two shards (`shards.json` written, as the first shard does).
+fn two_shard_folder(out: &Path) {
+    std::fs::create_dir_all(out.join("selfplay")).unwrap();
+    std::fs::write(out.join("shards.json"), "{\"shards\":2}\n").unwrap();
+}
+
+#[test]
+fn a_shard_log_of_another_run_or_a_forged_line_is_refused_naming_its_file_and_line() {
+    let dir = common::scratch("foreign");
+    let text = spec_text(1, "games = 20\nrounds = 1");
+    assert!(text.contains("seed = 11\n"));
+    let spec = write_spec(&dir, "spec.toml", &text);
+    let theirs = write_spec(
+        &dir,
+        "theirs.toml",
+        &text.replace("seed = 11\n", "seed = 12\n"),
+    );
+    whole(&spec, &dir.join("whole"));
+    for (spec, out) in [(&spec, "ours"), (&theirs, "theirs")] {
+        let out = dir.join(out);
+        all_succeed(vec![
+            shard(spec, &out, "0/2", &[]),
+            shard(spec, &out, "1/2", &[]),
+        ]);
+    }
+    let log = "shard-1-of-2/selfplay/round-1.jsonl";
+    let lines = |run: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(dir.join(run).join(log)).unwrap();
+        text.lines().map(str::to_string).collect()
+    };
+    // A run whose shard 1 is `lines` in `from`'s shard 1 folder (progress and all), for shard
+    // 0 of our run to play with.
+    let beside = |name: &str, from: &str, lines: &[String]| -> PathBuf {
+        let out = dir.join(name);
+        two_shard_folder(&out);
+        copy_folder(
+            &dir.join(from).join("shard-1-of-2"),
+            &out.join("shard-1-of-2"),
+        );
+        std::fs::write(out.join(log), lines.join("\n") + "\n").unwrap();
+        out
+    };
+    let shard_0 = |out: &Path| -> Vec<String> {
+        let out = out.to_str().unwrap();
+        [
+            "tune",
+            &spec,
+            "--out",
+            out,
+            "--shard",
+            "0/2",
+            "--threads",
+            "1",
+            "--quiet",
+        ]
+        .map(str::to_string)
+        .into()
+    };
+    let refused = |out: &Path, expected: &[&str]| {
+        let args = shard_0(out);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::refused(&args, expected);
+        // Nothing of it fitted.
+        assert!(!out.join("selfplay/round-1.jsonl").exists());
+        assert!(!out.join("tuned-weights.toml").exists());
+        assert_eq!(common::lines_in(&out.join("history.jsonl")), 0);
+    };
+
+    // Our own shard 1 copied: the run ends as the unsharded one (the copy is no foreign body).
+    let copied = beside("copied", "ours", &lines("ours"));
+    let args = shard_0(&copied);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::joute_ok(&args);
+    same_run(&copied, &dir.join("whole"), 1);
+
+    // The shard folder of a run of another seed (another spec hash, other openings).
+    let foreign = beside("foreign", "theirs", &lines("theirs"));
+    refused(&foreign, &[log, "line 1", "spec hash"]);
+
+    // One line of it, id and spec hash made ours, among our own.
+    let ours = lines("ours");
+    let hash = serde_json::from_str::<Value>(&ours[0]).unwrap()["spec"].clone();
+    let mut forged: Value = serde_json::from_str(&lines("theirs")[2]).unwrap();
+    let own: Value = serde_json::from_str(&ours[2]).unwrap();
+    assert_eq!(forged["id"], own["id"]);
+    forged["spec"] = hash;
+    let mut edited = ours.clone();
+    edited[2] = forged.to_string();
+    let forged = beside("forged", "ours", &edited);
+    refused(&forged, &[log, "line 3", "game 5"]);
+}
