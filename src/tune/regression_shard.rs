@@ -254,6 +254,8 @@ impl ShardSession {
         let chunk = CHUNK_PER_THREAD * threads.max(1) as u64;
         let progress_path = self.own.join(SHARD_FILE);
         let mut progress = self.progress(self.shard.index)?.unwrap_or_default();
+        // A lock of the round under way that no shard wrote is refused before any game.
+        self.fitter(regression_state(&self.shared()?)?.k)?;
         let save = |progress: &Progress| {
             let json = serde_json::to_vec_pretty(progress).expect("progress serialises");
             write_atomically(&progress_path, &json)
@@ -561,13 +563,22 @@ impl ShardSession {
     /// The shard that took round `round`'s lock, if one did.
     fn fitter(&self, round: u64) -> Result<Option<u64>, TuneError> {
         let path = self.lock(round);
+        let count = self.shard.count;
         match std::fs::read_to_string(&path) {
-            Ok(text) => text.trim().parse().map(Some).map_err(|_| {
-                TuneError::Failed(format!(
+            Ok(text) => match text.trim().parse::<u64>() {
+                Ok(by) if by < count => Ok(Some(by)),
+                // Refused, not waited for: no such shard will ever fit.
+                Ok(by) => Err(TuneError::Input(format!(
+                    "{}: a fit lock naming shard {by}, and the run has {count} shard{} (0 to {}); edited? remove it and resume the shards",
+                    path.display(),
+                    if count == 1 { "" } else { "s" },
+                    count - 1
+                ))),
+                Err(_) => Err(TuneError::Input(format!(
                     "{}: not a joute fit lock (edited?)",
                     path.display()
-                ))
-            }),
+                ))),
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(TuneError::Failed(format!("{}: {e}", path.display()))),
         }

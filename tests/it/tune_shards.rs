@@ -349,6 +349,24 @@ fn copy_folder(from: &Path, to: &Path) {
     }
 }
 
+/// Waits for a shard at most `seconds`: one still running then is killed and the test fails
+/// (it would have waited for ever).
+fn ends_within(mut child: Child, seconds: u64) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "a shard still ran after {seconds} s: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
 /// A fresh run folder `out` of two shards (`shards.json` written, as the first shard does).
 fn two_shard_folder(out: &Path) {
     std::fs::create_dir_all(out.join("selfplay")).unwrap();
@@ -439,4 +457,24 @@ fn a_shard_log_of_another_run_or_a_forged_line_is_refused_naming_its_file_and_li
     edited[2] = forged.to_string();
     let forged = beside("forged", "ours", &edited);
     refused(&forged, &[log, "line 3", "game 5"]);
+}
+
+#[test]
+fn a_fit_lock_naming_a_shard_the_run_has_not_is_refused() {
+    let dir = common::scratch("range");
+    let spec = write_spec(&dir, "spec.toml", &spec_text(1, "games = 20\nrounds = 1"));
+    let out = dir.join("out");
+    two_shard_folder(&out);
+    std::fs::write(out.join("selfplay/round-1.fit"), "7\n").unwrap();
+    for child in [
+        shard(&spec, &out, "0/2", &[]),
+        shard(&spec, &out, "1/2", &[]),
+    ] {
+        let ended = ends_within(child, 60);
+        let stderr = String::from_utf8_lossy(&ended.stderr);
+        assert_eq!(ended.status.code(), Some(2), "{stderr}");
+        for piece in ["selfplay/round-1.fit", "shard 7", "2 shards"] {
+            assert!(stderr.contains(piece), "'{piece}' not in {stderr}");
+        }
+    }
 }
