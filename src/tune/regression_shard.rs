@@ -21,7 +21,12 @@
 //!   run does ([`super::regression_run::fit_and_record`]), the checkpoint saved last (a
 //!   temporary file, then a rename). The others poll the checkpoint until the round is fitted,
 //!   saying what they wait for. A shard killed while it fits holds the lock: resumed, it sees
-//!   its own name there and fits again (the fit is a pure function of the logs).
+//!   its own name there and fits again (the fit is a pure function of the logs). A fit that
+//!   fails writes why beside its lock (`selfplay/round-R.failed`), which stops the shards
+//!   waiting for it; a shard that finds a failed fit when it starts (resumed) takes the fit's
+//!   next attempt (`selfplay/round-R.retry-A.fit`, created whole or not at all: of two shards
+//!   resumed at once, one fits and the other waits), so that no shard waits for one that has
+//!   exited and none retries a failing fit for ever.
 //! - **The matches**: the shard that fitted the last round plays the confirmation and the A/A
 //!   match on its threads and writes the outputs; the others end when tuning does. The matches
 //!   are a small part of a run (a few hundred games against thousands of self-play games), and
@@ -88,6 +93,10 @@ pub struct ShardSession {
     dir: PathBuf,
     own: PathBuf,
     copy: Option<PathBuf>,
+    /// The round and attempt whose fit had failed when this session started: a resumed
+    /// shard retries it (a failure seen while it runs stops it instead, so that shards do not
+    /// retry a failing fit for ever).
+    retry: Option<(u64, u64)>,
 }
 
 impl ShardSession {
@@ -184,6 +193,7 @@ impl ShardSession {
             dir: dir.to_path_buf(),
             own,
             copy,
+            retry: None,
         })
     }
 
@@ -254,8 +264,14 @@ impl ShardSession {
         let chunk = CHUNK_PER_THREAD * threads.max(1) as u64;
         let progress_path = self.own.join(SHARD_FILE);
         let mut progress = self.progress(self.shard.index)?.unwrap_or_default();
-        // A lock of the round under way that no shard wrote is refused before any game.
-        self.fitter(regression_state(&self.shared()?)?.k)?;
+        // A lock of the round under way that no shard wrote is refused before any game; an
+        // attempt at its fit that failed before this session is this session's to retry.
+        let round = regression_state(&self.shared()?)?.k;
+        self.fitter(round)?;
+        self.retry = self
+            .latest(round)
+            .filter(|&attempt| self.failed(round, attempt).exists())
+            .map(|attempt| (round, attempt));
         let save = |progress: &Progress| {
             let json = serde_json::to_vec_pretty(progress).expect("progress serialises");
             write_atomically(&progress_path, &json)
@@ -345,29 +361,29 @@ impl ShardSession {
             }
             let what = match self.missing(round, fit.target) {
                 Err(e) => return (Err(e), waited.as_secs_f64()),
-                Ok(missing) if missing.is_empty() => match self.take_fit(round) {
+                Ok(missing) if missing.is_empty() => match self.next_fit(round) {
                     Err(e) => return (Err(e), waited.as_secs_f64()),
-                    Ok(by) if by == self.shard.index => {
+                    Ok(NextFit::Fit(attempt)) => {
                         // A fit that fails says so to the shards waiting for it.
-                        let failed = self.failed(round);
-                        let _ = std::fs::remove_file(&failed);
                         let fitted = self.fit(ck, fit, observer, cancel);
                         if let Err(e) = &fitted {
+                            let failed = self.failed(round, attempt);
                             let _ = write_atomically(&failed, e.to_string().as_bytes());
                         }
                         return (fitted, waited.as_secs_f64());
                     }
-                    Ok(by) => {
-                        let fit = format!(
-                            "shard {by}/{}'s fit of round {}",
+                    Ok(NextFit::Wait(by)) => format!(
+                        "shard {by}/{}'s fit of round {}",
+                        self.shard.count,
+                        round + 1
+                    ),
+                    Ok(NextFit::Failed(by, why)) => {
+                        let e = TuneError::Failed(format!(
+                            "shard {by}/{}'s fit of round {} failed: {why}",
                             self.shard.count,
                             round + 1
-                        );
-                        if let Ok(why) = std::fs::read_to_string(self.failed(round)) {
-                            let e = TuneError::Failed(format!("{fit} failed: {why}"));
-                            return (Err(e), waited.as_secs_f64());
-                        }
-                        fit
+                        ));
+                        return (Err(e), waited.as_secs_f64());
                     }
                 },
                 Ok(missing) => format!(
@@ -550,19 +566,65 @@ impl ShardSession {
         })
     }
 
-    /// The shard that fits round `round`: this one if it takes the round's lock now, else
-    /// the one that took it.
-    fn take_fit(&self, round: u64) -> Result<u64, TuneError> {
-        let path = self.lock(round);
+    /// What this shard does about round `round`'s fit once every shard's games of it are
+    /// logged: fit it when it takes the fit's first attempt, or the next attempt after one that
+    /// had failed when this session started (a resumed shard retries the fit; of shards resumed
+    /// at once, the one whose lock is created first), or when it holds the latest attempt
+    /// (taken by its session that was killed while it fitted); else wait for the shard that
+    /// holds it, or stop when that attempt failed.
+    fn next_fit(&self, round: u64) -> Result<NextFit, TuneError> {
+        let attempt = match self.latest(round) {
+            None => 0,
+            Some(latest) => {
+                let failed = self.failed(round, latest);
+                match std::fs::read_to_string(&failed) {
+                    Ok(_) if self.retry == Some((round, latest)) => latest + 1,
+                    Ok(why) => {
+                        let by = self.holder(round, latest)?.unwrap_or(self.shard.index);
+                        return Ok(NextFit::Failed(by, why));
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => latest,
+                    Err(e) => {
+                        return Err(TuneError::Failed(format!("{}: {e}", failed.display())));
+                    }
+                }
+            }
+        };
+        let path = self.lock(round, attempt);
         write_new(&path, format!("{}\n", self.shard.index).as_bytes())
             .map_err(|e| TuneError::Failed(format!("{}: {e}", path.display())))?;
-        self.fitter(round)?
-            .ok_or_else(|| TuneError::Failed(format!("{}: missing", path.display())))
+        let by = self
+            .holder(round, attempt)?
+            .ok_or_else(|| TuneError::Failed(format!("{}: missing", path.display())))?;
+        Ok(if by == self.shard.index {
+            NextFit::Fit(attempt)
+        } else {
+            NextFit::Wait(by)
+        })
     }
 
-    /// The shard that took round `round`'s lock, if one did.
+    /// The shard that fits (or fitted) round `round`: the one holding its latest attempt's
+    /// lock, if one was taken.
     fn fitter(&self, round: u64) -> Result<Option<u64>, TuneError> {
-        let path = self.lock(round);
+        match self.latest(round) {
+            Some(attempt) => self.holder(round, attempt),
+            None => Ok(None),
+        }
+    }
+
+    /// The latest attempt at round `round`'s fit: the last whose lock exists (an attempt is
+    /// taken only after the one before it failed).
+    fn latest(&self, round: u64) -> Option<u64> {
+        let mut latest = None;
+        while self.lock(round, latest.map_or(0, |a| a + 1)).exists() {
+            latest = Some(latest.map_or(0, |a| a + 1));
+        }
+        latest
+    }
+
+    /// The shard that took the lock of attempt `attempt` at round `round`'s fit, if one did.
+    fn holder(&self, round: u64, attempt: u64) -> Result<Option<u64>, TuneError> {
+        let path = self.lock(round, attempt);
         let count = self.shard.count;
         match std::fs::read_to_string(&path) {
             Ok(text) => match text.trim().parse::<u64>() {
@@ -584,20 +646,40 @@ impl ShardSession {
         }
     }
 
-    /// Round `round`'s lock: the file naming the shard that fits it.
-    fn lock(&self, round: u64) -> PathBuf {
-        round_log(&self.dir, round).with_extension("fit")
+    /// The lock of attempt `attempt` at round `round`'s fit, the file naming the shard that
+    /// fits: `selfplay/round-R.fit`, then `selfplay/round-R.retry-A.fit`.
+    fn lock(&self, round: u64, attempt: u64) -> PathBuf {
+        self.attempt_file(round, attempt, "fit")
     }
 
-    /// Where the shard that fits round `round` says why its fit failed.
-    fn failed(&self, round: u64) -> PathBuf {
-        round_log(&self.dir, round).with_extension("failed")
+    /// Where the shard that took attempt `attempt` at round `round`'s fit says why it failed:
+    /// `selfplay/round-R.failed`, then `selfplay/round-R.retry-A.failed`.
+    fn failed(&self, round: u64, attempt: u64) -> PathBuf {
+        self.attempt_file(round, attempt, "failed")
+    }
+
+    fn attempt_file(&self, round: u64, attempt: u64, extension: &str) -> PathBuf {
+        let log = round_log(&self.dir, round);
+        match attempt {
+            0 => log.with_extension(extension),
+            _ => log.with_extension(format!("retry-{attempt}.{extension}")),
+        }
     }
 
     /// The run's shared checkpoint as it is now.
     fn shared(&self) -> Result<Checkpoint, TuneError> {
         Checkpoint::load(&self.dir.join("checkpoint.json")).map_err(TuneError::Failed)
     }
+}
+
+/// What a shard does about a round's fit ([`ShardSession::next_fit`]).
+enum NextFit {
+    /// Fit it, holding the lock of this attempt.
+    Fit(u64),
+    /// Wait for this shard's fit.
+    Wait(u64),
+    /// This shard's attempt failed, for this reason: stop.
+    Failed(u64, String),
 }
 
 /// What the fit of a round needs from the shard that played it.
@@ -798,6 +880,85 @@ mod tests {
         assert!(junk.contains("not a games log line"), "{junk}");
         let spec = changed("spec", "\u{1b}[31m".into());
         assert!(!spec.chars().any(char::is_control), "{spec:?}");
+    }
+
+    /// Shard `index` of 2 of a small regression run in `dir` (never played: its locks only),
+    /// retrying `retry`.
+    fn session(dir: &Path, index: u64, retry: Option<(u64, u64)>) -> ShardSession {
+        let text = r#"name = "r"
+game = "othello"
+seed = 1
+method = "regression"
+
+[engine]
+algorithm = "alphabeta"
+depth = 1
+
+[openings]
+plies = 8
+
+[regression]
+games = 4
+rounds = 1
+
+[confirm]
+games = 2
+"#;
+        let spec = crate::tune::spec::parse(text, "r.toml").unwrap();
+        let plan = crate::tune::checkpoint::Plan::new(&spec, None).unwrap();
+        let shard = Shard::parse(&format!("{index}/2")).unwrap();
+        ShardSession {
+            ck: Checkpoint::new(spec, plan),
+            shard,
+            dir: dir.to_path_buf(),
+            own: dir.join(shard.folder_name()),
+            copy: None,
+            retry,
+        }
+    }
+
+    #[test]
+    fn a_failed_fit_is_retried_by_one_resumed_shard_and_stops_the_shards_that_saw_it_fail() {
+        let fits = |next: &NextFit| match next {
+            NextFit::Fit(attempt) => Some(*attempt),
+            _ => None,
+        };
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir(dir.path().join(SELFPLAY_DIR)).unwrap();
+            let [zero, one] = [0, 1].map(|i| session(dir.path(), i, None));
+            // Shard 1 takes the first attempt; shard 0 waits for it.
+            assert!(matches!(one.next_fit(0).unwrap(), NextFit::Fit(0)));
+            assert!(matches!(zero.next_fit(0).unwrap(), NextFit::Wait(1)));
+            // Shard 1 killed while it fits: resumed, it fits again; shard 0 still waits.
+            assert!(matches!(one.next_fit(0).unwrap(), NextFit::Fit(0)));
+            // It fails: shard 0, which saw the attempt under way, stops.
+            std::fs::write(one.failed(0, 0), "No space left on device").unwrap();
+            match zero.next_fit(0).unwrap() {
+                NextFit::Failed(1, why) => assert_eq!(why, "No space left on device"),
+                _ => panic!("shard 0 goes on after shard 1's fit failed"),
+            }
+            // Both resumed at once: one of them takes the next attempt, the other waits for it.
+            let resumed = [0, 1].map(|i| session(dir.path(), i, Some((0, 0))));
+            let nexts = std::thread::scope(|scope| {
+                let turns = resumed
+                    .each_ref()
+                    .map(|s| scope.spawn(move || s.next_fit(0).unwrap()));
+                turns.map(|t| t.join().unwrap())
+            });
+            let fitter = match nexts.iter().position(|n| fits(n) == Some(1)) {
+                Some(i) => i as u64,
+                None => panic!("no shard retries the fit"),
+            };
+            assert!(
+                matches!(nexts[1 - fitter as usize], NextFit::Wait(by) if by == fitter),
+                "both shards fit"
+            );
+            assert_eq!(resumed[0].fitter(0).unwrap(), Some(fitter));
+            // A shard resumed later finds the retry under way and waits for it.
+            let later = session(dir.path(), 1 - fitter, None);
+            assert!(matches!(later.next_fit(0).unwrap(), NextFit::Wait(by) if by == fitter));
+        }
     }
 
     #[test]

@@ -478,3 +478,65 @@ fn a_fit_lock_naming_a_shard_the_run_has_not_is_refused() {
         }
     }
 }
+
+#[test]
+fn a_failed_fit_is_retried_by_a_resumed_shard_alone_or_by_shards_resumed_at_once() {
+    let dir = common::scratch("retry");
+    let spec = write_spec(&dir, "spec.toml", &spec_text(1, "games = 40\nrounds = 2"));
+    whole(&spec, &dir.join("whole"));
+    // Both shards of a run in `out` whose fit of round `round` fails (the round's merged log
+    // cannot be written: a folder holds its name, as a full disk would refuse it); then the
+    // way cleared, as freed space would.
+    let failing = |out: &Path, round: u32| {
+        two_shard_folder(out);
+        let blocked = out.join(format!("selfplay/round-{round}.jsonl"));
+        std::fs::create_dir_all(blocked.join("in-the-way")).unwrap();
+        for child in [shard(&spec, out, "0/2", &[]), shard(&spec, out, "1/2", &[])] {
+            let ended = ends_within(child, 120);
+            let stderr = String::from_utf8_lossy(&ended.stderr);
+            assert_eq!(ended.status.code(), Some(1), "{stderr}");
+        }
+        assert!(out.join(format!("selfplay/round-{round}.failed")).exists());
+        std::fs::remove_dir_all(blocked).unwrap();
+    };
+
+    // Round 1's fit failed; the shard that did not fit it, resumed alone, fits it and plays
+    // round 2 (it does not stop on the old failure); the fitter resumed later joins it.
+    let alone = dir.join("alone");
+    failing(&alone, 1);
+    let fitter: u64 = std::fs::read_to_string(alone.join("selfplay/round-1.fit"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let other = shard(&spec, &alone, &format!("{}/2", 1 - fitter), &["--resume"]);
+    let mut other = Some(other);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while common::lines_in(&alone.join("history.jsonl")) < 1 {
+        if let Some(status) = other.as_mut().unwrap().try_wait().unwrap() {
+            let out = other.take().unwrap().wait_with_output().unwrap();
+            panic!(
+                "shard {}/2 resumed stopped ({status}) before fitting round 1: {}",
+                1 - fitter,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert!(std::time::Instant::now() < deadline, "round 1 never fitted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let late = shard(&spec, &alone, &format!("{fitter}/2"), &["--resume"]);
+    all_succeed(vec![other.unwrap(), late]);
+    same_run(&alone, &dir.join("whole"), 2);
+
+    // Round 2's fit failed; both shards resumed at once: one of them takes the fit's next
+    // attempt, the other waits for it.
+    let at_once = dir.join("at-once");
+    failing(&at_once, 2);
+    all_succeed(vec![
+        shard(&spec, &at_once, "0/2", &["--resume"]),
+        shard(&spec, &at_once, "1/2", &["--resume"]),
+    ]);
+    same_run(&at_once, &dir.join("whole"), 2);
+    let retry = std::fs::read_to_string(at_once.join("selfplay/round-2.retry-1.fit")).unwrap();
+    assert!(["0\n", "1\n"].contains(&retry.as_str()), "{retry:?}");
+}
