@@ -262,19 +262,23 @@ impl RoundPlay {
             games
                 .par_iter()
                 .map(|(id, moves)| {
-                    let seed = derive_seed(self.seed, STREAM_SELFPLAY, self.round << 32 | id);
                     selfplay_game(
                         start,
                         &self.engine,
                         &self.weights,
                         moves,
                         *id,
-                        seed,
+                        self.game_seed(*id),
                         spec_hash,
                     )
                 })
                 .collect()
         })
+    }
+
+    /// The seed of the round's self-play game `id`: the run's seed, the round and the id.
+    pub(super) fn game_seed(&self, id: u64) -> u64 {
+        derive_seed(self.seed, STREAM_SELFPLAY, self.round << 32 | id)
     }
 }
 

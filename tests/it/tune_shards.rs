@@ -335,3 +335,208 @@ fn a_failed_fit_stops_the_shards_waiting_for_it() {
         "{errors:?}"
     );
 }
+
+/// Copies the folder `from` (files and folders, no links) to `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_folder(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Waits for a shard at most `seconds`: one still running then is killed and the test fails
+/// (it would have waited for ever).
+fn ends_within(mut child: Child, seconds: u64) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "a shard still ran after {seconds} s: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A fresh run folder `out` of two shards (`shards.json` written, as the first shard does).
+fn two_shard_folder(out: &Path) {
+    std::fs::create_dir_all(out.join("selfplay")).unwrap();
+    std::fs::write(out.join("shards.json"), "{\"shards\":2}\n").unwrap();
+}
+
+#[test]
+fn a_shard_log_of_another_run_or_a_forged_line_is_refused_naming_its_file_and_line() {
+    let dir = common::scratch("foreign");
+    let text = spec_text(1, "games = 20\nrounds = 1");
+    assert!(text.contains("seed = 11\n"));
+    let spec = write_spec(&dir, "spec.toml", &text);
+    let theirs = write_spec(
+        &dir,
+        "theirs.toml",
+        &text.replace("seed = 11\n", "seed = 12\n"),
+    );
+    whole(&spec, &dir.join("whole"));
+    for (spec, out) in [(&spec, "ours"), (&theirs, "theirs")] {
+        let out = dir.join(out);
+        all_succeed(vec![
+            shard(spec, &out, "0/2", &[]),
+            shard(spec, &out, "1/2", &[]),
+        ]);
+    }
+    let log = "shard-1-of-2/selfplay/round-1.jsonl";
+    let lines = |run: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(dir.join(run).join(log)).unwrap();
+        text.lines().map(str::to_string).collect()
+    };
+    // A run whose shard 1 is `lines` in `from`'s shard 1 folder (progress and all), for shard
+    // 0 of our run to play with.
+    let beside = |name: &str, from: &str, lines: &[String]| -> PathBuf {
+        let out = dir.join(name);
+        two_shard_folder(&out);
+        copy_folder(
+            &dir.join(from).join("shard-1-of-2"),
+            &out.join("shard-1-of-2"),
+        );
+        std::fs::write(out.join(log), lines.join("\n") + "\n").unwrap();
+        out
+    };
+    let shard_0 = |out: &Path| -> Vec<String> {
+        let out = out.to_str().unwrap();
+        [
+            "tune",
+            &spec,
+            "--out",
+            out,
+            "--shard",
+            "0/2",
+            "--threads",
+            "1",
+            "--quiet",
+        ]
+        .map(str::to_string)
+        .into()
+    };
+    let refused = |out: &Path, expected: &[&str]| {
+        let args = shard_0(out);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::refused(&args, expected);
+        // Nothing of it fitted.
+        assert!(!out.join("selfplay/round-1.jsonl").exists());
+        assert!(!out.join("tuned-weights.toml").exists());
+        assert_eq!(common::lines_in(&out.join("history.jsonl")), 0);
+    };
+
+    // Our own shard 1 copied: the run ends as the unsharded one (the copy is no foreign body).
+    let copied = beside("copied", "ours", &lines("ours"));
+    let args = shard_0(&copied);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::joute_ok(&args);
+    same_run(&copied, &dir.join("whole"), 1);
+
+    // The shard folder of a run of another seed (another spec hash, other openings).
+    let foreign = beside("foreign", "theirs", &lines("theirs"));
+    refused(&foreign, &[log, "line 1", "spec hash"]);
+
+    // One line of it, id and spec hash made ours, among our own.
+    let ours = lines("ours");
+    let hash = serde_json::from_str::<Value>(&ours[0]).unwrap()["spec"].clone();
+    let mut forged: Value = serde_json::from_str(&lines("theirs")[2]).unwrap();
+    let own: Value = serde_json::from_str(&ours[2]).unwrap();
+    assert_eq!(forged["id"], own["id"]);
+    forged["spec"] = hash;
+    let mut edited = ours.clone();
+    edited[2] = forged.to_string();
+    let forged = beside("forged", "ours", &edited);
+    refused(&forged, &[log, "line 3", "game 5"]);
+}
+
+#[test]
+fn a_fit_lock_naming_a_shard_the_run_has_not_is_refused() {
+    let dir = common::scratch("range");
+    let spec = write_spec(&dir, "spec.toml", &spec_text(1, "games = 20\nrounds = 1"));
+    let out = dir.join("out");
+    two_shard_folder(&out);
+    std::fs::write(out.join("selfplay/round-1.fit"), "7\n").unwrap();
+    for child in [
+        shard(&spec, &out, "0/2", &[]),
+        shard(&spec, &out, "1/2", &[]),
+    ] {
+        let ended = ends_within(child, 60);
+        let stderr = String::from_utf8_lossy(&ended.stderr);
+        assert_eq!(ended.status.code(), Some(2), "{stderr}");
+        for piece in ["selfplay/round-1.fit", "shard 7", "2 shards"] {
+            assert!(stderr.contains(piece), "'{piece}' not in {stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_failed_fit_is_retried_by_a_resumed_shard_alone_or_by_shards_resumed_at_once() {
+    let dir = common::scratch("retry");
+    let spec = write_spec(&dir, "spec.toml", &spec_text(1, "games = 40\nrounds = 2"));
+    whole(&spec, &dir.join("whole"));
+    // Both shards of a run in `out` whose fit of round `round` fails (the round's merged log
+    // cannot be written: a folder holds its name, as a full disk would refuse it); then the
+    // way cleared, as freed space would.
+    let failing = |out: &Path, round: u32| {
+        two_shard_folder(out);
+        let blocked = out.join(format!("selfplay/round-{round}.jsonl"));
+        std::fs::create_dir_all(blocked.join("in-the-way")).unwrap();
+        for child in [shard(&spec, out, "0/2", &[]), shard(&spec, out, "1/2", &[])] {
+            let ended = ends_within(child, 120);
+            let stderr = String::from_utf8_lossy(&ended.stderr);
+            assert_eq!(ended.status.code(), Some(1), "{stderr}");
+        }
+        assert!(out.join(format!("selfplay/round-{round}.failed")).exists());
+        std::fs::remove_dir_all(blocked).unwrap();
+    };
+
+    // Round 1's fit failed; the shard that did not fit it, resumed alone, fits it and plays
+    // round 2 (it does not stop on the old failure); the fitter resumed later joins it.
+    let alone = dir.join("alone");
+    failing(&alone, 1);
+    let fitter: u64 = std::fs::read_to_string(alone.join("selfplay/round-1.fit"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let other = shard(&spec, &alone, &format!("{}/2", 1 - fitter), &["--resume"]);
+    let mut other = Some(other);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while common::lines_in(&alone.join("history.jsonl")) < 1 {
+        if let Some(status) = other.as_mut().unwrap().try_wait().unwrap() {
+            let out = other.take().unwrap().wait_with_output().unwrap();
+            panic!(
+                "shard {}/2 resumed stopped ({status}) before fitting round 1: {}",
+                1 - fitter,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert!(std::time::Instant::now() < deadline, "round 1 never fitted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let late = shard(&spec, &alone, &format!("{fitter}/2"), &["--resume"]);
+    all_succeed(vec![other.unwrap(), late]);
+    same_run(&alone, &dir.join("whole"), 2);
+
+    // Round 2's fit failed; both shards resumed at once: one of them takes the fit's next
+    // attempt, the other waits for it.
+    let at_once = dir.join("at-once");
+    failing(&at_once, 2);
+    all_succeed(vec![
+        shard(&spec, &at_once, "0/2", &["--resume"]),
+        shard(&spec, &at_once, "1/2", &["--resume"]),
+    ]);
+    same_run(&at_once, &dir.join("whole"), 2);
+    let retry = std::fs::read_to_string(at_once.join("selfplay/round-2.retry-1.fit")).unwrap();
+    assert!(["0\n", "1\n"].contains(&retry.as_str()), "{retry:?}");
+}
