@@ -774,7 +774,10 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         "run",
         &format!("{HEAD}{TWO}protocl = \"gtp\"\n"),
         &[],
-        &["key 'engine[2].protocl'", "unknown key; did you mean 'protocol'?"],
+        &[
+            "key 'engine[2].protocl'",
+            "unknown key; did you mean 'protocol'?",
+        ],
     );
     // TOML's trap: a spec-wide key below the last [[engine]] table is that table's.
     common::refused_spec(
