@@ -172,17 +172,27 @@ pub fn close(mut stream: TcpStream) {
     }
 }
 
-/// Whether the client of `stream` has closed its side (or the connection broke): a look at
-/// what it sent, without waiting and without taking it.
+/// The most an event stream's client may send after its request before it is taken as gone.
+const MAX_STRAY: usize = 64 * 1024;
+
+/// Whether the client of `stream` has closed its side (or the connection broke), without
+/// waiting. What it sent since its request is read and dropped: a peek would stop at the first
+/// stray byte and never see the close behind it, so that a client that sent one byte and left
+/// would keep its place until a write failed. A client that sends more than [`MAX_STRAY`] is
+/// taken as gone (an event stream's client has nothing to say).
 pub fn client_closed(stream: &TcpStream) -> bool {
     if stream.set_nonblocking(true).is_err() {
         return true;
     }
-    let mut byte = [0u8];
-    let closed = match stream.peek(&mut byte) {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => !is_timeout(&e),
+    let (mut reader, mut sink, mut taken) = (stream, [0u8; 4096], 0);
+    let closed = loop {
+        match reader.read(&mut sink) {
+            Ok(0) => break true,
+            Ok(n) if taken + n > MAX_STRAY => break true,
+            Ok(n) => taken += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break !is_timeout(&e),
+        }
     };
     closed || stream.set_nonblocking(false).is_err()
 }
@@ -295,6 +305,24 @@ mod tests {
         assert_eq!(read_request(&mut server, &limits(5000)), Err(Some(431)));
         drop(server);
         drop(filler.join().unwrap());
+    }
+
+    #[test]
+    fn a_client_that_sent_bytes_and_closed_is_seen_closed() {
+        let (mut client, server) = pair();
+        assert!(!client_closed(&server), "silent and open");
+        // A stray byte after the request: still open.
+        client.write_all(b"x").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!client_closed(&server), "a byte sent, still open");
+        // Another, then the client's side closed: closed, whatever came before.
+        client.write_all(b"y").unwrap();
+        client.shutdown(Shutdown::Write).unwrap();
+        let started = Instant::now();
+        while !client_closed(&server) && started.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(client_closed(&server), "closed after sending data");
     }
 
     #[test]

@@ -684,6 +684,49 @@ mod tests {
         server.stop();
     }
 
+    /// A server on `addr` with `limits` over a folder with no run in it (its page is a 503;
+    /// what these tests look at comes before).
+    fn empty_server(addr: &str, limits: Limits) -> (LiveServer, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Source::Run(vec![dir.path().join("games.jsonl")]);
+        let server = LiveServer::start_with(addr.parse().unwrap(), source, limits).unwrap();
+        (server, dir)
+    }
+
+    #[test]
+    fn a_stream_whose_client_sent_a_byte_and_closed_gives_its_place_back_within_a_second() {
+        let limits = Limits {
+            streams: 1,
+            ..Limits::default()
+        };
+        let (server, _dir) = empty_server("127.0.0.1:0", limits);
+        let addr = server.addr();
+        let (mut first, line) = status_line(addr, "/events");
+        assert_eq!(line, "HTTP/1.1 200 OK");
+        // Everything the server sent read (so that closing sends no reset), then one stray
+        // byte and the client's side closed.
+        let mut got = Vec::new();
+        let mut byte = [0u8];
+        while !got.ends_with(b"retry: 2000\n\n") && first.read(&mut byte).unwrap() == 1 {
+            got.push(byte[0]);
+        }
+        first.write_all(b"x").unwrap();
+        first.shutdown(std::net::Shutdown::Write).unwrap();
+        let closed = Instant::now();
+        let again = loop {
+            let (_s, line) = status_line(addr, "/events");
+            if line == "HTTP/1.1 200 OK" || closed.elapsed() > Duration::from_secs(5) {
+                break line;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let took = closed.elapsed();
+        assert_eq!(again, "HTTP/1.1 200 OK", "after {took:?}");
+        assert!(took < LOOK_EVERY + Duration::from_secs(1), "{took:?}");
+        drop(first);
+        server.stop();
+    }
+
     fn hosts() -> Vec<String> {
         vec!["127.0.0.1:8000".into(), "localhost:8000".into()]
     }
