@@ -41,7 +41,7 @@ use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -63,8 +63,15 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 /// How often an idle event stream looks whether its client closed the connection, so that a
 /// page closed gives its stream's place back soon.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
-/// How long a connection past the cap may take to send its request before its 503.
-const REFUSE_WAIT: Duration = Duration::from_millis(100);
+/// How long a connection refused past the cap is kept after its 503, for its client to send
+/// its request and close: what it sends is read and dropped, so that closing does not reset
+/// the connection under the answer.
+const REFUSED_KEPT: Duration = Duration::from_secs(1);
+/// Refused connections kept at once (each an open file); past them one is closed right after
+/// its 503.
+const REFUSED_HELD: usize = 256;
+/// How often the refused connections kept are read.
+const REFUSED_LOOK: Duration = Duration::from_millis(50);
 /// How long [`LiveServer::stop`] keeps answering after telling the pages the run ended, so
 /// that they can fetch its last state.
 const LINGER: Duration = Duration::from_millis(1500);
@@ -312,8 +319,34 @@ impl Drop for LiveServer {
 }
 
 /// The accept loop: each connection on its own thread, counted (a 503 past the limit), until
-/// the server stops; the listener is closed when it returns.
+/// the server stops; the listener is closed when it returns. Refused connections are kept by a
+/// thread of their own ([`keep_refused`]), which this one waits for.
 fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
+    let held = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let (to_keep, kept) = mpsc::channel();
+        let keeper = std::thread::Builder::new()
+            .name("joute-refused".into())
+            .spawn_scoped(scope, || keep_refused(kept, &held));
+        // Without that thread, a refused connection is closed right after its 503.
+        let refused = Refused {
+            keeper: keeper.is_ok().then_some(to_keep),
+            held: &held,
+        };
+        accept_loop(listener, shared, refused);
+    });
+}
+
+/// Where the accept loop puts the connections it refuses.
+struct Refused<'a> {
+    /// To the thread that keeps them until their clients close.
+    keeper: Option<mpsc::Sender<TcpStream>>,
+    /// Connections that thread holds.
+    held: &'a AtomicUsize,
+}
+
+/// Accepts connections until the server stops: see [`accept`].
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>, refused: Refused) {
     for stream in listener.incoming() {
         if shared.stopping.load(Ordering::SeqCst) {
             break;
@@ -331,7 +364,7 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
         }
         if shared.connections.fetch_add(1, Ordering::SeqCst) >= shared.limits.connections {
             shared.connections.fetch_sub(1, Ordering::SeqCst);
-            refuse(stream, "too many connections at once");
+            refuse(stream, "too many connections at once", &refused);
             continue;
         }
         let mine = shared.clone();
@@ -348,21 +381,14 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
     }
 }
 
-/// A 503 on the accepting thread, past the connection cap: the request (what came of it
-/// within [`REFUSE_WAIT`]) read and dropped first, so that closing does not reset the
-/// connection under the answer; the write goes into an empty socket buffer.
-fn refuse(mut stream: TcpStream, why: &str) {
-    let mut sink = [0u8; 4096];
-    let (until, mut head) = (Instant::now() + REFUSE_WAIT, Vec::new());
-    while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
-            break;
-        }
-        match stream.read(&mut sink) {
-            Ok(n) if n > 0 => head.extend_from_slice(&sink[..n]),
-            _ => break,
-        }
+/// A 503 past the connection cap, sent without waiting for the request: the accepting thread
+/// never waits on a client (waiting 100 ms for each request once served 400 refusals one by one,
+/// in 5 s). The answer goes into the fresh socket's empty buffer, without blocking; the
+/// connection is then handed to [`keep_refused`], which reads what the client sends until it
+/// closes, so that the close does not reset the connection under the answer.
+fn refuse(stream: TcpStream, why: &str, refused: &Refused) {
+    if stream.set_nonblocking(true).is_err() {
+        return;
     }
     let body = format!("{why}\n");
     let head = http::head(
@@ -370,11 +396,64 @@ fn refuse(mut stream: TcpStream, why: &str) {
         &[("Content-Type", "text/plain; charset=utf-8")],
         Some(body.len()),
     );
-    let _ = stream.write_all(format!("{head}{body}").as_bytes());
+    let _ = (&stream).write_all(format!("{head}{body}").as_bytes());
     let _ = stream.shutdown(std::net::Shutdown::Write);
-    if stream.set_nonblocking(true).is_ok() {
-        while stream.read(&mut sink).is_ok_and(|n| n > 0) {}
+    let Some(keeper) = &refused.keeper else {
+        return;
+    };
+    if drained(&stream) {
+        return;
     }
+    // Past REFUSED_HELD (or should the keeper be gone), closed here and now.
+    if refused.held.fetch_add(1, Ordering::SeqCst) >= REFUSED_HELD || keeper.send(stream).is_err() {
+        refused.held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Reads what a non-blocking `stream` holds, up to 64 KB, and drops it; whether the stream is
+/// done with (its client closed it, it broke, or it sent too much).
+fn drained(stream: &TcpStream) -> bool {
+    let (mut reader, mut sink, mut taken) = (stream, [0u8; 4096], 0);
+    loop {
+        match reader.read(&mut sink) {
+            Ok(0) => return true,
+            Ok(n) if taken + n > 64 * 1024 => return true,
+            Ok(n) => taken += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return e.kind() != std::io::ErrorKind::WouldBlock,
+        }
+    }
+}
+
+/// Keeps refused connections (their 503 sent) until their clients close them or
+/// [`REFUSED_KEPT`] has passed, reading and dropping what they send; a look every
+/// [`REFUSED_LOOK`], never blocking on a client. Ends, closing those it holds, when the
+/// accept loop ends.
+fn keep_refused(incoming: mpsc::Receiver<TcpStream>, held: &AtomicUsize) {
+    let mut kept: Vec<(TcpStream, Instant)> = Vec::new();
+    let mut looked = Instant::now();
+    loop {
+        let next = if kept.is_empty() {
+            incoming
+                .recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+        } else {
+            incoming.recv_timeout(REFUSED_LOOK.saturating_sub(looked.elapsed()))
+        };
+        match next {
+            Ok(stream) => kept.push((stream, Instant::now() + REFUSED_KEPT)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        // Looked at together, not at each arrival (hundreds may come at once).
+        if looked.elapsed() >= REFUSED_LOOK {
+            looked = Instant::now();
+            let before = kept.len();
+            kept.retain(|(stream, until)| looked < *until && !drained(stream));
+            held.fetch_sub(before - kept.len(), Ordering::SeqCst);
+        }
+    }
+    held.fetch_sub(kept.len(), Ordering::SeqCst);
 }
 
 /// Rings the bell when a log grows, until the server stops.
@@ -724,6 +803,56 @@ mod tests {
         assert_eq!(again, "HTTP/1.1 200 OK", "after {took:?}");
         assert!(took < LOOK_EVERY + Duration::from_secs(1), "{took:?}");
         drop(first);
+        server.stop();
+    }
+
+    /// Raises this process's soft limit on open files to `want` (or its hard limit); the limit
+    /// now.
+    fn raise_open_files(want: u64) -> u64 {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write the struct given.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return 0;
+            }
+            if limit.rlim_cur < want {
+                limit.rlim_cur = want.min(limit.rlim_max);
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+                }
+            }
+        }
+        limit.rlim_cur
+    }
+
+    #[test]
+    fn past_hundreds_of_silent_connections_a_fresh_request_is_answered_within_half_a_second() {
+        // 256 silent connections hold every place, 400 more wait to be refused: both ends
+        // of each are in this process, with the server's threads.
+        let (cap, extra) = (Limits::default().connections, 400);
+        let open_files = raise_open_files(4096);
+        assert!(
+            open_files >= 2 * (cap + extra) as u64 + 256,
+            "this test needs about {} open files; the hard limit is {open_files}",
+            2 * (cap + extra) + 256
+        );
+        let (server, _dir) = empty_server("127.0.0.1:0", Limits::default());
+        let addr = server.addr();
+        let silent: Vec<TcpStream> = (0..cap + extra)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
+        let started = Instant::now();
+        let (_s, line) = status_line(addr, "/nowhere");
+        let took = started.elapsed();
+        assert!(
+            line.starts_with("HTTP/1.1 503 ") || line.starts_with("HTTP/1.1 404 "),
+            "{line}"
+        );
+        assert!(took < Duration::from_millis(500), "answered after {took:?}");
+        drop(silent);
         server.stop();
     }
 
