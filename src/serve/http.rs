@@ -52,7 +52,7 @@ pub struct Request {
     pub method: String,
     /// The request target as sent (path and query).
     pub target: String,
-    /// The `Host` header, if any.
+    /// The `Host` header, if any (a request with two is refused).
     pub host: Option<String>,
 }
 
@@ -80,11 +80,15 @@ pub fn read_request(stream: &mut TcpStream, limits: &Limits) -> Result<Request, 
         let mut parsed = httparse::Request::new(&mut headers);
         match parsed.parse(&head) {
             Ok(httparse::Status::Complete(_)) => {
-                let host = parsed
-                    .headers
-                    .iter()
-                    .find(|h| h.name.eq_ignore_ascii_case("host"))
+                let mut hosts = (parsed.headers.iter())
+                    .filter(|h| h.name.eq_ignore_ascii_case("host"))
                     .map(|h| String::from_utf8_lossy(h.value).into_owned());
+                let host = hosts.next();
+                // Two hosts: which one a proxy in front went by is anyone's guess (RFC 9112
+                // §3.2: a 400).
+                if hosts.next().is_some() {
+                    return Err(Some(400));
+                }
                 return Ok(Request {
                     method: parsed.method.unwrap_or("").to_string(),
                     target: parsed.path.unwrap_or("").to_string(),
@@ -323,6 +327,15 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(client_closed(&server), "closed after sending data");
+    }
+
+    #[test]
+    fn a_request_with_two_hosts_is_refused() {
+        let (mut client, mut server) = pair();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\nhost: evil.example\r\n\r\n")
+            .unwrap();
+        assert_eq!(read_request(&mut server, &limits(2000)), Err(Some(400)));
     }
 
     #[test]
