@@ -200,9 +200,10 @@ pub fn source_of(dirs: &[PathBuf]) -> Result<Source, ServeError> {
         .map(Source::Run)
 }
 
-/// Whether `addr` is reachable from this machine only.
+/// Whether `addr` is reachable from this machine only: a loopback address, IPv4 or IPv6, or
+/// an IPv4 loopback address written as IPv6 (`[::ffff:127.0.0.1]`).
 pub fn is_loopback(addr: &SocketAddr) -> bool {
-    addr.ip().is_loopback()
+    addr.ip().to_canonical().is_loopback()
 }
 
 impl LiveServer {
@@ -853,6 +854,29 @@ mod tests {
         );
         assert!(took < Duration::from_millis(500), "answered after {took:?}");
         drop(silent);
+        server.stop();
+    }
+
+    #[test]
+    fn an_ipv4_mapped_loopback_address_is_loopback_and_checks_the_host() {
+        let mapped: SocketAddr = "[::ffff:127.0.0.1]:8000".parse().unwrap();
+        assert!(is_loopback(&mapped));
+        assert!(!is_loopback(&"[::ffff:10.1.2.3]:8000".parse().unwrap()));
+        let (server, _dir) = empty_server("[::ffff:127.0.0.1]:0", Limits::default());
+        let addr = server.addr();
+        let port = addr.port();
+        let ask = |host: &str| {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let request = format!("GET /nowhere HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            s.write_all(request.as_bytes()).unwrap();
+            let mut got = String::new();
+            let _ = s.read_to_string(&mut got);
+            got.lines().next().unwrap_or("").to_string()
+        };
+        assert_eq!(ask("evil.example"), "HTTP/1.1 400 Bad Request");
+        assert_eq!(ask(&format!("127.0.0.1:{port}")), "HTTP/1.1 404 Not Found");
+        assert_eq!(ask(&addr.to_string()), "HTTP/1.1 404 Not Found");
         server.stop();
     }
 
