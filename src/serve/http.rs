@@ -207,9 +207,9 @@ pub fn prepare(stream: &TcpStream, limits: &Limits) -> std::io::Result<()> {
     stream.set_nodelay(true)
 }
 
-/// Where to connect to wake an accept loop listening on `bound` (a wildcard address is
-/// reached through the loopback one).
-pub fn waking_address(bound: SocketAddr) -> SocketAddr {
+/// Where this machine reaches a listener bound on `bound`: there, or for a wildcard address
+/// (`0.0.0.0`, `[::]`, which no one can connect to) through loopback.
+pub fn local_address(bound: SocketAddr) -> SocketAddr {
     let mut addr = bound;
     if bound.ip().is_unspecified() {
         addr.set_ip(match bound {
@@ -222,7 +222,7 @@ pub fn waking_address(bound: SocketAddr) -> SocketAddr {
 
 /// Unblocks `listener`'s pending `accept` (its owner checks a stop flag after each one).
 pub fn wake(bound: SocketAddr) -> bool {
-    TcpStream::connect_timeout(&waking_address(bound), Duration::from_secs(2)).is_ok()
+    TcpStream::connect_timeout(&local_address(bound), Duration::from_secs(2)).is_ok()
 }
 
 /// Binds `addr`.
@@ -354,12 +354,12 @@ mod tests {
     }
 
     #[test]
-    fn a_wildcard_listener_is_woken_through_loopback() {
+    fn a_wildcard_listener_is_reached_through_loopback() {
         let v4: SocketAddr = "0.0.0.0:8123".parse().unwrap();
-        assert_eq!(waking_address(v4), "127.0.0.1:8123".parse().unwrap());
+        assert_eq!(local_address(v4), "127.0.0.1:8123".parse().unwrap());
         let v6: SocketAddr = "[::]:8123".parse().unwrap();
-        assert_eq!(waking_address(v6), "[::1]:8123".parse().unwrap());
+        assert_eq!(local_address(v6), "[::1]:8123".parse().unwrap());
         let own: SocketAddr = "127.0.0.2:8123".parse().unwrap();
-        assert_eq!(waking_address(own), own);
+        assert_eq!(local_address(own), own);
     }
 }

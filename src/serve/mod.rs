@@ -269,9 +269,16 @@ impl LiveServer {
         self.addr
     }
 
-    /// The page's URL.
+    /// The page's URL on this machine: on a wildcard address (see
+    /// [`LiveServer::on_every_interface`]) its loopback one, since `http://0.0.0.0:PORT/` is
+    /// not an address a browser can open.
     pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
+        format!("http://{}/", http::local_address(self.addr))
+    }
+
+    /// Whether it listens on every interface of the machine (a wildcard address).
+    pub fn on_every_interface(&self) -> bool {
+        self.addr.ip().is_unspecified()
     }
 
     /// Tells the pages the run ended, answers their last requests for a moment, and stops.
@@ -877,6 +884,19 @@ mod tests {
         assert_eq!(ask("evil.example"), "HTTP/1.1 400 Bad Request");
         assert_eq!(ask(&format!("127.0.0.1:{port}")), "HTTP/1.1 404 Not Found");
         assert_eq!(ask(&addr.to_string()), "HTTP/1.1 404 Not Found");
+        server.stop();
+    }
+
+    #[test]
+    fn a_wildcard_address_is_shown_as_a_loopback_url() {
+        let (server, _dir) = empty_server("0.0.0.0:0", Limits::default());
+        let port = server.addr().port();
+        assert_eq!(server.url(), format!("http://127.0.0.1:{port}/"));
+        assert!(server.on_every_interface());
+        server.stop();
+        let (server, _dir) = empty_server("127.0.0.1:0", Limits::default());
+        assert_eq!(server.url(), format!("http://{}/", server.addr()));
+        assert!(!server.on_every_interface());
         server.stop();
     }
 

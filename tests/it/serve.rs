@@ -669,3 +669,19 @@ fn the_live_tuning_page_redraws_itself_in_a_browser_to_the_end() {
     assert_eq!(test["confirmed"], true, "{test}");
     assert_eq!(done.interrupt().0, Some(0));
 }
+
+#[test]
+fn serve_on_every_interface_prints_a_url_that_opens() {
+    let dir = common::scratch("wildcard");
+    let out = finished_run(&dir);
+    let live = Live::start(&["serve", out.to_str().unwrap(), "--addr", "0.0.0.0:0"]);
+    assert!(live.addr.ip().is_loopback(), "live page: {}", live.addr);
+    let note = live.stderr.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(note.contains("listening on every interface"), "{note}");
+    assert!(
+        note.contains(&format!("port {}", live.addr.port())),
+        "{note}"
+    );
+    assert_eq!(request(live.addr, "GET", "/summary.json").status, 200);
+    assert_eq!(live.interrupt().0, Some(0));
+}
