@@ -85,7 +85,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
     let server =
         LiveServer::start(address(&args.addr)?, source).map_err(|e| InputError(e.to_string()))?;
     say_where(&server, " (Ctrl-C stops it)");
-    let stop = interrupt::token();
+    let stop = interrupt::server_token();
     while !stop.is_cancelled() {
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -309,9 +309,11 @@ fn a_finished_run_is_served_read_only() {
         }
     }
 
-    // Ctrl-C stops it, idle clients or not.
-    let (code, _) = live.interrupt();
-    assert_eq!(code, Some(0));
+    // Ctrl-C stops it, idle clients or not, saying so: no game is played here.
+    let (code, err) = live.interrupt();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("interrupted: stopping the server"), "{err}");
+    assert!(!err.contains("game"), "{err}");
     drop(idle);
 }
 
