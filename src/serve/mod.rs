@@ -18,7 +18,7 @@
 //!
 //! No URL reaches the file system: paths are matched whole against these three (anything
 //! else, `/../etc/passwd` or `/%2e%2e/` alike, is a 404), only `GET` is answered (405
-//! otherwise), and on a loopback address a request must name that address in its `Host`
+//! otherwise), and on a loopback address a request must name that address in its one `Host`
 //! header (400 otherwise), so that a web page elsewhere cannot read the run through a
 //! rebound DNS name. The page asks for nothing outside itself, and says so in its
 //! Content-Security-Policy.
@@ -27,9 +27,9 @@
 //! summary are built once per change of the logs, shared by every client, and rebuilt at most
 //! once per [`MIN_REBUILD`] or four times the last build's cost, whichever is longer. Each
 //! connection is answered on its own thread and closed after one answer, with timeouts on its
-//! reads and writes and a cap on connections and event streams (503 past them): see [`http`]
-//! and [`Limits`]. A client that never reads, or never finishes its request, holds only its
-//! own thread, and that for a bounded time.
+//! reads and writes and a cap on connections and event streams (503 past them, the former
+//! without waiting for the request): see [`http`] and [`Limits`]. A client that never reads,
+//! or never finishes its request, holds only its own thread, and that for a bounded time.
 
 mod http;
 mod tune;
