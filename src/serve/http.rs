@@ -225,9 +225,23 @@ pub fn wake(bound: SocketAddr) -> bool {
     TcpStream::connect_timeout(&local_address(bound), Duration::from_secs(2)).is_ok()
 }
 
-/// Binds `addr`.
+/// Connections the system queues for the accept loop. std listens with 128: past them, in a
+/// burst of hundreds (idle connections opened at once), a connection's first packet was
+/// dropped and sent again a second later, a fresh request's among them. The system may cap it
+/// lower (Linux: `net.core.somaxconn`, 4096 by default since 5.4).
+const BACKLOG: i32 = 1024;
+
+/// Binds `addr`, with room for [`BACKLOG`] connections waiting to be accepted.
 pub fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
     let listener = TcpListener::bind(addr)?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // Listening again on a listening socket only sets its backlog; should it fail,
+        // std's stays.
+        // SAFETY: `listen` on a socket this function owns, open for the call's length.
+        let _ = unsafe { libc::listen(listener.as_raw_fd(), BACKLOG) };
+    }
     let bound = listener.local_addr()?;
     Ok((listener, bound))
 }
@@ -336,6 +350,20 @@ mod tests {
             .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\nhost: evil.example\r\n\r\n")
             .unwrap();
         assert_eq!(read_request(&mut server, &limits(2000)), Err(Some(400)));
+    }
+
+    #[test]
+    fn a_burst_of_connections_waits_to_be_accepted_without_a_retry() {
+        let (listener, bound) = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        // None accepted yet: past the queue's length, a connection's first packet is dropped
+        // and sent again a second later.
+        let burst: Vec<TcpStream> = (0..300)
+            .map(|i| {
+                TcpStream::connect_timeout(&bound, Duration::from_millis(500))
+                    .unwrap_or_else(|e| panic!("connection {i}: {e}"))
+            })
+            .collect();
+        drop((burst, listener));
     }
 
     #[test]
