@@ -4,10 +4,11 @@
 //! finish and are logged, `run.json` records the session, and the command prints the table so
 //! far and how to resume (as fastchess does). A second signal exits at once with status 130;
 //! the log stays valid (every line is one write), and a scratch folder registered with
-//! [`set_scratch`] is removed first.
+//! [`set_scratch`] is removed first. `joute serve`, which plays nothing, takes its token from
+//! [`server_token`]: a signal then says that the server stops.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use joute::arena::CancelToken;
@@ -19,6 +20,8 @@ struct State {
     token: CancelToken,
     signals: AtomicU32,
     scratch: Mutex<Option<PathBuf>>,
+    /// The command only serves a page (`joute serve`): no game to finish, no log to resume.
+    server: AtomicBool,
 }
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -28,6 +31,7 @@ fn state() -> &'static State {
         token: CancelToken::new(),
         signals: AtomicU32::new(0),
         scratch: Mutex::new(None),
+        server: AtomicBool::new(false),
     })
 }
 
@@ -42,6 +46,13 @@ pub fn token() -> CancelToken {
     state().token.clone()
 }
 
+/// [`token`] for a command that only serves a page: the signal's message says the server
+/// stops, not that games finish.
+pub fn server_token() -> CancelToken {
+    state().server.store(true, Ordering::SeqCst);
+    token()
+}
+
 /// Registers a folder to remove if a second signal ends the process at once (a match's
 /// scratch folder); `None` when it is gone.
 pub fn set_scratch(path: Option<PathBuf>) {
@@ -52,11 +63,19 @@ pub fn set_scratch(path: Option<PathBuf>) {
 
 fn on_signal() {
     let state = state();
+    let server = state.server.load(Ordering::SeqCst);
     if state.signals.fetch_add(1, Ordering::SeqCst) == 0 {
         state.token.cancel();
-        note!(
-            "\ninterrupted: no new game starts; the games in flight finish and are logged (press Ctrl-C again to quit at once)"
-        );
+        if server {
+            note!("\ninterrupted: stopping the server (press Ctrl-C again to quit at once)");
+        } else {
+            note!(
+                "\ninterrupted: no new game starts; the games in flight finish and are logged (press Ctrl-C again to quit at once)"
+            );
+        }
+    } else if server {
+        note!("interrupted again: quitting now");
+        std::process::exit(EXIT_INTERRUPTED.into());
     } else {
         if let Ok(slot) = state.scratch.lock()
             && let Some(dir) = slot.as_ref()

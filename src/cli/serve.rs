@@ -62,8 +62,21 @@ pub(super) fn start(serve: Option<&str>, out: &Path) -> anyhow::Result<Option<Li
 /// Starts the live server of `source` on `addr`, and says where.
 pub(super) fn serve_on(addr: SocketAddr, source: Source) -> anyhow::Result<LiveServer> {
     let server = LiveServer::start(addr, source).map_err(|e| InputError(e.to_string()))?;
-    note!("live page: {}", server.url());
+    say_where(&server, "");
     Ok(server)
+}
+
+/// Prints the page's URL (followed by `after`), and on a wildcard address that it is also
+/// reached from elsewhere: its URL is then the loopback one, the only one known to work.
+fn say_where(server: &LiveServer, after: &str) {
+    note!("live page: {}{after}", server.url());
+    if server.on_every_interface() {
+        note!(
+            "listening on every interface ({}): from another machine, open this machine's address with port {}",
+            server.addr(),
+            server.addr().port()
+        );
+    }
 }
 
 /// `joute serve DIR…`: serves until Ctrl-C.
@@ -71,8 +84,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
     let source = source_of(&args.dirs).map_err(|e| InputError(e.to_string()))?;
     let server =
         LiveServer::start(address(&args.addr)?, source).map_err(|e| InputError(e.to_string()))?;
-    note!("live page: {} (Ctrl-C stops it)", server.url());
-    let stop = interrupt::token();
+    say_where(&server, " (Ctrl-C stops it)");
+    let stop = interrupt::server_token();
     while !stop.is_cancelled() {
         std::thread::sleep(Duration::from_millis(100));
     }

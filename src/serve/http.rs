@@ -52,7 +52,7 @@ pub struct Request {
     pub method: String,
     /// The request target as sent (path and query).
     pub target: String,
-    /// The `Host` header, if any.
+    /// The `Host` header, if any (a request with two is refused).
     pub host: Option<String>,
 }
 
@@ -80,11 +80,15 @@ pub fn read_request(stream: &mut TcpStream, limits: &Limits) -> Result<Request, 
         let mut parsed = httparse::Request::new(&mut headers);
         match parsed.parse(&head) {
             Ok(httparse::Status::Complete(_)) => {
-                let host = parsed
-                    .headers
-                    .iter()
-                    .find(|h| h.name.eq_ignore_ascii_case("host"))
+                let mut hosts = (parsed.headers.iter())
+                    .filter(|h| h.name.eq_ignore_ascii_case("host"))
                     .map(|h| String::from_utf8_lossy(h.value).into_owned());
+                let host = hosts.next();
+                // Two hosts: which one a proxy in front went by is anyone's guess (RFC 9112
+                // §3.2: a 400).
+                if hosts.next().is_some() {
+                    return Err(Some(400));
+                }
                 return Ok(Request {
                     method: parsed.method.unwrap_or("").to_string(),
                     target: parsed.path.unwrap_or("").to_string(),
@@ -172,17 +176,27 @@ pub fn close(mut stream: TcpStream) {
     }
 }
 
-/// Whether the client of `stream` has closed its side (or the connection broke): a look at
-/// what it sent, without waiting and without taking it.
+/// The most an event stream's client may send after its request before it is taken as gone.
+const MAX_STRAY: usize = 64 * 1024;
+
+/// Whether the client of `stream` has closed its side (or the connection broke), without
+/// waiting. What it sent since its request is read and dropped: a peek would stop at the first
+/// stray byte and never see the close behind it, so that a client that sent one byte and left
+/// would keep its place until a write failed. A client that sends more than [`MAX_STRAY`] is
+/// taken as gone (an event stream's client has nothing to say).
 pub fn client_closed(stream: &TcpStream) -> bool {
     if stream.set_nonblocking(true).is_err() {
         return true;
     }
-    let mut byte = [0u8];
-    let closed = match stream.peek(&mut byte) {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => !is_timeout(&e),
+    let (mut reader, mut sink, mut taken) = (stream, [0u8; 4096], 0);
+    let closed = loop {
+        match reader.read(&mut sink) {
+            Ok(0) => break true,
+            Ok(n) if taken + n > MAX_STRAY => break true,
+            Ok(n) => taken += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break !is_timeout(&e),
+        }
     };
     closed || stream.set_nonblocking(false).is_err()
 }
@@ -193,9 +207,9 @@ pub fn prepare(stream: &TcpStream, limits: &Limits) -> std::io::Result<()> {
     stream.set_nodelay(true)
 }
 
-/// Where to connect to wake an accept loop listening on `bound` (a wildcard address is
-/// reached through the loopback one).
-pub fn waking_address(bound: SocketAddr) -> SocketAddr {
+/// Where this machine reaches a listener bound on `bound`: there, or for a wildcard address
+/// (`0.0.0.0`, `[::]`, which no one can connect to) through loopback.
+pub fn local_address(bound: SocketAddr) -> SocketAddr {
     let mut addr = bound;
     if bound.ip().is_unspecified() {
         addr.set_ip(match bound {
@@ -208,12 +222,26 @@ pub fn waking_address(bound: SocketAddr) -> SocketAddr {
 
 /// Unblocks `listener`'s pending `accept` (its owner checks a stop flag after each one).
 pub fn wake(bound: SocketAddr) -> bool {
-    TcpStream::connect_timeout(&waking_address(bound), Duration::from_secs(2)).is_ok()
+    TcpStream::connect_timeout(&local_address(bound), Duration::from_secs(2)).is_ok()
 }
 
-/// Binds `addr`.
+/// Connections the system queues for the accept loop. std listens with 128: past them, in a
+/// burst of hundreds (idle connections opened at once), a connection's first packet was
+/// dropped and sent again a second later, a fresh request's among them. The system may cap it
+/// lower (Linux: `net.core.somaxconn`, 4096 by default since 5.4).
+const BACKLOG: i32 = 1024;
+
+/// Binds `addr`, with room for [`BACKLOG`] connections waiting to be accepted.
 pub fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
     let listener = TcpListener::bind(addr)?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // Listening again on a listening socket only sets its backlog; should it fail,
+        // std's stays.
+        // SAFETY: `listen` on a socket this function owns, open for the call's length.
+        let _ = unsafe { libc::listen(listener.as_raw_fd(), BACKLOG) };
+    }
     let bound = listener.local_addr()?;
     Ok((listener, bound))
 }
@@ -298,6 +326,47 @@ mod tests {
     }
 
     #[test]
+    fn a_client_that_sent_bytes_and_closed_is_seen_closed() {
+        let (mut client, server) = pair();
+        assert!(!client_closed(&server), "silent and open");
+        // A stray byte after the request: still open.
+        client.write_all(b"x").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!client_closed(&server), "a byte sent, still open");
+        // Another, then the client's side closed: closed, whatever came before.
+        client.write_all(b"y").unwrap();
+        client.shutdown(Shutdown::Write).unwrap();
+        let started = Instant::now();
+        while !client_closed(&server) && started.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(client_closed(&server), "closed after sending data");
+    }
+
+    #[test]
+    fn a_request_with_two_hosts_is_refused() {
+        let (mut client, mut server) = pair();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\nhost: evil.example\r\n\r\n")
+            .unwrap();
+        assert_eq!(read_request(&mut server, &limits(2000)), Err(Some(400)));
+    }
+
+    #[test]
+    fn a_burst_of_connections_waits_to_be_accepted_without_a_retry() {
+        let (listener, bound) = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        // None accepted yet: past the queue's length, a connection's first packet is dropped
+        // and sent again a second later.
+        let burst: Vec<TcpStream> = (0..300)
+            .map(|i| {
+                TcpStream::connect_timeout(&bound, Duration::from_millis(500))
+                    .unwrap_or_else(|e| panic!("connection {i}: {e}"))
+            })
+            .collect();
+        drop((burst, listener));
+    }
+
+    #[test]
     fn an_answer_says_its_length_and_closes() {
         let (mut client, server) = pair();
         answer_text(server, 404, "not here", &[("Allow", "GET")]);
@@ -313,12 +382,12 @@ mod tests {
     }
 
     #[test]
-    fn a_wildcard_listener_is_woken_through_loopback() {
+    fn a_wildcard_listener_is_reached_through_loopback() {
         let v4: SocketAddr = "0.0.0.0:8123".parse().unwrap();
-        assert_eq!(waking_address(v4), "127.0.0.1:8123".parse().unwrap());
+        assert_eq!(local_address(v4), "127.0.0.1:8123".parse().unwrap());
         let v6: SocketAddr = "[::]:8123".parse().unwrap();
-        assert_eq!(waking_address(v6), "[::1]:8123".parse().unwrap());
+        assert_eq!(local_address(v6), "[::1]:8123".parse().unwrap());
         let own: SocketAddr = "127.0.0.2:8123".parse().unwrap();
-        assert_eq!(waking_address(own), own);
+        assert_eq!(local_address(own), own);
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! No URL reaches the file system: paths are matched whole against these three (anything
 //! else, `/../etc/passwd` or `/%2e%2e/` alike, is a 404), only `GET` is answered (405
-//! otherwise), and on a loopback address a request must name that address in its `Host`
+//! otherwise), and on a loopback address a request must name that address in its one `Host`
 //! header (400 otherwise), so that a web page elsewhere cannot read the run through a
 //! rebound DNS name. The page asks for nothing outside itself, and says so in its
 //! Content-Security-Policy.
@@ -27,9 +27,9 @@
 //! summary are built once per change of the logs, shared by every client, and rebuilt at most
 //! once per [`MIN_REBUILD`] or four times the last build's cost, whichever is longer. Each
 //! connection is answered on its own thread and closed after one answer, with timeouts on its
-//! reads and writes and a cap on connections and event streams (503 past them): see [`http`]
-//! and [`Limits`]. A client that never reads, or never finishes its request, holds only its
-//! own thread, and that for a bounded time.
+//! reads and writes and a cap on connections and event streams (503 past them, the former
+//! without waiting for the request): see [`http`] and [`Limits`]. A client that never reads,
+//! or never finishes its request, holds only its own thread, and that for a bounded time.
 
 mod http;
 mod tune;
@@ -41,7 +41,7 @@ use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -63,8 +63,15 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 /// How often an idle event stream looks whether its client closed the connection, so that a
 /// page closed gives its stream's place back soon.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
-/// How long a connection past the cap may take to send its request before its 503.
-const REFUSE_WAIT: Duration = Duration::from_millis(100);
+/// How long a connection refused past the cap is kept after its 503, for its client to send
+/// its request and close: what it sends is read and dropped, so that closing does not reset
+/// the connection under the answer.
+const REFUSED_KEPT: Duration = Duration::from_secs(1);
+/// Refused connections kept at once (each an open file); past them one is closed right after
+/// its 503.
+const REFUSED_HELD: usize = 256;
+/// How often the refused connections kept are read.
+const REFUSED_LOOK: Duration = Duration::from_millis(50);
 /// How long [`LiveServer::stop`] keeps answering after telling the pages the run ended, so
 /// that they can fetch its last state.
 const LINGER: Duration = Duration::from_millis(1500);
@@ -193,9 +200,10 @@ pub fn source_of(dirs: &[PathBuf]) -> Result<Source, ServeError> {
         .map(Source::Run)
 }
 
-/// Whether `addr` is reachable from this machine only.
+/// Whether `addr` is reachable from this machine only: a loopback address, IPv4 or IPv6, or
+/// an IPv4 loopback address written as IPv6 (`[::ffff:127.0.0.1]`).
 pub fn is_loopback(addr: &SocketAddr) -> bool {
-    addr.ip().is_loopback()
+    addr.ip().to_canonical().is_loopback()
 }
 
 impl LiveServer {
@@ -261,9 +269,16 @@ impl LiveServer {
         self.addr
     }
 
-    /// The page's URL.
+    /// The page's URL on this machine: on a wildcard address (see
+    /// [`LiveServer::on_every_interface`]) its loopback one, since `http://0.0.0.0:PORT/` is
+    /// not an address a browser can open.
     pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
+        format!("http://{}/", http::local_address(self.addr))
+    }
+
+    /// Whether it listens on every interface of the machine (a wildcard address).
+    pub fn on_every_interface(&self) -> bool {
+        self.addr.ip().is_unspecified()
     }
 
     /// Tells the pages the run ended, answers their last requests for a moment, and stops.
@@ -312,8 +327,34 @@ impl Drop for LiveServer {
 }
 
 /// The accept loop: each connection on its own thread, counted (a 503 past the limit), until
-/// the server stops; the listener is closed when it returns.
+/// the server stops; the listener is closed when it returns. Refused connections are kept by a
+/// thread of their own ([`keep_refused`]), which this one waits for.
 fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
+    let held = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let (to_keep, kept) = mpsc::channel();
+        let keeper = std::thread::Builder::new()
+            .name("joute-refused".into())
+            .spawn_scoped(scope, || keep_refused(kept, &held));
+        // Without that thread, a refused connection is closed right after its 503.
+        let refused = Refused {
+            keeper: keeper.is_ok().then_some(to_keep),
+            held: &held,
+        };
+        accept_loop(listener, shared, refused);
+    });
+}
+
+/// Where the accept loop puts the connections it refuses.
+struct Refused<'a> {
+    /// To the thread that keeps them until their clients close.
+    keeper: Option<mpsc::Sender<TcpStream>>,
+    /// Connections that thread holds.
+    held: &'a AtomicUsize,
+}
+
+/// Accepts connections until the server stops: see [`accept`].
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>, refused: Refused) {
     for stream in listener.incoming() {
         if shared.stopping.load(Ordering::SeqCst) {
             break;
@@ -331,7 +372,7 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
         }
         if shared.connections.fetch_add(1, Ordering::SeqCst) >= shared.limits.connections {
             shared.connections.fetch_sub(1, Ordering::SeqCst);
-            refuse(stream, "too many connections at once");
+            refuse(stream, "too many connections at once", &refused);
             continue;
         }
         let mine = shared.clone();
@@ -348,21 +389,14 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
     }
 }
 
-/// A 503 on the accepting thread, past the connection cap: the request (what came of it
-/// within [`REFUSE_WAIT`]) read and dropped first, so that closing does not reset the
-/// connection under the answer; the write goes into an empty socket buffer.
-fn refuse(mut stream: TcpStream, why: &str) {
-    let mut sink = [0u8; 4096];
-    let (until, mut head) = (Instant::now() + REFUSE_WAIT, Vec::new());
-    while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
-            break;
-        }
-        match stream.read(&mut sink) {
-            Ok(n) if n > 0 => head.extend_from_slice(&sink[..n]),
-            _ => break,
-        }
+/// A 503 past the connection cap, sent without waiting for the request: the accepting thread
+/// never waits on a client (waiting 100 ms for each request once served 400 refusals one by one,
+/// in 5 s). The answer goes into the fresh socket's empty buffer, without blocking; the
+/// connection is then handed to [`keep_refused`], which reads what the client sends until it
+/// closes, so that the close does not reset the connection under the answer.
+fn refuse(stream: TcpStream, why: &str, refused: &Refused) {
+    if stream.set_nonblocking(true).is_err() {
+        return;
     }
     let body = format!("{why}\n");
     let head = http::head(
@@ -370,11 +404,64 @@ fn refuse(mut stream: TcpStream, why: &str) {
         &[("Content-Type", "text/plain; charset=utf-8")],
         Some(body.len()),
     );
-    let _ = stream.write_all(format!("{head}{body}").as_bytes());
+    let _ = (&stream).write_all(format!("{head}{body}").as_bytes());
     let _ = stream.shutdown(std::net::Shutdown::Write);
-    if stream.set_nonblocking(true).is_ok() {
-        while stream.read(&mut sink).is_ok_and(|n| n > 0) {}
+    let Some(keeper) = &refused.keeper else {
+        return;
+    };
+    if drained(&stream) {
+        return;
     }
+    // Past REFUSED_HELD (or should the keeper be gone), closed here and now.
+    if refused.held.fetch_add(1, Ordering::SeqCst) >= REFUSED_HELD || keeper.send(stream).is_err() {
+        refused.held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Reads what a non-blocking `stream` holds, up to 64 KB, and drops it; whether the stream is
+/// done with (its client closed it, it broke, or it sent too much).
+fn drained(stream: &TcpStream) -> bool {
+    let (mut reader, mut sink, mut taken) = (stream, [0u8; 4096], 0);
+    loop {
+        match reader.read(&mut sink) {
+            Ok(0) => return true,
+            Ok(n) if taken + n > 64 * 1024 => return true,
+            Ok(n) => taken += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return e.kind() != std::io::ErrorKind::WouldBlock,
+        }
+    }
+}
+
+/// Keeps refused connections (their 503 sent) until their clients close them or
+/// [`REFUSED_KEPT`] has passed, reading and dropping what they send; a look every
+/// [`REFUSED_LOOK`], never blocking on a client. Ends, closing those it holds, when the
+/// accept loop ends.
+fn keep_refused(incoming: mpsc::Receiver<TcpStream>, held: &AtomicUsize) {
+    let mut kept: Vec<(TcpStream, Instant)> = Vec::new();
+    let mut looked = Instant::now();
+    loop {
+        let next = if kept.is_empty() {
+            incoming
+                .recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+        } else {
+            incoming.recv_timeout(REFUSED_LOOK.saturating_sub(looked.elapsed()))
+        };
+        match next {
+            Ok(stream) => kept.push((stream, Instant::now() + REFUSED_KEPT)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        // Looked at together, not at each arrival (hundreds may come at once).
+        if looked.elapsed() >= REFUSED_LOOK {
+            looked = Instant::now();
+            let before = kept.len();
+            kept.retain(|(stream, until)| looked < *until && !drained(stream));
+            held.fetch_sub(before - kept.len(), Ordering::SeqCst);
+        }
+    }
+    held.fetch_sub(kept.len(), Ordering::SeqCst);
 }
 
 /// Rings the bell when a log grows, until the server stops.
@@ -681,6 +768,135 @@ mod tests {
         let (_c, again) = status_line(addr, "/events");
         assert_eq!(again, "HTTP/1.1 200 OK");
         drop(b);
+        server.stop();
+    }
+
+    /// A server on `addr` with `limits` over a folder with no run in it (its page is a 503;
+    /// what these tests look at comes before).
+    fn empty_server(addr: &str, limits: Limits) -> (LiveServer, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Source::Run(vec![dir.path().join("games.jsonl")]);
+        let server = LiveServer::start_with(addr.parse().unwrap(), source, limits).unwrap();
+        (server, dir)
+    }
+
+    #[test]
+    fn a_stream_whose_client_sent_a_byte_and_closed_gives_its_place_back_within_a_second() {
+        let limits = Limits {
+            streams: 1,
+            ..Limits::default()
+        };
+        let (server, _dir) = empty_server("127.0.0.1:0", limits);
+        let addr = server.addr();
+        let (mut first, line) = status_line(addr, "/events");
+        assert_eq!(line, "HTTP/1.1 200 OK");
+        // Everything the server sent read (so that closing sends no reset), then one stray
+        // byte and the client's side closed.
+        let mut got = Vec::new();
+        let mut byte = [0u8];
+        while !got.ends_with(b"retry: 2000\n\n") && first.read(&mut byte).unwrap() == 1 {
+            got.push(byte[0]);
+        }
+        first.write_all(b"x").unwrap();
+        first.shutdown(std::net::Shutdown::Write).unwrap();
+        let closed = Instant::now();
+        let again = loop {
+            let (_s, line) = status_line(addr, "/events");
+            if line == "HTTP/1.1 200 OK" || closed.elapsed() > Duration::from_secs(5) {
+                break line;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let took = closed.elapsed();
+        assert_eq!(again, "HTTP/1.1 200 OK", "after {took:?}");
+        assert!(took < LOOK_EVERY + Duration::from_secs(1), "{took:?}");
+        drop(first);
+        server.stop();
+    }
+
+    /// Raises this process's soft limit on open files to `want` (or its hard limit); the limit
+    /// now.
+    fn raise_open_files(want: u64) -> u64 {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write the struct given.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return 0;
+            }
+            if limit.rlim_cur < want {
+                limit.rlim_cur = want.min(limit.rlim_max);
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+                }
+            }
+        }
+        limit.rlim_cur
+    }
+
+    #[test]
+    fn past_hundreds_of_silent_connections_a_fresh_request_is_answered_within_half_a_second() {
+        // 256 silent connections hold every place, 400 more wait to be refused: both ends
+        // of each are in this process, with the server's threads.
+        let (cap, extra) = (Limits::default().connections, 400);
+        let open_files = raise_open_files(4096);
+        assert!(
+            open_files >= 2 * (cap + extra) as u64 + 256,
+            "this test needs about {} open files; the hard limit is {open_files}",
+            2 * (cap + extra) + 256
+        );
+        let (server, _dir) = empty_server("127.0.0.1:0", Limits::default());
+        let addr = server.addr();
+        let silent: Vec<TcpStream> = (0..cap + extra)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
+        let started = Instant::now();
+        let (_s, line) = status_line(addr, "/nowhere");
+        let took = started.elapsed();
+        assert!(
+            line.starts_with("HTTP/1.1 503 ") || line.starts_with("HTTP/1.1 404 "),
+            "{line}"
+        );
+        assert!(took < Duration::from_millis(500), "answered after {took:?}");
+        drop(silent);
+        server.stop();
+    }
+
+    #[test]
+    fn an_ipv4_mapped_loopback_address_is_loopback_and_checks_the_host() {
+        let mapped: SocketAddr = "[::ffff:127.0.0.1]:8000".parse().unwrap();
+        assert!(is_loopback(&mapped));
+        assert!(!is_loopback(&"[::ffff:10.1.2.3]:8000".parse().unwrap()));
+        let (server, _dir) = empty_server("[::ffff:127.0.0.1]:0", Limits::default());
+        let addr = server.addr();
+        let port = addr.port();
+        let ask = |host: &str| {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let request = format!("GET /nowhere HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            s.write_all(request.as_bytes()).unwrap();
+            let mut got = String::new();
+            let _ = s.read_to_string(&mut got);
+            got.lines().next().unwrap_or("").to_string()
+        };
+        assert_eq!(ask("evil.example"), "HTTP/1.1 400 Bad Request");
+        assert_eq!(ask(&format!("127.0.0.1:{port}")), "HTTP/1.1 404 Not Found");
+        assert_eq!(ask(&addr.to_string()), "HTTP/1.1 404 Not Found");
+        server.stop();
+    }
+
+    #[test]
+    fn a_wildcard_address_is_shown_as_a_loopback_url() {
+        let (server, _dir) = empty_server("0.0.0.0:0", Limits::default());
+        let port = server.addr().port();
+        assert_eq!(server.url(), format!("http://127.0.0.1:{port}/"));
+        assert!(server.on_every_interface());
+        server.stop();
+        let (server, _dir) = empty_server("127.0.0.1:0", Limits::default());
+        assert_eq!(server.url(), format!("http://{}/", server.addr()));
+        assert!(!server.on_every_interface());
         server.stop();
     }
 

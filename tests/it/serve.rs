@@ -1,5 +1,6 @@
 //! The live page (`joute run --serve`, `joute serve DIR`): what it serves, what it refuses
-//! (paths that climb, encoded paths, other methods, other hosts), that clients which never
+//! (paths that climb, encoded paths, other methods, other hosts, malformed requests: the
+//! corpus of issue #40's hostile-input campaign, each with its status), that clients which never
 //! read slow neither the run nor other clients, that Ctrl-C stops the run (exit 130,
 //! resumable) and the server with it, and — with a Chromium — that the page redraws itself
 //! in a real browser as games finish, without a reload and without an error.
@@ -256,33 +257,8 @@ fn a_finished_run_is_served_read_only() {
     assert_eq!(live_summary["progress"]["scheduled"], 24);
     assert_eq!(live_summary["progress"]["playing"], false);
 
-    // Nothing else: no path reaches a file, however it is written.
-    for path in [
-        "/../../etc/passwd",
-        "/%2e%2e/%2e%2e/etc/passwd",
-        "/..%2f..%2fetc%2fpasswd",
-        "/%2F..%2F..%2Fetc%2Fpasswd",
-        "//etc/passwd",
-        "/games.jsonl",
-        "/run.json",
-        "/index.html/../run.json",
-        "/ratings.csv",
-    ] {
-        let got = request(addr, "GET", path);
-        assert!(matches!(got.status, 400 | 404), "{path}: {}", got.status);
-        assert!(!got.body.contains("root:") && !got.body.contains("spec_hash"));
-    }
-    for method in ["POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
-        let got = request(addr, method, "/summary.json");
-        assert_eq!(got.status, 405, "{method}");
-        assert_eq!(got.header("allow"), Some("GET"), "{method}");
-    }
-    // Another host name (a page elsewhere reaching this server through a rebound DNS name).
-    let got = send(
-        addr,
-        "GET /summary.json HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
-    );
-    assert_eq!(got.status, 400);
+    // What it refuses, path by path, host by host, method by method:
+    // `hostile_requests_get_their_statuses_and_nothing_outside_the_two_answers`.
 
     // Idle clients hold only their own connections: event streams nobody reads, page
     // requests whose answers are never read (on keep-alive connections), connections that
@@ -309,10 +285,339 @@ fn a_finished_run_is_served_read_only() {
         }
     }
 
-    // Ctrl-C stops it, idle clients or not.
-    let (code, _) = live.interrupt();
-    assert_eq!(code, Some(0));
+    // Ctrl-C stops it, idle clients or not, saying so: no game is played here.
+    let (code, err) = live.interrupt();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("interrupted: stopping the server"), "{err}");
+    assert!(!err.contains("game"), "{err}");
     drop(idle);
+}
+
+/// What a request sent as raw bytes gets: its status (`None`: the connection closed without
+/// an answer) and everything the server sent. With `close`, the client's side is closed after
+/// the request (so that the server sees its end).
+fn exchange(addr: SocketAddr, raw: &[u8], close: bool) -> (Option<u16>, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    // A server that answers before reading everything may close under the rest: not an error.
+    let _ = stream.write_all(raw);
+    if close {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+    }
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 65536];
+    while let Ok(n) = stream.read(&mut chunk)
+        && n > 0
+    {
+        got.extend_from_slice(&chunk[..n]);
+    }
+    let text = String::from_utf8_lossy(&got).into_owned();
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok());
+    assert!(
+        status.is_some() || text.is_empty(),
+        "not an answer: {text:?}"
+    );
+    (status, text)
+}
+
+/// The hostile-input campaign of issue #40, kept: every path, `Host`, method and malformed
+/// request it tried gets the same status as then, and no answer carries anything but the page,
+/// the summary or one of the server's own short messages — nothing of the run folder's files,
+/// nothing of the machine's.
+#[test]
+fn hostile_requests_get_their_statuses_and_nothing_outside_the_two_answers() {
+    let dir = common::scratch("hostile");
+    let out = finished_run(&dir);
+    let live = Live::start(&["serve", out.to_str().unwrap()]);
+    let addr = live.addr;
+    let page = request(addr, "GET", "/").body;
+    let summary = request(addr, "GET", "/summary.json").body;
+    assert!(page.contains("<body data-live") && summary.contains("\"progress\""));
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let first_game = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let first_game = first_game.lines().next().unwrap().to_string();
+
+    // (what, raw request, close after it, expected status; None: closed without an answer)
+    let mut cases: Vec<(String, Vec<u8>, bool, Option<u16>)> = Vec::new();
+    let get = |target: &str| format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\n\r\n").into_bytes();
+
+    // Paths: nothing names a file; only `/`, `/index.html`, `/summary.json` and `/events`
+    // exist, matched whole once the query is cut.
+    let paths: [(&str, u16); 46] = [
+        ("/../run.json", 404),
+        ("/../../etc/passwd", 404),
+        ("/../../../../../../../../etc/passwd", 404),
+        ("/%2e%2e/run.json", 404),
+        ("/%2e%2e/%2e%2e/etc/passwd", 404),
+        ("/%2E%2E/run.json", 404),
+        ("/.%2e/run.json", 404),
+        ("/%2e./run.json", 404),
+        ("/%2e/run.json", 404),
+        ("/..%2frun.json", 404),
+        ("/..%2f..%2fetc%2fpasswd", 404),
+        ("/%2f..%2f..%2fetc%2fpasswd", 404),
+        ("/%2F..%2F..%2Fetc%2Fpasswd", 404),
+        ("//etc/passwd", 404),
+        ("///etc/passwd", 404),
+        ("/..\\run.json", 404),
+        ("/..%5crun.json", 404),
+        ("/%5c..%5c..%5cetc%5cpasswd", 404),
+        ("/C:\\Windows\\win.ini", 404),
+        ("/run.json%00", 404),
+        ("/run.json%00.html", 404),
+        ("/index.html%00/../run.json", 404),
+        ("/%00", 404),
+        ("/%c0%ae%c0%ae/run.json", 404),
+        ("/%c0%af..%c0%afrun.json", 404),
+        ("/%e0%80%ae%e0%80%ae/run.json", 404),
+        ("/%252e%252e/run.json", 404),
+        ("/%252e%252e%252frun.json", 404),
+        ("/..%252frun.json", 404),
+        ("/run.json", 404),
+        ("/games.jsonl", 404),
+        ("/ratings.csv", 404),
+        ("/elo.svg", 404),
+        ("/.git/config", 404),
+        ("/index.html/../run.json", 404),
+        ("/summary.json/../run.json", 404),
+        ("/events/../run.json", 404),
+        ("/./index.html", 404),
+        ("/index.html/", 404),
+        ("/SUMMARY.JSON", 404),
+        ("/summary.json;/../run.json", 404),
+        ("/file:///etc/passwd", 404),
+        ("*", 404),
+        ("/?../run.json", 200),
+        ("/index.html?file=../../etc/passwd", 200),
+        ("/summary.json#/../run.json", 200),
+    ];
+    for (path, status) in paths {
+        cases.push((format!("path {path}"), get(path), false, Some(status)));
+    }
+
+    // Host: on loopback, only the server's own address, by the names it has.
+    let port = addr.port();
+    let hosts: [(&str, String, u16); 16] = [
+        ("none", String::new(), 400),
+        ("other", "Host: evil.example\r\n".into(), 400),
+        (
+            "other, own port",
+            format!("Host: evil.example:{port}\r\n"),
+            400,
+        ),
+        ("empty", "Host: \r\n".into(), 400),
+        ("userinfo", format!("Host: user@127.0.0.1:{port}\r\n"), 400),
+        (
+            "own then userinfo",
+            format!("Host: 127.0.0.1:{port}@evil.example\r\n"),
+            400,
+        ),
+        ("IPv6 loopback", format!("Host: [::1]:{port}\r\n"), 200),
+        (
+            "IPv6 long form",
+            format!("Host: [0:0:0:0:0:0:0:1]:{port}\r\n"),
+            400,
+        ),
+        (
+            "IPv4-mapped",
+            format!("Host: [::ffff:127.0.0.1]:{port}\r\n"),
+            400,
+        ),
+        ("trailing dot", format!("Host: localhost.:{port}\r\n"), 400),
+        ("uppercase", format!("Host: LOCALHOST:{port}\r\n"), 200),
+        (
+            "other port",
+            format!("Host: 127.0.0.1:{}\r\n", port.wrapping_add(1)),
+            400,
+        ),
+        ("no port", "Host: 127.0.0.1\r\n".into(), 400),
+        ("short form", format!("Host: 127.1:{port}\r\n"), 400),
+        ("with a path", format!("Host: 127.0.0.1:{port}/x\r\n"), 400),
+        (
+            "two, own first",
+            format!("Host: 127.0.0.1:{port}\r\nHost: evil.example\r\n"),
+            400,
+        ),
+    ];
+    for (what, header, status) in hosts {
+        let raw = format!("GET /summary.json HTTP/1.1\r\n{header}\r\n");
+        cases.push((
+            format!("host {what}"),
+            raw.into_bytes(),
+            false,
+            Some(status),
+        ));
+    }
+
+    // Methods: GET only (HEAD included: a 405, as every other).
+    let long = "A".repeat(10_000);
+    let methods = [
+        "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "HEAD", "get", "BREW",
+        &long,
+    ];
+    for method in methods {
+        let raw =
+            format!("{method} /summary.json HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\n\r\n");
+        let what = format!("method {}", &method[..method.len().min(12)]);
+        cases.push((what, raw.into_bytes(), false, Some(405)));
+    }
+
+    // Malformed or oversized.
+    let own = format!("Host: {addr}");
+    let with = |rest: &str| format!("GET /summary.json HTTP/1.1\r\n{own}\r\n{rest}").into_bytes();
+    let many: String = (0..100).map(|i| format!("X-{i}: {i}\r\n")).collect();
+    let big = format!("X-Big: {}\r\n\r\n", "a".repeat(20_000));
+    let second = format!("GET /run.json HTTP/1.1\r\n{own}\r\n\r\n");
+    let smuggled =
+        format!("Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n{second}");
+    let tls = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n";
+    let line = |line: &str| format!("{line}\r\n{own}\r\n\r\n").into_bytes();
+    let malformed: [(&str, Vec<u8>, bool, Option<u16>); 21] = [
+        (
+            "no line end",
+            b"GET /summary.json HTTP/1.1".to_vec(),
+            true,
+            None,
+        ),
+        ("cut in a header", with("X-A"), true, None),
+        (
+            "bare LF",
+            format!("GET /summary.json HTTP/1.1\n{own}\n\n").into_bytes(),
+            false,
+            Some(200),
+        ),
+        (
+            "bare CR",
+            format!("GET / HTTP/1.1\r{own}\r\r").into_bytes(),
+            false,
+            Some(400),
+        ),
+        ("a 20 KB header", with(&big), false, Some(431)),
+        (
+            "100 headers",
+            with(&format!("{many}\r\n")),
+            false,
+            Some(431),
+        ),
+        (
+            "a 100 KB path",
+            get(&format!("/{}", "a".repeat(100_000))),
+            false,
+            Some(431),
+        ),
+        (
+            "HTTP/0.9",
+            b"GET /summary.json\r\n\r\n".to_vec(),
+            false,
+            Some(400),
+        ),
+        (
+            "HTTP/2 preface",
+            b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec(),
+            false,
+            Some(400),
+        ),
+        (
+            "lower-case version",
+            line("GET / http/1.1"),
+            false,
+            Some(400),
+        ),
+        (
+            "HTTP/1.0 without Host",
+            b"GET / HTTP/1.0\r\n\r\n".to_vec(),
+            false,
+            Some(400),
+        ),
+        (
+            "absolute form",
+            line(&format!("GET http://{addr}/ HTTP/1.1")),
+            false,
+            Some(404),
+        ),
+        ("NUL in the path", get("/\0run.json"), false, Some(400)),
+        (
+            "tabs for spaces",
+            line("GET\t/summary.json\tHTTP/1.1"),
+            false,
+            Some(400),
+        ),
+        (
+            "header without a colon",
+            with("X-A b\r\n\r\n"),
+            false,
+            Some(400),
+        ),
+        (
+            "folded header",
+            with("X-A: b\r\n c\r\n\r\n"),
+            false,
+            Some(400),
+        ),
+        ("not HTTP (TLS)", tls.to_vec(), false, Some(400)),
+        ("chunked and a length", with(&smuggled), false, Some(200)),
+        (
+            "a body on GET",
+            with("Content-Length: 5\r\n\r\nhello"),
+            false,
+            Some(200),
+        ),
+        (
+            "two requests at once",
+            with(&format!("\r\n{second}")),
+            false,
+            Some(200),
+        ),
+        (
+            "not UTF-8 in the path",
+            [
+                &b"GET /\xff\xfe HTTP/1.1\r\n"[..],
+                own.as_bytes(),
+                b"\r\n\r\n",
+            ]
+            .concat(),
+            false,
+            Some(400),
+        ),
+    ];
+    cases.extend(
+        malformed
+            .into_iter()
+            .map(|(w, r, c, s)| (format!("malformed: {w}"), r, c, s)),
+    );
+    assert_eq!(cases.len(), 46 + 16 + 11 + 21);
+
+    let mut wrong = Vec::new();
+    for (what, raw, close, expected) in &cases {
+        let (status, text) = exchange(addr, raw, *close);
+        if status != *expected {
+            wrong.push(format!("{what}: {status:?}, not {expected:?}"));
+            continue;
+        }
+        // One answer per connection: a second request in the same bytes is never answered.
+        assert!(text.matches("HTTP/1.1 ").count() <= 1, "{what}: {text}");
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+        match status {
+            Some(200) => assert!(body == page || body == summary, "{what}: {body}"),
+            _ => assert!(
+                body.len() < 100
+                    && !body.contains(&run_json)
+                    && !body.contains(&first_game)
+                    && !body.contains("root:"),
+                "{what}: {body}"
+            ),
+        }
+        if *expected == Some(405) {
+            assert!(text.contains("\r\nAllow: GET\r\n"), "{what}: {text}");
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(live.interrupt().0, Some(0));
 }
 
 #[test]
@@ -668,4 +973,20 @@ fn the_live_tuning_page_redraws_itself_in_a_browser_to_the_end() {
     );
     assert_eq!(test["confirmed"], true, "{test}");
     assert_eq!(done.interrupt().0, Some(0));
+}
+
+#[test]
+fn serve_on_every_interface_prints_a_url_that_opens() {
+    let dir = common::scratch("wildcard");
+    let out = finished_run(&dir);
+    let live = Live::start(&["serve", out.to_str().unwrap(), "--addr", "0.0.0.0:0"]);
+    assert!(live.addr.ip().is_loopback(), "live page: {}", live.addr);
+    let note = live.stderr.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(note.contains("listening on every interface"), "{note}");
+    assert!(
+        note.contains(&format!("port {}", live.addr.port())),
+        "{note}"
+    );
+    assert_eq!(request(live.addr, "GET", "/summary.json").status, 200);
+    assert_eq!(live.interrupt().0, Some(0));
 }
