@@ -329,6 +329,8 @@ pub fn check_output_folder(dir: &Path, force: bool) -> Result<(), String> {
         .map_err(|e| format!("{}: cannot read the folder: {e}", dir.display()))?
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        // Another joute's temporary file (a shard writing shards.json) is no one else's file.
+        .filter(|name| !name.ends_with(TEMPORARY_SUFFIX))
         .collect();
     if names.is_empty() {
         return Ok(());
@@ -548,6 +550,11 @@ mod tests {
         let mine = dir.join("mine");
         std::fs::create_dir(&mine).unwrap();
         assert!(check_output_folder(&mine, false).is_ok());
+        // Another joute's temporary file being written there is none of the user's.
+        let tmp = mine.join(format!(".shards.json.4242.abcdef{TEMPORARY_SUFFIX}"));
+        std::fs::write(&tmp, "{").unwrap();
+        assert!(check_output_folder(&mine, false).is_ok());
+        std::fs::remove_file(&tmp).unwrap();
         std::fs::write(mine.join("index.html"), "<html>my page").unwrap();
         std::fs::write(mine.join("thesis.tmp999999999"), "").unwrap();
         let err = check_output_folder(&mine, false).unwrap_err();
