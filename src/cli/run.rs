@@ -594,7 +594,7 @@ fn timing_line(name: &str, outcome: &Outcome, threads: usize) -> String {
     );
     let sessions = &outcome.info.sessions;
     if sessions.len() > 1 {
-        let (games, seconds, _) = run_timing(&outcome.info);
+        let (games, seconds, _) = run_timing(&outcome.info, None);
         line.push_str(&format!(
             "; the run: {games} games in {:.1} s over {} sessions",
             seconds,

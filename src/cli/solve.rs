@@ -234,7 +234,8 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
     let n = checked.len().max(1) as f64;
     let wrong: Vec<&Checked> = checked.iter().filter(|c| !c.correct()).collect();
     let nodes: u64 = checked.iter().map(|c| c.nodes).sum();
-    let seconds: f64 = checked.iter().map(|c| c.seconds).sum();
+    // From +0.0: an empty f64 sum is -0.0 (an empty suite printed "-0.000000 s").
+    let seconds = checked.iter().map(|c| c.seconds).fold(0.0, |a, b| a + b);
     if as_json {
         let wrong: Vec<Value> = wrong
             .iter()

@@ -116,21 +116,24 @@ pub fn check_report_folder(out: &Path, run: &RunInfo, force: bool) -> Result<(),
     Ok(())
 }
 
-/// Games played, seconds spent and the last session's threads, over every session of a run.
-pub fn run_timing(info: &RunInfo) -> (u64, f64, usize) {
+/// Games played, seconds spent and the last session's threads, over every session of a run. A
+/// session still playing counts up to `now` (Unix seconds) when given — a live page's — and
+/// not at all otherwise (a killed session's end is not known).
+pub fn run_timing(info: &RunInfo, now: Option<f64>) -> (u64, f64, usize) {
     (
         info.sessions.iter().map(|s| s.games_played).sum(),
+        // From +0.0: an empty f64 sum is -0.0, which prints as "-0.0 s".
         info.sessions
             .iter()
-            .filter_map(|s| Some(s.finished_unix? - s.started_unix))
-            .sum(),
+            .filter_map(|s| Some((s.finished_unix.or(now)? - s.started_unix).max(0.0)))
+            .fold(0.0, |a, b| a + b),
         info.sessions.last().map_or(1, |s| s.threads),
     )
 }
 
 /// The page's timing section of a run: [`run_timing`] and the engines' reported names.
-pub fn page_timing(run: &RunInfo) -> html::Timing {
-    let (games, seconds, threads) = run_timing(run);
+pub fn page_timing(run: &RunInfo, now: Option<f64>) -> html::Timing {
+    let (games, seconds, threads) = run_timing(run, now);
     html::Timing {
         games,
         seconds,
@@ -171,7 +174,7 @@ pub fn write_run_report(
             cause,
         })?
         .svgs;
-    let timing = page_timing(run);
+    let timing = page_timing(run, None);
     let page =
         html::write_report(summary, &ratings, &svgs, logs, Some(timing), out).map_err(|cause| {
             ReportError::Html {
@@ -308,6 +311,43 @@ pub fn summary_json(
 mod tests {
     use super::*;
     use crate::report::summary::test_games::{mixed, summary};
+
+    #[test]
+    fn a_run_in_flight_is_timed_to_now_and_never_to_minus_zero() {
+        let (spec, _) = mixed();
+        let session =
+            |started: f64, finished: Option<f64>, games: u64| crate::arena::log::Session {
+                started_unix: started,
+                started: String::new(),
+                finished_unix: finished,
+                finished: None,
+                threads: 2,
+                games_played: games,
+                peak_rss_kib: None,
+                ended: None,
+            };
+        let mut run = RunInfo {
+            joute_version: "test".into(),
+            spec_hash: spec.hash.clone(),
+            seed: 1,
+            shard: None,
+            games_scheduled: 8,
+            sessions: vec![session(100.0, None, 0)],
+            extends: Vec::new(),
+            reported_names: Default::default(),
+            spec: spec.resolved.clone(),
+        };
+        // The live page's "21 games in -0.0 s": no session finished, an empty sum.
+        let (_, seconds, _) = run_timing(&run, None);
+        assert!(seconds == 0.0 && seconds.is_sign_positive(), "{seconds}");
+        assert_eq!(format!("{seconds:.1}"), "0.0");
+        assert_eq!(run_timing(&run, Some(112.5)).1, 12.5);
+        run.sessions.insert(0, session(10.0, Some(40.0), 5));
+        assert_eq!(run_timing(&run, None), (5, 30.0, 2));
+        assert_eq!(run_timing(&run, Some(112.5)), (5, 42.5, 2));
+        // A clock set back never makes a negative time.
+        assert_eq!(run_timing(&run, Some(90.0)).1, 30.0);
+    }
 
     #[test]
     fn the_json_object_counts_terminations_per_engine_and_per_run() {

@@ -673,13 +673,31 @@ fn build_run(shared: &Shared, logs: &[PathBuf]) -> Result<(String, String), Stri
     let rows = table::rating_rows(&summary, &ratings);
     let scale = table::RatingScale::of(&summary, &ratings);
     let svgs = charts::svg_charts(&summary, &ratings).map_err(|e| e.to_string())?;
-    let timing = page_timing(&info);
+    let playing = logs.iter().any(|log| is_playing(log));
+    let now = crate::arena::log::now().0;
+    let timing = page_timing(&info, playing.then_some(now));
     let page = html::render(&summary, &ratings, &svgs, logs, Some(timing), true)
         .map_err(|e| e.to_string())?;
     let mut object = summary_json(&summary, &rows, &scale, None, &info, None);
-    let playing = logs.iter().any(|log| is_playing(log));
     let logged = loaded.games_read;
-    let rate = {
+    // One run folder playing: its session in flight gives the rate from its first game, however
+    // late the server started; shards (one record each) are timed from the server's start.
+    let in_flight = info
+        .sessions
+        .last()
+        .filter(|s| playing && logs.len() == 1 && s.finished_unix.is_none());
+    let rate = if let Some(session) = in_flight {
+        let before: u64 = info
+            .sessions
+            .iter()
+            .rev()
+            .skip(1)
+            .map(|s| s.games_played)
+            .sum();
+        let played = logged.saturating_sub(before);
+        let elapsed = now - session.started_unix;
+        (played > 0 && elapsed > 0.0).then(|| played as f64 / elapsed)
+    } else {
         let mut origin = shared.origin.lock().map_err(|_| "the server failed")?;
         let (t0, n0) = *origin.get_or_insert((Instant::now(), logged));
         let elapsed = t0.elapsed().as_secs_f64();

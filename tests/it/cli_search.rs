@@ -352,3 +352,24 @@ fn a_limited_solve_stops_and_reports_the_bounds_it_proved() {
         &["--hash is 100000 MiB"],
     );
 }
+
+/// An empty suite is solved in no time: 0, never "-0" (an empty f64 sum is -0.0 in Rust).
+#[test]
+fn an_empty_suite_prints_no_negative_zero() {
+    let dir = common::scratch("empty-suite");
+    std::fs::write(dir.join("empty.txt"), "").unwrap();
+    for json in [false, true] {
+        let mut args = vec!["solve", "connect4", "--file", "empty.txt"];
+        if json {
+            args.push("--json");
+        }
+        let out = joute().current_dir(&*dir).args(&args).output().unwrap();
+        assert!(out.status.success());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("0 positions") || stdout.contains("\"positions\":0"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("-0"), "{stdout}");
+    }
+}

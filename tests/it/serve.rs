@@ -713,6 +713,39 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     drop(deaf);
 }
 
+/// While a run plays, its live page gives a rate from the first game logged and the time so
+/// far (it read "21 games in -0.0 s" and `games_per_second: null` for the first seconds).
+#[test]
+fn a_live_page_times_the_run_from_its_first_game() {
+    let dir = common::scratch("live-timing");
+    let spec = dir.join("spec.toml");
+    // 20 ms a move: a game takes about half a second, so the run is still playing when asked.
+    std::fs::write(&spec, SLOW.replace("depth = 4", "time = \"20ms\"")).unwrap();
+    let out = dir.join("out");
+    let args = served_run(&spec, &out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live = Live::start(&args);
+    let addr = live.addr;
+    let mut stream = events(addr);
+    assert!(
+        wait_event(&mut stream, "game", Duration::from_secs(60)),
+        "no game event"
+    );
+    let now = summary(addr);
+    assert_eq!(now["progress"]["playing"], true, "{now}");
+    let rate = now["progress"]["games_per_second"].as_f64();
+    assert!(rate.is_some_and(|r| r > 0.0), "{now}");
+    let page = request(addr, "GET", "/").body;
+    let timing = &page[page.find("id=\"timing\"").unwrap()..];
+    let timing = &timing[..timing.find("</td>").unwrap()];
+    assert!(
+        !timing.contains("-0") && timing.contains(" s on "),
+        "{timing}"
+    );
+    let (code, err) = live.interrupt();
+    assert_eq!(code, Some(130), "{err}");
+}
+
 /// Opens the page served at `addr` in headless Chromium, in real time (driven over its DevTools
 /// pipe), with the self-test `#test=TEST`, and returns the self-test's report once the page
 /// wrote it (within `limit`), checked to have run without an error, in the browser's console
