@@ -146,6 +146,11 @@ pub struct RunArgs {
     /// 95th percentile), nodes per second, CPU time — not only the compact cost table.
     #[arg(long)]
     pub cost: bool,
+    /// Anchor the ratings the run reports: ENGINE fixed at ELO (0 when `=ELO` is left out),
+    /// whatever the spec said; `--anchor mean` puts the mean of the rated engines at 0. Not part
+    /// of the spec: a resumed run may take another, and `joute report --anchor` redraws it.
+    #[arg(long, value_name = "ENGINE=ELO")]
+    pub anchor: Option<String>,
     /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
     /// port; the URL is printed): it redraws itself as games finish.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
@@ -222,6 +227,11 @@ pub struct MatchArgs {
     /// 95th percentile), nodes per second, CPU time — not only the compact cost table.
     #[arg(long)]
     pub cost: bool,
+    /// Anchor the ratings the run reports: ENGINE fixed at ELO (0 when `=ELO` is left out),
+    /// whatever the spec said; `--anchor mean` puts the mean of the rated engines at 0. Not part
+    /// of the spec: a resumed run may take another, and `joute report --anchor` redraws it.
+    #[arg(long, value_name = "ENGINE=ELO")]
+    pub anchor: Option<String>,
     /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
     /// port; the URL is printed): it redraws itself as games finish.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]

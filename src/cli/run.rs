@@ -76,6 +76,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         shard,
         extend: args.resume,
         force: args.force,
+        anchor: anchor_option(args.anchor.as_deref(), &spec)?,
     };
     let live = super::serve::start(args.serve.as_deref(), &out)?;
     let shown = Shown {
@@ -150,6 +151,7 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         shard: None,
         extend: args.resume,
         force: args.force,
+        anchor: anchor_option(args.anchor.as_deref(), &spec)?,
     };
     let shown = Shown {
         voice,
@@ -186,6 +188,16 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
 }
 
 /// `joute report LOG...`.
+/// The session's anchor from `--anchor` (see [`parse_anchor`]), checked against `spec`'s
+/// engines; `None` when the option is not given.
+fn anchor_option(
+    text: Option<&str>,
+    spec: &TournamentSpec,
+) -> Result<Option<Option<joute::arena::spec::Anchor>>, InputError> {
+    text.map(|t| parse_anchor(t, &spec.resolved.engine_names()))
+        .transpose()
+}
+
 /// `--anchor ENGINE=ELO` (or `ENGINE`, at 0; or `mean`): the anchor it names, checked against
 /// the run's engines (`joute report`, `joute rate`).
 pub(super) fn parse_anchor(text: &str, engines: &[String]) -> Result<Option<Anchor>, InputError> {

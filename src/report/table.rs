@@ -172,9 +172,56 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
             los
         );
     }
-    if rows.iter().any(|r| r.bound.is_some()) {
+    let bounded: Vec<&RatingRow> = rows.iter().filter(|r| r.bound.is_some()).collect();
+    if !bounded.is_empty() {
         out.push_str(
-            "  > or <: a bound, not an estimate: the engine won or lost every game (or sits above or below the joint fit by perfect records only); the value is the rating at which that record is as likely as not (Ordo's), not a 95% bound\n",
+            "  > or <: a bound, not an estimate: the rating at which the engine's perfect record is as likely as not (Ordo's), not a 95% bound\n",
+        );
+    }
+    // Each bound in words, for whoever reads the table aloud.
+    for r in bounded.iter().take(REASONS_SHOWN) {
+        let more = if matches!(r.bound, Some(Bound::Lower)) {
+            "stronger"
+        } else {
+            "weaker"
+        };
+        let _ = writeln!(
+            out,
+            "  {} {}: {}: {more} than the engines it met, by more than these games can measure ({} is where that record is as likely as not)",
+            cut(&r.name, MAX_NAME_COLUMN),
+            r.elo_text(),
+            r.reason.as_deref().unwrap_or("a perfect record"),
+            r.elo.map_or("-".into(), |e| fixed(e, 1)),
+        );
+    }
+    if bounded.len() > REASONS_SHOWN {
+        let _ = writeln!(
+            out,
+            "  … and {} more bounds (the CSV files and --json give every reason)",
+            bounded.len() - REASONS_SHOWN
+        );
+    }
+    // A perfect record pulls the mean the others are rated against: a fixed engine steadies
+    // them, and the table names one (the most played engine with an estimate and an interval).
+    let anchored = rows
+        .iter()
+        .any(|r| r.reason.as_deref() == Some(ANCHOR_REASON));
+    let steady = rows
+        .iter()
+        .filter(|r| r.bound.is_none() && r.elo.is_some() && r.error.is_some())
+        .max_by(|a, b| {
+            (a.games, -a.elo.unwrap_or(0.0).abs())
+                .partial_cmp(&(b.games, -b.elo.unwrap_or(0.0).abs()))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    if !bounded.is_empty()
+        && !anchored
+        && let Some(steady) = steady
+    {
+        let _ = writeln!(
+            out,
+            "  the others are rated against the field's mean, which a perfect record moves; to rate them against one engine, give --anchor {} (joute run, match or report)",
+            shell_word(&steady.name)
         );
     }
     out.push_str("  Elo: joint maximum likelihood; +/-: 95% interval; LOS: likelihood of superiority over the next engine\n");
@@ -224,6 +271,19 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         );
     }
     out
+}
+
+/// `name` as a shell reads it back: quoted unless it is one plain word.
+fn shell_word(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:+=/".contains(c))
+    {
+        name.to_string()
+    } else {
+        format!("'{}'", cut(name, MAX_NAME_COLUMN).replace('\'', "'\\''"))
+    }
 }
 
 /// The reason an anchor has no interval (it is not explained below the table: the origin's

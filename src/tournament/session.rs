@@ -28,7 +28,7 @@ use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
-use crate::arena::spec::{ResolvedEngine, TournamentSpec};
+use crate::arena::spec::{Anchor, ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::{Game, GameVisitor};
@@ -69,7 +69,7 @@ impl SessionError {
 }
 
 /// How to open a run folder.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Worker threads.
     pub threads: usize,
@@ -80,6 +80,10 @@ pub struct Options {
     /// Write into an existing folder of other files that holds no run (the user said
     /// `--force`); refused otherwise.
     pub force: bool,
+    /// The anchor of the ratings the session reports, whatever the spec says (`--anchor`):
+    /// `Some(Some(a))` fixes engine `a.engine` at `a.elo`, `Some(None)` puts the engines' mean
+    /// at 0, `None` keeps the spec's. A view of the same games: not in the spec's hash.
+    pub anchor: Option<Option<Anchor>>,
 }
 
 /// What the folder held when the session opened.
@@ -616,7 +620,11 @@ impl Session {
         write_report: bool,
     ) -> Result<Reported, SessionError> {
         let out = self.out.clone();
-        let outcome = self.play(observer, cancel)?;
+        let anchor = self.options.anchor.clone();
+        let mut outcome = self.play(observer, cancel)?;
+        if let Some(anchor) = anchor {
+            outcome.summary.spec.anchor = anchor;
+        }
         let summary = &outcome.summary;
         let (rows, scale, page) = if write_report {
             let logs = [out.join("games.jsonl")];

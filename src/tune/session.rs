@@ -372,6 +372,7 @@ impl TuneSession {
             shard: None,
             extend: true,
             force: false,
+            anchor: None,
         };
         let session = Session::open(&tournament, &dir, options)?;
         let reported = session.play_and_report(observer, cancel, true)?;

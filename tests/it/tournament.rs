@@ -437,6 +437,77 @@ fn an_engine_that_wins_everything_gets_a_finite_marked_rating() {
     assert!(json["ratings"][0]["elo"].as_f64().unwrap().is_finite());
 }
 
+/// A class's round robin where one engine loses every game: the table says in words what the
+/// bound means and names an engine to anchor on; `--anchor` on `joute run` rates the field
+/// against it (a shift of the same fit) without changing the run, which resumes with another.
+#[test]
+fn a_bound_is_said_in_words_and_the_run_takes_an_anchor() {
+    let dir = scratch("class-anchor");
+    let spec = dir.join("class.toml");
+    std::fs::write(
+        &spec,
+        "name = \"class\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 6 }\n\
+         [[engine]]\nname = \"alice\"\nalgorithm = \"pvs\"\ndepth = 6\n\
+         [[engine]]\nname = \"bob\"\nalgorithm = \"alphabeta\"\ndepth = 3\n\
+         [[engine]]\nname = \"carol\"\nalgorithm = \"alphabeta\"\ndepth = 2\n\
+         [[engine]]\nname = \"dave\"\nalgorithm = \"random\"\n",
+    )
+    .unwrap();
+    let (spec, out) = (spec.to_str().unwrap(), dir.join("out"));
+    let out = out.to_str().unwrap();
+    let table = common::joute_ok(&["run", spec, "--out", out]);
+    let ratings = |out: &str| -> BTreeMap<String, Value> {
+        let text = std::fs::read_to_string(Path::new(out).join("ratings.csv")).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[1].to_string(), Value::from(f[2].parse::<f64>().ok()))
+            })
+            .collect()
+    };
+    let dave = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("dave <"))
+        .unwrap();
+    assert!(
+        dave.contains("lost every game: weaker than the engines it met"),
+        "{table}"
+    );
+    // The suggestion names an engine rated with an interval, most played (all played 36).
+    let hint = table.lines().find(|l| l.contains("give --anchor")).unwrap();
+    let named = hint
+        .split("--anchor ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert!(["alice", "bob", "carol"].contains(&named), "{hint}");
+    let mean = ratings(out);
+    // The same run, anchored on bob: nothing played, every estimate shifted by bob's.
+    let anchored = common::joute_ok(&["run", spec, "--out", out, "--anchor", "bob"]);
+    assert!(!anchored.contains("give --anchor"), "{anchored}");
+    assert!(anchored.contains("bob fixed at 0.0"), "{anchored}");
+    let by_bob = ratings(out);
+    let f = |m: &BTreeMap<String, Value>, k: &str| m[k].as_f64().unwrap();
+    assert_eq!(f(&by_bob, "bob"), 0.0);
+    for name in ["alice", "carol"] {
+        let shifted = f(&mean, name) - f(&mean, "bob");
+        assert!(
+            (f(&by_bob, name) - shifted).abs() < 0.02,
+            "{name}: {by_bob:?} {mean:?}"
+        );
+    }
+    let back = common::joute_ok(&["run", spec, "--out", out, "--anchor", "mean"]);
+    assert!(back.contains("give --anchor"), "{back}");
+    assert_eq!(ratings(out), mean);
+    common::refused(
+        &["run", spec, "--out", out, "--anchor", "zed"],
+        &["--anchor zed", "'zed' is not among the rated engines"],
+    );
+}
+
 #[test]
 fn running_a_finished_spec_again_renders_it_again_and_another_spec_is_refused() {
     let dir = scratch("exists");
