@@ -119,7 +119,7 @@ fn positions_that_cannot_be_are_refused() {
     let empty = "-".repeat(64);
     common::refused(
         &["play", "othello", "random", "random", "--opening", "f5f5"],
-        &["f5", "not legal"],
+        &["f5", "f5 is taken"],
     );
     common::refused(
         &["perft", "othello", "1", "--position", &empty],
