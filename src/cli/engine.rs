@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 use super::{GAME_HELP, InputError, parse_game};
-use joute::arena::outside::check::{CheckConfig, CheckStep, StepResult, refuse, run_check};
+use joute::arena::outside::check::{
+    CheckConfig, CheckStep, Progress, StepResult, refuse, run_check,
+};
 use joute::arena::outside::{OutsideSpec, Protocol};
 use joute::arena::spec::{check_option, clock_of};
 use joute::games::GameKind;
@@ -163,6 +165,7 @@ fn check_config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
         },
         clock: clock.map(|c| (c.control, c.margin())),
         seed: args.seed,
+        games: 0,
     };
     if let Some(why) = refuse(&config) {
         return Err(input(why.replace("protocol = \"line\"", "--protocol line")));
@@ -182,14 +185,16 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
         config.seed
     )?;
     let mut broken_pipe = None;
-    let steps = run_check(&config, &mut |step| {
-        if broken_pipe.is_none()
+    let report = run_check(&config, &mut |progress| {
+        if let Progress::Step(step) = progress
+            && broken_pipe.is_none()
             && let Err(e) = say!("{}", step_line(step))
         {
             broken_pipe = Some(e);
         }
     })
     .map_err(input)?;
+    let steps = report.steps;
     if let Some(e) = broken_pipe {
         return Err(e.into());
     }
