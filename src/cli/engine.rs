@@ -9,10 +9,13 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 use super::{GAME_HELP, InputError, parse_game};
-use joute::arena::outside::check::{CheckConfig, CheckStep, StepResult, refuse, run_check};
+use joute::arena::outside::check::{
+    CheckConfig, CheckGame, CheckStep, GameResult, Progress, StepResult, refuse, run_check,
+};
 use joute::arena::outside::{OutsideSpec, Protocol};
 use joute::arena::spec::{check_option, clock_of};
 use joute::games::GameKind;
+use joute::games::Side;
 
 /// Arguments of `joute engine`.
 #[derive(Args, Debug)]
@@ -26,14 +29,16 @@ pub struct EngineArgs {
 #[derive(Subcommand, Debug)]
 pub enum EngineCommand {
     /// Check that a program speaks its protocol: a handshake, moves in chosen positions, a
-    /// whole game against a random mover, and quitting; one line a step. Exit 0 when every
-    /// step passed, 1 when one failed.
+    /// whole game against a random mover, and quitting; one line a step. With --games N, N
+    /// whole games against a random mover follow, one line a game. Exit 0 when every step
+    /// passed and every game ended by the rules, 1 otherwise.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
 }
 
 const CHECK_HELP: &str = "Example: joute engine check othello --protocol gtp -- edax -gtp -l 2\n\
-    Protocols: gtp and nboard play othello; gomocup plays morpion-NxN-5 (-exact, -renju) and renju; line plays every game.";
+    Protocols: gtp and nboard play othello; gomocup plays morpion-NxN-5 (-exact, -renju) and renju; line plays every game.\n\
+    One exchange proves little: --games 20 plays 20 whole games against a random mover, every move checked.";
 
 /// Arguments of `joute engine check`.
 #[derive(Args, Debug)]
@@ -72,9 +77,16 @@ pub struct CheckArgs {
     /// The folder the program runs in (programs that read their data from it: NTest, Zebra).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Seed of the openings, the positions and the random mover.
+    /// Seed of the openings, the positions and the random movers: the same seed plays the
+    /// same games against the same program.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// After the steps, play N whole games against a random mover (the program first in odd
+    /// games), as a tournament plays them: every move checked by the referee, on the --tc or
+    /// --st clock if given, else each answer within --timeout. A failed game is printed with
+    /// why and its moves up to the failure (1 to 10000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub games: Option<u32>,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -163,6 +175,7 @@ fn check_config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
         },
         clock: clock.map(|c| (c.control, c.margin())),
         seed: args.seed,
+        games: args.games.unwrap_or(0) as usize,
     };
     if let Some(why) = refuse(&config) {
         return Err(input(why.replace("protocol = \"line\"", "--protocol line")));
@@ -174,22 +187,31 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
     let config = check_config(args)?;
     let input = |text: String| anyhow::Error::from(InputError(text));
     let protocol = config.spec.protocol;
+    let games = match config.games {
+        0 => String::new(),
+        n => format!(", then {n} games against a random mover"),
+    };
     say!(
-        "checking {} for {} (each answer within {} s, seed {})",
+        "checking {} for {} (each answer within {} s, seed {}{games})",
         config.spec.describe(),
         config.game,
         args.timeout.as_secs_f64(),
         config.seed
     )?;
     let mut broken_pipe = None;
-    let steps = run_check(&config, &mut |step| {
+    let report = run_check(&config, &mut |progress| {
+        let text = match progress {
+            Progress::Step(step) => step_line(step),
+            Progress::Game(game) => game_lines(game),
+        };
         if broken_pipe.is_none()
-            && let Err(e) = say!("{}", step_line(step))
+            && let Err(e) = say!("{text}")
         {
             broken_pipe = Some(e);
         }
     })
     .map_err(input)?;
+    let steps = report.steps;
     if let Some(e) = broken_pipe {
         return Err(e.into());
     }
@@ -204,8 +226,18 @@ fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {
         summary.push_str(&format!(", {skipped} skipped"));
     }
     say!("{summary}")?;
+    let games_failed = report.games.iter().filter(|g| g.failed()).count();
+    if let Some(why) = &report.games_skipped {
+        say!("{} games not played: {why}", config.games)?;
+    } else if config.games > 0 {
+        say!("{}", games_summary(&report.games))?;
+    } else {
+        say!(
+            "one exchange proves little: --games 20 plays 20 whole games against a random mover, every move checked"
+        )?;
+    }
     std::io::stdout().flush()?;
-    if failed > 0 || skipped > 0 {
+    if failed > 0 || skipped > 0 || games_failed > 0 || report.games_skipped.is_some() {
         anyhow::bail!(
             "{} does not pass the {} check",
             config.spec.command_line(),
@@ -227,4 +259,78 @@ fn step_line(step: &CheckStep) -> String {
         StepResult::Warned(why) => format!("warn {head}: {why}"),
         StepResult::Skipped(why) => format!("skip {head}: {why}"),
     }
+}
+
+/// `ok   game 1, it first: it won after 23 moves (0.41 s)`; a failed game, `FAIL game 2, it
+/// second: it lost by illegal-move after 12 moves: why`, and on a second line its moves up to
+/// the failure, as `joute play --opening` reads them.
+fn game_lines(game: &CheckGame) -> String {
+    let side = match game.program {
+        Side::First => "first",
+        Side::Second => "second",
+    };
+    let head = format!("game {}, it {side}", game.number);
+    let plies = game.moves.len();
+    let moves = format!("{plies} move{}", if plies == 1 { "" } else { "s" });
+    match &game.failure {
+        None => {
+            let result = match game.result {
+                GameResult::Won => "it won",
+                GameResult::Lost => "it lost",
+                GameResult::Drawn => "a draw",
+            };
+            format!(
+                "ok   {head}: {result} after {moves} ({:.2} s)",
+                game.seconds
+            )
+        }
+        Some(failure) => {
+            let who = if failure.by_program {
+                "it lost"
+            } else {
+                "the random mover lost"
+            };
+            format!(
+                "FAIL {head}: {who} by {} after {moves}: {}\n     moves (joute play --opening): {}",
+                failure.termination,
+                failure.detail,
+                game.moves.join(" ")
+            )
+        }
+    }
+}
+
+/// `20 games against a random mover, all ended by the rules (it won 12, lost 6, drew 2)`, or
+/// `2 of 20 games against a random mover failed (illegal-move 2); ...`.
+fn games_summary(games: &[CheckGame]) -> String {
+    let mut failures: BTreeMap<&str, usize> = BTreeMap::new();
+    for failure in games.iter().filter_map(|g| g.failure.as_ref()) {
+        *failures.entry(failure.termination).or_default() += 1;
+    }
+    let count = |r: GameResult| {
+        games
+            .iter()
+            .filter(|g| !g.failed() && g.result == r)
+            .count()
+    };
+    let results = format!(
+        "it won {}, lost {}, drew {}",
+        count(GameResult::Won),
+        count(GameResult::Lost),
+        count(GameResult::Drawn)
+    );
+    let failed: usize = failures.values().sum();
+    if failed == 0 {
+        return format!(
+            "{} games against a random mover, all ended by the rules ({results})",
+            games.len()
+        );
+    }
+    let listed: Vec<String> = failures.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    format!(
+        "{failed} of {} games against a random mover failed ({}); {} ended by the rules ({results})",
+        games.len(),
+        listed.join(", "),
+        games.len() - failed
+    )
 }

@@ -1563,6 +1563,84 @@ fn engine_check_passes_the_example_and_fails_garbage() {
     assert!(stderr.contains("does not pass the line check"), "{stderr}");
 }
 
+/// `engine check --games N`: whole games against a random mover after the steps, each on a
+/// line; a failed one with why and the moves before it in `joute play`'s notation; exit 1 when
+/// one failed. Without `--games`, a line says that one exchange proves little.
+#[test]
+fn engine_check_plays_whole_games_and_names_the_failures() {
+    let dir = common::scratch("check-games");
+    let fake = fake();
+    let check = |extra: &[&str], flags: &[&str]| {
+        let mut args = vec!["engine", "check", "othello", "--protocol", "line"];
+        args.extend(extra);
+        args.extend(["--", "python3", &fake, "--protocol", "line"]);
+        args.extend(flags);
+        let out = common::joute_in(&dir, &args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // An occupied square at its 6th move of every game.
+    let (code, stdout, stderr) = check(&["--games", "2"], &["--illegal-at", "6"]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("does not pass the line check"), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    for (number, side, before) in [(1, "first", 10), (2, "second", 11)] {
+        let head = format!(
+            "FAIL game {number}, it {side}: it lost by illegal-move after {before} moves: "
+        );
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&head))
+            .unwrap_or_else(|| panic!("no '{head}' in {stdout}"));
+        assert!(
+            lines[at].contains(" is taken; legal moves: "),
+            "{}",
+            lines[at]
+        );
+        let moves = lines[at + 1]
+            .strip_prefix("     moves (joute play --opening): ")
+            .unwrap_or_else(|| panic!("no moves after {}", lines[at]));
+        assert_eq!(moves.split(' ').count(), before, "{moves}");
+    }
+    assert!(
+        stdout.contains("2 of 2 games against a random mover failed (illegal-move 2)"),
+        "{stdout}"
+    );
+    // A compliant program passes every game, its colour alternating.
+    let (code, stdout, stderr) = check(&["--games", "2", "--seed", "3"], &[]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("ok   game 1, it first: ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("ok   game 2, it second: ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 games against a random mover, all ended by the rules"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("proves little"), "{stdout}");
+    // Without --games: the steps only, and a line saying what they do not prove.
+    let (code, stdout, _) = check(&[], &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(!stdout.contains(" game 1,"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("one exchange proves little") && l.contains("--games 20")),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn engine_check_warns_of_debug_prints_and_suspects_the_protocol() {
     let dir = common::scratch("check-stray");

@@ -18,7 +18,17 @@
 //! With a clock, the moves of steps 2 to 4 are asked on a fresh clock too (the time per move,
 //! or the whole base time) and must come within it, margin included.
 //!
-//! Every random choice comes from one seed: the same seed gives the same conversation.
+//! One exchange proves little: a program can pass every step and still lose games by illegal
+//! moves. With [`CheckConfig::games`], the steps are followed by that many whole games against
+//! a random mover, the program first in odd games and second in even ones, played as a
+//! tournament plays them: one [`OutsidePlayer`] (started again after a failed game) and the
+//! referee ([`play_game`]), which checks every move, on the check's clock if it has one (else
+//! each answer within the program's stall limit). Each game says how it ended and, when the
+//! program failed, why and the moves up to the failure.
+//!
+//! Every random choice comes from one seed: the same seed gives the same conversation, and the
+//! same games (the games' random movers draw from a stream of their own, so the steps do not
+//! shift them).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -37,6 +47,9 @@ use crate::games::{Game, GameKind, GameVisitor, MoveList, Outcome, Side};
 /// How long a program may take to leave after the goodbye.
 pub const QUIT_LIMIT: Duration = Duration::from_secs(2);
 
+/// The ChaCha stream of the games' random movers (the steps draw from stream 0).
+const GAMES_STREAM: u64 = 1;
+
 /// What to check: the game, the program (its `stall_ms` is the time each answer may take, its
 /// `depth` and `nodes` the budget it is given), the clock it is checked on, and the seed of the
 /// random choices.
@@ -49,8 +62,77 @@ pub struct CheckConfig {
     /// The clock the program is told and must keep to, with the margin forgiven on each move
     /// (`None`: no clock; each answer within the stall limit).
     pub clock: Option<(TimeControl, Duration)>,
-    /// The seed of the openings, the positions and the random mover.
+    /// The seed of the openings, the positions and the random movers.
     pub seed: u64,
+    /// Whole games against a random mover played after the steps (0: none).
+    pub games: usize,
+}
+
+/// What the check found: its steps, then its games.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// Every step, in order.
+    pub steps: Vec<CheckStep>,
+    /// Every game played, in order.
+    pub games: Vec<CheckGame>,
+    /// Why the games asked for were not played (the handshake failed).
+    pub games_skipped: Option<String>,
+}
+
+/// What the check has just done, for progress.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// A step ended.
+    Step(&'a CheckStep),
+    /// A game ended.
+    Game(&'a CheckGame),
+}
+
+/// How a game ended for the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// It won.
+    Won,
+    /// It lost (by the rules, or by failing).
+    Lost,
+    /// A draw.
+    Drawn,
+}
+
+/// A game that did not end by the rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameFailure {
+    /// Whether the program failed (else the random mover did).
+    pub by_program: bool,
+    /// The games log's name of the termination: `illegal-move`, `crash`, `timeout`, `stall`.
+    pub termination: &'static str,
+    /// What happened: the illegal move and why it is one, the end of a crash's stderr, ...
+    pub detail: String,
+}
+
+/// One whole game against the random mover.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckGame {
+    /// Its number, from 1.
+    pub number: usize,
+    /// The side the program played: first in odd games, second in even ones.
+    pub program: Side,
+    /// How it ended for the program.
+    pub result: GameResult,
+    /// Why it did not end by the rules, if it did not.
+    pub failure: Option<GameFailure>,
+    /// The moves played, in the game's notation (what `joute play --opening` reads): up to
+    /// the failure, if one ended the game.
+    pub moves: Vec<String>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl CheckGame {
+    /// Whether a side failed (so the game did not end by the rules).
+    pub fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
 }
 
 /// How a step went.
@@ -129,12 +211,12 @@ fn find_program(command: &Path, dir: Option<&Path>) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(command).is_file()))
 }
 
-/// Runs the check, calling `report` after each step (for progress), and returns every step;
-/// `Err` when the program cannot be checked at all ([`refuse`]).
+/// Runs the check, calling `report` after each step and each game (for progress), and returns
+/// them all; `Err` when the program cannot be checked at all ([`refuse`]).
 pub fn run_check(
     config: &CheckConfig,
-    report: &mut dyn FnMut(&CheckStep),
-) -> Result<Vec<CheckStep>, String> {
+    report: &mut dyn FnMut(Progress<'_>),
+) -> Result<CheckReport, String> {
     if let Some(why) = refuse(config) {
         return Err(why);
     }
@@ -144,13 +226,13 @@ pub fn run_check(
 /// The check, run for the game's type.
 struct Check<'a> {
     config: &'a CheckConfig,
-    report: &'a mut dyn FnMut(&CheckStep),
+    report: &'a mut dyn FnMut(Progress<'_>),
 }
 
 impl GameVisitor for Check<'_> {
-    type Output = Vec<CheckStep>;
+    type Output = CheckReport;
 
-    fn visit<G: Game>(self, start: G) -> Vec<CheckStep> {
+    fn visit<G: Game>(self, start: G) -> CheckReport {
         Steps::new(self.config, start, self.report).run()
     }
 }
@@ -159,14 +241,14 @@ impl GameVisitor for Check<'_> {
 struct Steps<'a, G: Game> {
     config: &'a CheckConfig,
     start: G,
-    report: &'a mut dyn FnMut(&CheckStep),
+    report: &'a mut dyn FnMut(Progress<'_>),
     player: OutsidePlayer<G>,
     rng: ChaCha8Rng,
     steps: Vec<CheckStep>,
 }
 
 impl<'a, G: Game> Steps<'a, G> {
-    fn new(config: &'a CheckConfig, start: G, report: &'a mut dyn FnMut(&CheckStep)) -> Self {
+    fn new(config: &'a CheckConfig, start: G, report: &'a mut dyn FnMut(Progress<'_>)) -> Self {
         Steps {
             config,
             start,
@@ -185,7 +267,7 @@ impl<'a, G: Game> Steps<'a, G> {
             result,
             seconds: clock.elapsed().as_secs_f64(),
         };
-        (self.report)(&step);
+        (self.report)(Progress::Step(&step));
         self.steps.push(step);
     }
 
@@ -209,7 +291,7 @@ impl<'a, G: Game> Steps<'a, G> {
         self.record(name, result, clock);
     }
 
-    fn run(mut self) -> Vec<CheckStep> {
+    fn run(mut self) -> CheckReport {
         let clock = Instant::now();
         let protocol = self.config.spec.protocol;
         let started = self.player.start().map_err(|e| match e {
@@ -310,7 +392,68 @@ impl<'a, G: Game> Steps<'a, G> {
             strays_result(&self.player.passed_over(), protocol)
         };
         self.record("nothing on stdout but answers".into(), result, clock);
-        self.steps
+        let (games, games_skipped) = match self.config.games {
+            0 => (Vec::new(), None),
+            _ if skip => (Vec::new(), Some("the handshake failed".to_string())),
+            n => (self.games(n), None),
+        };
+        CheckReport {
+            steps: self.steps,
+            games,
+            games_skipped,
+        }
+    }
+
+    /// `n` whole games against a random mover, as a tournament plays them: one player for all
+    /// (started again after a failed game), the referee checking every move, the program on
+    /// the check's clock if it has one; the program first in odd games.
+    fn games(&mut self, n: usize) -> Vec<CheckGame> {
+        let mut player = OutsidePlayer::<G>::new(setup(self.config), None);
+        let mut seeds = ChaCha8Rng::seed_from_u64(self.config.seed);
+        seeds.set_stream(GAMES_STREAM);
+        let mut games = Vec::with_capacity(n);
+        for number in 1..=n {
+            let program = if number % 2 == 1 {
+                Side::First
+            } else {
+                Side::Second
+            };
+            let mut random = RandomMover {
+                rng: ChaCha8Rng::seed_from_u64(seeds.random()),
+            };
+            let mut referee = Referee::default();
+            if let Some((control, margin)) = self.config.clock {
+                // Only the program is on the clock: the random mover answers at once.
+                referee.clocks[program as usize] = Some(control);
+                referee.margins[program as usize] = margin;
+            }
+            let players: [&mut dyn Player<G>; 2] = match program {
+                Side::First => [&mut player, &mut random],
+                Side::Second => [&mut random, &mut player],
+            };
+            let record = play_game(&Opening::none(self.start), players, &mut referee, |_, _| {});
+            let moves: Vec<G::Move> = record.moves.iter().map(|m| m.mv).collect();
+            let game = CheckGame {
+                number,
+                program,
+                result: match record.outcome.winner {
+                    Some(side) if side == program => GameResult::Won,
+                    Some(_) => GameResult::Lost,
+                    None => GameResult::Drawn,
+                },
+                failure: record.termination.failed().map(|side| GameFailure {
+                    by_program: side == program,
+                    termination: record.termination.name(),
+                    detail: record.termination.detail().unwrap_or("").to_string(),
+                }),
+                moves: notation(&record.start, &moves),
+                seconds: record.seconds,
+            };
+            (self.report)(Progress::Game(&game));
+            games.push(game);
+        }
+        player.quit();
+        games
     }
 
     /// The position after `moves` from the start.
@@ -785,11 +928,161 @@ mod tests {
             spec,
             clock: None,
             seed: 7,
+            games: 0,
         };
         let mut reported = 0;
-        let steps = run_check(&config, &mut |_| reported += 1).unwrap();
-        assert_eq!(reported, steps.len());
-        steps
+        let report = run_check(&config, &mut |_| reported += 1).unwrap();
+        assert_eq!(reported, report.steps.len());
+        assert!(report.games.is_empty() && report.games_skipped.is_none());
+        report.steps
+    }
+
+    /// The check of `spec` with `games` games after the steps, on `clock` (margin 100 ms);
+    /// every game reported as it ended.
+    fn check_games(
+        game: &str,
+        spec: OutsideSpec,
+        games: usize,
+        seed: u64,
+        clock: Option<TimeControl>,
+    ) -> CheckReport {
+        let config = CheckConfig {
+            game: GameKind::parse(game).unwrap(),
+            spec,
+            clock: clock.map(|c| (c, Duration::from_millis(100))),
+            seed,
+            games,
+        };
+        let mut reported = Vec::new();
+        let report = run_check(&config, &mut |p| {
+            if let Progress::Game(g) = p {
+                reported.push(g.clone())
+            }
+        })
+        .unwrap();
+        assert_eq!(reported, report.games);
+        assert_eq!(report.games.len(), games);
+        report
+    }
+
+    #[test]
+    fn a_compliant_program_passes_every_game_its_colour_alternating() {
+        let report = check_games(
+            "connect4",
+            fake(Protocol::Line, "connect4", &[]),
+            4,
+            7,
+            None,
+        );
+        assert!(report.steps.iter().all(CheckStep::passed));
+        for (i, game) in report.games.iter().enumerate() {
+            assert_eq!(game.number, i + 1);
+            let first = if i % 2 == 0 {
+                Side::First
+            } else {
+                Side::Second
+            };
+            assert_eq!(game.program, first, "{game:?}");
+            assert_eq!(game.failure, None, "{game:?}");
+            // Every game played to its end by the rules.
+            let start = crate::games::connect4::Connect4::start();
+            let end = start.play_sequence(&game.moves.join(" ")).unwrap();
+            let outcome = end.outcome().unwrap();
+            let result = match outcome.winner {
+                Some(side) if side == game.program => GameResult::Won,
+                Some(_) => GameResult::Lost,
+                None => GameResult::Drawn,
+            };
+            assert_eq!(game.result, result, "{game:?}");
+        }
+    }
+
+    #[test]
+    fn every_game_catches_an_illegal_move_with_the_moves_before_it() {
+        // An occupied square at its 6th move of every game.
+        let spec = fake(Protocol::Line, "othello", &["--illegal-at", "6"]);
+        let report = check_games("othello", spec, 2, 7, None);
+        for game in &report.games {
+            let failure = game.failure.as_ref().expect("a failed game");
+            assert!(failure.by_program, "{game:?}");
+            assert_eq!(failure.termination, "illegal-move");
+            assert_eq!(game.result, GameResult::Lost);
+            // Its 6th move: 10 moves before it when first, 11 when second.
+            let before = if game.program == Side::First { 10 } else { 11 };
+            assert_eq!(game.moves.len(), before, "{game:?}");
+            // The moves replay to the position where it played, the reason says why not.
+            let start = crate::games::othello::Othello::start();
+            let pos = start.play_sequence(&game.moves.join(" ")).unwrap();
+            assert_eq!(pos.side_to_move(), game.program);
+            let (_, why) = failure.detail.split_once(": ").unwrap();
+            assert!(why.contains(" is taken; legal moves: "), "{failure:?}");
+            let square = why.split(' ').next().unwrap();
+            let refused = pos.parse_move(square).unwrap_err();
+            assert_eq!(crate::arena::game::why_illegal(refused), why);
+        }
+    }
+
+    #[test]
+    fn a_crash_and_a_stall_in_the_games_say_what_happened_and_the_next_game_restarts() {
+        let spec = fake(Protocol::Line, "connect4", &["--crash-at", "2"]);
+        let report = check_games("connect4", spec, 2, 7, None);
+        for game in &report.games {
+            let failure = game.failure.as_ref().expect("a failed game");
+            assert_eq!(failure.termination, "crash", "{game:?}");
+            assert!(
+                failure.detail.contains("exit status: 3")
+                    && failure.detail.contains("fake: crashing at move 2"),
+                "{failure:?}"
+            );
+        }
+        let mut spec = fake(Protocol::Line, "connect4", &["--hang-at", "4"]);
+        // Long enough for Python to start on a loaded machine.
+        spec.stall_ms = 2000;
+        let report = check_games("connect4", spec, 1, 7, None);
+        let failure = report.games[0].failure.as_ref().unwrap();
+        assert_eq!(failure.termination, "stall", "{failure:?}");
+        // On a clock, the same hang is a timeout.
+        let spec = fake(Protocol::Line, "connect4", &["--hang-at", "4"]);
+        let clock = TimeControl::Move {
+            time: Duration::from_millis(200),
+        };
+        let report = check_games("connect4", spec, 1, 7, Some(clock));
+        let failure = report.games[0].failure.as_ref().unwrap();
+        assert_eq!(failure.termination, "timeout", "{failure:?}");
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_games() {
+        let moves = |seed| {
+            let spec = fake(Protocol::Line, "connect4", &[]);
+            let report = check_games("connect4", spec, 2, seed, None);
+            report
+                .games
+                .into_iter()
+                .map(|g| g.moves)
+                .collect::<Vec<_>>()
+        };
+        let seven = moves(7);
+        assert_eq!(seven, moves(7));
+        assert_ne!(seven, moves(8));
+    }
+
+    #[test]
+    fn no_games_are_played_when_the_handshake_fails() {
+        let spec = fake(Protocol::Line, "connect4", &["--exit-at-start"]);
+        let config = CheckConfig {
+            game: GameKind::Connect4,
+            spec,
+            clock: None,
+            seed: 1,
+            games: 3,
+        };
+        let report = run_check(&config, &mut |_| {}).unwrap();
+        assert!(report.games.is_empty());
+        assert_eq!(
+            report.games_skipped.as_deref(),
+            Some("the handshake failed")
+        );
     }
 
     fn summary(steps: &[CheckStep]) -> Vec<String> {
@@ -906,8 +1199,9 @@ mod tests {
             spec,
             clock: Some((clock, Duration::from_millis(100))),
             seed: 7,
+            games: 0,
         };
-        run_check(&config, &mut |_| {}).unwrap()
+        run_check(&config, &mut |_| {}).unwrap().steps
     }
 
     #[test]
@@ -968,6 +1262,7 @@ mod tests {
             spec,
             clock: None,
             seed: 1,
+            games: 0,
         };
         let why = refuse(&config("connect4", fake(Protocol::Gtp, "othello", &[]))).unwrap();
         assert!(why.contains("plays othello"), "{why}");
