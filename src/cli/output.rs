@@ -85,12 +85,18 @@ pub fn shorten(text: &str, max: usize) -> String {
         }
     }
     if length(&words) > max {
-        // Only short words left: cut the end.
-        let cut: String = words
-            .join(" ")
-            .chars()
-            .take(max.saturating_sub(1))
-            .collect();
+        let text = words.join(" ");
+        // Only short words left. What to do comes last, after the last "; ": keep it whole and
+        // cut what comes before it (the echoed input, the values), never the advice.
+        if let Some(at) = text.rfind("; ") {
+            let advice = &text[at..];
+            let room = max.saturating_sub(advice.chars().count() + 1);
+            if room >= 40 {
+                let head: String = text[..at].chars().take(room).collect();
+                return format!("{head}…{advice}");
+            }
+        }
+        let cut: String = text.chars().take(max.saturating_sub(1)).collect();
         return format!("{cut}…");
     }
     words.join(" ")
@@ -151,6 +157,26 @@ mod tests {
         assert_eq!(shorten("short text", 300), "short text");
         let words = "word ".repeat(100);
         assert!(shorten(&words, 50).chars().count() <= 50);
+    }
+
+    #[test]
+    fn the_advice_after_the_last_semicolon_is_never_cut() {
+        // Many short words (openings echoed back) and the advice last: the middle goes.
+        let listed = (1..=80)
+            .map(|i| format!("{i}-{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let advice = "; raise openings.plies, or lower the games per candidate (budget)";
+        let text = format!("error: found only 600 distinct playable openings: {listed}{advice}");
+        assert!(text.chars().count() > MAX_ERROR_CHARS);
+        let short = shorten(&text, MAX_ERROR_CHARS);
+        assert!(short.chars().count() <= MAX_ERROR_CHARS, "{short}");
+        assert!(short.ends_with(advice), "{short}");
+        assert!(
+            short.starts_with("error: found only 600 distinct"),
+            "{short}"
+        );
+        assert!(short.contains('…'), "{short}");
     }
 
     #[test]
