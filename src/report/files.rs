@@ -145,8 +145,10 @@ pub fn write_crosstable(
 }
 
 /// `pairs.csv`: one row per engine pair that met, from A's point of view: games, W/D/L,
-/// points, score, Elo ± and LOS from the opening pairs, and the pentanomial counts (error,
-/// nElo and LOS empty for a bound, `>`/`<` before the Elo, or when every pair scored the same).
+/// points, score, Elo ± and LOS from the opening pairs, the pentanomial counts, then `bound`
+/// (`>`/`<` when the Elo is a one-sided bound, as in `ratings.csv`) and `reason` (why error,
+/// nElo and LOS are empty: a bound, or every pair scored the same). The Elo is a bare number,
+/// so that the column loads as numbers.
 pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
     let names = summary.spec.engine_names();
     let rows: Vec<Vec<String>> = summary
@@ -164,13 +166,21 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
                 p.wdl.losses.to_string(),
                 f(p.wdl.points(), 1),
                 f(100.0 * e.score, 2),
-                format!("{}{}", e.bound, f(e.elo, 2)),
+                f(e.elo, 2),
                 e.error.map_or(String::new(), |x| f(x, 2)),
                 e.nelo.map_or(String::new(), |x| f(x, 2)),
                 e.los.map_or(String::new(), |x| f(x, 4)),
                 p.pentanomial.pairs().to_string(),
             ];
             row.extend(p.pentanomial.0.iter().map(|c| c.to_string()));
+            row.push(e.bound.to_string());
+            row.push(match e.bound {
+                ">" => "A won every game: a one-sided 95% bound".to_string(),
+                "<" => "A lost every game: a one-sided 95% bound".to_string(),
+                _ => super::table::unmeasured_spread(p)
+                    .unwrap_or_default()
+                    .to_string(),
+            });
             row
         })
         .collect();
@@ -178,7 +188,7 @@ pub fn write_pairs(dir: &Path, summary: &Summary) -> std::io::Result<()> {
         &dir.join("pairs.csv"),
         &[
             "a", "b", "games", "wins", "draws", "losses", "points", "score", "elo", "error",
-            "nelo", "los", "pairs", "ll", "ld", "wl_dd", "wd", "ww",
+            "nelo", "los", "pairs", "ll", "ld", "wl_dd", "wd", "ww", "bound", "reason",
         ],
         &rows,
     )
@@ -335,6 +345,79 @@ mod tests {
              edax,8,1,0,0,1,1,illegal-move in game 1: e9 <b>\n\
              ab-4,8,1,1,0,1,0,timeout in game 2: no move in 1000 ms\n"
         );
+    }
+
+    /// Every cell of `columns` in the CSV `text`: a number or empty.
+    fn assert_numeric(text: &str, columns: &[&str]) {
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let header = r.headers().unwrap().clone();
+        for row in r.records() {
+            let row = row.unwrap();
+            for c in columns {
+                let i = header.iter().position(|h| h == *c).expect(c);
+                let cell = &row[i];
+                assert!(
+                    cell.is_empty() || cell.parse::<f64>().is_ok(),
+                    "{c}: {cell:?} in {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn pairs_csv_writes_a_bound_beside_the_elo_not_in_it() {
+        use crate::report::summary::test_games::{game, spec};
+        // a wins all 8 against b; b and c draw all 8.
+        let spec = spec(&["a", "b", "c"]);
+        let schedule = spec.resolved.schedule();
+        let games: Vec<_> = (0..schedule.games())
+            .filter_map(|id| {
+                let slot = schedule.slot(id);
+                let names =
+                    [slot.first, slot.second].map(|i| spec.resolved.engines[i].name.as_str());
+                match names {
+                    ["a", "b"] | ["b", "a"] => Some(game(&spec, id, "normal", Some("b"), None)),
+                    ["b", "c"] | ["c", "b"] => Some(game(&spec, id, "normal", None, None)),
+                    _ => None,
+                }
+            })
+            .collect();
+        assert_eq!(games.len(), 16);
+        let scratch = tempfile::tempdir().unwrap();
+        write_pairs(scratch.path(), &summary(&spec, &games)).unwrap();
+        let text = std::fs::read_to_string(scratch.path().join("pairs.csv")).unwrap();
+        assert_numeric(
+            &text,
+            &[
+                "games", "wins", "draws", "losses", "points", "score", "elo", "error", "nelo",
+                "los", "pairs", "ll", "ld", "wl_dd", "wd", "ww",
+            ],
+        );
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let header = r.headers().unwrap().clone();
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let last: Vec<&str> = header.iter().skip(header.len() - 2).collect();
+        assert_eq!(last, ["bound", "reason"]);
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        let ab = rows.iter().find(|r| &r[0] == "a" || &r[1] == "a").unwrap();
+        // A's side: the winner's bound is a lower one, the loser's an upper one.
+        let (mark, sign) = if &ab[0] == "a" {
+            (">", 1.0)
+        } else {
+            ("<", -1.0)
+        };
+        assert_eq!(&ab[col("bound")], mark);
+        // The one-sided 95% bound of 8 wins in 8: the score 0.05^(1/8), as Elo.
+        let p = 0.05f64.powf(1.0 / 8.0);
+        let elo = sign * -400.0 * (1.0 / p - 1.0).log10();
+        let written: f64 = ab[col("elo")].parse().unwrap();
+        assert!((written - elo).abs() < 0.006, "{written} {elo}");
+        assert!(!ab[col("reason")].is_empty());
+        let bc = rows.iter().find(|r| &r[0] != "a" && &r[1] != "a").unwrap();
+        assert_eq!(&bc[col("bound")], "");
+        assert_eq!(bc[col("elo")].parse::<f64>().unwrap(), 0.0);
+        assert_eq!(&bc[col("error")], "");
+        assert!(bc[col("reason")].contains("no spread"), "{:?}", &bc);
     }
 
     #[test]
