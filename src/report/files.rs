@@ -1,4 +1,4 @@
-//! The CSV files of a run: `ratings.csv`, `scale.csv`, `crosstable.csv`, `pairs.csv`,
+//! The CSV files of a run: `ratings.csv`, `scale.csv`, `crosstable.csv`, `crosstable-long.csv`, `pairs.csv`,
 //! `terminations.csv`, `cost.csv`, `cost-by-ply.csv`, each written to a temporary file and renamed. Every cell goes through
 //! [`csv_cell`]: names from foreign records and engines' own words are text, never a
 //! spreadsheet formula nor bytes that drive a terminal.
@@ -142,6 +142,59 @@ pub fn write_crosstable(
         .collect();
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     write_csv(&dir.join("crosstable.csv"), &header, &table)
+}
+
+/// `crosstable-long.csv`: the cross table in long form, for data tools — one row per ordered
+/// pair of engines that played (engines and opponents in rating order, as `crosstable.csv`),
+/// `engine,opponent,games,wins,draws,losses,points,score`, from the engine's side, score in
+/// percent: numbers only, where `crosstable.csv` writes `points/games`. The games are those of
+/// `pairs.csv`.
+pub fn write_crosstable_long(
+    dir: &Path,
+    summary: &Summary,
+    rows: &[RatingRow],
+) -> std::io::Result<()> {
+    let order: Vec<usize> = rows
+        .iter()
+        .filter_map(|r| summary.spec.engine_index(&r.name))
+        .collect();
+    let names = summary.spec.engine_names();
+    let mut table = Vec::new();
+    for &i in &order {
+        for &j in &order {
+            // The pairing of i and j, its W/D/L turned to i's side.
+            let wdl = summary.pairings.iter().find_map(|p| match (p.a, p.b) {
+                (a, b) if (a, b) == (i, j) => Some((p.wdl.wins, p.wdl.draws, p.wdl.losses)),
+                (a, b) if (a, b) == (j, i) => Some((p.wdl.losses, p.wdl.draws, p.wdl.wins)),
+                _ => None,
+            });
+            let Some((wins, draws, losses)) = wdl else {
+                continue;
+            };
+            let games = wins + draws + losses;
+            if i == j || games == 0 {
+                continue;
+            }
+            let points = wins as f64 + 0.5 * draws as f64;
+            table.push(vec![
+                names[i].clone(),
+                names[j].clone(),
+                games.to_string(),
+                wins.to_string(),
+                draws.to_string(),
+                losses.to_string(),
+                f(points, 1),
+                f(100.0 * points / games as f64, 2),
+            ]);
+        }
+    }
+    write_csv(
+        &dir.join("crosstable-long.csv"),
+        &[
+            "engine", "opponent", "games", "wins", "draws", "losses", "points", "score",
+        ],
+        &table,
+    )
 }
 
 /// `pairs.csv`: one row per engine pair that met, from A's point of view: games, W/D/L,
@@ -418,6 +471,64 @@ mod tests {
         assert_eq!(bc[col("elo")].parse::<f64>().unwrap(), 0.0);
         assert_eq!(&bc[col("error")], "");
         assert!(bc[col("reason")].contains("no spread"), "{:?}", &bc);
+    }
+
+    #[test]
+    fn crosstable_long_has_both_sides_of_every_pairing_in_numbers() {
+        let (spec, games) = mixed();
+        let s = summary(&spec, &games);
+        let rows: Vec<RatingRow> = ["ab-4", "edax"]
+            .iter()
+            .enumerate()
+            .map(|(rank, n)| RatingRow {
+                rank: rank + 1,
+                name: n.to_string(),
+                elo: None,
+                error: None,
+                games: 8,
+                points: 0.0,
+                score: 0.0,
+                draws: 0.0,
+                bound: None,
+                reason: None,
+                los_next: None,
+            })
+            .collect();
+        let scratch = tempfile::tempdir().unwrap();
+        write_crosstable_long(scratch.path(), &s, &rows).unwrap();
+        let text = std::fs::read_to_string(scratch.path().join("crosstable-long.csv")).unwrap();
+        // Counted from the games: each engine's wins, draws and losses against the other.
+        let mut expected = String::from("engine,opponent,games,wins,draws,losses,points,score\n");
+        for (me, other) in [("ab-4", "edax"), ("edax", "ab-4")] {
+            let mut wdl = [0u32; 3];
+            for g in &games {
+                let mine = if g.first == me {
+                    g.score
+                } else {
+                    1.0 - g.score
+                };
+                wdl[if mine == 1.0 {
+                    0
+                } else if mine == 0.5 {
+                    1
+                } else {
+                    2
+                }] += 1;
+            }
+            let points = wdl[0] as f64 + 0.5 * wdl[1] as f64;
+            expected.push_str(&format!(
+                "{me},{other},8,{},{},{},{points:.1},{:.2}\n",
+                wdl[0],
+                wdl[1],
+                wdl[2],
+                points / 8.0 * 100.0
+            ));
+        }
+        assert_eq!(text, expected);
+        assert_numeric(
+            &text,
+            &["games", "wins", "draws", "losses", "points", "score"],
+        );
     }
 
     #[test]
