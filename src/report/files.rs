@@ -25,18 +25,125 @@ pub fn csv_cell(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Writes `rows` as CSV to `path` atomically, each cell through [`csv_cell`].
-fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
+/// `rows` as CSV bytes, each cell through [`csv_cell`].
+fn csv_bytes(header: &[&str], rows: &[Vec<String>]) -> std::io::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header).map_err(std::io::Error::other)?;
     for row in rows {
         w.write_record(row.iter().map(|cell| csv_cell(cell).into_owned()))
             .map_err(std::io::Error::other)?;
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    write_atomically(path, &bytes)
+    w.into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// Writes `rows` as CSV to `path` atomically, each cell through [`csv_cell`].
+fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
+    write_atomically(path, &csv_bytes(header, rows)?)
+}
+
+/// The columns of [`games_csv`].
+pub const GAMES_CSV_HEADER: [&str; 21] = [
+    "id",
+    "round",
+    "pair",
+    "first",
+    "second",
+    "result",
+    "score",
+    "margin",
+    "plies",
+    "termination",
+    "opening",
+    "first_moves",
+    "first_nodes",
+    "first_depth_mean",
+    "first_ms",
+    "first_cpu_ms",
+    "second_moves",
+    "second_nodes",
+    "second_depth_mean",
+    "second_ms",
+    "second_cpu_ms",
+];
+
+/// `joute export --format csv`: one row per game ([`GAMES_CSV_HEADER`]) — who played, the
+/// result as the log has it and the first engine's score, the margin, the plies the engines
+/// played, how it ended, the opening's moves joined by spaces, then for each side (first,
+/// second) what its moves cost from the log's per-move arrays: its moves, their nodes (empty
+/// when it gave no count), the mean depth of the moves that say one, wall milliseconds (empty in
+/// a log without move times) and CPU milliseconds (empty when none was measured).
+pub fn games_csv(games: &[crate::arena::log::GameLine]) -> std::io::Result<Vec<u8>> {
+    let table: Vec<Vec<String>> = games
+        .iter()
+        .map(|g| {
+            let micros = g.move_micros();
+            let mut row = vec![
+                g.id.to_string(),
+                g.round.to_string(),
+                g.pair.to_string(),
+                g.first.clone(),
+                g.second.clone(),
+                g.result.clone(),
+                f(g.score, 1),
+                g.margin.to_string(),
+                g.plies.to_string(),
+                g.termination.clone(),
+                g.opening.join(" "),
+            ];
+            for side in 0..2 {
+                // The engines alternate from the first ply after the opening, whose parity
+                // says who moves (as the report counts costs).
+                let plies: Vec<usize> = (0..g.plies)
+                    .filter(|i| (g.opening.len() + i) % 2 == side)
+                    .collect();
+                let nodes: Vec<u64> = plies
+                    .iter()
+                    .filter_map(|&i| g.move_nodes.get(i).copied().flatten())
+                    .collect();
+                // A log of joute before per-move arrays has each side's total only.
+                let old_log = g.move_nodes.is_empty() && micros.is_empty();
+                let nodes = if old_log && !plies.is_empty() {
+                    g.nodes[side].to_string()
+                } else if nodes.is_empty() {
+                    String::new()
+                } else {
+                    nodes.iter().sum::<u64>().to_string()
+                };
+                let depths: Vec<u32> = plies
+                    .iter()
+                    .filter_map(|&i| g.move_depth.get(i).copied())
+                    .filter(|&d| d > 0)
+                    .collect();
+                let depth = if depths.is_empty() {
+                    String::new()
+                } else {
+                    f(
+                        depths.iter().map(|&d| f64::from(d)).sum::<f64>() / depths.len() as f64,
+                        3,
+                    )
+                };
+                let ms = if micros.is_empty() {
+                    String::new()
+                } else {
+                    let us: u64 = plies.iter().filter_map(|&i| micros.get(i)).sum();
+                    f(us as f64 / 1000.0, 3)
+                };
+                let cpu: Vec<u64> = plies
+                    .iter()
+                    .filter_map(|&i| g.move_cpu_us.get(i).copied().flatten())
+                    .collect();
+                let cpu = if cpu.is_empty() {
+                    String::new()
+                } else {
+                    f(cpu.iter().sum::<u64>() as f64 / 1000.0, 3)
+                };
+                row.extend([plies.len().to_string(), nodes, depth, ms, cpu]);
+            }
+            row
+        })
+        .collect();
+    csv_bytes(&GAMES_CSV_HEADER, &table)
 }
 
 use super::table::fixed as f;
