@@ -639,6 +639,43 @@ mod tests {
     }
 
     #[test]
+    fn games_csv_gives_each_side_its_own_moves_costs() {
+        use crate::arena::log::GameLine;
+        // An opening of one move: the second engine plays the first move after it. An old
+        // log's move_ms, a count missing, a depth not said, one CPU time.
+        let g = GameLine {
+            id: 3,
+            pair: 1,
+            round: 2,
+            opening: vec!["4".into()],
+            first: "=cmd|x".into(),
+            second: "b\u{1b}[2J".into(),
+            score: 0.5,
+            result: "1/2-1/2".into(),
+            margin: 0,
+            termination: "adjudication".into(),
+            moves: vec!["1".into(), "2".into(), "3".into()],
+            plies: 3,
+            move_ms: vec![2, 4, 6],
+            move_nodes: vec![Some(10), None, Some(5)],
+            move_depth: vec![3, 0, 5],
+            move_cpu_us: vec![None, Some(1500), None],
+            ..GameLine::default()
+        };
+        let text = String::from_utf8(games_csv(&[g]).unwrap()).unwrap();
+        // Second: moves 0 and 2 (nodes 15, depths 3 and 5, 2 + 6 ms, no CPU time); first:
+        // move 1 (no count, no depth, 4 ms, 1.5 CPU ms).
+        assert_eq!(
+            text,
+            format!(
+                "{}\n3,2,1,'=cmd|x,b\\e[2J,1/2-1/2,0.5,0,3,adjudication,4,\
+                 1,,,4.000,1.500,2,15,4.000,8.000,\n",
+                GAMES_CSV_HEADER.join(",")
+            )
+        );
+    }
+
+    #[test]
     fn no_cell_is_a_formula_or_a_terminal_escape() {
         for (cell, written) in [
             ("=cmd|'/C calc'!A0", "'=cmd|'/C calc'!A0"),

@@ -874,13 +874,18 @@ fn every_csv_loads_as_numbers_and_agrees_with_the_log() {
     }
     // The pair that scored 100%: its Elo a bare number, the bound beside it.
     let pairs = csv_rows(&out.join("pairs.csv"));
-    let perfect = pairs
+    let p = pairs
         .iter()
-        .find(|r| r["wins"] == r["games"] || r["losses"] == r["games"]);
-    if let Some(p) = perfect {
-        let mark = if p["wins"] == p["games"] { ">" } else { "<" };
-        assert_eq!(p["bound"], mark, "{p:?}");
-    }
+        .find(|r| r["wins"] == r["games"] || r["losses"] == r["games"])
+        .expect("the depth-4 search wins every game of seed 3");
+    let mark = if p["wins"] == p["games"] { ">" } else { "<" };
+    assert_eq!(p["bound"], mark, "{p:?}");
+    // The one-sided 95% bound of a perfect score over n games: the score 0.05^(1/n), as Elo.
+    let n: f64 = p["games"].parse().unwrap();
+    let score = 0.05f64.powf(1.0 / n);
+    let elo = -400.0 * (1.0 / score - 1.0).log10();
+    let written: f64 = p["elo"].parse().unwrap();
+    assert!((written.abs() - elo).abs() < 0.006, "{written} {elo}");
     // One row per game, in id order, each side's cost summed here from the per-move arrays.
     let rows = csv_rows(&out.join("games.csv"));
     assert_eq!(rows.len(), games.len());
