@@ -619,11 +619,12 @@ pub struct ExportArgs {
     /// Game logs (games.jsonl) of one run; shards merge.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// The record format: pgn (any game; results only), ggf or wtb (othello), moves
-    /// (connect4), psq or sgf (morpion).
+    /// The record format: pgn (any game; results only), csv (any game; one numeric row per
+    /// game with each side's cost, for data tools), ggf or wtb (othello), moves (connect4),
+    /// psq or sgf (morpion).
     #[arg(long)]
     pub format: String,
-    /// Where to write (default: beside the log, games.pgn, games.ggf, games.wtb with
+    /// Where to write (default: beside the log, games.pgn, games.csv, games.ggf, games.wtb with
     /// games.jou, games.moves, games.sgf, or the folder games-psq/ for PSQ). Never an input
     /// or a run's own file; an existing file is replaced only with --force.
     #[arg(long)]

@@ -178,6 +178,13 @@ pub fn write_records(
             }
             files
         }
+        Format::Csv => {
+            let bytes = super::files::games_csv(games).map_err(|source| RecordsError::Io {
+                path: out.to_path_buf(),
+                source,
+            })?;
+            vec![put(out, &bytes)?]
+        }
         _ => vec![put(out, text(format, kind, event, &records).as_bytes())?],
     })
 }
@@ -190,7 +197,9 @@ fn text(format: Format, kind: &GameKind, event: &str, records: &[Record]) -> Str
         Format::Ggf => records::ggf::write(records),
         Format::Moves => records::movelist::write(records),
         Format::Sgf => records::sgf::write(records, &kind.to_string(), rows, cols),
-        Format::Wtb | Format::Psq => unreachable!("not a text format of many games"),
+        Format::Wtb | Format::Psq | Format::Csv => {
+            unreachable!("not a text format of many games")
+        }
     }
 }
 
@@ -229,7 +238,8 @@ impl LiveRecords {
                 source,
             };
             match format {
-                Format::Wtb => {}
+                // WThor's header counts the games; a CSV's rows come from the whole log.
+                Format::Wtb | Format::Csv => {}
                 Format::Psq => {
                     let (rows, cols) = board(&self.kind);
                     std::fs::create_dir_all(&path).map_err(io)?;

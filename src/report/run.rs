@@ -159,6 +159,7 @@ pub fn write_run_report(
     files::write_ratings(out, &rows)
         .and_then(|_| files::write_scale(out, &scale))
         .and_then(|_| files::write_crosstable(out, summary, &ratings, &rows))
+        .and_then(|_| files::write_crosstable_long(out, summary, &rows))
         .and_then(|_| files::write_pairs(out, summary))
         .and_then(|_| files::write_terminations(out, summary))
         .and_then(|_| files::write_cost(out, &costs))

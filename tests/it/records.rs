@@ -690,3 +690,226 @@ fn every_export_format_refuses_games_that_do_not_replay() {
         }
     }
 }
+
+/// Loads each `(file, numeric columns)` with Python — pandas when it is installed (each column's
+/// dtype kind `i` or `f`), else the `csv` module and `float()` on every non-empty cell — and
+/// panics with what did not load as a number.
+fn assert_loads_as_numbers(files: &[(std::path::PathBuf, &[&str])]) {
+    const SCRIPT: &str = r#"
+import csv, json, sys
+try:
+    import pandas
+except ImportError:
+    pandas = None
+bad = []
+for path, columns in json.loads(sys.argv[1]):
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows, path + ": no rows"
+    for c in columns:
+        assert c in rows[0], path + ": no column " + c
+        for r in rows:
+            try:
+                r[c] == "" or float(r[c])
+            except ValueError:
+                bad.append("%s: %s = %r" % (path, c, r[c]))
+    if pandas is not None:
+        frame = pandas.read_csv(path)
+        for c in columns:
+            if frame[c].dtype.kind not in "if":
+                bad.append("%s: %s has dtype %s" % (path, c, frame[c].dtype))
+print("pandas" if pandas is not None else "csv")
+if bad:
+    sys.exit("\n".join(bad))
+"#;
+    let list: Vec<(String, &[&str])> = files
+        .iter()
+        .map(|(p, c)| (p.display().to_string(), *c))
+        .collect();
+    let out = std::process::Command::new("python3")
+        .args(["-c", SCRIPT, &serde_json::to_string(&list).unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The rows of a CSV file as maps from column to cell.
+fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header = r.headers().unwrap().clone();
+    r.records()
+        .map(|row| {
+            let row = row.unwrap();
+            header
+                .iter()
+                .zip(row.iter())
+                .map(|(h, c)| (h.to_string(), c.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn every_csv_loads_as_numbers_and_agrees_with_the_log() {
+    let dir = scratch("numeric");
+    // A depth-4 search against random moves: a perfect score, whose Elo is a bound.
+    let log = play(
+        &dir,
+        "m",
+        &[
+            "connect4",
+            "alphabeta:4",
+            "random",
+            "--games",
+            "8",
+            "--seed",
+            "3",
+        ],
+    );
+    let out = dir.join("m");
+    joute_ok(&["export", &log, "--format", "csv"]);
+    let rated = dir.join("rated");
+    joute_ok(&["rate", &log, "--out", rated.to_str().unwrap()]);
+    let cost: &[&str] = &[
+        "rank",
+        "moves",
+        "nodes",
+        "nodes_mean",
+        "nodes_median",
+        "depth_mean",
+        "depth_min",
+        "depth_max",
+        "seldepth_mean",
+        "seldepth_max",
+        "ms_mean",
+        "ms_p95",
+        "ms_total",
+        "nodes_per_second",
+        "cpu_ms_mean",
+        "cpu_share",
+        "cpu_moves",
+        "judged",
+        "starved",
+        "cut",
+    ];
+    let ratings: &[&str] = &["rank", "elo", "error", "games", "points", "score", "draws"];
+    assert_loads_as_numbers(&[
+        (out.join("ratings.csv"), ratings),
+        (rated.join("ratings.csv"), ratings),
+        (
+            out.join("pairs.csv"),
+            &[
+                "games", "wins", "draws", "losses", "points", "score", "elo", "error", "nelo",
+                "los", "pairs", "ll", "ld", "wl_dd", "wd", "ww",
+            ],
+        ),
+        (
+            out.join("crosstable-long.csv"),
+            &["games", "wins", "draws", "losses", "points", "score"],
+        ),
+        (
+            out.join("terminations.csv"),
+            &[
+                "games",
+                "adjudicated",
+                "timeout",
+                "stall",
+                "illegal-move",
+                "crash",
+            ],
+        ),
+        (out.join("cost.csv"), cost),
+        (rated.join("cost.csv"), cost),
+        (
+            out.join("cost-by-ply.csv"),
+            &["ply", "moves", "nodes", "nodes_mean", "ms_total", "ms_mean"],
+        ),
+        (
+            out.join("games.csv"),
+            &[
+                "id",
+                "round",
+                "pair",
+                "score",
+                "margin",
+                "plies",
+                "first_moves",
+                "first_nodes",
+                "first_depth_mean",
+                "first_ms",
+                "first_cpu_ms",
+                "second_moves",
+                "second_nodes",
+                "second_depth_mean",
+                "second_ms",
+                "second_cpu_ms",
+            ],
+        ),
+    ]);
+    let games = common::game_lines(std::path::Path::new(&log));
+    // The long cross table against W/D/L counted here from the log.
+    for row in csv_rows(&out.join("crosstable-long.csv")) {
+        let mut wdl = [0u64; 3];
+        for g in &games {
+            let mine = if g.first == row["engine"] && g.second == row["opponent"] {
+                g.score
+            } else if g.second == row["engine"] && g.first == row["opponent"] {
+                1.0 - g.score
+            } else {
+                continue;
+            };
+            wdl[(2.0 - 2.0 * mine) as usize] += 1;
+        }
+        let cells = ["wins", "draws", "losses"].map(|k| row[k].parse::<u64>().unwrap());
+        assert_eq!(cells, wdl, "{row:?}");
+        assert_eq!(
+            row["games"].parse::<u64>().unwrap(),
+            wdl.iter().sum::<u64>()
+        );
+    }
+    // The pair that scored 100%: its Elo a bare number, the bound beside it.
+    let pairs = csv_rows(&out.join("pairs.csv"));
+    let p = pairs
+        .iter()
+        .find(|r| r["wins"] == r["games"] || r["losses"] == r["games"])
+        .expect("the depth-4 search wins every game of seed 3");
+    let mark = if p["wins"] == p["games"] { ">" } else { "<" };
+    assert_eq!(p["bound"], mark, "{p:?}");
+    // The one-sided 95% bound of a perfect score over n games: the score 0.05^(1/n), as Elo.
+    let n: f64 = p["games"].parse().unwrap();
+    let score = 0.05f64.powf(1.0 / n);
+    let elo = -400.0 * (1.0 / score - 1.0).log10();
+    let written: f64 = p["elo"].parse().unwrap();
+    assert!((written.abs() - elo).abs() < 0.006, "{written} {elo}");
+    // One row per game, in id order, each side's cost summed here from the per-move arrays.
+    let rows = csv_rows(&out.join("games.csv"));
+    assert_eq!(rows.len(), games.len());
+    for (row, g) in rows.iter().zip(&games) {
+        assert_eq!(row["id"], g.id.to_string());
+        assert_eq!((&row["first"], &row["second"]), (&g.first, &g.second));
+        assert_eq!(row["result"], g.result);
+        assert_eq!(row["score"].parse::<f64>().unwrap(), g.score);
+        assert_eq!(row["opening"], g.opening.join(" "));
+        for (side, name) in ["first", "second"].iter().enumerate() {
+            let mine: Vec<usize> = (0..g.plies)
+                .filter(|i| (g.opening.len() + i) % 2 == side)
+                .collect();
+            assert_eq!(row[&format!("{name}_moves")], mine.len().to_string());
+            let nodes: Vec<u64> = mine.iter().filter_map(|&i| g.move_nodes[i]).collect();
+            let cell = &row[&format!("{name}_nodes")];
+            if nodes.is_empty() {
+                assert_eq!(cell, "", "{name} in game {}", g.id);
+            } else {
+                assert_eq!(cell, &nodes.iter().sum::<u64>().to_string());
+            }
+            let us: u64 = mine.iter().map(|&i| g.move_us[i]).sum();
+            let ms: f64 = row[&format!("{name}_ms")].parse().unwrap();
+            assert!((ms - us as f64 / 1000.0).abs() < 0.001, "{ms} {us}");
+        }
+    }
+}

@@ -87,12 +87,15 @@ pub enum Format {
     Psq,
     /// SGF with `GM[4]`, Morpion.
     Sgf,
+    /// One CSV row per game with its cost figures, any game (for data tools; no record
+    /// another program replays).
+    Csv,
 }
 
 impl Format {
     /// Every format, as `--format` names them.
     pub const NAMES: &'static str =
-        "pgn (any game), ggf and wtb (othello), moves (connect4), psq and sgf (morpion)";
+        "pgn and csv (any game), ggf and wtb (othello), moves (connect4), psq and sgf (morpion)";
 
     /// Reads a `--format` value.
     pub fn parse(text: &str) -> Result<Format, String> {
@@ -103,6 +106,7 @@ impl Format {
             "moves" => Format::Moves,
             "psq" => Format::Psq,
             "sgf" => Format::Sgf,
+            "csv" => Format::Csv,
             _ => {
                 return Err(format!(
                     "unknown record format '{text}'; expected {}",
@@ -121,6 +125,7 @@ impl Format {
             Format::Moves => "moves",
             Format::Psq => "psq",
             Format::Sgf => "sgf",
+            Format::Csv => "csv",
         }
     }
 
@@ -133,13 +138,14 @@ impl Format {
             Format::Moves => "games.moves",
             Format::Psq => "games-psq",
             Format::Sgf => "games.sgf",
+            Format::Csv => "games.csv",
         }
     }
 
     /// Why the format cannot hold games of `kind`, if it cannot.
     pub fn check_game(self, kind: &GameKind) -> Result<(), String> {
         let fits = match self {
-            Format::Pgn => true,
+            Format::Pgn | Format::Csv => true,
             Format::Ggf | Format::Wtb => matches!(kind, GameKind::Othello),
             Format::Moves => matches!(kind, GameKind::Connect4),
             Format::Psq | Format::Sgf => matches!(kind, GameKind::Morpion { .. }),
