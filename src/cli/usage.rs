@@ -46,7 +46,7 @@ const FOREIGN_MATCH_OPTIONS: &[(&[&str], &str)] = &[
     ),
     (
         &["recover"],
-        "joute always recovers: an outside engine that crashes, hangs or answers nonsense loses that game (counted in the terminations table) and its program is started again for the next; leave it out (--resume continues an interrupted match from its --out folder)",
+        "joute always recovers: an engine that crashes, hangs or answers nonsense loses that game and is started again for the next; leave it out (--resume continues an interrupted match from its --out folder)",
     ),
     (
         &["tournament"],

@@ -475,15 +475,7 @@ impl ResolvedTuneSpec {
 
 /// Reads and validates the tuning spec at `path`.
 pub fn load(path: &Path) -> Result<ResolvedTuneSpec, SpecError> {
-    let file = path.display().to_string();
-    let text =
-        crate::inputs::read_to_string(path, crate::inputs::Input::Spec).map_err(|e| SpecError {
-            file: file.clone(),
-            line: 0,
-            column: 0,
-            key: String::new(),
-            message: format!("cannot read the spec: {e}"),
-        })?;
+    let (text, file) = crate::arena::spec::read_spec_file(path)?;
     parse_in(&text, &file, Some(path.parent().unwrap_or(Path::new(""))))
 }
 

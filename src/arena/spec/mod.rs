@@ -205,20 +205,25 @@ pub struct TournamentSpec {
     pub engines: Vec<Entrant>,
 }
 
+/// The text of the spec file at `path` (a tournament's or a tuning run's), read as an input
+/// ([`crate::inputs`]: never endless), with its name for errors.
+pub fn read_spec_file(path: &Path) -> Result<(String, String), SpecError> {
+    let file = path.display().to_string();
+    let text =
+        crate::inputs::read_to_string(path, crate::inputs::Input::Spec).map_err(|e| SpecError {
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            key: String::new(),
+            message: format!("cannot read the spec: {e}"),
+        })?;
+    Ok((text, file))
+}
+
 impl TournamentSpec {
     /// Reads and validates the spec file at `path`.
     pub fn load(path: &Path) -> Result<TournamentSpec, SpecError> {
-        let file = path.display().to_string();
-        let text =
-            crate::inputs::read_to_string(path, crate::inputs::Input::Spec).map_err(|e| {
-                SpecError {
-                    file: file.clone(),
-                    line: 0,
-                    column: 0,
-                    key: String::new(),
-                    message: format!("cannot read the spec: {e}"),
-                }
-            })?;
+        let (text, file) = read_spec_file(path)?;
         let raw = RawSpec::parse(&text, &file)?;
         let loc = Locator {
             file: &file,
