@@ -51,6 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         shard: None,
         extend: false,
         force: false,
+        fresh: false,
         anchor: None,
     };
     let session = Session::open(&spec, folder.path(), options)?;

@@ -62,6 +62,7 @@ pub fn write_with(
 ) -> std::io::Result<()> {
     let tmp = write_temporary(path, sync, write)?;
     tmp.persist(path).map_err(|e| e.error)?;
+    note_written(path);
     Ok(())
 }
 
@@ -72,7 +73,10 @@ pub fn write_with(
 pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     let tmp = write_temporary(path, true, |out| out.write_all(bytes))?;
     match tmp.persist_noclobber(path) {
-        Ok(_) => Ok(true),
+        Ok(_) => {
+            note_written(path);
+            Ok(true)
+        }
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(e.error),
     }
@@ -144,7 +148,115 @@ pub fn open_append(path: &Path) -> std::io::Result<File> {
             "not a regular file",
         ));
     }
+    note_written(path);
     Ok(file)
+}
+
+/// The files this process wrote (through [`write_with`], [`write_new`], [`open_append`]): a
+/// run record lists those of its folder ([`written_under`]), which is what `--fresh` removes.
+static WRITTEN: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+fn note_written(path: &Path) {
+    if let Ok(mut written) = WRITTEN.lock() {
+        written.insert(path.to_path_buf());
+    }
+}
+
+/// The files under `dir` this process wrote, relative to it, joined to `listed` (a record's
+/// earlier list): what a run record saved in `dir` lists.
+pub fn written_under(dir: &Path, listed: &[String]) -> Vec<String> {
+    let mut all: std::collections::BTreeSet<String> = listed.iter().cloned().collect();
+    if let Ok(written) = WRITTEN.lock() {
+        for path in written.iter() {
+            if let Ok(relative) = path.strip_prefix(dir)
+                && let Some(text) = relative.to_str()
+                && !text.is_empty()
+            {
+                all.insert(text.to_string());
+            }
+        }
+    }
+    all.into_iter().collect()
+}
+
+/// What [`remove_run_files`] did.
+#[derive(Debug, Default)]
+pub struct Removed {
+    /// Files removed.
+    pub files: usize,
+    /// Files left in the folder: not joute's, or not listed by its record.
+    pub kept: Vec<String>,
+}
+
+/// Starts `dir` afresh (`--fresh`): removes the files its run record lists (`listed`, relative
+/// paths inside `dir`; anything else is ignored), the run's own files ([`RUN_FILES`]) and the
+/// temporaries of dead joute processes, then the folders left empty; every other file stays
+/// and is named in [`Removed::kept`]. The caller has made sure no other process runs there
+/// (it holds the run's lock, on a file named in `except`, which it empties itself).
+pub fn remove_run_files(
+    dir: &Path,
+    listed: &[String],
+    except: &[&str],
+) -> std::io::Result<Removed> {
+    let mut removed = Removed::default();
+    let names = (RUN_FILES.iter().map(|f| f.to_string())).chain(listed.iter().cloned());
+    for name in names.filter(|n| !except.contains(&n.as_str())) {
+        let relative = Path::new(&name);
+        // Only plain relative names inside the folder: a record edited to say `../x` or `/x`
+        // removes nothing outside it.
+        let inside = relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            continue;
+        }
+        let path = dir.join(relative);
+        match path.symlink_metadata() {
+            Ok(m) if m.is_file() || m.file_type().is_symlink() => {
+                std::fs::remove_file(&path)?;
+                removed.files += 1;
+            }
+            _ => {}
+        }
+    }
+    removed.files += remove_stale_temporaries(dir).len();
+    remove_empty_folders(dir, true);
+    let mut kept = Vec::new();
+    list_files(dir, Path::new(""), &mut kept);
+    kept.retain(|k| !except.contains(&k.as_str()));
+    kept.sort();
+    removed.kept = kept;
+    Ok(removed)
+}
+
+/// Removes the empty folders under `dir` (and `dir` itself unless `keep`), deepest first.
+fn remove_empty_folders(dir: &Path, keep: bool) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_folders(&entry.path(), false);
+            }
+        }
+    }
+    if !keep {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// The files under `dir`, as paths relative to it (`prefix` joined).
+fn list_files(dir: &Path, prefix: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = prefix.join(entry.file_name());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            list_files(&entry.path(), &name, out);
+        } else {
+            out.push(name.to_string_lossy().into_owned());
+        }
+    }
 }
 
 /// Removes the temporary files a killed joute left in `dir`: regular files (not links) named

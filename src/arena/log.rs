@@ -314,12 +314,36 @@ pub struct RunInfo {
     /// or rounds, nothing else changed): their games are this run's games too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extends: Vec<String>,
+    /// Every change of spec that kept the run's games, oldest first: what it added, when.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additions: Vec<Addition>,
+    /// The files of the folder joute wrote, relative to it (what `--fresh` removes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
     /// The names outside engines gave themselves at their handshake (GTP `name`, NBoard `set
     /// myname`, Gomocup `ABOUT`, the line protocol's `ok name=`), by the spec's engine name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub reported_names: BTreeMap<String, String>,
     /// The resolved spec.
     pub spec: ResolvedSpec,
+}
+
+/// A spec that carried on a run and added to it (engines, openings or rounds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Addition {
+    /// When the run was opened with it: Unix seconds.
+    pub at_unix: f64,
+    /// The same, as `YYYY-MM-DDTHH:MM:SSZ`.
+    pub at: String,
+    /// The spec's hash before.
+    pub from: String,
+    /// The spec's hash after.
+    pub to: String,
+    /// The engines it added (none: openings or rounds).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<String>,
+    /// The games it added to the schedule.
+    pub games: u64,
 }
 
 impl RunInfo {
@@ -350,9 +374,15 @@ impl RunInfo {
         Ok(info)
     }
 
-    /// Writes `run.json` atomically (a temporary file renamed over it).
+    /// Writes `run.json` atomically (a temporary file renamed over it), its list of files
+    /// brought up to date with those this process wrote in the folder.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("a run record serialises");
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let record = RunInfo {
+            files: crate::outputs::written_under(dir, &self.files),
+            ..self.clone()
+        };
+        let text = serde_json::to_string_pretty(&record).expect("a run record serialises");
         crate::outputs::write_atomically(path, text.as_bytes())
     }
 }

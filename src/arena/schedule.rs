@@ -8,6 +8,11 @@
 //! (its "A") moves first, in colour 1 the second. A game's seed is derived from the spec's seed
 //! and the id alone ([`game_seed`]), so nothing depends on threads, order of completion or
 //! sharding.
+//!
+//! A run that gained engines ([`Schedule::grown`]) keeps the ids of the games it had: its
+//! schedule is a list of blocks, the first the earlier run's games numbered as above, each
+//! later one the games a step added (the new pairings on the openings played so far, then
+//! every pairing on the openings added), numbered the same way within the block.
 
 use crate::games::hash::{combine, mix64};
 
@@ -54,6 +59,33 @@ pub struct Schedule {
     pub openings: u64,
     /// Rounds.
     pub rounds: u32,
+    /// A grown run's blocks, in id order (empty: one block of every pairing and opening).
+    blocks: Vec<Block>,
+}
+
+/// Games numbered together: `pairings` (indices into [`Schedule::pairings`]) on openings
+/// `openings`, from id `first_id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Block {
+    first_id: u64,
+    pairings: Vec<usize>,
+    openings: std::ops::Range<u64>,
+}
+
+impl Block {
+    fn games(&self) -> u64 {
+        self.pairings.len() as u64 * (self.openings.end - self.openings.start) * 2
+    }
+}
+
+/// An earlier shape of a grown run: the pairings it had (indices into the present
+/// [`Schedule::pairings`]) and how many openings it played them on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// The pairings then, a subset of the present ones.
+    pub pairings: Vec<usize>,
+    /// Openings then, all rounds together.
+    pub openings: u64,
 }
 
 impl Schedule {
@@ -76,7 +108,46 @@ impl Schedule {
             pairings,
             openings,
             rounds,
+            blocks: Vec::new(),
         }
+    }
+
+    /// The schedule of a run that had the shapes `earlier` (oldest first, each with no fewer
+    /// pairings and openings than the one before) before it became this one. Every game of an
+    /// earlier shape keeps the id it had; the games each step added come after. The caller
+    /// checks the stages (a subset of pairings, openings that do not shrink).
+    pub fn grown(mut self, earlier: &[Stage]) -> Schedule {
+        let Some(first) = earlier.first() else {
+            return self;
+        };
+        let mut blocks = Vec::new();
+        let mut next_id = 0;
+        let mut push = |pairings: Vec<usize>, openings: std::ops::Range<u64>| {
+            let block = Block {
+                first_id: next_id,
+                pairings,
+                openings,
+            };
+            if block.games() > 0 {
+                next_id += block.games();
+                blocks.push(block);
+            }
+        };
+        push(first.pairings.clone(), 0..first.openings);
+        let present = Stage {
+            pairings: (0..self.pairings.len()).collect(),
+            openings: self.openings,
+        };
+        for (before, after) in earlier.iter().zip(earlier[1..].iter().chain([&present])) {
+            let new: Vec<usize> = (after.pairings.iter())
+                .filter(|p| !before.pairings.contains(p))
+                .copied()
+                .collect();
+            push(new, 0..before.openings);
+            push(after.pairings.clone(), before.openings..after.openings);
+        }
+        self.blocks = blocks;
+        self
     }
 
     /// The number of games.
@@ -84,13 +155,28 @@ impl Schedule {
         self.pairings.len() as u64 * self.openings * 2
     }
 
+    /// Whether the run grew: its ids are not the plain layout's (a sharded run cannot grow).
+    pub fn is_grown(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+
     /// Game `id` (below [`Schedule::games`]).
     pub fn slot(&self, id: u64) -> Slot {
         let colour = (id % 2) as u8;
         let pair = id / 2;
-        let pairings = self.pairings.len() as u64;
-        let pairing = (pair % pairings) as usize;
-        let opening = pair / pairings;
+        let (pairing, opening) = if self.blocks.is_empty() {
+            let pairings = self.pairings.len() as u64;
+            ((pair % pairings) as usize, pair / pairings)
+        } else {
+            let at = self.blocks.partition_point(|b| b.first_id <= id) - 1;
+            let block = &self.blocks[at];
+            let local = (id - block.first_id) / 2;
+            let count = block.pairings.len() as u64;
+            (
+                block.pairings[(local % count) as usize],
+                block.openings.start + local / count,
+            )
+        };
         let per_round = (self.openings / self.rounds.max(1) as u64).max(1);
         let round = (opening / per_round) as u32;
         let (a, b) = self.pairings[pairing];
@@ -209,6 +295,57 @@ mod tests {
             }
         }
         assert_eq!(seen.len() as u64, s.games());
+    }
+
+    #[test]
+    fn a_grown_schedule_keeps_every_earlier_id_and_plays_every_cell_once() {
+        // 3 engines on 4 openings, then a fourth engine (still 4 openings), then 6 openings.
+        let three = Schedule::new(&Format::RoundRobin, 3, 4, 1);
+        let four = Schedule::new(&Format::RoundRobin, 4, 4, 1);
+        let index = |s: &Schedule, a, b| s.pairings.iter().position(|&p| p == (a, b)).unwrap();
+        let stage = |s: &Schedule, openings| Stage {
+            pairings: (s.pairings.iter())
+                .map(|&(a, b)| index(&four, a, b))
+                .collect(),
+            openings,
+        };
+        let grown =
+            Schedule::new(&Format::RoundRobin, 4, 6, 1).grown(&[stage(&three, 4), stage(&four, 4)]);
+        assert!(grown.is_grown());
+        assert_eq!(grown.games(), 6 * 6 * 2);
+        // The first 24 ids are the three-engine run's games, engines and openings alike.
+        for id in 0..three.games() {
+            let (old, new) = (three.slot(id), grown.slot(id));
+            assert_eq!(
+                (old.first, old.second, old.opening, old.colour, old.pair),
+                (new.first, new.second, new.opening, new.colour, new.pair),
+                "id {id}"
+            );
+        }
+        // Then the new engine's pairings on the first four openings, then every pairing on
+        // openings 4 and 5: every cell once, the pair's two games consecutive.
+        let mut seen = std::collections::HashSet::new();
+        for id in 0..grown.games() {
+            let slot = grown.slot(id);
+            let (a, b) = grown.pairings[slot.pairing];
+            let expected = if slot.colour == 0 { (a, b) } else { (b, a) };
+            assert_eq!((slot.first, slot.second), expected);
+            assert_eq!(slot.pair, id / 2);
+            assert!(
+                seen.insert((slot.pairing, slot.opening, slot.colour)),
+                "id {id}"
+            );
+            if id >= three.games() && id < three.games() + 3 * 4 * 2 {
+                assert!(slot.first == 3 || slot.second == 3, "id {id}: {slot:?}");
+                assert!(slot.opening < 4);
+            }
+            if id >= three.games() + 3 * 4 * 2 {
+                assert!(slot.opening >= 4, "id {id}: {slot:?}");
+            }
+        }
+        assert_eq!(seen.len() as u64, grown.games());
+        // An ungrown schedule is the plain layout.
+        assert_eq!(four.clone().grown(&[]), four);
     }
 
     #[test]

@@ -125,8 +125,12 @@ pub struct RunArgs {
     #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Continue an interrupted run from its games log.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fresh")]
     pub resume: bool,
+    /// Start afresh in the output folder: first remove the run it holds (the files its
+    /// run.json lists as joute's; any other file stays).
+    #[arg(long)]
+    pub fresh: bool,
     /// Write into an existing --out folder of other files that holds no run (refused
     /// otherwise: joute would replace its index.html, ratings.csv, ...).
     #[arg(long)]
@@ -211,8 +215,12 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FORMATS")]
     pub records: Option<String>,
     /// Continue an interrupted match from the log in --out.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fresh")]
     pub resume: bool,
+    /// Start afresh in --out: first remove the match it holds (the files its run.json lists
+    /// as joute's; any other file stays).
+    #[arg(long, requires = "out")]
+    pub fresh: bool,
     /// Write into an existing --out folder of other files that holds no run (refused
     /// otherwise).
     #[arg(long)]
@@ -250,8 +258,12 @@ pub struct TuneArgs {
     #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
     /// Continue an interrupted run from its checkpoint.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fresh")]
     pub resume: bool,
+    /// Start afresh in the output folder: first remove the run it holds (the files its
+    /// checkpoint.json lists as joute's; any other file stays).
+    #[arg(long, conflicts_with = "shard")]
+    pub fresh: bool,
     /// Also write the tuned weights to this file (they are always in the run's folder as
     /// tuned-weights.toml, or tuned-weights.jpw for a pattern regression: then a .jpw file);
     /// overrides the spec's weights_out. An existing file is replaced only with --force.

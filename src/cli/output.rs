@@ -86,9 +86,9 @@ pub fn shorten(text: &str, max: usize) -> String {
     }
     if length(&words) > max {
         let text = words.join(" ");
-        // Only short words left. What to do comes last, after the last "; ": keep it whole and
-        // cut what comes before it (the echoed input, the values), never the advice.
-        if let Some(at) = text.rfind("; ") {
+        // Only short words left. What to do comes last, after the last "; " or ". ": keep it
+        // whole and cut what comes before it (the echoed input, the values), never the advice.
+        if let Some(at) = text.rfind("; ").max(text.rfind(". ")) {
             let advice = &text[at..];
             let room = max.saturating_sub(advice.chars().count() + 1);
             if room >= 40 {

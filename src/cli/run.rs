@@ -76,6 +76,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         shard,
         extend: args.resume,
         force: args.force,
+        fresh: args.fresh,
         anchor: anchor_option(args.anchor.as_deref(), &spec)?,
     };
     let live = super::serve::start(args.serve.as_deref(), &out)?;
@@ -151,6 +152,7 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         shard: None,
         extend: args.resume,
         force: args.force,
+        fresh: args.fresh,
         anchor: anchor_option(args.anchor.as_deref(), &spec)?,
     };
     let shown = Shown {
@@ -466,6 +468,7 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
                 out.display(),
                 env!("CARGO_PKG_VERSION")
             ),
+            Notice::Fresh { removed, kept } => say_fresh(out, *removed, kept),
             // Said whatever the voice, but --json ([`say_duplicates`]).
             Notice::Duplicates(_) => {}
         }
@@ -527,11 +530,35 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
             "{} holds {games} games of this spec: continuing with the {remaining} missing",
             out.display()
         ),
-        Opened::Extended { games, from } => note!(
+        Opened::Extended { games, from, added } if added.is_empty() => note!(
             "{}: this spec extends the run there (spec {from}): its {games} games are kept, {remaining} new ones to play",
             out.display()
         ),
+        Opened::Extended { games, from, added } => note!(
+            "{}: this spec adds {} to the run there (spec {from}): its {games} games are kept, {remaining} new ones to play",
+            out.display(),
+            joute::tournament::session::quoted_list(added)
+        ),
         _ => {}
+    }
+}
+
+/// What `--fresh` removed from `out`, and the files it left there.
+pub(super) fn say_fresh(out: &Path, removed: usize, kept: &[String]) {
+    note!(
+        "{}: started afresh, {removed} file{} of the earlier run removed",
+        out.display(),
+        if removed == 1 { "" } else { "s" }
+    );
+    if !kept.is_empty() {
+        let shown: Vec<&str> = kept.iter().take(5).map(String::as_str).collect();
+        note!(
+            "note: kept {} file{} the run record does not list as joute's: {}{}",
+            kept.len(),
+            if kept.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if kept.len() > 5 { ", …" } else { "" }
+        );
     }
 }
 

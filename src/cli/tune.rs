@@ -33,6 +33,9 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let addr = args.serve.as_deref().map(serve::address).transpose()?;
     let mut session = TuneSession::open(spec, &out, &options)?;
     if voice == Voice::Normal {
+        if let Some(removed) = session.removed() {
+            super::run::say_fresh(&out, removed.files, &removed.kept);
+        }
         say_plan(&session.ck, threads);
     }
     let live = serve_live(addr, &out, &session.ck)?;
@@ -169,6 +172,7 @@ fn tune_options(args: &TuneArgs) -> anyhow::Result<(ResolvedTuneSpec, PathBuf, T
         budget: args.budget,
         write_weights: args.write_weights.clone(),
         force: args.force,
+        fresh: args.fresh,
         inputs: vec![args.spec.clone()],
     };
     Ok((spec, out, options))

@@ -335,6 +335,8 @@ mod tests {
             games_scheduled: 8,
             sessions: vec![session(100.0, None, 0)],
             extends: Vec::new(),
+            additions: Vec::new(),
+            files: Vec::new(),
             reported_names: Default::default(),
             spec: spec.resolved.clone(),
         };
@@ -362,6 +364,8 @@ mod tests {
             games_scheduled: 8,
             sessions: Vec::new(),
             extends: Vec::new(),
+            additions: Vec::new(),
+            files: Vec::new(),
             reported_names: Default::default(),
             spec: spec.resolved.clone(),
         };

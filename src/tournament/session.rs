@@ -21,18 +21,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::arena::log::{GameLine, LogWriter, RunInfo, Session as SessionRecord};
+use crate::arena::log::{Addition, GameLine, LogWriter, RunInfo, Session as SessionRecord};
 use crate::arena::log::{create_out_folder, now, peak_rss_kib};
 use crate::arena::openings;
 use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
-use crate::arena::spec::{Anchor, ResolvedEngine, TournamentSpec};
+use crate::arena::spec::{Anchor, EarlierShape, ResolvedEngine, TournamentSpec};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::{Game, GameVisitor};
-use crate::outputs::{check_output_folder, remove_stale_temporaries};
+use crate::outputs::{check_output_folder, remove_run_files, remove_stale_temporaries};
 use crate::report::Summary;
 use crate::report::cost::{CostRow, cost_rows};
 use crate::report::load::summarize_logs;
@@ -42,6 +42,10 @@ use crate::report::table::{RatingRow, RatingScale, rating_rows};
 use crate::stats::sequential::Decided;
 
 use super::shared_sprt::SharedSprt;
+
+/// What every refusal of a folder's earlier run says the user can do.
+pub const AFRESH: &str =
+    "Add --fresh to start afresh here (it removes only joute's files), or choose another --out";
 
 /// How `run.json`'s record of the running session is refreshed.
 const RECORD_EVERY: Duration = Duration::from_secs(5);
@@ -80,6 +84,9 @@ pub struct Options {
     /// Write into an existing folder of other files that holds no run (the user said
     /// `--force`); refused otherwise.
     pub force: bool,
+    /// Start afresh (the user said `--fresh`): the files of the run the folder holds, those
+    /// its record lists, are removed before anything is played; other files stay.
+    pub fresh: bool,
     /// The anchor of the ratings the session reports, whatever the spec says (`--anchor`):
     /// `Some(Some(a))` fixes engine `a.engine` at `a.elo`, `Some(None)` puts the engines' mean
     /// at 0, `None` keeps the spec's. A view of the same games: not in the spec's hash.
@@ -102,6 +109,8 @@ pub enum Opened {
         games: u64,
         /// The earlier spec's hash.
         from: String,
+        /// The engines this spec adds (empty: it adds openings or rounds).
+        added: Vec<String>,
     },
 }
 
@@ -118,6 +127,13 @@ pub enum Notice {
     /// A log (this run's, or another shard's) holds a game twice, the same line both times:
     /// skipped.
     Duplicates(Duplicate),
+    /// `--fresh` emptied the folder of the run it held.
+    Fresh {
+        /// Files removed.
+        removed: usize,
+        /// Files left: not the run's (relative paths).
+        kept: Vec<String>,
+    },
 }
 
 /// How a session ended.
@@ -242,10 +258,91 @@ impl Session {
                 format!("{}: cannot write the games log: {e}", log_path.display())
             })
         })?;
+        let mut notices = Vec::new();
+        if options.fresh && (run_path.exists() || log_path.metadata().is_ok_and(|m| m.len() > 0)) {
+            // The record may be damaged (the reason to start afresh): then only the run's own
+            // files go.
+            let listed = RunInfo::load(&run_path).map_or_else(|_| Vec::new(), |i| i.files);
+            let failed = |e: std::io::Error| {
+                SessionError::Failed(format!("--fresh: cannot empty {}: {e}", out.display()))
+            };
+            // The log stays (this process holds its lock) and is emptied.
+            writer.cut(0).map_err(failed)?;
+            let removed = remove_run_files(out, &listed, &["games.jsonl"]).map_err(failed)?;
+            notices.push(Notice::Fresh {
+                removed: removed.files + 1,
+                kept: removed.kept,
+            });
+        }
         let holds_games = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         // Files a killed session was writing when it died (the lock says no run is live here).
         remove_stale_temporaries(out);
         let shard = options.shard;
+        let previous = if holds_games {
+            Some(RunInfo::load(&run_path).map_err(SessionError::Input)?)
+        } else {
+            None
+        };
+        // What the folder's games allow this spec to be: the same run, or one it extends
+        // (more openings or rounds, more engines); the run's earlier shapes come with it.
+        let mut spec = spec.clone();
+        let mut added = Vec::new();
+        if let Some(previous) = &previous {
+            if previous.shard != shard {
+                return Err(SessionError::Input(format!(
+                    "{} holds {}, not {}; choose the folder of that shard, or add --fresh to start afresh there",
+                    out.display(),
+                    describe_shard(previous.shard),
+                    describe_shard(shard)
+                )));
+            }
+            spec.resolved.grown = previous.spec.grown.clone();
+            if previous.spec_hash != spec.hash {
+                added = why_not_extended(&previous.spec, &spec.resolved).map_err(|why| {
+                    SessionError::Input(format!(
+                        "{} holds the games of another spec ('{}', hash {}): {why}. {AFRESH}",
+                        out.display(),
+                        previous.spec.name,
+                        previous.spec_hash,
+                    ))
+                })?;
+                if !options.extend {
+                    let what = if added.is_empty() {
+                        "play only the new games".to_string()
+                    } else {
+                        format!("play only the games of {}", quoted_list(&added))
+                    };
+                    return Err(SessionError::Input(format!(
+                        "{} holds games of an earlier spec '{}' (hash {}) that this one extends: add --resume to keep them and {what}, or --fresh to start afresh",
+                        out.display(),
+                        previous.spec.name,
+                        previous.spec_hash
+                    )));
+                }
+                if !added.is_empty() {
+                    if shard.is_some() {
+                        return Err(SessionError::Input(format!(
+                            "{} holds {}: a sharded run cannot gain engines ({}); play the new pairings unsharded in a folder of their own, or the whole spec afresh",
+                            out.display(),
+                            describe_shard(shard),
+                            quoted_list(&added)
+                        )));
+                    }
+                    spec.resolved.grown.push(EarlierShape {
+                        engines: previous.spec.engine_names(),
+                        challengers: previous.spec.challengers.clone(),
+                        openings: previous.spec.opening_moves.len() as u64,
+                    });
+                }
+                spec.resolved.check().map_err(|why| {
+                    SessionError::Input(format!(
+                        "this spec cannot extend the run in {}: {why}. {AFRESH}",
+                        out.display()
+                    ))
+                })?;
+            }
+        }
+        let spec = &spec;
         let total = spec.resolved.schedule().games();
         let pairings = spec.resolved.schedule().pairings.len() as u64;
         let mut info = RunInfo {
@@ -258,48 +355,31 @@ impl Session {
                 .count() as u64,
             sessions: Vec::new(),
             extends: Vec::new(),
+            additions: Vec::new(),
+            files: Vec::new(),
             reported_names: Default::default(),
             spec: spec.resolved.clone(),
         };
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
         let mut lines = RunLines::new(&spec.resolved, vec![spec.hash.clone()]);
-        let mut notices = Vec::new();
         let mut opened = Opened::Fresh;
-        if holds_games {
-            let previous = RunInfo::load(&run_path).map_err(SessionError::Input)?;
-            if previous.shard != shard {
-                return Err(SessionError::Input(format!(
-                    "{} holds {}, not {}; choose the folder of that shard",
-                    out.display(),
-                    describe_shard(previous.shard),
-                    describe_shard(shard)
-                )));
-            }
+        if let Some(previous) = previous {
+            info.extends = previous.extends.clone();
+            info.additions = previous.additions.clone();
+            info.files = previous.files.clone();
             if previous.spec_hash != spec.hash {
-                why_not_extended(&previous.spec, &spec.resolved).map_err(|why| {
-                    SessionError::Input(format!(
-                        "{} holds the games of another spec (hash {}, '{}'), not of this one (hash {}): {why}. Choose another --out to start afresh",
-                        out.display(),
-                        previous.spec_hash,
-                        previous.spec.name,
-                        spec.hash
-                    ))
-                })?;
-                if !options.extend {
-                    return Err(SessionError::Input(format!(
-                        "{} holds games of an earlier spec '{}' (hash {}) that this one extends: add --resume to keep them and play only the new games, or choose another --out",
-                        out.display(),
-                        previous.spec.name,
-                        previous.spec_hash
-                    )));
-                }
-                info.extends = previous.extends.clone();
                 info.extends.push(previous.spec_hash.clone());
-                summary.accept_earlier(&info.extends);
-            } else {
-                info.extends = previous.extends.clone();
-                summary.accept_earlier(&info.extends);
+                let (at_unix, at) = now();
+                info.additions.push(Addition {
+                    at_unix,
+                    at,
+                    from: previous.spec_hash.clone(),
+                    to: spec.hash.clone(),
+                    engines: added.clone(),
+                    games: total.saturating_sub(previous.spec.schedule().games()),
+                });
             }
+            summary.accept_earlier(&info.extends);
             if previous.joute_version != info.joute_version {
                 notices.push(Notice::OtherVersion {
                     started_by: previous.joute_version.clone(),
@@ -322,7 +402,7 @@ impl Session {
                     SessionError::Input(e)
                 } else {
                     SessionError::Input(format!(
-                        "{e}: the new spec does not keep this game as it was played, so it cannot extend the run in {}; choose another --out",
+                        "{e}: the new spec does not keep this game as it was played, so it cannot extend the run in {}. {AFRESH}",
                         out.display()
                     ))
                 }
@@ -344,6 +424,7 @@ impl Session {
                 Opened::Extended {
                     games: scan.games,
                     from: previous.spec_hash,
+                    added,
                 }
             };
         }
@@ -723,41 +804,60 @@ fn describe_shard(shard: Option<Shard>) -> String {
     }
 }
 
-/// Why `new` cannot keep the games played under `old`, or `Ok` when it may (the schedule's
-/// check of every logged game then decides): the same game, seed and format, and every
-/// engine of the old spec the same in the new one (its weights file may have moved, not its
-/// weights).
-pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), String> {
+/// Whether `new` may carry on the run of `old` keeping its games, and if so the engines it
+/// adds (none: more openings or rounds only). Every earlier engine must still be there,
+/// unchanged, in the same order and role (new engines may go anywhere among them); the game,
+/// seed, format and kind of openings must be the same. Whether every game keeps its opening is
+/// checked game by game when the log is read.
+pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<Vec<String>, String> {
     if old.game != new.game {
         return Err(format!("the game changed ({} → {})", old.game, new.game));
     }
     if old.seed != new.seed {
         return Err(format!("the seed changed ({} → {})", old.seed, new.seed));
     }
-    if old.format != new.format || old.challengers != new.challengers {
-        return Err("the format or the challengers changed".into());
+    if old.format != new.format {
+        return Err(format!(
+            "the format changed ({} → {})",
+            old.format, new.format
+        ));
     }
     let comparable = |e: &ResolvedEngine| ResolvedEngine {
         weights_origin: String::new(),
         ..e.clone()
     };
-    if old.engines.len() != new.engines.len() {
-        return Err(format!(
-            "the engines changed ({} → {} engines)",
-            old.engines.len(),
-            new.engines.len()
-        ));
-    }
-    for (a, b) in old.engines.iter().zip(&new.engines) {
+    let mut last: Option<usize> = None;
+    for a in &old.engines {
+        let Some(at) = new.engine_index(&a.name) else {
+            return Err(format!(
+                "engine '{}' is not in the new spec (a run may gain engines, but not lose or rename one)",
+                a.name
+            ));
+        };
+        let b = &new.engines[at];
         if let Some(why) = comparable(a).exact_changed(&comparable(b)) {
             return Err(why);
         }
         if comparable(a) != comparable(b) {
             return Err(format!(
-                "engine '{}' changed (its name, algorithm, budget, options or weights)",
+                "engine '{}' changed (its algorithm, budget, options or weights)",
                 a.name
             ));
         }
+        if let Some(before) = last.filter(|&l| at < l) {
+            return Err(format!(
+                "the engines' order changed ('{}' now before '{}'; new engines may go anywhere, earlier ones keep their order)",
+                a.name, new.engines[before].name
+            ));
+        }
+        last = Some(at);
+    }
+    let role_kept = |c: &String| new.challengers.contains(c) == old.challengers.contains(c);
+    if !old.engines.iter().map(|e| &e.name).all(role_kept) {
+        return Err(
+            "the challengers changed (a gauntlet may gain challengers and opponents, but an earlier engine keeps its role)"
+                .into(),
+        );
     }
     use crate::arena::spec::OpeningSource::{File, Random};
     match (&old.openings, &new.openings) {
@@ -772,9 +872,30 @@ pub fn why_not_extended(old: &ResolvedSpec, new: &ResolvedSpec) -> Result<(), St
                 balance: b1,
                 ..
             },
-        ) if p0 == p1 && b0 == b1 => Ok(()),
-        (File { .. }, File { .. }) => Ok(()),
-        _ => Err("the openings changed (their kind, plies or filter)".into()),
+        ) if p0 == p1 && b0 == b1 => {}
+        (File { .. }, File { .. }) => {}
+        _ => return Err("the openings changed (their kind, plies or filter)".into()),
+    }
+    let added: Vec<String> = (new.engines.iter())
+        .filter(|e| old.engine_index(&e.name).is_none())
+        .map(|e| e.name.clone())
+        .collect();
+    let (before, after) = (old.opening_moves.len(), new.opening_moves.len());
+    if !added.is_empty() && after < before {
+        return Err(format!(
+            "it adds {} but has fewer openings than the run ({before} → {after}); keep `count` and `rounds`",
+            quoted_list(&added)
+        ));
+    }
+    Ok(added)
+}
+
+/// `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`.
+pub fn quoted_list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.join(""),
     }
 }
 

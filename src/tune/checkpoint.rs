@@ -174,6 +174,9 @@ pub struct Checkpoint {
     pub seconds: f64,
     /// Whether tuning is over (the confirmation comes next).
     pub tuning_done: bool,
+    /// The files of the folder joute wrote, relative to it (what `--fresh` removes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 impl Checkpoint {
@@ -206,6 +209,7 @@ impl Checkpoint {
             candidates: 0,
             seconds: 0.0,
             tuning_done: false,
+            files: Vec::new(),
         }
     }
 
@@ -238,7 +242,11 @@ impl Checkpoint {
     /// Writes the checkpoint to `path` through a temporary file and a rename. Not synced to
     /// disk on every candidate (candidates can take milliseconds): a killed process loses
     /// nothing, a power cut at most the last candidates.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub fn save(&mut self, path: &Path) -> std::io::Result<()> {
+        // The list of the folder's files joute wrote, brought up to date (what `--fresh`
+        // removes).
+        let dir = path.parent().unwrap_or(Path::new(""));
+        self.files = crate::outputs::written_under(dir, &self.files);
         let json = serde_json::to_vec_pretty(self).expect("a checkpoint serialises");
         crate::outputs::write_with(path, false, |out| out.write_all(&json))
     }
@@ -355,6 +363,38 @@ pub fn opening_stream<G: Features>(
         stream.next_opening()?;
     }
     Ok(stream)
+}
+
+/// The openings a supply check draws at most, of each kind: a board with that many distinct
+/// playable openings is taken to have enough (only small boards and short openings run out).
+const SUPPLY_CHECKED: u64 = 20_000;
+
+/// Checks before the first game that the board has the openings `plan` needs: the tuning's (a
+/// capped plan's, one per `games_per_pair` games; an uncapped plan's are not known in advance)
+/// and the matches' held-out ones, which must differ from them, drawn from the run's own
+/// streams (up to [`SUPPLY_CHECKED`] of each). The error keeps the stream's advice.
+pub fn check_opening_supply<G: Features>(
+    start: G,
+    spec: &ResolvedTuneSpec,
+    plan: &Plan,
+    games_per_pair: u64,
+) -> Result<(), String> {
+    let tuning = if plan.total.is_some() {
+        plan.tuning / games_per_pair
+    } else {
+        0
+    };
+    let held = plan.confirm / 2 + plan.aa / 2;
+    let mut stream = opening_stream(start, spec, 0)?;
+    for _ in 0..tuning.min(SUPPLY_CHECKED) {
+        stream.next_opening().map_err(|e| {
+            format!("the plan needs {tuning} openings to tune and {held} more for its matches: {e}")
+        })?;
+    }
+    held_out_openings(start, spec, &stream, 0, held.min(SUPPLY_CHECKED)).map_err(|e| {
+        format!("the plan needs {held} openings of confirm.plies for its matches besides the {tuning} it tunes on: {e}")
+    })?;
+    Ok(())
 }
 
 /// `count` held-out openings (in notation) from a seed no tuning stream uses, none of them a

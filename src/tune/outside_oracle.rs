@@ -126,6 +126,7 @@ impl<G: Features> OutsideOracle<G> {
             adjudication: None,
             records: Vec::new(),
             engine_log_mib: None,
+            grown: Vec::new(),
         })
     }
 }

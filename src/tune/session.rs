@@ -12,7 +12,8 @@ use serde_json::json;
 
 use super::aa::{AaCheck, AaTally, judge, pentanomial_elo};
 use super::checkpoint::{
-    Checkpoint, MatchKind, Plan, Stage, TuneError, held_out_openings, read_history,
+    Checkpoint, MatchKind, Plan, Stage, TuneError, check_opening_supply, held_out_openings,
+    read_history,
 };
 use super::derive_seed;
 use super::record::{HistoryLine, MatchResult, SideCost, TuneRecord};
@@ -45,8 +46,24 @@ pub struct TuneOptions {
     /// The copy may replace an existing file, and the run may go in an existing folder of
     /// other files.
     pub force: bool,
+    /// Start afresh: the files of the run the folder holds (those its checkpoint lists, and
+    /// the run's own) are removed first; other files stay.
+    pub fresh: bool,
     /// The files the run reads (its spec): the weights copy is never one of them.
     pub inputs: Vec<PathBuf>,
+}
+
+/// [`check_opening_supply`] for the run of `ck`, before its first game.
+fn check_supply(ck: &Checkpoint) -> Result<(), String> {
+    struct Supply<'a>(&'a Checkpoint);
+    impl FeaturesVisitor for Supply<'_> {
+        type Output = Result<(), String>;
+        fn visit<G: Features>(self, start: G) -> Self::Output {
+            let ck = self.0;
+            check_opening_supply(start, &ck.spec, &ck.plan, ck.games_per_pair())
+        }
+    }
+    crate::eval::dispatch(&ck.spec.game_kind(), Supply(ck))
 }
 
 /// The held-out openings of the two matches (in notation), none of them a position tuning used.
@@ -129,6 +146,7 @@ pub struct TuneSession {
     pub ck: Checkpoint,
     out: PathBuf,
     copy: Option<PathBuf>,
+    removed: Option<crate::outputs::Removed>,
 }
 
 impl TuneSession {
@@ -155,9 +173,9 @@ impl TuneSession {
                 if shards == 1 { "" } else { "s" }
             )));
         }
-        if started && !options.resume {
+        if started && !options.resume && !options.fresh {
             return Err(input(format!(
-                "{} already holds a tuning run; add --resume to continue it, or choose another --out",
+                "{} already holds a tuning run; add --resume to continue it, --fresh to start afresh there (it removes only joute's files), or choose another --out",
                 out.display()
             )));
         }
@@ -166,7 +184,39 @@ impl TuneSession {
             crate::outputs::remove_stale_temporaries(out);
         }
         let copy = weights_copy(&spec, options)?;
-        let ck = if checkpoint_path.exists() {
+        // A run started here checks its openings first: one that cannot finish leaves the
+        // folder as it was (and none behind when it made one, still empty).
+        let new_run = if !started || options.fresh {
+            let plan = Plan::new(&spec, options.budget).map_err(input)?;
+            let ck = Checkpoint::new(spec.clone(), plan);
+            if let Err(e) = check_supply(&ck) {
+                let _ = std::fs::remove_dir(out);
+                return Err(input(e));
+            }
+            Some(ck)
+        } else {
+            None
+        };
+        let mut removed = None;
+        if started && options.fresh {
+            // A run in progress holds the history's lock: it is not removed under it.
+            let lock = crate::arena::log::LogWriter::lock(&history_path).map_err(|e| {
+                input(format!(
+                    "--fresh: {}: {e}; another joute run may be using the folder",
+                    history_path.display()
+                ))
+            })?;
+            let listed =
+                Checkpoint::load(&checkpoint_path).map_or_else(|_| Vec::new(), |ck| ck.files);
+            let done = crate::outputs::remove_run_files(out, &listed, &[]).map_err(|e| {
+                TuneError::Failed(format!("--fresh: cannot empty {}: {e}", out.display()))
+            })?;
+            drop(lock);
+            removed = Some(done);
+        }
+        let ck = if let Some(ck) = new_run {
+            ck
+        } else if checkpoint_path.exists() {
             let mut ck =
                 Checkpoint::load(&checkpoint_path).map_err(|e| input(format!("--resume: {e}")))?;
             if ck.spec_hash != spec.hash() {
@@ -175,11 +225,11 @@ impl TuneSession {
                     .find_map(|(old, new)| old.exact_changed(new))
                     .unwrap_or_else(|| "the spec or a weights file changed since".into());
                 return Err(input(format!(
-                    "--resume: {} was written by another spec (hash {}, '{}'), not this one (hash {}); {why}. Choose another --out to start afresh",
+                    "--resume: {} was written by another spec ('{}', hash {}); {why}. {}",
                     out.display(),
-                    ck.spec_hash,
                     ck.spec.name,
-                    spec.hash()
+                    ck.spec_hash,
+                    crate::tournament::session::AFRESH
                 )));
             }
             // Where an outside program was found is not recorded: the spec just read found it.
@@ -201,7 +251,14 @@ impl TuneSession {
             ck,
             out: out.to_path_buf(),
             copy,
+            removed,
         })
+    }
+
+    /// What `--fresh` removed when the session opened (`None`: nothing was there, or no
+    /// `--fresh`).
+    pub fn removed(&self) -> Option<&crate::outputs::Removed> {
+        self.removed.as_ref()
     }
 
     /// The session of a run already opened in `out` at `ck` (the shard of a sharded
@@ -211,6 +268,7 @@ impl TuneSession {
             ck,
             out: out.to_path_buf(),
             copy,
+            removed: None,
         }
     }
 
@@ -372,6 +430,7 @@ impl TuneSession {
             shard: None,
             extend: true,
             force: false,
+            fresh: false,
             anchor: None,
         };
         let session = Session::open(&tournament, &dir, options)?;
@@ -430,7 +489,7 @@ impl TuneSession {
     /// report. `spec_path`: the spec as the user named it (said in the weights file's header);
     /// `aa`: the A/A match's result and verdict; `match_seconds`: the time the matches took.
     pub fn finish(
-        &self,
+        &mut self,
         spec_path: &Path,
         confirmation: MatchResult,
         aa: Option<(MatchResult, AaCheck)>,
@@ -486,6 +545,12 @@ impl TuneSession {
             .last()
             .cloned()
             .unwrap_or_else(|| self.out.join("index.html"));
+        // The checkpoint saved once more: its list of the folder's files then holds the
+        // outputs and the report (what `--fresh` removes).
+        let checkpoint = self.out.join("checkpoint.json");
+        self.ck.save(&checkpoint).map_err(|e| {
+            TuneError::Failed(format!("cannot write {}: {e}", checkpoint.display()))
+        })?;
         let aa_check = record.aa_check.clone();
         Ok(Finished {
             record,
@@ -779,6 +844,7 @@ fn match_spec(
         adjudication: None,
         records: Vec::new(),
         engine_log_mib: None,
+        grown: Vec::new(),
     })
 }
 

@@ -154,6 +154,7 @@ fn run_files() -> &'static (String, String) {
             shard: None,
             extend: false,
             force: false,
+            fresh: false,
             anchor: None,
         };
         Session::open(&spec, dir.path(), options)

@@ -675,6 +675,267 @@ fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
     assert!(stderr.contains("cannot extend"), "{stderr}");
 }
 
+/// A Connect 4 spec of deterministic engines (alpha-beta at the depths named), `count`
+/// openings, in `format` (a TOML line, or empty for a round robin), written as `dir/NAME.toml`.
+fn grow_spec(dir: &Path, name: &str, format: &str, depths: &[u32], count: u32) -> PathBuf {
+    let mut text = format!(
+        "name = \"grow\"\ngame = \"connect4\"\nseed = 3\n{format}\nopenings = {{ plies = 4, count = {count} }}\n"
+    );
+    for d in depths {
+        text.push_str(&format!(
+            "[[engine]]\nname = \"ab-{d}\"\nalgorithm = \"alphabeta\"\ndepth = {d}\n"
+        ));
+    }
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_round_robin_and_a_gauntlet_grow_by_new_engines_playing_only_their_games() {
+    let dir = scratch("grow");
+    let run = |spec: &Path, out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        joute().args(&args).output().unwrap()
+    };
+    let json = |o: &std::process::Output| -> Value {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let file = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let out = dir.join("run");
+    // Three engines on three openings: 3 pairings, 18 games.
+    let three = grow_spec(&dir, "three", "", &[1, 2, 3], 3);
+    assert_eq!(json(&run(&three, &out, &["--json"]))["played"], 18);
+    let before = games_without_hash(&out.join("games.jsonl"));
+
+    // A late engine, listed among the others: without --resume the user is told what to do.
+    let four = grow_spec(&dir, "four", "", &[1, 4, 2, 3], 3);
+    common::refused(
+        &[
+            "run",
+            four.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["add --resume", "'ab-4'", "--fresh"],
+    );
+    let grown = json(&run(&four, &out, &["--resume", "--json"]));
+    assert_eq!(grown["played"], 18, "only ab-4's three pairings: {grown}");
+    assert_eq!(grown["games"], 36);
+    let after = games_without_hash(&out.join("games.jsonl"));
+    for (id, game) in &before {
+        assert_eq!(&after[id], game, "game {id} changed");
+    }
+    for (id, game) in after.iter().filter(|(id, _)| !before.contains_key(id)) {
+        let names = [&game["first"], &game["second"]];
+        assert!(names.contains(&&Value::from("ab-4")), "game {id}: {game}");
+    }
+    let record: Value = serde_json::from_str(&file(&out, "run.json")).unwrap();
+    let added = &record["additions"][0];
+    assert_eq!(added["engines"], serde_json::json!(["ab-4"]));
+    assert_eq!(added["games"], 18);
+    assert!(added["at"].as_str().unwrap().ends_with('Z'), "{added}");
+    assert_eq!(
+        record["spec"]["grown"][0]["engines"],
+        serde_json::json!(["ab-1", "ab-2", "ab-3"])
+    );
+    // Deterministic engines: the same games per pairing and opening as the four-engine run
+    // played from scratch, hence the same tables.
+    let fresh = dir.join("fresh");
+    json(&run(&four, &fresh, &["--json"]));
+    for name in ["ratings.csv", "pairs.csv", "crosstable.csv"] {
+        assert_eq!(file(&out, name), file(&fresh, name), "{name}");
+    }
+    // Then more openings for everyone; then the same spec again plays nothing.
+    let more = grow_spec(&dir, "more", "", &[1, 4, 2, 3], 4);
+    let extended = json(&run(&more, &out, &["--resume", "--json"]));
+    assert_eq!(extended["played"], 12);
+    let fresh_more = dir.join("fresh-more");
+    json(&run(&more, &fresh_more, &["--json"]));
+    assert_eq!(file(&out, "ratings.csv"), file(&fresh_more, "ratings.csv"));
+    assert_eq!(json(&run(&more, &out, &["--json"]))["played"], 0);
+    // joute report reads the grown log as one run.
+    let report = common::joute_ok(&[
+        "report",
+        out.join("games.jsonl").to_str().unwrap(),
+        "--out",
+        dir.join("report").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(serde_json::from_str::<Value>(&report).unwrap()["games"], 48);
+
+    // What cannot grow is refused, naming the change and --fresh.
+    let refuse = |spec: &Path, expected: &[&str]| {
+        let mut args = vec![
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.push("--resume");
+        common::refused(&args, expected);
+    };
+    let lost = grow_spec(&dir, "lost", "", &[1, 4, 3], 4);
+    refuse(&lost, &["engine 'ab-2' is not in the new spec", "--fresh"]);
+    let moved = grow_spec(&dir, "moved", "", &[2, 1, 4, 3], 4);
+    refuse(&moved, &["order changed", "--fresh"]);
+
+    // A gauntlet gains an opponent: only the challenger's games against it are played.
+    let gauntlet = dir.join("gauntlet");
+    let challenger = "format = \"gauntlet\"\nchallengers = [\"ab-3\"]";
+    let g3 = grow_spec(&dir, "g3", challenger, &[1, 2, 3], 3);
+    assert_eq!(json(&run(&g3, &gauntlet, &["--json"]))["played"], 12);
+    let g4 = grow_spec(&dir, "g4", challenger, &[1, 2, 3, 4], 3);
+    assert_eq!(
+        json(&run(&g4, &gauntlet, &["--resume", "--json"]))["played"],
+        6
+    );
+    let fresh_gauntlet = dir.join("fresh-gauntlet");
+    json(&run(&g4, &fresh_gauntlet, &["--json"]));
+    assert_eq!(
+        file(&gauntlet, "ratings.csv"),
+        file(&fresh_gauntlet, "ratings.csv")
+    );
+    // An earlier opponent made a challenger changes who played whom.
+    let roles = grow_spec(
+        &dir,
+        "roles",
+        "format = \"gauntlet\"\nchallengers = [\"ab-3\", \"ab-1\"]",
+        &[1, 2, 3, 4],
+        3,
+    );
+    let args = [
+        "run",
+        roles.to_str().unwrap(),
+        "--out",
+        gauntlet.to_str().unwrap(),
+        "--resume",
+    ];
+    common::refused(&args, &["the challengers changed", "--fresh"]);
+
+    // A shard cannot grow on its own: the other shards' schedule would move.
+    let sharded = dir.join("sharded");
+    json(&run(&three, &sharded, &["--shard", "0/2", "--json"]));
+    let args = [
+        "run",
+        four.to_str().unwrap(),
+        "--out",
+        sharded.to_str().unwrap(),
+        "--shard",
+        "0/2",
+        "--resume",
+    ];
+    common::refused(&args, &["a sharded run cannot gain engines", "'ab-4'"]);
+}
+
+#[test]
+fn fresh_starts_a_folder_afresh_removing_only_the_files_joute_wrote() {
+    let dir = scratch("fresh");
+    let out = dir.join("run");
+    let one = grow_spec(&dir, "one", "", &[1, 2], 2);
+    let o = out.to_str().unwrap();
+    common::joute_ok(&["run", one.to_str().unwrap(), "--out", o, "--quiet"]);
+    let listed: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let listed: Vec<&str> = listed["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    for name in [
+        "games.jsonl",
+        "index.html",
+        "ratings.csv",
+        "run.json",
+        "elo.png",
+    ] {
+        assert!(listed.contains(&name), "{name} not in {listed:?}");
+    }
+    // The user's own files in the folder, and a file of the earlier run's the next run does
+    // not write.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::create_dir(out.join("mine")).unwrap();
+    std::fs::write(out.join("mine/data.csv"), "1,2").unwrap();
+    // Another spec is refused, and the refusal names --fresh.
+    let other = grow_spec(&dir, "other", "", &[2, 3], 2);
+    let s = other.to_str().unwrap();
+    common::refused(&["run", s, "--out", o], &["another spec", "--fresh"]);
+    common::refused(&["run", s, "--out", o, "--fresh", "--resume"], &["--fresh"]);
+    let fresh = joute()
+        .args(["run", s, "--out", o, "--fresh"])
+        .output()
+        .unwrap();
+    assert!(
+        fresh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fresh.stderr)
+    );
+    assert_eq!(common::lines_in(&out.join("games.jsonl")), 4);
+    let stderr = String::from_utf8_lossy(&fresh.stderr);
+    assert!(stderr.contains("started afresh"), "{stderr}");
+    assert!(
+        stderr.contains("kept 2 files") && stderr.contains("notes.txt"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("mine/data.csv")).unwrap(),
+        "1,2"
+    );
+    // Only the new spec's games, and a folder just like a run of it into an empty folder
+    // (besides the user's files).
+    for game in common::jsonl(&out.join("games.jsonl")) {
+        assert_ne!(game["first"], "ab-1", "{game}");
+        assert_ne!(game["second"], "ab-1", "{game}");
+    }
+    let clean = dir.join("clean");
+    common::joute_ok(&["run", s, "--out", clean.to_str().unwrap(), "--quiet"]);
+    let names = |d: &Path| -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "notes.txt" && n != "mine")
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&out), names(&clean));
+    // --fresh on a folder that holds no run is a plain run; `match --fresh` needs --out.
+    let empty = dir.join("empty");
+    common::joute_ok(&[
+        "run",
+        s,
+        "--out",
+        empty.to_str().unwrap(),
+        "--fresh",
+        "--quiet",
+    ]);
+    let refused = joute()
+        .args([
+            "match",
+            "connect4",
+            "alphabeta:1",
+            "alphabeta:2",
+            "--games",
+            "2",
+            "--fresh",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+}
+
 #[test]
 fn moves_cut_by_a_time_limit_are_counted_per_engine() {
     let dir = scratch("timeouts");

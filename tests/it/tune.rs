@@ -621,3 +621,100 @@ fn ctrl_c_in_the_confirmation_stops_it_and_the_printed_command_finishes_the_run(
     assert_eq!(record["sessions"].as_array().unwrap().len(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_plan_the_board_cannot_supply_with_openings_is_refused_before_any_game() {
+    let dir = scratch("supply");
+    // Connect 4 has 1,042 distinct balanced openings of 4 plies: a budget of 3,000 games wants
+    // more for tuning alone. The refusal keeps its advice, and no folder is left.
+    let text = spec_text(&dir, "hill-climb", "games = 3000", "").replace("plies = 6", "plies = 4");
+    let spec = write(&dir, &text);
+    let out = dir.join("out");
+    let line = common::refused(
+        &[
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[
+            "the plan needs",
+            "distinct playable openings of 4 plies",
+            "change plies",
+        ],
+    );
+    assert!(line.ends_with("loosen max_imbalance"), "{line}");
+    assert!(!out.exists());
+    // A budget the board can supply starts.
+    let text = spec_text(&dir, "hill-climb", "games = 600", "").replace("plies = 6", "plies = 4");
+    let spec = write(&dir, &text);
+    common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn fresh_starts_a_tuning_folder_afresh_removing_only_the_files_joute_wrote() {
+    let dir = scratch("tune-fresh");
+    let spec = write(&dir, &spec_text(&dir, "spsa", "iterations = 4", ""));
+    let out = dir.join("out");
+    let (s, o) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    common::joute_ok(&["tune", s, "--out", o, "--quiet"]);
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).unwrap())
+            .unwrap();
+    let listed: Vec<&str> = (record["files"].as_array().unwrap().iter())
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    for name in [
+        "history.jsonl",
+        "index.html",
+        "confirm/games.jsonl",
+        "aa/run.json",
+    ] {
+        assert!(listed.contains(&name), "{name} not in {listed:?}");
+    }
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    // The folder's run is refused without --resume, and the refusal names --fresh.
+    common::refused(
+        &["tune", s, "--out", o],
+        &["already holds a tuning run", "--fresh"],
+    );
+    // A fixed spec starts afresh: the earlier run's files go, the user's stay. The weights
+    // copy outside the folder is not the run's to remove: replacing it still takes --force,
+    // and the refusal leaves the folder as it was.
+    let fixed = spec_text(&dir, "spsa", "iterations = 3", "");
+    std::fs::write(&spec, fixed).unwrap();
+    common::refused(
+        &["tune", s, "--out", o, "--fresh"],
+        &["tuned.toml exists", "--force"],
+    );
+    assert!(out.join("checkpoint.json").is_file() && dir.join("tuned.toml").is_file());
+    let again = Command::cargo_bin("joute")
+        .unwrap()
+        .args(["tune", s, "--out", o, "--fresh", "--force", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(summary["candidates"], 3);
+    assert_eq!(common::history(&out).len(), 3);
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    common::refused(
+        &["tune", s, "--out", o, "--fresh", "--resume"],
+        &["--fresh"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -424,6 +424,7 @@ pub fn match_spec(
                     adjudication: None,
                     records: Vec::new(),
                     engine_log_mib: None,
+                    grown: Vec::new(),
                 },
                 note,
             ))

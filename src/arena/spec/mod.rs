@@ -59,7 +59,7 @@ use toml::Spanned;
 use super::engine::{EngineSpec, MAX_NEAR, parse_time};
 use super::openings::{self, Balance};
 use super::outside::OutsideSpec;
-use super::schedule::{Format, Schedule};
+use super::schedule::{Format, Schedule, Stage};
 use crate::arena::adjudication::{AdjudicationRules, DrawRule, ResignRule};
 use crate::eval::weights::line_col;
 use crate::eval::{Features, FeaturesVisitor, Weights};

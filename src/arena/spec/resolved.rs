@@ -400,6 +400,23 @@ pub struct ResolvedSpec {
     /// the default, 64). An output, left out of the hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_log_mib: Option<u64>,
+    /// A run that gained engines: the shapes it had before, oldest first (written by the
+    /// session that grew it, not by the spec's author). Their games keep their ids
+    /// ([`Schedule::grown`]); left out of the hash, which is the spec's as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grown: Vec<EarlierShape>,
+}
+
+/// An earlier shape of a run that gained engines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EarlierShape {
+    /// The engines it had, in their order.
+    pub engines: Vec<String>,
+    /// Its gauntlet challengers (empty for a round robin).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub challengers: Vec<String>,
+    /// Its openings, all rounds together.
+    pub openings: u64,
 }
 
 impl ResolvedSpec {
@@ -422,12 +439,13 @@ impl ResolvedSpec {
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {
-        if self.records.is_empty() && self.engine_log_mib.is_none() {
+        if self.records.is_empty() && self.engine_log_mib.is_none() && self.grown.is_empty() {
             hash_json(self)
         } else {
             hash_json(&ResolvedSpec {
                 records: Vec::new(),
                 engine_log_mib: None,
+                grown: Vec::new(),
                 ..self.clone()
             })
         }
@@ -517,10 +535,78 @@ impl ResolvedSpec {
                 self.rounds
             ));
         }
+        self.stages()?;
         if self.schedule().games() > MAX_GAMES {
             return Err(format!("more than {MAX_GAMES} games"));
         }
         Ok(())
+    }
+
+    /// The pairings of a run of these engines and challengers (the spec's format), as names.
+    fn pairings_of<'a>(
+        &self,
+        engines: &'a [String],
+        challengers: &'a [String],
+    ) -> Vec<(&'a str, &'a str)> {
+        let indices = |names: &[String]| -> Vec<usize> {
+            (names.iter())
+                .filter_map(|c| engines.iter().position(|e| e == c))
+                .collect()
+        };
+        let format = if self.format == "gauntlet" {
+            Format::Gauntlet {
+                challengers: indices(challengers),
+            }
+        } else {
+            Format::RoundRobin
+        };
+        let schedule = Schedule::new(&format, engines.len(), 0, 1);
+        (schedule.pairings.iter())
+            .map(|&(a, b)| (engines[a].as_str(), engines[b].as_str()))
+            .collect()
+    }
+
+    /// The earlier shapes of a grown run as schedule stages: every earlier pairing must be
+    /// one of the spec's (the same engines, in the same roles and order) and no shape may have
+    /// more openings than the next.
+    pub fn stages(&self) -> Result<Vec<Stage>, String> {
+        if self.grown.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names = self.engine_names();
+        let present = self.pairings_of(&names, &self.challengers);
+        let mut stages = Vec::new();
+        let mut openings_before = 0;
+        for (i, shape) in self.grown.iter().enumerate() {
+            if let Some(c) = (shape.challengers.iter()).find(|c| !shape.engines.contains(c)) {
+                return Err(format!(
+                    "grown[{i}]: the challenger '{c}' is not one of its engines"
+                ));
+            }
+            let mut pairings = Vec::new();
+            for (a, b) in self.pairings_of(&shape.engines, &shape.challengers) {
+                let at = present.iter().position(|&p| p == (a, b)).ok_or_else(|| {
+                    format!("grown[{i}]: the pairing {a}-{b} is not one of the spec's")
+                })?;
+                pairings.push(at);
+            }
+            let later = self
+                .grown
+                .get(i + 1)
+                .map_or(self.opening_moves.len() as u64, |s| s.openings);
+            if shape.openings < openings_before || shape.openings > later {
+                return Err(format!(
+                    "grown[{i}]: its {} openings do not lead up to the spec's",
+                    shape.openings
+                ));
+            }
+            openings_before = shape.openings;
+            stages.push(Stage {
+                pairings,
+                openings: shape.openings,
+            });
+        }
+        Ok(stages)
     }
 
     /// The game.
@@ -546,6 +632,11 @@ impl ResolvedSpec {
             self.engines.len(),
             self.opening_moves.len() as u64,
             self.rounds,
+        )
+        .grown(
+            &self
+                .stages()
+                .expect("a resolved spec's earlier shapes are checked"),
         )
     }
 

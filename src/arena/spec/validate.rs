@@ -526,6 +526,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         adjudication,
         records: resolve_records(&raw, &kind, loc)?,
         engine_log_mib: resolve_engine_log(&raw, loc)?,
+        grown: Vec::new(),
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {
