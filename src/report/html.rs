@@ -104,6 +104,8 @@ struct EngineView {
 /// One row of the rating table, numbers already formatted (`v_*`: the sort keys).
 struct RatingView {
     rank: usize,
+    /// `2`, or `=2` for a shared rank.
+    rank_text: String,
     name: String,
     elo: String,
     v_elo: f64,
@@ -594,6 +596,7 @@ pub fn render(
         .iter()
         .map(|r| RatingView {
             rank: r.rank,
+            rank_text: r.rank_text(),
             name: r.name.clone(),
             elo: r.elo_text(),
             v_elo: r.elo.unwrap_or(f64::NEG_INFINITY).max(-1e9),
