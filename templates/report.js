@@ -7,6 +7,12 @@ var joute = (function () {
     errors.push(String(e.message || e.error || e));
   });
 
+  // ---- the projector view: ?view=ratings (or #view=ratings) shows the ratings large ----
+  // Read on the client, so that it works on a report opened from disk as on a live page; a
+  // live page's redraws swap sections inside <body>, so the class and the view stay.
+  var projector = /(^|[?&#,])view=ratings($|[&#,])/.test(location.search + location.hash);
+  document.body.classList.toggle("projector", projector);
+
   // ---- tables: click a header to sort by that column (numbers by data-v or their text) ----
   function cellKey(td) {
     if (!td) return "";
@@ -334,7 +340,7 @@ var joute = (function () {
   // ---- live: a page served by `joute run --serve` or `joute serve` follows the run ----
   // On each `game` event the page swaps in the sections and games of the page fetched again
   // (`jouteFollow`, templates/live.js).
-  var LIVE_SECTIONS = ["sprt-section", "ratings-section", "cost-section", "terminations-section",
+  var LIVE_SECTIONS = ["progress-section", "sprt-section", "ratings-section", "cost-section", "terminations-section",
     "crosstable-section", "los-section", "pairs-section", "charts"];
   var live = { redraws: 0, counts: [], ended: false, final: false, lost: false, tables: [], costs: [] };
   function progressText(sum) {
@@ -415,6 +421,19 @@ var joute = (function () {
     var out = { ok: false, args: args };
     try {
       out.ratings = names("ratings");
+      // What the view shows: whether each section is drawn, and the type sizes.
+      out.projector = document.body.classList.contains("projector");
+      out.shown = {};
+      ["progress-section", "ratings-section", "spec", "cost-section", "crosstable-section", "charts", "viewer"].forEach(function (id) {
+        var e = document.getElementById(id);
+        out.shown[id] = !!e && e.getClientRects().length > 0;
+      });
+      var cell = document.querySelector("#ratings tbody td.name");
+      out.ratingsFontPx = cell ? parseFloat(getComputedStyle(cell).fontSize) : 0;
+      out.bodyFontPx = parseFloat(getComputedStyle(document.body).fontSize);
+      out.progress = document.getElementById("progress").textContent;
+      out.overflow = document.documentElement.scrollWidth > window.innerWidth + 1;
+      out.order = Array.prototype.map.call(document.querySelectorAll("body > section"), function (e) { return e.id; });
       out.charts = document.querySelectorAll("#charts .chart-svg").length;
       out.chartSvgs = document.querySelectorAll("#charts .chart-svg svg").length;
       out.games = games.length;

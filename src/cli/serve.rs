@@ -66,16 +66,26 @@ pub(super) fn serve_on(addr: SocketAddr, source: Source) -> anyhow::Result<LiveS
     Ok(server)
 }
 
-/// Prints the page's URL (followed by `after`), and on a wildcard address that it is also
-/// reached from elsewhere: its URL is then the loopback one, the only one known to work.
+/// Prints the page's URL (followed by `after`), and on a wildcard address the URLs through
+/// this machine's other addresses, for other machines (or, when none is known, that it is
+/// reached through one of them): the first URL is the loopback one, known to work here.
 fn say_where(server: &LiveServer, after: &str) {
     note!("live page: {}{after}", server.url());
     if server.on_every_interface() {
-        note!(
-            "listening on every interface ({}): from another machine, open this machine's address with port {}",
-            server.addr(),
-            server.addr().port()
-        );
+        let elsewhere = server.urls_elsewhere();
+        if elsewhere.is_empty() {
+            note!(
+                "listening on every interface ({}): from another machine, open this machine's address with port {}",
+                server.addr(),
+                server.addr().port()
+            );
+        } else {
+            note!(
+                "listening on every interface ({}): from another machine, open {}",
+                server.addr(),
+                elsewhere.join(" or ")
+            );
+        }
     }
 }
 

@@ -589,6 +589,7 @@ mod tests {
             .enumerate()
             .map(|(rank, n)| RatingRow {
                 rank: rank + 1,
+                tied: false,
                 name: n.to_string(),
                 elo: None,
                 error: None,

@@ -65,6 +65,8 @@ struct SprtView {
     pairs: u64,
     verdict: String,
     class: &'static str,
+    /// The state in a few words, for the progress line.
+    short: String,
 }
 
 /// Why the report could not be written.
@@ -102,6 +104,8 @@ struct EngineView {
 /// One row of the rating table, numbers already formatted (`v_*`: the sort keys).
 struct RatingView {
     rank: usize,
+    /// `2`, or `=2` for a shared rank.
+    rank_text: String,
     name: String,
     elo: String,
     v_elo: f64,
@@ -247,6 +251,8 @@ struct Page<'a> {
     clock: Option<String>,
     hash: &'a str,
     games: u64,
+    /// The run's progress in one line: games rated of those scheduled, and the SPRT's state.
+    progress: String,
     engines: Vec<EngineView>,
     ratings: Vec<RatingView>,
     first_move: String,
@@ -299,6 +305,16 @@ fn sprt_view(summary: &Summary) -> Option<SprtView> {
             summary.spec.engines[p.b].name.as_str(),
         )
     });
+    let short = match decided.map(|d| d.decision) {
+        Some(crate::stats::sprt::Decision::H1) => format!("SPRT: H1 accepted after {pairs} pairs"),
+        Some(crate::stats::sprt::Decision::H0) => format!("SPRT: H0 accepted after {pairs} pairs"),
+        _ => format!(
+            "SPRT undecided after {pairs} pairs: LLR {} in ({}, {})",
+            fixed(llr, 2),
+            fixed(test.lower(), 2),
+            fixed(test.upper(), 2)
+        ),
+    };
     let (verdict, class) = match decided.map(|d| d.decision) {
         Some(crate::stats::sprt::Decision::H1) => (
             format!(
@@ -338,6 +354,7 @@ fn sprt_view(summary: &Summary) -> Option<SprtView> {
         pairs,
         verdict,
         class,
+        short,
     })
 }
 
@@ -579,6 +596,7 @@ pub fn render(
         .iter()
         .map(|r| RatingView {
             rank: r.rank,
+            rank_text: r.rank_text(),
             name: r.name.clone(),
             elo: r.elo_text(),
             v_elo: r.elo.unwrap_or(f64::NEG_INFINITY).max(-1e9),
@@ -748,6 +766,14 @@ pub fn render(
         s
     });
     let sprt = sprt_view(summary);
+    let mut progress = format!(
+        "{} of {} games played",
+        summary.games,
+        summary.schedule_games()
+    );
+    if let Some(t) = &sprt {
+        let _ = write!(progress, " · {}", t.short);
+    }
     let (data, game_count) = games_json(summary, logs)?;
     let page = Page {
         title: &spec.name,
@@ -770,6 +796,7 @@ pub fn render(
         }),
         hash: &summary.hash,
         games: summary.games,
+        progress,
         engines,
         ratings: rating_views,
         first_move: scale.first_move_text("±"),
@@ -874,5 +901,21 @@ mod tests {
         let v: Vec<String> = serde_json::from_str(&s).unwrap();
         assert_eq!(v[0], "</script><script>alert(1)</script>");
         assert_eq!(v[1], "<!--");
+    }
+
+    #[test]
+    fn the_ratings_come_first_and_the_projector_view_is_one_link_away() {
+        let spec = spec(&["a", "b"]);
+        let s = summary(&spec, &[game(&spec, 0, "normal", Some("b"), None)]);
+        let html = render(&s, &s.ratings(), &[], &[], None, false).unwrap();
+        let at = |id: &str| html.find(&format!("<section id=\"{id}\"")).unwrap();
+        assert!(at("progress-section") < at("ratings-section"));
+        assert!(at("ratings-section") < at("spec"));
+        assert!(html.contains("<a href=\"?view=ratings\" id=\"to-projector\">projector view</a>"));
+        let progress = section(&html, "progress-section").unwrap();
+        assert!(
+            progress.contains(&format!("1 of {} games played", s.schedule_games())),
+            "{progress}"
+        );
     }
 }

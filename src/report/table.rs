@@ -12,8 +12,12 @@ use crate::stats::sprt::Decision;
 /// One row of the rating table (and of `ratings.csv` and `--json`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RatingRow {
-    /// 1 for the highest rating (engines without an estimate last).
+    /// 1 for the highest rating (engines without an estimate last); engines that share a rank
+    /// ([`RatingRow::tied`]) have the same one, and the next rank skips theirs (1, 2, 2, 4).
     pub rank: usize,
+    /// Shares its rank with the rows next to it: bounds of the same direction with no game
+    /// between them, which nothing orders ([`rating_rows`]).
+    pub tied: bool,
     /// Engine name.
     pub name: String,
     /// Elo (mean 0, or relative to the anchor); `null` when there is no estimate.
@@ -41,6 +45,15 @@ pub struct RatingRow {
 }
 
 impl RatingRow {
+    /// The rank as the tables print it: `2`, or `=2` for a shared one.
+    pub fn rank_text(&self) -> String {
+        if self.tied {
+            format!("={}", self.rank)
+        } else {
+            self.rank.to_string()
+        }
+    }
+
     /// The Elo as the tables print it: `>640.7`, `-12.5`, or `-` without an estimate.
     pub fn elo_text(&self) -> String {
         match self.elo {
@@ -55,9 +68,100 @@ impl RatingRow {
     }
 }
 
-/// The rows of the rating table of a run, best first.
+/// The rows of the rating table of a run, best first; a bound from a perfect record names the
+/// engines it was won (or lost) against, and bounds that nothing orders share a rank.
+///
+/// Two engines with bounds of the same direction (`>` and `>`) that never played each other
+/// are not ordered by their games: in a gauntlet, two opponents that won every game against the
+/// challengers. Their bound values differ only by how many games they played (or not at all,
+/// on an anchored scale), so consecutive rows like these share the rank of the first, `=2`,
+/// and are listed in the spec's order. The order between a bound and an estimate stands: an
+/// opponent that won every game against the challengers scored more against them than one
+/// that did not, which is the gauntlet's head-to-head order.
 pub fn rating_rows(summary: &Summary, ratings: &Ratings) -> Vec<RatingRow> {
-    rows_of(ratings, &summary.draws)
+    let mut rows = rows_of(ratings, &summary.draws);
+    let names = summary.spec.engine_names();
+    let index: std::collections::HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    // Whom each engine played, sorted: looked up per row, not by scanning the pairings (a
+    // rating run may have thousands of engines).
+    let mut opponents: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for p in summary.pairings.iter().filter(|p| p.wdl.games() > 0) {
+        if p.a != p.b && p.a < names.len() && p.b < names.len() {
+            opponents[p.a].push(p.b);
+            opponents[p.b].push(p.a);
+        }
+    }
+    for o in &mut opponents {
+        o.sort_unstable();
+        o.dedup();
+    }
+    // The perfect record's opponents, in words.
+    for r in &mut rows {
+        let Some(&i) = index.get(r.name.as_str()) else {
+            continue;
+        };
+        if r.bound.is_some()
+            && let Some(reason) = &mut r.reason
+            && matches!(reason.as_str(), "won every game" | "lost every game")
+        {
+            let against: Vec<&str> = opponents[i].iter().map(|&j| names[j].as_str()).collect();
+            reason.push_str(" against ");
+            reason.push_str(&words_list(&against));
+        }
+    }
+    // Runs of bounds of one direction, none of which played another: shared rank, spec order.
+    let mut in_run = vec![false; names.len()];
+    let mut start = 0;
+    while start < rows.len() {
+        let mut members = Vec::new();
+        if let Some(&i) = index.get(rows[start].name.as_str()) {
+            in_run[i] = true;
+            members.push(i);
+        }
+        let mut end = start + 1;
+        while end < rows.len()
+            && rows[start].bound.is_some()
+            && rows[end].bound == rows[start].bound
+        {
+            let Some(&j) = index.get(rows[end].name.as_str()) else {
+                break;
+            };
+            if in_run[j] || opponents[j].iter().any(|&k| in_run[k]) {
+                break;
+            }
+            in_run[j] = true;
+            members.push(j);
+            end += 1;
+        }
+        for k in members {
+            in_run[k] = false;
+        }
+        if end - start > 1 {
+            let rank = rows[start].rank;
+            rows[start..end].sort_by_key(|r| index.get(r.name.as_str()).copied());
+            for r in &mut rows[start..end] {
+                r.rank = rank;
+                r.tied = true;
+                r.los_next = None;
+            }
+        }
+        start = end;
+    }
+    rows
+}
+
+/// `a`, `a and b`, `a, b and c`; past five names, the first four and how many more.
+fn words_list(names: &[&str]) -> String {
+    match names {
+        [] => "no one".into(),
+        [one] => (*one).into(),
+        _ if names.len() > 5 => format!("{} and {} more", names[..4].join(", "), names.len() - 4),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// The rows of the rating table, best first (engines without an estimate last, in index
@@ -88,6 +192,7 @@ pub fn rows_of(ratings: &Ratings, draws: &[u64]) -> Vec<RatingRow> {
             };
             RatingRow {
                 rank: rank + 1,
+                tied: false,
                 name: r.name.clone(),
                 elo: r.elo,
                 error: r.error,
@@ -162,7 +267,7 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         let _ = writeln!(
             out,
             "{:>4} {:<width$} {:>8} {:>6} {:>7} {:>6.1}% {:>5.1}% {:>6}",
-            r.rank,
+            r.rank_text(),
             cut(&r.name, width),
             r.elo_text(),
             r.error_text(),
@@ -192,6 +297,23 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
             r.elo_text(),
             r.reason.as_deref().unwrap_or("a perfect record"),
             r.elo.map_or("-".into(), |e| fixed(e, 1)),
+        );
+    }
+    // Shared ranks, said once per rank.
+    let mut shared: Vec<(usize, Vec<&str>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.tied) {
+        match shared.last_mut() {
+            Some((rank, names)) if *rank == r.rank => names.push(&r.name),
+            _ => shared.push((r.rank, vec![&r.name])),
+        }
+    }
+    for (rank, names) in &shared {
+        let names: Vec<String> = names.iter().map(|n| cut(n, MAX_NAME_COLUMN)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let _ = writeln!(
+            out,
+            "  ={rank}: {} share a rank: bounds of one direction and no game between them, so nothing orders them (listed in the spec's order)",
+            words_list(&names)
         );
     }
     if bounded.len() > REASONS_SHOWN {
@@ -732,6 +854,7 @@ mod tests {
     fn row(name: &str) -> RatingRow {
         RatingRow {
             rank: 1,
+            tied: false,
             name: name.to_string(),
             elo: Some(12.5),
             error: Some(3.0),
@@ -839,5 +962,32 @@ first failure of ab-4: timeout in game 2: no move in 1000 ms
         assert_eq!(fixed(-0.05, 1), "-0.1");
         assert_eq!(fixed(-12.5, 1), "-12.5");
         assert_eq!(fixed(3.0, 0), "3");
+    }
+
+    #[test]
+    fn a_list_of_names_reads_as_words() {
+        assert_eq!(words_list(&["a"]), "a");
+        assert_eq!(words_list(&["a", "b"]), "a and b");
+        assert_eq!(words_list(&["a", "b", "c"]), "a, b and c");
+        assert_eq!(
+            words_list(&["a", "b", "c", "d", "e", "f"]),
+            "a, b, c, d and 2 more"
+        );
+    }
+
+    #[test]
+    fn shared_ranks_print_with_an_equals_sign_and_are_said_once() {
+        let mut rows = vec![row("a"), row("b"), row("c")];
+        for r in &mut rows[..2] {
+            r.tied = true;
+            r.bound = Some(Bound::Lower);
+        }
+        rows[2].rank = 3;
+        let table = rating_table(&rows);
+        assert!(table.lines().any(|l| l.starts_with("  =1 a ")), "{table}");
+        assert!(table.lines().any(|l| l.starts_with("  =1 b ")), "{table}");
+        assert!(table.lines().any(|l| l.starts_with("   3 c ")), "{table}");
+        assert_eq!(table.matches("share a rank").count(), 1, "{table}");
+        assert!(table.contains("=1: a and b share a rank"), "{table}");
     }
 }

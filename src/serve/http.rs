@@ -10,7 +10,7 @@
 //! The request's head is parsed by `httparse`; a request's body is never read.
 
 use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 /// How much a connection may hold, and for how long.
@@ -220,6 +220,101 @@ pub fn local_address(bound: SocketAddr) -> SocketAddr {
     addr
 }
 
+/// The addresses of this machine's interfaces that are up, as the system lists them
+/// (`getifaddrs`, through `libc`, already a dependency: no crate added for one call, and,
+/// unlike reading `/proc/net`, it gives IPv4 and IPv6 alike on every Unix); empty elsewhere
+/// or when the system cannot say.
+pub fn interface_addresses() -> Vec<IpAddr> {
+    let mut out = Vec::new();
+    #[cfg(unix)]
+    {
+        let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+        // SAFETY: `getifaddrs` fills `list` with a list this function frees below, once.
+        if unsafe { libc::getifaddrs(&mut list) } != 0 {
+            return out;
+        }
+        let mut at = list;
+        while !at.is_null() {
+            // SAFETY: `at` is a node of the list `getifaddrs` returned, not yet freed.
+            let node = unsafe { &*at };
+            at = node.ifa_next;
+            let up = node.ifa_flags & libc::IFF_UP as libc::c_uint != 0;
+            if !up || node.ifa_addr.is_null() {
+                continue;
+            }
+            // SAFETY: `ifa_addr` points to a socket address whose family says its type.
+            let family = i32::from(unsafe { (*node.ifa_addr).sa_family });
+            if family == libc::AF_INET {
+                // SAFETY: an `AF_INET` address is a `sockaddr_in`.
+                let a = unsafe { &*node.ifa_addr.cast::<libc::sockaddr_in>() };
+                // `s_addr` holds the address's bytes in network order, as they are in memory.
+                out.push(IpAddr::from(a.sin_addr.s_addr.to_ne_bytes()));
+            } else if family == libc::AF_INET6 {
+                // SAFETY: an `AF_INET6` address is a `sockaddr_in6`.
+                let a = unsafe { &*node.ifa_addr.cast::<libc::sockaddr_in6>() };
+                out.push(IpAddr::from(a.sin6_addr.s6_addr));
+            }
+        }
+        // SAFETY: the list `getifaddrs` returned, freed once, no node used after.
+        unsafe { libc::freeifaddrs(list) };
+    }
+    out
+}
+
+/// The URLs by which other machines may reach a listener bound on the wildcard address
+/// `bound`, given the machine's interface `addresses`: each non-loopback address of the
+/// bound family (an IPv6 wildcard that also takes IPv4, `dual_stack`, adds the IPv4 ones),
+/// in the order given, each once. IPv6 link-local addresses are left out: a browser needs
+/// their interface's name to use them. Empty when `bound` is not a wildcard.
+pub fn reachable_urls(bound: SocketAddr, dual_stack: bool, addresses: &[IpAddr]) -> Vec<String> {
+    if !bound.ip().is_unspecified() {
+        return Vec::new();
+    }
+    let mut urls: Vec<String> = Vec::new();
+    for ip in addresses {
+        let ip = ip.to_canonical();
+        let wanted = match ip {
+            IpAddr::V4(_) => bound.is_ipv4() || dual_stack,
+            IpAddr::V6(v6) => bound.is_ipv6() && !v6.is_unicast_link_local(),
+        };
+        if !wanted || ip.is_loopback() || ip.is_unspecified() || ip.is_multicast() {
+            continue;
+        }
+        let url = format!("http://{}/", SocketAddr::new(ip, bound.port()));
+        if !urls.contains(&url) {
+            urls.push(url);
+        }
+    }
+    urls
+}
+
+/// Whether an IPv6 `listener` takes IPv4 connections too (`IPV6_V6ONLY` off, Linux's
+/// default); false for an IPv4 one or when the system cannot say.
+pub fn dual_stack(listener: &TcpListener) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        if listener.local_addr().is_ok_and(|a| a.is_ipv6()) {
+            let mut only: libc::c_int = 1;
+            let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: reads one int option of a socket this function borrows into `only`,
+            // whose size `len` says.
+            let got = unsafe {
+                libc::getsockopt(
+                    listener.as_raw_fd(),
+                    libc::IPPROTO_IPV6,
+                    libc::IPV6_V6ONLY,
+                    (&raw mut only).cast(),
+                    &mut len,
+                )
+            };
+            return got == 0 && only == 0;
+        }
+    }
+    let _ = listener;
+    false
+}
+
 /// Unblocks `listener`'s pending `accept` (its owner checks a stop flag after each one).
 pub fn wake(bound: SocketAddr) -> bool {
     TcpStream::connect_timeout(&local_address(bound), Duration::from_secs(2)).is_ok()
@@ -389,5 +484,68 @@ mod tests {
         assert_eq!(local_address(v6), "[::1]:8123".parse().unwrap());
         let own: SocketAddr = "127.0.0.2:8123".parse().unwrap();
         assert_eq!(local_address(own), own);
+    }
+
+    #[test]
+    fn the_machine_s_addresses_elsewhere_leave_out_loopback_and_link_local() {
+        let ips: Vec<IpAddr> = [
+            "127.0.0.1",
+            "192.168.1.20",
+            "::1",
+            "fe80::1",
+            "2001:db8::7",
+            "10.0.0.3",
+            "192.168.1.20",
+            "::ffff:172.16.0.4",
+        ]
+        .iter()
+        .map(|t| t.parse().unwrap())
+        .collect();
+        let v4: SocketAddr = "0.0.0.0:8004".parse().unwrap();
+        assert_eq!(
+            reachable_urls(v4, false, &ips),
+            [
+                "http://192.168.1.20:8004/",
+                "http://10.0.0.3:8004/",
+                "http://172.16.0.4:8004/"
+            ]
+        );
+        let v6: SocketAddr = "[::]:8004".parse().unwrap();
+        assert_eq!(
+            reachable_urls(v6, false, &ips),
+            ["http://[2001:db8::7]:8004/"]
+        );
+        assert_eq!(reachable_urls(v6, true, &ips).len(), 4);
+        // Not a wildcard: the one address bound is the URL already.
+        assert!(reachable_urls("192.168.1.20:8004".parse().unwrap(), true, &ips).is_empty());
+    }
+
+    #[test]
+    fn the_machine_s_own_addresses_are_listed_as_urls_that_parse() {
+        let ips = interface_addresses();
+        // Every Unix machine this runs on has its loopback interface up.
+        #[cfg(unix)]
+        assert!(ips.iter().any(IpAddr::is_loopback), "{ips:?}");
+        for (bound, dual) in [("0.0.0.0:8004", false), ("[::]:8004", true)] {
+            for url in reachable_urls(bound.parse().unwrap(), dual, &ips) {
+                let addr: SocketAddr = url
+                    .strip_prefix("http://")
+                    .and_then(|u| u.strip_suffix('/'))
+                    .unwrap()
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{url}: {e}"));
+                assert!(!addr.ip().is_loopback() && addr.port() == 8004, "{url}");
+                assert!(ips.iter().any(|ip| ip.to_canonical() == addr.ip()), "{url}");
+            }
+        }
+        let (v4, _) = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        assert!(!dual_stack(&v4));
+        // Linux's default (net.ipv6.bindv6only = 0) takes IPv4 on an IPv6 wildcard.
+        if let Ok((v6, _)) = bind("[::]:0".parse().unwrap())
+            && std::fs::read_to_string("/proc/sys/net/ipv6/bindv6only")
+                .is_ok_and(|t| t.trim() == "0")
+        {
+            assert!(dual_stack(&v6));
+        }
     }
 }

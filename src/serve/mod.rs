@@ -98,6 +98,8 @@ pub enum ServeError {
 /// A running live server; [`LiveServer::stop`] (or dropping it) ends it.
 pub struct LiveServer {
     addr: SocketAddr,
+    /// [`LiveServer::urls_elsewhere`].
+    elsewhere: Vec<String>,
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -220,6 +222,11 @@ impl LiveServer {
     ) -> Result<LiveServer, ServeError> {
         let (listener, bound) =
             http::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
+        let elsewhere = http::reachable_urls(
+            bound,
+            http::dual_stack(&listener),
+            &http::interface_addresses(),
+        );
         let hosts = if is_loopback(&bound) {
             let port = bound.port();
             vec![
@@ -259,6 +266,7 @@ impl LiveServer {
         };
         Ok(LiveServer {
             addr: bound,
+            elsewhere,
             shared,
             threads: vec![accept, watch],
         })
@@ -274,6 +282,13 @@ impl LiveServer {
     /// not an address a browser can open.
     pub fn url(&self) -> String {
         format!("http://{}/", http::local_address(self.addr))
+    }
+
+    /// On a wildcard address, the page's URLs through this machine's other addresses (its
+    /// interfaces' when the server started, loopback and IPv6 link-local left out), for other
+    /// machines; empty otherwise, or when the system lists none.
+    pub fn urls_elsewhere(&self) -> &[String] {
+        &self.elsewhere
     }
 
     /// Whether it listens on every interface of the machine (a wildcard address).

@@ -186,6 +186,47 @@ fn report_contains_every_engine_escaped_and_offline() {
     );
 }
 
+/// The plain page opens on the run's progress and the ratings, above the spec; the projector
+/// view is one link away and is drawn by the page's own script and style (no server needed).
+#[test]
+fn the_ratings_come_first_and_the_page_carries_the_projector_view() {
+    let (_dir, page, log) = report("projector-markup", CONNECT4);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = |piece: &str| {
+        html.find(piece)
+            .unwrap_or_else(|| panic!("{piece} not in the page"))
+    };
+    let order = [
+        "<section id=\"progress-section\"",
+        "<section id=\"ratings-section\"",
+        "<section id=\"spec\"",
+        "<table class=\"sortable\" id=\"engines\"",
+        "<section id=\"cost-section\"",
+        "<section id=\"crosstable-section\"",
+        "<section id=\"charts\"",
+        "<section id=\"viewer\"",
+    ];
+    for w in order.windows(2) {
+        assert!(at(w[0]) < at(w[1]), "{} is not above {}", w[0], w[1]);
+    }
+    // Games played of scheduled: the log's lines, of 3 pairings × 3 openings × 2 colours.
+    let played = common::lines_in(&log);
+    assert!(
+        html.contains(&format!(
+            "<p id=\"progress\">{played} of 18 games played</p>"
+        )),
+        "{}",
+        &html[at("<section id=\"progress-section\"")..at("<section id=\"ratings-section\"")]
+    );
+    assert!(html.contains("<a href=\"?view=ratings\" id=\"to-projector\">projector view</a>"));
+    assert!(html.contains("id=\"to-full\">full report</a>"));
+    assert!(html.contains(
+        "body.projector section:not(#progress-section):not(#ratings-section) { display: none; }"
+    ));
+    assert!(html.contains("view=ratings($|[&#,])/.test(location.search + location.hash)"));
+    assert_offline(&html);
+}
+
 /// The engines table says when each built-in engine's solver takes over, so that comparing
 /// `pvs:5` with `alphabeta:5` in Connect 4 is seen to compare a solving engine with one that
 /// never solves.
@@ -664,5 +705,109 @@ algorithm = "random"
         assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{t}");
         assert_eq!(t["game"], 19999, "{t}");
         assert_eq!(t["games"], 20_000);
+    }
+}
+
+/// Loads `url` headless at `width`×`height` and returns the self-test JSON.
+fn selftest_at(browser: &Path, url: &str, width: u32, height: u32) -> Value {
+    let out = Process::new(browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--virtual-time-budget=5000",
+            &format!("--window-size={width},{height}"),
+            "--dump-dom",
+            url,
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"selftest\" hidden=\"\">")
+        .expect("a self-test");
+    let rest = &dom[start..];
+    let text = &rest[rest.find('>').unwrap() + 1..rest.find("</pre>").unwrap()];
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+#[test]
+#[ignore = "needs a headless Chromium (Debian: apt-get install chromium); run it with: cargo test --test it html:: -- --include-ignored"]
+fn the_projector_view_shows_the_ratings_large_and_hides_the_rest() {
+    let Some(browser) = browser() else {
+        panic!(
+            "no chromium, chromium-browser or google-chrome on PATH: install one (Debian: apt-get install chromium) to run this test"
+        );
+    };
+    let (_dir, page, _) = report("projector-browser", CONNECT4);
+    let file = format!("file://{}", page.canonicalize().unwrap().display());
+    let plain = selftest_at(&browser, &format!("{file}#test=view"), 1920, 1080);
+    assert_eq!(plain["ok"], true, "{plain}");
+    assert_eq!(plain["projector"], false, "{plain}");
+    for id in [
+        "progress-section",
+        "ratings-section",
+        "spec",
+        "charts",
+        "viewer",
+    ] {
+        assert_eq!(plain["shown"][id], true, "{id}: {plain}");
+    }
+    let body = plain["bodyFontPx"].as_f64().unwrap();
+    // The query, as the page's link writes it, and the fragment alike; on a projector and on
+    // a small laptop's screen.
+    for (url, width, height) in [
+        (format!("{file}?view=ratings#test=view"), 1920, 1080),
+        (format!("{file}#test=view&view=ratings"), 1920, 1080),
+        (format!("{file}?view=ratings#test=view"), 1366, 768),
+    ] {
+        let t = selftest_at(&browser, &url, width, height);
+        assert_eq!(t["ok"], true, "{url}: {t}");
+        assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{url}: {t}");
+        assert_eq!(t["projector"], true, "{url}: {t}");
+        for id in ["progress-section", "ratings-section"] {
+            assert_eq!(t["shown"][id], true, "{url} {id}: {t}");
+        }
+        for id in [
+            "spec",
+            "cost-section",
+            "crosstable-section",
+            "charts",
+            "viewer",
+        ] {
+            assert_eq!(t["shown"][id], false, "{url} {id}: {t}");
+        }
+        // Large type: at least twice the plain page's.
+        let big = t["ratingsFontPx"].as_f64().unwrap();
+        assert!(big >= 2.0 * body, "{url}: {big} px against {body} px");
+        assert_eq!(t["overflow"], false, "{url}: {t}");
+        assert_eq!(t["ratings"].as_array().unwrap().len(), 3, "{url}: {t}");
+    }
+    // Pictures to look at: target/projector-1920.png, target/projector-1366.png.
+    for (width, height) in [(1920, 1080), (1366, 768)] {
+        let shot =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/projector-{width}.png"));
+        let status = Process::new(&browser)
+            .args([
+                "--headless",
+                "--disable-gpu",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                "--virtual-time-budget=5000",
+                &format!("--window-size={width},{height}"),
+            ])
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("{file}?view=ratings"))
+            .output()
+            .unwrap();
+        assert!(status.status.success());
+        assert!(grey_variance(&shot) > 0.0, "{} is blank", shot.display());
     }
 }

@@ -751,9 +751,14 @@ fn a_live_page_times_the_run_from_its_first_game() {
 /// wrote it (within `limit`), checked to have run without an error, in the browser's console
 /// or its own, and without a reload.
 fn in_browser(addr: SocketAddr, test: &str, limit: Duration) -> Value {
+    in_browser_at(addr, "/", test, limit)
+}
+
+/// [`in_browser`] on the page at `path` (`/?view=ratings`).
+fn in_browser_at(addr: SocketAddr, path: &str, test: &str, limit: Duration) -> Value {
     let browser =
         common::browser().expect("no chromium, chromium-browser or google-chrome on PATH");
-    let url = format!("http://{addr}/#test={test}");
+    let url = format!("http://{addr}{path}#test={test}");
     let seen = common::devtools::watch_selftest(&browser, &url, limit);
     let test = &seen.selftest;
     assert_eq!(test["ok"], true, "{test}");
@@ -822,6 +827,26 @@ fn the_live_page_redraws_itself_in_a_browser() {
     let test = &in_browser(done.addr, "live:1", Duration::from_secs(60));
     assert_eq!(test["games"], 480, "{test}");
     assert_eq!(test["live"]["counts"], serde_json::json!([480]), "{test}");
+    assert_eq!(test["projector"], false, "{test}");
+    // Its projector view: still the projector view once redrawn, the ratings and the progress
+    // shown, the rest hidden.
+    let test = &in_browser_at(
+        done.addr,
+        "/?view=ratings",
+        "live:1",
+        Duration::from_secs(60),
+    );
+    assert_eq!(test["live"]["redraws"], 1, "{test}");
+    assert_eq!(test["projector"], true, "{test}");
+    assert_eq!(test["progress"], "480 of 480 games played", "{test}");
+    for (id, shown) in [
+        ("ratings-section", true),
+        ("progress-section", true),
+        ("spec", false),
+        ("charts", false),
+    ] {
+        assert_eq!(test["shown"][id], shown, "{id}: {test}");
+    }
     assert_eq!(done.interrupt().0, Some(0));
 }
 
@@ -1016,10 +1041,25 @@ fn serve_on_every_interface_prints_a_url_that_opens() {
     assert!(live.addr.ip().is_loopback(), "live page: {}", live.addr);
     let note = live.stderr.recv_timeout(Duration::from_secs(10)).unwrap();
     assert!(note.contains("listening on every interface"), "{note}");
-    assert!(
-        note.contains(&format!("port {}", live.addr.port())),
-        "{note}"
-    );
+    // Then the machine's other addresses with the port, each a URL that parses and is not
+    // loopback; or, on a machine with none, the port to use with one.
+    let port = live.addr.port();
+    let urls: Vec<&str> = note
+        .split_whitespace()
+        .filter(|w| w.starts_with("http://"))
+        .collect();
+    if urls.is_empty() {
+        assert!(note.contains(&format!("port {port}")), "{note}");
+    }
+    for url in urls {
+        let addr: std::net::SocketAddr = url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .parse()
+            .unwrap_or_else(|e| panic!("{url} in '{note}': {e}"));
+        assert!(!addr.ip().is_loopback(), "{note}");
+        assert_eq!(addr.port(), port, "{note}");
+    }
     assert_eq!(request(live.addr, "GET", "/summary.json").status, 200);
     assert_eq!(live.interrupt().0, Some(0));
 }

@@ -471,7 +471,9 @@ fn a_bound_is_said_in_words_and_the_run_takes_an_anchor() {
         .find(|l| l.trim_start().starts_with("dave <"))
         .unwrap();
     assert!(
-        dave.contains("lost every game: weaker than the engines it met"),
+        dave.contains(
+            "lost every game against alice, bob and carol: weaker than the engines it met"
+        ),
         "{table}"
     );
     // The suggestion names an engine rated with an interval, most played (all played 36).
@@ -2209,4 +2211,111 @@ fn a_two_game_match_has_wide_intervals_and_the_true_reasons() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn a_gauntlet_s_unbeaten_opponents_share_a_rank_in_every_table() {
+    // Two opponents that win every game against the challenger (alpha-beta at depth 6 against
+    // a random mover), one that loses some (another random mover): nothing orders the first
+    // two, whose bounds say only that each won every game against `rnd`.
+    let dir = scratch("gauntlet-ties");
+    let engine = |name: &str, algorithm: &str, depth: &str| {
+        format!("[[engine]]\nname = \"{name}\"\nalgorithm = \"{algorithm}\"\n{depth}\n")
+    };
+    let text = format!(
+        "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 2, count = 8 }}\nformat = \"gauntlet\"\nchallengers = [\"rnd\"]\n{}{}{}{}",
+        engine("rnd", "random", ""),
+        engine("ab-b", "alphabeta", "depth = 6"),
+        engine("ab-a", "alphabeta", "depth = 6"),
+        engine("rnd-2", "random", ""),
+    );
+    let out = common::run_spec(&dir, &text);
+    // The premise, from the log: each opponent's points against the challenger.
+    let mut points: BTreeMap<String, (f64, u64)> = BTreeMap::new();
+    for g in common::jsonl(&out.join("games.jsonl")) {
+        let (first, second) = (g["first"].as_str().unwrap(), g["second"].as_str().unwrap());
+        let result = g["result"].as_str().unwrap();
+        let first_points = match result {
+            "1-0" => 1.0,
+            "0-1" => 0.0,
+            _ => 0.5,
+        };
+        let (opponent, p) = if first == "rnd" {
+            (second, 1.0 - first_points)
+        } else {
+            (first, first_points)
+        };
+        let e = points.entry(opponent.to_string()).or_default();
+        e.0 += p;
+        e.1 += 1;
+    }
+    assert_eq!(points["ab-a"], (16.0, 16), "{points:?}");
+    assert_eq!(points["ab-b"], (16.0, 16), "{points:?}");
+    assert!(
+        points["rnd-2"].0 > 0.0 && points["rnd-2"].0 < 16.0,
+        "{points:?}"
+    );
+
+    // ratings.csv: the two share rank 1, in the spec's order; the next rank is 3.
+    let csv = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let ranked: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(&ranked[..2], &[("1", "ab-b"), ("1", "ab-a")], "{csv}");
+    assert_eq!(
+        ranked[2..].iter().map(|r| r.0).collect::<Vec<_>>(),
+        ["3", "4"],
+        "{csv}"
+    );
+    assert!(
+        rows[0]
+            .iter()
+            .any(|c| c.contains("won every game against rnd")),
+        "{csv}"
+    );
+
+    // The terminal table: `=1` and the shared rank said in words.
+    let table = common::joute_ok(&["report", out.join("games.jsonl").to_str().unwrap()]);
+    let line = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no row {name} in {table}"))
+            .to_string()
+    };
+    assert!(line("ab-b").trim_start().starts_with("=1 "), "{table}");
+    assert!(line("ab-a").trim_start().starts_with("=1 "), "{table}");
+    assert!(
+        line("rnd").trim_start().starts_with("3 ") || line("rnd-2").trim_start().starts_with("3 "),
+        "{table}"
+    );
+    assert!(table.contains("=1: ab-b and ab-a share a rank"), "{table}");
+    // --json: `tied`.
+    let json: Value = serde_json::from_str(&common::joute_ok(&[
+        "report",
+        out.join("games.jsonl").to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let tied: Vec<(&str, bool)> = json["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["tied"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(tied[..2], [("ab-b", true), ("ab-a", true)], "{json}");
+    assert!(!tied[2].1 && !tied[3].1, "{json}");
+    // The page's table.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for name in ["ab-b", "ab-a"] {
+        assert!(
+            html.contains(&format!(
+                "<td data-v=\"1\">=1</td><td class=\"name\">{name}</td>"
+            )),
+            "{name}"
+        );
+    }
 }
