@@ -54,6 +54,10 @@ fn main() -> ExitCode {
         Err(err) if err.downcast_ref::<cli::Interrupted>().is_some() => {
             ExitCode::from(cli::EXIT_INTERRUPTED)
         }
+        // --sprt-exit-code: the report is printed; the code says the verdict.
+        Err(ref err) if let Some(verdict) = err.downcast_ref::<cli::SprtVerdict>() => {
+            ExitCode::from(verdict.0)
+        }
         Err(err) => {
             // A reader that stopped reading (`joute play … | head`) is not a failure.
             if err

@@ -46,11 +46,6 @@ impl Meter {
         }
     }
 
-    /// Whether the meter is a bar (stderr is a terminal).
-    pub(super) fn is_bar(&self) -> bool {
-        self.bar.is_some()
-    }
-
     /// Moves the bar to `done` with `message()` after it; on a pipe, notes `note()` when
     /// `now`, or when the last note is a few seconds old.
     pub(super) fn show(

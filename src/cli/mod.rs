@@ -30,7 +30,7 @@ use joute::games::GameKind;
 use joute::search::Algorithm;
 
 pub use interrupt::EXIT_INTERRUPTED;
-pub use run::Interrupted;
+pub use run::{Interrupted, SprtVerdict};
 
 /// A mistake in what the user gave (arguments, files, positions): reported on one line, exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -155,6 +155,15 @@ pub struct RunArgs {
     /// of the spec: a resumed run may take another, and `joute report --anchor` redraws it.
     #[arg(long, value_name = "ENGINE=ELO")]
     pub anchor: Option<String>,
+    /// Print the head-to-head block (Elo ±, nElo, LOS, the pentanomial counts, the SPRT's LLR
+    /// and bounds) every N games while a two-engine run plays, on stderr as the progress
+    /// (fastchess's -ratinginterval); default 100, 0 for none; --quiet and --json print none.
+    #[arg(long, value_name = "N")]
+    pub report_every: Option<u64>,
+    /// Exit with the SPRT's verdict: 0 when H1 is accepted, 10 when H0 is, 11 when the test
+    /// ended undecided (the game cap); 2 for bad input and 130 for Ctrl-C as always.
+    #[arg(long)]
+    pub sprt_exit_code: bool,
     /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
     /// port; the URL is printed): it redraws itself as games finish.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
@@ -198,7 +207,9 @@ pub struct MatchArgs {
     /// Seed of the openings and of every random choice.
     #[arg(long, visible_alias = "srand")]
     pub seed: Option<u64>,
-    /// Stop early by SPRT between these Elo bounds (logistic, α = β = 5%).
+    /// Stop early by SPRT between these Elo bounds: ELO0,ELO1 (logistic, α = β = 5%),
+    /// ELO0,ELO1,MODEL (logistic or normalized), or fastchess's
+    /// elo0=0,elo1=10,alpha=0.05,beta=0.05,model=normalized (alpha, beta and model optional).
     #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
     pub sprt: Option<String>,
     /// Worker threads (default: all cores).
@@ -242,6 +253,15 @@ pub struct MatchArgs {
     pub anchor: Option<String>,
     /// While it plays, serve the run's page live on this address (default 127.0.0.1 on a free
     /// port; the URL is printed): it redraws itself as games finish.
+    /// Print the head-to-head block (Elo ±, nElo, LOS, the pentanomial counts, the SPRT's LLR
+    /// and bounds) every N games while a two-engine run plays, on stderr as the progress
+    /// (fastchess's -ratinginterval); default 100, 0 for none; --quiet and --json print none.
+    #[arg(long, value_name = "N")]
+    pub report_every: Option<u64>,
+    /// Exit with the SPRT's verdict: 0 when H1 is accepted, 10 when H0 is, 11 when the test
+    /// ended undecided (the game cap); 2 for bad input and 130 for Ctrl-C as always.
+    #[arg(long)]
+    pub sprt_exit_code: bool,
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
     pub serve: Option<String>,
 }

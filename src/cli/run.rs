@@ -37,7 +37,25 @@ pub(super) struct Shown {
     pub voice: Voice,
     /// Every cost figure (`--cost`), not only the compact table.
     pub full_cost: bool,
+    /// Games between two head-to-head blocks while a run plays (`--report-every`; 0: none).
+    pub report_every: u64,
+    /// Exit with the SPRT's verdict (`--sprt-exit-code`).
+    pub sprt_exit: bool,
 }
+
+/// `--report-every` when not given: fastchess's rating interval.
+pub(super) const REPORT_EVERY: u64 = 100;
+
+/// The exit code of an SPRT that accepted H0, with `--sprt-exit-code`.
+pub const EXIT_SPRT_H0: u8 = 10;
+
+/// The exit code of an SPRT that ended undecided (the game cap), with `--sprt-exit-code`.
+pub const EXIT_SPRT_UNDECIDED: u8 = 11;
+
+/// The SPRT's verdict as an exit code (`--sprt-exit-code`), after the run printed its report.
+#[derive(Debug, thiserror::Error)]
+#[error("SPRT verdict {0}")]
+pub struct SprtVerdict(pub u8);
 
 /// How the run talks to the terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +101,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let shown = Shown {
         voice: voice(args.quiet, args.json),
         full_cost: args.cost,
+        report_every: args.report_every.unwrap_or(REPORT_EVERY),
+        sprt_exit: args.sprt_exit_code,
     };
     let played = play(&spec, &out, options, shown, true);
     drop(live); // the open pages hear that the run ended
@@ -158,6 +178,8 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     let shown = Shown {
         voice,
         full_cost: args.cost,
+        report_every: args.report_every.unwrap_or(REPORT_EVERY),
+        sprt_exit: args.sprt_exit_code,
     };
     match &args.out {
         Some(out) => {
@@ -333,8 +355,10 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<()> {
     let shown = Shown {
         voice,
         full_cost: args.cost,
+        report_every: 0,
+        sprt_exit: false,
     };
-    render(&summary, &out, shown, table, timing)
+    render(&summary, &out, shown, table, timing, table::Stage::Ended)
 }
 
 pub(super) fn voice(quiet: bool, json: bool) -> Voice {
@@ -356,26 +380,110 @@ pub(super) fn threads(requested: Option<usize>) -> anyhow::Result<usize> {
     }
 }
 
-/// `ELO0,ELO1` into a logistic test at α = β = 5%.
-fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
-    let bad = || {
-        InputError(format!(
-            "--sprt '{text}' is not ELO0,ELO1 with ELO0 < ELO1, e.g. --sprt 0,10"
-        ))
+/// The forms `--sprt` takes, for its errors.
+const SPRT_FORMS: &str = "ELO0,ELO1[,MODEL] or elo0=E0,elo1=E1[,alpha=A][,beta=B][,model=MODEL], MODEL logistic or normalized, e.g. 0,10 or elo0=0,elo1=10,model=normalized";
+
+/// The keys of `--sprt`'s KEY=VALUE form (fastchess's).
+const SPRT_KEYS: [&str; 5] = ["elo0", "elo1", "alpha", "beta", "model"];
+
+/// `--sprt`: `ELO0,ELO1`, `ELO0,ELO1,MODEL`, or fastchess's
+/// `elo0=E0,elo1=E1,alpha=A,beta=B,model=MODEL` (alpha and beta 0.05 and the model logistic
+/// unless given). The bounds are checked by the spec's own rules ([`match_spec`]).
+pub(super) fn parse_sprt(text: &str) -> Result<Sprt, InputError> {
+    let fail = |why: String| InputError(format!("--sprt '{text}': {why}; the forms: {SPRT_FORMS}"));
+    let number = |key: &str, value: &str| -> Result<f64, InputError> {
+        value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| fail(format!("{key} '{}' is not a number", value.trim())))
     };
-    let (a, b) = text.split_once(',').ok_or_else(bad)?;
-    let elo0: f64 = a.trim().parse().map_err(|_| bad())?;
-    let elo1: f64 = b.trim().parse().map_err(|_| bad())?;
-    if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
-        return Err(bad().into());
-    }
-    Ok(Sprt {
-        elo0,
-        elo1,
+    let model_of = |value: &str| match value.trim() {
+        "logistic" => Ok(EloModel::Logistic),
+        "normalized" | "normalised" => Ok(EloModel::Normalized),
+        other => Err(fail(format!(
+            "unknown model '{other}'; allowed: logistic, normalized"
+        ))),
+    };
+    let words: Vec<&str> = text.split(',').collect();
+    let mut test = Sprt {
+        elo0: f64::NAN,
+        elo1: f64::NAN,
         alpha: 0.05,
         beta: 0.05,
         model: EloModel::Logistic,
-    })
+    };
+    if words.iter().any(|w| w.contains('=')) {
+        let mut seen: Vec<&str> = Vec::new();
+        for word in &words {
+            let Some((key, value)) = word.split_once('=') else {
+                return Err(fail(format!(
+                    "'{}' is not KEY=VALUE (keys: {})",
+                    word.trim(),
+                    SPRT_KEYS.join(", ")
+                )));
+            };
+            let key = key.trim();
+            if seen.contains(&key) {
+                return Err(fail(format!("{key} is given twice")));
+            }
+            match key {
+                "elo0" => test.elo0 = number(key, value)?,
+                "elo1" => test.elo1 = number(key, value)?,
+                "alpha" | "beta" => {
+                    let rate = number(key, value)?;
+                    if !(rate > 0.0 && rate < 0.5) {
+                        return Err(fail(format!(
+                            "{key} {} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
+                            value.trim()
+                        )));
+                    }
+                    if key == "alpha" {
+                        test.alpha = rate;
+                    } else {
+                        test.beta = rate;
+                    }
+                }
+                "model" => test.model = model_of(value)?,
+                other => {
+                    let meant = SPRT_KEYS
+                        .iter()
+                        .map(|k| (strsim::damerau_levenshtein(other, k), *k))
+                        .filter(|(d, k)| *d <= 2 && *d < k.len())
+                        .min();
+                    return Err(fail(match meant {
+                        Some((_, k)) => format!("unknown key '{other}'; did you mean '{k}'?"),
+                        None => format!("unknown key '{other}'; keys: {}", SPRT_KEYS.join(", ")),
+                    }));
+                }
+            }
+            seen.push(key);
+        }
+        for key in ["elo0", "elo1"] {
+            if !seen.contains(&key) {
+                return Err(fail(format!("{key} is missing")));
+            }
+        }
+    } else {
+        match words.as_slice() {
+            [a, b] | [a, b, _] => {
+                test.elo0 = number("ELO0", a)?;
+                test.elo1 = number("ELO1", b)?;
+            }
+            _ => return Err(fail("not two bounds and a model".into())),
+        }
+        if let [_, _, model] = words.as_slice() {
+            test.model = model_of(model)?;
+        }
+    }
+    if test.elo0 >= test.elo1 {
+        return Err(fail(format!(
+            "elo1 ({}) must be greater than elo0 ({})",
+            test.elo1, test.elo0
+        )));
+    }
+    Ok(test)
 }
 
 /// Plays the games of `spec` that `out` does not hold yet (this shard's, when sharded), then
@@ -414,6 +522,8 @@ pub(super) fn play(
         threads,
         spec.resolved.sprt.is_some(),
     );
+    progress.report_every = shown.report_every;
+    progress.openings = spec.resolved.openings.describe();
     let reported = session.play_and_report(&mut progress, &cancel, keep);
     progress.finish();
     let reported = reported?;
@@ -433,8 +543,14 @@ pub(super) fn play(
         scale: &reported.scale,
         page: reported.page.as_deref(),
     };
-    render(&outcome.summary, out, shown, table, timing)?;
-    if outcome.ending == Ending::Interrupted {
+    let interrupted = outcome.ending == Ending::Interrupted;
+    let stage = if interrupted {
+        table::Stage::Interrupted
+    } else {
+        table::Stage::Ended
+    };
+    render(&outcome.summary, out, shown, table, timing, stage)?;
+    if interrupted {
         if voice != Voice::Json && voice != Voice::Silent {
             let logged = outcome.summary.games + outcome.summary.after_decision;
             if keep {
@@ -451,6 +567,16 @@ pub(super) fn play(
             }
         }
         return Err(Interrupted.into());
+    }
+    if shown.sprt_exit && spec.resolved.sprt.is_some() {
+        let code = match outcome.run_decision.or(outcome.summary.decision()) {
+            Some(d) if d.decision == Decision::H1 => None,
+            Some(d) if d.decision == Decision::H0 => Some(EXIT_SPRT_H0),
+            _ => Some(EXIT_SPRT_UNDECIDED),
+        };
+        if let Some(code) = code {
+            return Err(SprtVerdict(code).into());
+        }
     }
     Ok(())
 }
@@ -666,6 +792,7 @@ fn render(
     shown: Shown,
     table: Table,
     timing: Timing,
+    stage: table::Stage,
 ) -> anyhow::Result<()> {
     let Table {
         rows,
@@ -693,7 +820,7 @@ fn render(
             if let Some(line) = cost::starved_warning(costs, summary.spec.on_time()) {
                 say!("{line}")?;
             }
-            if let Some(block) = table::head_to_head(summary) {
+            if let Some(block) = table::head_to_head(summary, stage) {
                 say_text!(block)?;
             }
             if summary.games > 0 {
@@ -728,11 +855,13 @@ fn render(
 }
 
 /// The progress of a run's games: a bar with the ETA, the rate and the leader on a terminal,
-/// the same as a note every few seconds otherwise.
+/// the same as a note every few seconds otherwise; every `report_every` games the
+/// head-to-head block.
 struct Progress {
     voice: Voice,
     meter: Meter,
-    /// The line that says play starts, when there is no bar.
+    /// The header line said when play starts (after the outside programs' handshakes, which
+    /// may fail).
     announce: Option<String>,
     /// Games the folder is to hold, and games in it now.
     total: u64,
@@ -743,6 +872,27 @@ struct Progress {
     last_leader: Instant,
     started: Instant,
     leader: String,
+    /// Games between two head-to-head blocks (0: none).
+    report_every: u64,
+    /// The openings, for the header line.
+    openings: String,
+    /// The ETA of the SPRT, refreshed with the leader.
+    sprt_eta: Option<SprtEta>,
+    /// Whether the run has an SPRT (its game count is a cap).
+    sprt: bool,
+}
+
+/// Pairs a test must have counted before its expected length is shown: fewer say little
+/// about the drift.
+const SPRT_ETA_PAIRS: u64 = 10;
+
+/// What the progress line says of the SPRT's expected remaining length.
+#[derive(Clone, Copy, Debug)]
+enum SprtEta {
+    /// Expected games still to play.
+    Games(f64),
+    /// The drift is lost in the noise: no figure worth showing.
+    NoDrift,
 }
 
 impl Progress {
@@ -756,8 +906,7 @@ impl Progress {
     ) -> Progress {
         let talk = voice == Voice::Normal && remaining > 0;
         let meter = Meter::new(talk, total, done, "{bar:20} {pos}/{len} {wide_msg}", false);
-        // Said when play starts: after the outside programs' handshakes, which may fail.
-        let announce = (talk && !meter.is_bar()).then(|| {
+        let announce = talk.then(|| {
             format!(
                 "playing {}{remaining} games on {threads} thread{} ({done} already played{})",
                 if sprt { "up to " } else { "" },
@@ -780,18 +929,45 @@ impl Progress {
             last_leader: Instant::now() - Duration::from_secs(10),
             started: Instant::now(),
             leader: String::new(),
+            report_every: 0,
+            openings: String::new(),
+            sprt_eta: None,
+            sprt,
         }
     }
 
     fn finish(&mut self) {
         self.meter.finish();
     }
+
+    /// `ETA 5h 55m`, or with an SPRT `ETA ~25m (SPRT), cap 5h 55m`: the test's expected
+    /// remaining length at the current rate beside the time to the game cap (`ETA cap 5h 55m`
+    /// before [`SPRT_ETA_PAIRS`] pairs).
+    fn eta(&self, rate: f64, elapsed: f64) -> String {
+        let left = self.remaining_at_start - self.played.min(self.remaining_at_start);
+        let cap = short_duration(eta_seconds(self.played, left, elapsed));
+        match self.sprt_eta {
+            None if self.sprt => format!("ETA cap {cap}"),
+            None => format!("ETA {cap}"),
+            Some(SprtEta::NoDrift) => format!("ETA cap {cap} (SPRT: drift ~0)"),
+            Some(SprtEta::Games(g)) if g >= left as f64 => {
+                format!("ETA cap {cap} (SPRT: not expected before the cap)")
+            }
+            Some(SprtEta::Games(g)) => {
+                let seconds = if rate > 0.0 { g / rate } else { f64::INFINITY };
+                format!("ETA ~{} (SPRT), cap {cap}", short_duration(seconds))
+            }
+        }
+    }
 }
 
 impl Observer for Progress {
     fn started(&mut self, _: u64, _: u64) {
-        if let Some(line) = self.announce.take() {
-            note!("{line}");
+        if let Some(mut line) = self.announce.take() {
+            if !self.openings.is_empty() {
+                line.push_str(&format!("; openings: {}", self.openings));
+            }
+            self.meter.line(&line);
         }
     }
 
@@ -804,28 +980,47 @@ impl Observer for Progress {
         if self.last_leader.elapsed() >= Duration::from_millis(500) || self.done == self.total {
             self.last_leader = Instant::now();
             let ratings = summary.ratings();
-            self.leader = table::leader(&ratings);
-            if let Some(test) = &summary.sprt {
+            self.leader =
+                table::progress_estimate(summary).unwrap_or_else(|| table::leader(&ratings));
+            if let (Some(test), Some(state)) = (summary.spec.sprt, &summary.sprt) {
                 if !self.leader.is_empty() {
                     self.leader.push_str(", ");
                 }
-                self.leader.push_str(&format!("LLR {:.2}", test.llr()));
+                self.leader.push_str(&format!(
+                    "LLR {:.2} ({:.2}, {:.2})",
+                    state.llr(),
+                    test.lower(),
+                    test.upper()
+                ));
+                self.sprt_eta = state.expected_remaining(SPRT_ETA_PAIRS).map(|r| {
+                    if r.drifting {
+                        SprtEta::Games(2.0 * r.pairs)
+                    } else {
+                        SprtEta::NoDrift
+                    }
+                });
             }
         }
         let elapsed = self.started.elapsed().as_secs_f64();
         let rate = self.played as f64 / elapsed.max(1e-9);
-        let eta = short_duration(eta_seconds(
-            self.played,
-            self.remaining_at_start - self.played.min(self.remaining_at_start),
-            elapsed,
-        ));
+        let eta = self.eta(rate, elapsed);
         let (done, total, leader) = (self.done, self.total, &self.leader);
         self.meter.show(
             done,
             false,
-            || format!("ETA {eta}  {rate:.1} games/s  {leader}"),
-            || format!("{done}/{total} games, {rate:.1} games/s, ETA {eta}, {leader}"),
+            || format!("{eta}  {rate:.1} games/s  {leader}"),
+            || format!("{done}/{total} games, {rate:.1} games/s, {eta}, {leader}"),
         );
+        if self.report_every > 0
+            && self.done.is_multiple_of(self.report_every)
+            && self.done < self.total
+            && summary.decision().is_none()
+            && let Some(block) = table::head_to_head(summary, table::Stage::Playing)
+        {
+            for line in block.lines() {
+                self.meter.line(line);
+            }
+        }
     }
 }
 
@@ -871,6 +1066,64 @@ impl Observer for MatchProgress {
     fn game_finished(&mut self, game: &GameLine, summary: &Summary) {
         if let Some(p) = self.progress.as_mut() {
             p.game_finished(game, summary);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A progress of a run that has played `played` of `left + played` games, silent.
+    fn progress(played: u64, left: u64, eta: Option<SprtEta>) -> Progress {
+        let mut p = Progress::new(Voice::Quiet, played + left, 0, played + left, 1, true);
+        p.played = played;
+        p.sprt_eta = eta;
+        p
+    }
+
+    #[test]
+    fn the_eta_shows_the_tests_expected_length_beside_the_cap() {
+        // 100 games in 100 s: 1 game/s; 900 games to the cap, 15m.
+        let p = progress(100, 900, None);
+        assert_eq!(p.eta(1.0, 100.0), "ETA cap 15m 00s");
+        let p = progress(100, 900, Some(SprtEta::Games(150.0)));
+        assert_eq!(p.eta(1.0, 100.0), "ETA ~2m 30s (SPRT), cap 15m 00s");
+        let p = progress(100, 900, Some(SprtEta::Games(5000.0)));
+        assert_eq!(
+            p.eta(1.0, 100.0),
+            "ETA cap 15m 00s (SPRT: not expected before the cap)"
+        );
+        let p = progress(100, 900, Some(SprtEta::NoDrift));
+        assert_eq!(p.eta(1.0, 100.0), "ETA cap 15m 00s (SPRT: drift ~0)");
+        // Without an SPRT, no "cap".
+        let mut p = progress(100, 900, None);
+        p.sprt = false;
+        assert_eq!(p.eta(1.0, 100.0), "ETA 15m 00s");
+    }
+
+    #[test]
+    fn every_sprt_form_parses_to_its_test() {
+        let t = parse_sprt("elo0=-1.5,elo1=4,alpha=0.1,beta=0.2,model=normalised").unwrap();
+        assert_eq!(
+            (t.elo0, t.elo1, t.alpha, t.beta, t.model),
+            (-1.5, 4.0, 0.1, 0.2, EloModel::Normalized)
+        );
+        assert_eq!(parse_sprt("0,10").unwrap().model, EloModel::Logistic);
+        assert_eq!(
+            parse_sprt("0,10,normalized").unwrap().model,
+            EloModel::Normalized
+        );
+        for bad in [
+            "",
+            ",",
+            "0,",
+            "1,1",
+            "elo1=1",
+            "elo0=0,elo1=1,alpha=",
+            "x=1",
+        ] {
+            assert!(parse_sprt(bad).is_err(), "{bad}");
         }
     }
 }

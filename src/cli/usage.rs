@@ -34,7 +34,7 @@ const FOREIGN_MATCH_OPTIONS: &[(&[&str], &str)] = &[
     ),
     (
         &["sprt"],
-        "write --sprt ELO0,ELO1, e.g. --sprt 0,5 (logistic Elo, alpha = beta = 5%)",
+        "write --sprt ELO0,ELO1[,MODEL] (--sprt 0,5: logistic Elo, alpha = beta = 5%) or one argument with commas, --sprt elo0=0,elo1=5,alpha=0.05,beta=0.05,model=normalized",
     ),
     (
         &["openings", "book"],

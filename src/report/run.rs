@@ -11,6 +11,7 @@ use super::table::{self, RatingRow, RatingScale};
 use super::{charts, files, html};
 use crate::arena::game::Termination;
 use crate::arena::log::RunInfo;
+use crate::stats::sprt::Decision;
 
 /// Why the report could not be written; each names the folder. The message says the cause
 /// once: it is part of the message, not a `source()` (a caller that prints the chain of
@@ -285,13 +286,23 @@ pub fn summary_json(
     }
     if let Some(test) = &summary.sprt {
         let decided = summary.decision();
+        let t = test.test();
         object["sprt"] = json!({
-            "elo0": summary.spec.sprt.map(|s| s.elo0),
-            "elo1": summary.spec.sprt.map(|s| s.elo1),
+            "model": t.model,
+            "alpha": t.alpha,
+            "beta": t.beta,
+            "elo0": t.elo0,
+            "elo1": t.elo1,
             "llr": decided.map_or(test.llr(), |d| d.llr),
-            "lower": summary.spec.sprt.map(|s| s.lower()),
-            "upper": summary.spec.sprt.map(|s| s.upper()),
+            "lower": t.lower(),
+            "upper": t.upper(),
             "decision": decided.map(|d| d.decision),
+            // What a script tests: "H1", "H0" or "undecided" (the game cap or an interruption).
+            "result": match decided.map(|d| d.decision) {
+                Some(Decision::H1) => "H1",
+                Some(Decision::H0) => "H0",
+                _ => "undecided",
+            },
             "pairs": decided.map_or(test.counts().pairs(), |d| d.pairs),
         });
     }

@@ -506,8 +506,19 @@ impl RatingScale {
     }
 }
 
-/// The head-to-head block of a two-engine run, as fastchess prints it.
-pub fn head_to_head(summary: &Summary) -> Option<String> {
+/// When a head-to-head block is printed: its last line words an undecided test by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// While the run plays (`--report-every`).
+    Playing,
+    /// The run was stopped by Ctrl-C or a signal.
+    Interrupted,
+    /// The run ended (or a report of its logs).
+    Ended,
+}
+
+/// The head-to-head block of a two-engine run, as fastchess prints it, at `stage`.
+pub fn head_to_head(summary: &Summary, stage: Stage) -> Option<String> {
     if summary.spec.engines.len() != 2 || summary.pairings.len() != 1 {
         return None;
     }
@@ -630,13 +641,58 @@ pub fn head_to_head(summary: &Summary) -> Option<String> {
             },
             decided.pairs
         );
-    } else if summary.spec.sprt.is_some() {
-        let _ = writeln!(
-            out,
-            "SPRT: no decision within the game cap (H0 and H1 both still open)"
+    } else if let (Some(test), Some(state)) = (summary.spec.sprt, &summary.sprt) {
+        let pairs = state.counts().pairs();
+        let between = format!(
+            "the LLR {} is between its bounds ({}, {})",
+            fixed(state.llr(), 2),
+            fixed(test.lower(), 2),
+            fixed(test.upper(), 2)
         );
+        let logged = summary.games + summary.after_decision;
+        let cap = summary.schedule_games();
+        let _ = match stage {
+            Stage::Playing => writeln!(
+                out,
+                "SPRT: undecided after {pairs} pairs ({logged} of at most {cap} games): {between}"
+            ),
+            Stage::Interrupted => writeln!(
+                out,
+                "SPRT: interrupted undecided after {pairs} pairs ({logged} of at most {cap} games): {between}"
+            ),
+            Stage::Ended if logged < cap => writeln!(
+                out,
+                "SPRT: undecided after {pairs} pairs: the logs hold {logged} of the run's {cap} games and {between}"
+            ),
+            Stage::Ended => writeln!(
+                out,
+                "SPRT: no decision within the game cap of {cap} games (H0 and H1 both still open): {between}"
+            ),
+        };
     }
     Some(out)
+}
+
+/// A two-engine run's estimate for the progress line: `Elo +8.1 ± 12.0, nElo +10.2 ± 15.3`
+/// (A's, the first engine's); `None` with more engines, before a game, or while the spread is
+/// unmeasured.
+pub fn progress_estimate(summary: &Summary) -> Option<String> {
+    if summary.spec.engines.len() != 2 || summary.pairings.len() != 1 {
+        return None;
+    }
+    let p = &summary.pairings[0];
+    if p.wdl.games() == 0 {
+        return None;
+    }
+    let e = finite_estimate(p);
+    let (Some(error), Some(nelo)) = (e.error, e.nelo) else {
+        return None;
+    };
+    let name = &summary.spec.engines[p.a].name;
+    Some(format!(
+        "{name} Elo {:+.1} ± {error:.1}, nElo {nelo:+.1}",
+        e.elo
+    ))
 }
 
 /// A head-to-head estimate with finite numbers: for a pairing where A won (or lost) every game,

@@ -2,7 +2,7 @@
 //! reproducible, the test looks only at the prefix of opening pairs in pair-id order, so a run
 //! stops on the same pair, with the same counts and LLR, however the threads were scheduled.
 
-use super::sprt::{Decision, Sprt};
+use super::sprt::{Decision, NEGLIGIBLE_DRIFT, Sprt, expected_exit};
 use super::summary::Pentanomial;
 use std::collections::BTreeMap;
 
@@ -121,6 +121,37 @@ impl SequentialSprt {
     pub fn test(&self) -> &Sprt {
         &self.test
     }
+
+    /// How many more pairs the test is expected to take if the pairs to come are like those
+    /// counted: [`expected_exit`] from the current LLR to its bounds, with the per-pair
+    /// increment's mean and variance at the observed frequencies ([`Sprt::pair_drift`]). `None`
+    /// once decided, or before `min_pairs` pairs.
+    pub fn expected_remaining(&self, min_pairs: u64) -> Option<Remaining> {
+        if self.decided.is_some() || self.counts.pairs() < min_pairs.max(1) {
+            return None;
+        }
+        let (mean, variance) = self.test.pair_drift(&self.counts)?;
+        let (up, down) = (
+            self.test.upper() - self.llr(),
+            self.llr() - self.test.lower(),
+        );
+        let drifting =
+            variance <= 0.0 || (2.0 * mean / variance * (up + down)).abs() >= NEGLIGIBLE_DRIFT;
+        Some(Remaining {
+            pairs: expected_exit(up, down, mean, variance),
+            drifting,
+        })
+    }
+}
+
+/// The expected remaining length of a test ([`SequentialSprt::expected_remaining`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Remaining {
+    /// Expected pairs still to play (may be infinite).
+    pub pairs: f64,
+    /// Whether the drift is large enough to matter across the remaining interval (see
+    /// [`NEGLIGIBLE_DRIFT`]); when not, the LLR mostly wanders and the figure says little.
+    pub drifting: bool,
 }
 
 #[cfg(test)]

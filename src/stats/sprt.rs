@@ -166,8 +166,34 @@ impl Sprt {
     /// scores' range, or a t-value far beyond any test's (bounds beyond about ±230 nElo for
     /// pairs; see [`mle_with_t_value`]), where fishtest raises an error.
     fn llr<const N: usize>(&self, counts: &[u64; N], scores: &[f64; N], outcome: Outcome) -> f64 {
+        match self.increments(counts, scores, outcome) {
+            Some((total, p, step)) => total * (0..N).map(|k| p[k] * step[k]).sum::<f64>(),
+            None => 0.0,
+        }
+    }
+
+    /// The mean and variance of the LLR's increment per opening pair at the observed
+    /// frequencies: outcome `k` adds `ln(q1_k / q0_k)` (the hypotheses fitted as in
+    /// [`Sprt::llr_pentanomial`]) with probability `p̂_k`, so the mean is the LLR divided by the
+    /// (regularised) pair count. `None` before any pair, or where the LLR is 0 for want of a fit.
+    pub fn pair_drift(&self, counts: &Pentanomial) -> Option<(f64, f64)> {
+        let (_, p, step) = self.increments(&counts.0, &PAIR_SCORES, Outcome::Pair)?;
+        let mean: f64 = (0..5).map(|k| p[k] * step[k]).sum();
+        let variance: f64 = (0..5).map(|k| p[k] * (step[k] - mean).powi(2)).sum();
+        Some((mean, variance))
+    }
+
+    /// The regularised count total, the observed frequencies `p̂` and each outcome's LLR
+    /// increment `ln(q1_k / q0_k)` (see [`Sprt::llr`]); `None` with no counts or no fit.
+    #[allow(clippy::type_complexity)]
+    fn increments<const N: usize>(
+        &self,
+        counts: &[u64; N],
+        scores: &[f64; N],
+        outcome: Outcome,
+    ) -> Option<(f64, [f64; N], [f64; N])> {
         if counts.iter().all(|&c| c == 0) {
-            return 0.0;
+            return None;
         }
         let counts = counts.map(|c| if c == 0 { ZERO_COUNT } else { c as f64 });
         let total: f64 = counts.iter().sum();
@@ -181,10 +207,42 @@ impl Sprt {
             }
         };
         let (Some(q0), Some(q1)) = (fit(self.elo0), fit(self.elo1)) else {
-            return 0.0;
+            return None;
         };
-        total * (0..N).map(|k| p[k] * (q1[k] / q0[k]).ln()).sum::<f64>()
+        Some((total, p, std::array::from_fn(|k| (q1[k] / q0[k]).ln())))
     }
+}
+
+/// Below this `|θ| (a + b)` (θ = 2μ/σ²) a walk's drift is lost in its noise across the
+/// interval: [`expected_exit`] uses the driftless limit, and the progress line says "drift ~0".
+pub const NEGLIGIBLE_DRIFT: f64 = 1.0;
+
+/// The expected number of steps for a random walk with increments of mean `mean` and variance
+/// `variance` to leave the interval from `up` below its upper end to `down` above its lower end
+/// (both ≥ 0), by Wald's identity `μ E[N] = E[S_N]` with the overshoot neglected and the chance
+/// of leaving at the top taken from the martingale `e^(-θ S)`, `θ = 2μ/σ²` (exact for Brownian
+/// motion): `P_up = (e^(θb) - 1) / (e^(θb) - e^(-θa))`, `E[N] = (P_up a - (1 - P_up) b) / μ`;
+/// with no drift, `a b / σ²`. Infinite when the walk neither drifts nor varies.
+pub fn expected_exit(up: f64, down: f64, mean: f64, variance: f64) -> f64 {
+    let (a, b) = (up.max(0.0), down.max(0.0));
+    if variance <= 0.0 {
+        return match mean {
+            m if m > 0.0 => a / m,
+            m if m < 0.0 => b / -m,
+            _ => f64::INFINITY,
+        };
+    }
+    let theta = 2.0 * mean / variance;
+    if (theta * (a + b)).abs() < 1e-6 {
+        return a * b / variance;
+    }
+    // Written so that no exponential overflows, whichever the sign of θ.
+    let p_up = if theta > 0.0 {
+        (-theta * b).exp_m1() / (-theta * (a + b)).exp_m1()
+    } else {
+        (theta * a).exp() * (theta * b).exp_m1() / (theta * (a + b)).exp_m1()
+    };
+    ((p_up * a - (1.0 - p_up) * b) / mean).max(0.0)
 }
 
 /// The maximum-likelihood distribution on `scores` with mean `s` given the observed `p` (every
@@ -354,6 +412,91 @@ mod tests {
         // More wins, higher LLR.
         let better = Pentanomial([300, 2300, 5000, 2500, 550]);
         assert!(t.llr_pentanomial(&better) > llr);
+    }
+
+    /// Wald's Bernoulli SPRT of p0 = 0.48 against p1 = 0.52 at α = β = 5%, simulated from a
+    /// fixed seed at several true win rates (drifting up, down, not at all) and starting LLRs:
+    /// the mean number of steps to a bound against [`expected_exit`]. The formula neglects the
+    /// overshoot, at most one step (|ln(0.52/0.48)| = 0.08) past a bound, which moves the exit
+    /// point by at most that and so the expected length by at most `step / |μ|` (or, with no
+    /// drift, `step · (a + b) / σ²`); the simulated mean has its own standard error; the test
+    /// allows both, the first doubled, plus four standard errors.
+    #[test]
+    fn expected_exit_matches_a_simulated_bernoulli_sprt() {
+        let (p0, p1) = (0.48f64, 0.52f64);
+        let (win, loss) = ((p1 / p0).ln(), ((1.0 - p1) / (1.0 - p0)).ln());
+        let (lower, upper) = ((0.05f64 / 0.95).ln(), (0.95f64 / 0.05).ln());
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for (truth, start) in [
+            (0.52, 0.0),
+            (0.47, 0.0),
+            (0.5, 0.0),
+            (0.51, 1.5),
+            (0.5, -2.0),
+            (0.49, 2.0),
+        ] {
+            let runs = 3000;
+            let (mut sum, mut squares) = (0.0, 0.0);
+            for _ in 0..runs {
+                let (mut s, mut n) = (start, 0u64);
+                while s > lower && s < upper {
+                    s += if rng.random::<f64>() < truth {
+                        win
+                    } else {
+                        loss
+                    };
+                    n += 1;
+                }
+                sum += n as f64;
+                squares += (n * n) as f64;
+            }
+            let mean_n = sum / runs as f64;
+            let error = (squares / runs as f64 - mean_n * mean_n).sqrt() / (runs as f64).sqrt();
+            let mu = truth * win + (1.0 - truth) * loss;
+            let variance = truth * win * win + (1.0 - truth) * loss * loss - mu * mu;
+            let predicted = expected_exit(upper - start, start - lower, mu, variance);
+            let overshoot = if mu.abs() > 1e-12 {
+                win / mu.abs()
+            } else {
+                win * (upper - lower) / variance
+            };
+            let tolerance = 2.0 * overshoot + 4.0 * error;
+            assert!(
+                (mean_n - predicted).abs() <= tolerance,
+                "p = {truth}, from {start}: simulated {mean_n:.1} ± {error:.1}, predicted {predicted:.1}, tolerance {tolerance:.1}"
+            );
+        }
+        // The limits: no spread, a walk straight to the nearer bound in its direction.
+        assert_eq!(expected_exit(2.0, 1.0, 0.5, 0.0), 4.0);
+        assert_eq!(expected_exit(2.0, 1.0, -0.5, 0.0), 2.0);
+        assert!(expected_exit(2.0, 1.0, 0.0, 0.0).is_infinite());
+    }
+
+    /// The per-pair drift is the LLR over the pairs, and its variance that of the increments
+    /// weighed by the observed frequencies, recomputed here from two LLRs: adding one pair of
+    /// outcome k to N pairs moves N·mean by about the increment of k.
+    #[test]
+    fn the_pair_drift_is_the_llr_per_pair() {
+        let t = normalised(0.0, 10.0);
+        let counts = Pentanomial([30, 200, 500, 230, 40]);
+        let (mean, variance) = t.pair_drift(&counts).unwrap();
+        let n = counts.pairs() as f64;
+        let llr = t.llr_pentanomial(&counts);
+        assert!((mean - llr / n).abs() < 1e-12, "{mean} vs {}", llr / n);
+        // The increments at these frequencies: the fitted q0, q1 move little when a pair is
+        // added to 1000, so the LLR's change is nearly the increment of that outcome.
+        let steps: Vec<f64> = (0..5)
+            .map(|k| {
+                let mut more = counts;
+                more.0[k] += 1;
+                t.llr_pentanomial(&more) - llr
+            })
+            .collect();
+        let p: Vec<f64> = counts.0.iter().map(|&c| c as f64 / n).collect();
+        let m: f64 = (0..5).map(|k| p[k] * steps[k]).sum();
+        let v: f64 = (0..5).map(|k| p[k] * (steps[k] - m).powi(2)).sum();
+        assert!((v - variance).abs() < 0.05 * variance, "{v} vs {variance}");
+        assert!(t.pair_drift(&Pentanomial::default()).is_none());
     }
 
     #[test]

@@ -38,6 +38,7 @@ mod serve;
 mod sharded_sprt;
 mod solve_connect4;
 mod solve_othello;
+mod sprt_cli;
 mod strength;
 mod terminal;
 mod tournament;

@@ -269,6 +269,24 @@ pub(super) fn default_match_plies(kind: &GameKind, count: u64) -> u32 {
     }
 }
 
+/// The note for openings longer than the game's usual default because many are wanted
+/// (`--games 10000`, or `--sprt`'s cap: Othello's 8 plies rather than 6), when the user did not
+/// choose the plies.
+fn lengthened_note(
+    kind: GameKind,
+    count: u32,
+    request: MatchOpenings,
+    plies: u32,
+) -> Option<String> {
+    let usual = default_match_plies(&kind, 1);
+    (request.plies.is_none() && plies > usual).then(|| {
+        format!(
+            "openings: {plies} plies rather than the usual {usual}, for {count} distinct openings ({} games; {usual} plies seldom give that many balanced ones); --openings PLIES chooses",
+            2 * count as u64
+        )
+    })
+}
+
 /// How many plies `joute match` adds at a time, and at most, when the board has too few
 /// distinct openings of the default length.
 pub(super) const PLIES_STEP: u32 = 2;
@@ -494,13 +512,15 @@ pub(super) fn match_openings<G: Features>(
             }
         }
         if list.len() == count as usize {
-            let note = (plies != first).then(|| {
-                format!(
+            let note = if plies != first {
+                Some(format!(
                     "openings: {plies} plies ({} give only {} distinct openings, {count} needed)",
                     first,
                     best.1.len()
-                )
-            });
+                ))
+            } else {
+                lengthened_note(kind, count, request, plies)
+            };
             return Ok((plies, list, None, note));
         }
         // Keep the longest list found (the first one on a tie: the shortest openings).

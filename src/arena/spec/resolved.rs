@@ -57,6 +57,41 @@ impl FileOrder {
     }
 }
 
+impl OpeningSource {
+    /// For a run's header line: `random, 8 plies, 5000 openings` (`…, 12 distinct, repeated`
+    /// when they repeat), or `file openings.txt, 50 openings from 1 (random order)`.
+    pub fn describe(&self) -> String {
+        match self {
+            OpeningSource::Random {
+                plies,
+                count,
+                distinct,
+                ..
+            } => {
+                let mut text = format!("random, {plies} plies, {count} openings");
+                if let Some(d) = distinct {
+                    text.push_str(&format!(" ({d} distinct, repeated)"));
+                }
+                text
+            }
+            OpeningSource::File {
+                path,
+                count,
+                order,
+                start,
+            } => format!(
+                "file {path}, {count} openings from {}{}",
+                start + 1,
+                if order.is_sequential() {
+                    ""
+                } else {
+                    " (random order)"
+                }
+            ),
+        }
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
