@@ -398,7 +398,25 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Checks a file a command is to write: in a folder that exists, never one of its `inputs`, never a run's own file
+/// Checks that the folder of `out`, a file the user named, exists: one error naming the user's
+/// path, before anything is written (a command whose `--out` is a folder it creates does not
+/// ask).
+pub fn check_output_parent(out: &Path) -> Result<(), String> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if parent.is_dir() {
+        return Ok(());
+    }
+    Err(format!(
+        "cannot write {}: {}; create it, or name a file in a folder that exists",
+        out.display(),
+        missing_folder(parent)
+    ))
+}
+
+/// Checks a file a command is to write: never one of its `inputs`, never a run's own file
 /// ([`RUN_FILES`] in a folder that holds a run), never a folder, and an existing file only with
 /// `force` — unless `joutes` (the command's default name in a run folder, a file joute writes
 /// and rewrites there).
@@ -419,13 +437,6 @@ pub fn check_output_file(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    if !parent.is_dir() {
-        return Err(format!(
-            "cannot write {}: {}; create it, or name a file in a folder that exists",
-            out.display(),
-            missing_folder(parent)
-        ));
-    }
     let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if RUN_FILES.contains(&name) && is_run_folder(parent) {
         return Err(format!(
@@ -515,7 +526,7 @@ mod tests {
                 assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied, "{err}");
             }
         }
-        let err = check_output_file(&missing.join("a/b.pgn"), &[], false, false).unwrap_err();
+        let err = check_output_parent(&missing.join("a/b.pgn")).unwrap_err();
         assert!(
             err.starts_with(&format!(
                 "cannot write {}: folder {}/ does not exist;",

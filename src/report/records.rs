@@ -109,6 +109,9 @@ pub fn check_records_out(
         .map(|l| l.parent().unwrap_or(Path::new(".")).join("run.json"))
         .collect();
     let inputs: Vec<&Path> = logs.iter().chain(&records).map(PathBuf::as_path).collect();
+    if format != Format::Psq {
+        crate::outputs::check_output_parent(out)?;
+    }
     match format {
         Format::Psq => {
             if is_run_folder(out) || inputs.iter().any(|i| crate::outputs::same_file(out, i)) {

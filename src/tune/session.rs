@@ -885,6 +885,7 @@ pub(super) fn weights_copy(
             );
         let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        crate::outputs::check_output_parent(path).map_err(input)?;
         crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
         check_weights_copy(path, options.force)?;
         if spec.patterns().is_some() && path.extension().is_none_or(|e| e != "jpw") {
