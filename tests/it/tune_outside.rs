@@ -320,7 +320,7 @@ fn candidates_play_a_pool_of_built_in_engines_on_a_clock() {
             "seed = 5\n",
             "seed = 5\nopponent = \"pool\"\nst = \"100ms\"\n",
         )
-        .replace("games = 200", "games = 20")
+        .replace("games = 200", "games = 20\naa_games = 4")
         + "\n[[pool]]\nname = \"ab1\"\nalgorithm = \"alphabeta\"\ndepth = 1\n";
     let spec = write(&dir, &text);
     let out = dir.join("out");
@@ -332,17 +332,34 @@ fn candidates_play_a_pool_of_built_in_engines_on_a_clock() {
         "--json",
     ]);
     let summary: Value = serde_json::from_str(&stdout).unwrap();
-    // Both vectors play the pool engine from each opening: four games a pair.
-    assert_eq!(summary["games"], 4 * 3 * 4 + 20, "{summary}");
+    // Both vectors play the pool engine from each opening: four games a pair. When θ+ and θ−
+    // scored alike against the pool every time, θ never moved: the tuned program is the start
+    // program and the confirmation is not played.
+    let confirmation = &summary["confirmation"];
+    let confirmed = if confirmation["skipped"].is_string() {
+        assert_eq!(summary["params"][0]["tuned"], 60.0, "{summary}");
+        0
+    } else {
+        20
+    };
+    assert_eq!(confirmation["games"], confirmed, "{summary}");
+    assert_eq!(summary["games"], 4 * 3 * 4 + confirmed + 4, "{summary}");
     for l in common::history(&out) {
         assert_eq!(l["games"], 12);
         assert_eq!(l["pairs"], 3);
     }
     assert_eq!(summary["not_reproducible"][1], "clock", "{summary}");
-    // The confirmation's games were played on the clock, and say so.
-    let confirm = std::fs::read_to_string(out.join("confirm/games.jsonl")).unwrap();
-    let first: Value = serde_json::from_str(confirm.lines().next().unwrap()).unwrap();
-    assert_eq!(first["not_reproducible"][0], "clock", "{first}");
+    // The matches' games were played on the clock, and say so.
+    let folders: &[&str] = if confirmed > 0 {
+        &["confirm", "aa"]
+    } else {
+        &["aa"]
+    };
+    for folder in folders {
+        let log = std::fs::read_to_string(out.join(folder).join("games.jsonl")).unwrap();
+        let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+        assert_eq!(first["not_reproducible"][0], "clock", "{folder}: {first}");
+    }
 }
 
 /// An integer option whose SPSA schedule cannot move it by one step: warned of before the
