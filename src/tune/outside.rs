@@ -84,11 +84,12 @@ pub fn schedule_warnings(spec: &ResolvedTuneSpec) -> Vec<String> {
             let travel = state.max_travel(i);
             (travel < 1.0).then(|| {
                 format!(
-                    "option '{}' is sent as a whole number, but SPSA's schedule moves it by at most {} in all ({} iterations of {} pairs, c_end {}, r_end {}, every game won): less than one step, so it may never change as sent; raise r_end or the iterations",
+                    "option '{}' is sent as a whole number, but SPSA's schedule moves it by at most {} in all ({} iterations of {} pair{}, c_end {}, r_end {}, every game won): less than one step, so it may never change as sent; raise r_end or the iterations",
                     o.name,
                     estimate_text(travel),
                     config.iterations,
                     config.pairs,
+                    if config.pairs == 1 { "" } else { "s" },
                     estimate_text(p.c_end()),
                     p.r_end()
                 )
@@ -347,7 +348,7 @@ integer = true
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
             warnings[0].starts_with(&format!(
-                "option 'level' is sent as a whole number, but SPSA's schedule moves it by at most {} in all (20 iterations of 1 pairs, c_end 2, r_end 0.002",
+                "option 'level' is sent as a whole number, but SPSA's schedule moves it by at most {} in all (20 iterations of 1 pair, c_end 2, r_end 0.002",
                 estimate_text(expected)
             )),
             "{}",
