@@ -112,7 +112,9 @@ fn write_temporary(
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let tmp = builder.tempfile_in(dir)?;
+    let tmp = builder
+        .tempfile_in(dir)
+        .map_err(|e| temporary_error(e, dir))?;
     let mut out = BufWriter::new(tmp);
     write(&mut out)?;
     let tmp = out.into_inner().map_err(|e| e.into_error())?;
@@ -120,6 +122,37 @@ fn write_temporary(
         tmp.as_file().sync_all()?;
     }
     Ok(tmp)
+}
+
+/// The error of creating a temporary file in `dir`, said of the user's folder and never of the
+/// temporary's name (which the user never gave): "folder D/ does not exist" when it is missing,
+/// else the system's own cause without the `at path ".NAME.PID.RANDOM.joute-tmp"` `tempfile`
+/// adds.
+fn temporary_error(e: std::io::Error, dir: &Path) -> std::io::Error {
+    if !dir.is_dir() {
+        return std::io::Error::new(e.kind(), missing_folder(dir));
+    }
+    let kind = e.kind();
+    // `tempfile` wraps the system's error with the temporary's path; its source is the cause.
+    let cause = e
+        .get_ref()
+        .and_then(|inner| inner.source())
+        .map(ToString::to_string);
+    match cause {
+        Some(cause) => std::io::Error::new(kind, cause),
+        None => e,
+    }
+}
+
+/// "folder D/ does not exist" (or "D is not a folder") for a missing output folder `dir`.
+fn missing_folder(dir: &Path) -> String {
+    let shown = dir.display().to_string();
+    let slash = if shown.ends_with('/') { "" } else { "/" };
+    if dir.exists() {
+        format!("{shown} is not a folder")
+    } else {
+        format!("folder {shown}{slash} does not exist")
+    }
 }
 
 /// Opens `path` for appending, creating it when missing, refusing a symbolic link
@@ -477,6 +510,24 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Checks that the folder of `out`, a file the user named, exists: one error naming the user's
+/// path, before anything is written (a command whose `--out` is a folder it creates does not
+/// ask).
+pub fn check_output_parent(out: &Path) -> Result<(), String> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if parent.is_dir() {
+        return Ok(());
+    }
+    Err(format!(
+        "cannot write {}: {}; create it, or name a file in a folder that exists",
+        out.display(),
+        missing_folder(parent)
+    ))
+}
+
 /// Checks a file a command is to write: never one of its `inputs`, never a run's own file
 /// ([`RUN_FILES`] in a folder that holds a run), never a folder, and an existing file only with
 /// `force` — unless `joutes` (the command's default name in a run folder, a file joute writes
@@ -561,6 +612,41 @@ mod tests {
         let err = open_append(&dir.join("games.jsonl")).unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's");
+    }
+
+    #[test]
+    fn write_errors_name_the_users_folder_never_the_temporary() {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let missing = dir.join("share");
+        let err = write_atomically(&missing.join("x.ggf"), b"x").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("folder {}/ does not exist", missing.display())
+        );
+        // A folder that cannot be written in: the system's cause, no temporary's name.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::create_dir(&missing).unwrap();
+            std::fs::set_permissions(&missing, std::fs::Permissions::from_mode(0o500)).unwrap();
+            let written = write_atomically(&missing.join("x.ggf"), b"x");
+            std::fs::set_permissions(&missing, std::fs::Permissions::from_mode(0o700)).unwrap();
+            // Root writes anywhere: then there is no error to check.
+            if let Err(err) = written {
+                assert!(!err.to_string().contains(TEMPORARY_SUFFIX), "{err}");
+                assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied, "{err}");
+            }
+        }
+        let err = check_output_parent(&missing.join("a/b.pgn")).unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "cannot write {}: folder {}/ does not exist;",
+                missing.join("a/b.pgn").display(),
+                missing.join("a").display()
+            )),
+            "{err}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::{FitArgs, InputError};
 use joute::arena::log::RunInfo;
 use joute::games::GameKind;
-use joute::outputs::{check_output_file, number_text, write_atomically};
+use joute::outputs::{check_output_file, check_output_parent, number_text, write_atomically};
 use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
 
 /// Runs `joute fit`.
@@ -106,6 +106,7 @@ fn output_file(args: &FitArgs) -> Result<PathBuf, InputError> {
         .map(PathBuf::as_path)
         .chain(args.weights.as_deref())
         .collect();
+    check_output_parent(&out).map_err(InputError)?;
     check_output_file(&out, &inputs, args.force, args.out.is_none()).map_err(InputError)?;
     Ok(out)
 }

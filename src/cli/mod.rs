@@ -77,7 +77,8 @@ pub enum Command {
     /// Play a two-engine match straight from the command line.
     #[command(after_help = match_help())]
     Match(MatchArgs),
-    /// Tune evaluation weights from a tuning spec.
+    /// Tune a built-in engine's evaluation weights, or an outside program's options, from a
+    /// tuning spec.
     #[command(after_help = SPEC_REFERENCE)]
     Tune(TuneArgs),
     /// Ratings, charts and HTML from one or more game logs (shards merge).
@@ -284,8 +285,9 @@ pub struct TuneArgs {
     /// checkpoint.json lists as joute's; any other file stays).
     #[arg(long, conflicts_with = "shard")]
     pub fresh: bool,
-    /// Also write the tuned weights to this file (they are always in the run's folder as
-    /// tuned-weights.toml, or tuned-weights.jpw for a pattern regression: then a .jpw file);
+    /// Also write the tuned weights (or an outside program's tuned options) to this file (they
+    /// are always in the run's folder as tuned-weights.toml, tuned-weights.jpw for a pattern
+    /// regression: then a .jpw file, or tuned-options.toml);
     /// overrides the spec's weights_out. An existing file is replaced only with --force.
     #[arg(long, value_name = "PATH")]
     pub write_weights: Option<PathBuf>,
@@ -312,7 +314,7 @@ pub struct TuneArgs {
     #[arg(long)]
     pub json: bool,
     /// While it runs, serve the tuning page live on this address (default 127.0.0.1 on a free
-    /// port; the URL is printed): its charts, history and current weights redraw themselves
+    /// port; the URL is printed): its charts, history and current weights (or options) redraw themselves
     /// as candidates finish, and it shows the confirmation once the run ends.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = serve::DEFAULT_ADDR)]
     pub serve: Option<String>,

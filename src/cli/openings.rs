@@ -12,6 +12,7 @@ use joute::arena::suites::{self, SuiteRequest};
 /// Runs `joute openings`.
 pub(super) fn run(args: &OpeningsArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.out {
+        joute::outputs::check_output_parent(path).map_err(InputError)?;
         joute::outputs::check_output_file(path, &[], args.force, false).map_err(InputError)?;
     }
     let started = Instant::now();

@@ -17,7 +17,7 @@ use joute::serve::{Source, TuneFolder};
 use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
 use joute::tune::checkpoint::{Checkpoint, MatchKind, Stage, TuneError};
-use joute::tune::record::{HistoryLine, MatchResult, TuneRecord};
+use joute::tune::record::{HistoryLine, MatchResult, TuneRecord, elo_interval_text, sent_text};
 use joute::tune::regression_shard::ShardSession;
 use joute::tune::session::{Finished, PlayedMatch, TuneObserver, TuneOptions, TuneSession};
 use joute::tune::spec::{Method, ResolvedTuneSpec, load};
@@ -37,6 +37,11 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             super::run::say_fresh(&out, removed.files, &removed.kept);
         }
         say_plan(&session.ck, threads);
+    }
+    if voice != Voice::Silent {
+        for warning in joute::tune::outside::schedule_warnings(&session.ck.spec) {
+            note!("warning: {warning}");
+        }
     }
     let live = serve_live(addr, &out, &session.ck)?;
     let cancel = interrupt::token();
@@ -235,18 +240,27 @@ fn render(finished: &Finished, voice: Voice) -> anyhow::Result<()> {
         Voice::Normal | Voice::Quiet => {
             let confirmation = record.confirmation.as_ref().expect("set by finish");
             say_text!(weights_table(record))?;
-            say!(
-                "confirmed: tuned vs start {:+.1} ± {:.1} Elo (95%), LOS {:.2}% over {} games on held-out openings — {}",
-                confirmation.elo,
-                confirmation.error,
-                100.0 * confirmation.los,
-                confirmation.games,
-                if confirmation.elo - confirmation.error > 0.0 {
-                    "the interval is above 0"
-                } else {
-                    "NOT confirmed: the interval reaches 0"
-                }
-            )?;
+            match &confirmation.skipped {
+                Some(reason) => say!("confirmation not played: {reason}")?,
+                None => say!(
+                    "confirmed: tuned vs start {} Elo{}, LOS {:.2}% over {} games on held-out openings — {}",
+                    confirmation.elo_text(),
+                    if confirmation.has_interval() {
+                        " (95%)"
+                    } else {
+                        ""
+                    },
+                    100.0 * confirmation.los,
+                    confirmation.games,
+                    if !confirmation.has_interval() {
+                        "NOT confirmed: no interval to judge by"
+                    } else if confirmation.elo - confirmation.error > 0.0 {
+                        "the interval is above 0"
+                    } else {
+                        "NOT confirmed: the interval reaches 0"
+                    }
+                )?,
+            }
             if let (Some(a), Some(check)) = (&record.aa, &finished.aa_check) {
                 say!("{}", aa_line(a, check))?;
             }
@@ -283,8 +297,12 @@ fn render(finished: &Finished, voice: Voice) -> anyhow::Result<()> {
 /// The A/A match's line: its result and verdict (`docs/statistics.md`, "Tuning").
 fn aa_line(a: &MatchResult, check: &AaCheck) -> String {
     let result = format!(
-        "start vs start {:+.1} ± {:.1} Elo (95%) over {} games ({} of {} pairs played two different games)",
-        a.elo, a.error, a.games, check.distinct_pairs, check.pairs
+        "start vs start {} Elo{} over {} games ({} of {} pairs played two different games)",
+        a.elo_text(),
+        if a.has_interval() { " (95%)" } else { "" },
+        a.games,
+        check.distinct_pairs,
+        check.pairs
     );
     match check.verdict {
         AaVerdict::Pass => format!("A/A: {result} — pass: {}", check.reason),
@@ -421,6 +439,17 @@ impl TuneObserver for TuneProgress {
         )
     }
 
+    fn match_skipped(&mut self, kind: MatchKind, reason: &str) -> std::io::Result<()> {
+        if self.voice == Voice::Normal {
+            let what = match kind {
+                MatchKind::Confirm => "confirmation",
+                MatchKind::Aa => "A/A match",
+            };
+            say!("\n{what} skipped: {reason}")?;
+        }
+        Ok(())
+    }
+
     fn match_starting(&mut self, kind: MatchKind, games: u64) -> std::io::Result<()> {
         if self.voice == Voice::Normal {
             match kind {
@@ -524,12 +553,11 @@ fn progress_candidate(line: &HistoryLine, names: &[String], ck: &Checkpoint) -> 
         " rejected"
     };
     format!(
-        "candidate {}: {}{more}: {} pairs, {:+.1} ± {:.1} Elo{llr}{verdict}; {} games, {:.0} s",
+        "candidate {}: {}{more}: {} pairs, {} Elo{llr}{verdict}; {} games, {:.0} s",
         line.k,
         moved.join(", "),
         line.pairs,
-        line.elo,
-        line.elo_error,
+        elo_interval_text(line.elo, line.elo_error),
         ck.games,
         ck.seconds
     )
@@ -578,18 +606,26 @@ fn weights_table(record: &TuneRecord) -> String {
         }
         return s;
     }
+    // An option's tuned value is what the program got, with the estimate behind it.
+    let sent = record.outside.as_ref().map(|o| &o.sent);
+    let tuned: Vec<String> = (record.tuned.iter().enumerate())
+        .map(|(i, &t)| match sent.and_then(|s| s.get(i)) {
+            Some(sent) => sent_text(sent, t),
+            None => short(t),
+        })
+        .collect();
+    let tuned_width = tuned.iter().map(String::len).max().unwrap_or(9).max(9);
     let mut s = format!(
-        "{:<width$} {:>9} {:>9} {:>9} {:>9}\n",
+        "{:<width$} {:>9} {:>tuned_width$} {:>9} {:>9}\n",
         "parameter", "start", "tuned", "min", "max"
     );
-    for (p, &t) in record.params.iter().zip(&record.tuned) {
+    for ((p, &t), tuned) in record.params.iter().zip(&record.tuned).zip(&tuned) {
         let at_bound =
             (t - p.min).abs() <= 1e-9 * p.range() || (t - p.max).abs() <= 1e-9 * p.range();
         s.push_str(&format!(
-            "{:<width$} {:>9} {:>9} {:>9} {:>9}{}\n",
+            "{:<width$} {:>9} {tuned:>tuned_width$} {:>9} {:>9}{}\n",
             p.name,
             short(p.value),
-            short(t),
             short(p.min),
             short(p.max),
             if at_bound { "  at bound" } else { "" }

@@ -79,12 +79,12 @@ pub enum HtmlError {
     #[error("cannot render the HTML report: {0}")]
     Render(#[from] askama::Error),
     /// Writing the file failed.
-    #[error("{path}: cannot write the HTML report: {source}")]
+    #[error("{path}: cannot write the HTML report: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -521,9 +521,9 @@ pub fn write_report(
 ) -> Result<PathBuf, HtmlError> {
     let html = render(summary, ratings, charts, logs, timing, false)?;
     let path = dir.join("index.html");
-    crate::outputs::write_atomically(&path, html.as_bytes()).map_err(|source| HtmlError::Io {
+    crate::outputs::write_atomically(&path, html.as_bytes()).map_err(|cause| HtmlError::Io {
         path: path.clone(),
-        source,
+        cause,
     })?;
     Ok(path)
 }

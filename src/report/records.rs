@@ -51,12 +51,12 @@ pub enum RecordsError {
     #[error("{0}")]
     Format(String),
     /// A file could not be written.
-    #[error("{}: cannot write: {source}", path.display())]
+    #[error("{}: cannot write: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -109,6 +109,9 @@ pub fn check_records_out(
         .map(|l| l.parent().unwrap_or(Path::new(".")).join("run.json"))
         .collect();
     let inputs: Vec<&Path> = logs.iter().chain(&records).map(PathBuf::as_path).collect();
+    if format != Format::Psq {
+        crate::outputs::check_output_parent(out)?;
+    }
     match format {
         Format::Psq => {
             if is_run_folder(out) || inputs.iter().any(|i| crate::outputs::same_file(out, i)) {
@@ -150,9 +153,9 @@ pub fn write_records(
         crate::arena::replay::check_game(kind, game).map_err(RecordsError::Format)?;
     }
     let put = |path: &Path, bytes: &[u8]| -> Result<PathBuf, RecordsError> {
-        write_atomically(path, bytes).map_err(|source| RecordsError::Io {
+        write_atomically(path, bytes).map_err(|cause| RecordsError::Io {
             path: path.to_path_buf(),
-            source,
+            cause,
         })?;
         Ok(path.to_path_buf())
     };
@@ -167,9 +170,9 @@ pub fn write_records(
             ]
         }
         Format::Psq => {
-            std::fs::create_dir_all(out).map_err(|source| RecordsError::Io {
+            std::fs::create_dir_all(out).map_err(|cause| RecordsError::Io {
                 path: out.to_path_buf(),
-                source,
+                cause,
             })?;
             let mut files = Vec::new();
             for (r, g) in records.iter().zip(games) {
@@ -179,9 +182,9 @@ pub fn write_records(
             files
         }
         Format::Csv => {
-            let bytes = super::files::games_csv(games).map_err(|source| RecordsError::Io {
+            let bytes = super::files::games_csv(games).map_err(|cause| RecordsError::Io {
                 path: out.to_path_buf(),
-                source,
+                cause,
             })?;
             vec![put(out, &bytes)?]
         }
@@ -233,9 +236,9 @@ impl LiveRecords {
         let record = [record_of(game)];
         for &format in &self.formats {
             let path = self.out.join(format.default_name());
-            let io = |source| RecordsError::Io {
+            let io = |cause| RecordsError::Io {
                 path: path.clone(),
-                source,
+                cause,
             };
             match format {
                 // WThor's header counts the games; a CSV's rows come from the whole log.
@@ -246,7 +249,7 @@ impl LiveRecords {
                     let file = path.join(format!("{}.psq", game.id));
                     let text = records::psq::write(&record[0], rows, cols, &psq_times(game));
                     write_atomically(&file, text.as_bytes())
-                        .map_err(|source| RecordsError::Io { path: file, source })?;
+                        .map_err(|cause| RecordsError::Io { path: file, cause })?;
                 }
                 _ => {
                     let text = text(format, &self.kind, &self.event, &record);

@@ -78,6 +78,17 @@ pub struct RoundFit {
     pub seconds: f64,
 }
 
+/// An Elo and its 95% half-width, `+12.3 ± 4.5`; never a zero-width interval (`docs/usage.md`):
+/// a zero (or not finite) half-width, which games whose pairs all scored alike give (identical
+/// programs, typically), is said in words, `+0.0 (no interval: every pair scored alike)`.
+pub fn elo_interval_text(elo: f64, error: f64) -> String {
+    if error > 0.0 && error.is_finite() {
+        format!("{elo:+.1} ± {error:.1}")
+    } else {
+        format!("{elo:+.1} (no interval: every pair scored alike)")
+    }
+}
+
 /// A confirmation (or A/A) match as the report shows it: `tuned` against `start`, from the
 /// tuned side, on held-out openings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -104,6 +115,45 @@ pub struct MatchResult {
     /// joute recorded it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cost: Vec<SideCost>,
+    /// Why the match was not played (no games, no figures): the tuned values, as sent, are
+    /// the start's, so it would have been the start against itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+impl MatchResult {
+    /// A match not played, for `reason`.
+    pub fn skipped(reason: String) -> Self {
+        MatchResult {
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            pentanomial: [0; 5],
+            elo: 0.0,
+            error: 0.0,
+            los: 0.5,
+            report: String::new(),
+            cost: Vec::new(),
+            skipped: Some(reason),
+        }
+    }
+
+    /// The Elo and its 95% interval, `+12.3 ± 4.5`; never a zero-width interval: a match whose
+    /// game pairs all scored alike (identical programs, typically) has no spread to measure,
+    /// `+0.0 (no interval: every pair scored alike)`, and one not played says so.
+    pub fn elo_text(&self) -> String {
+        if self.skipped.is_some() {
+            "not played".into()
+        } else {
+            elo_interval_text(self.elo, self.error)
+        }
+    }
+
+    /// Whether the match has an interval to judge by ([`MatchResult::elo_text`]).
+    pub fn has_interval(&self) -> bool {
+        self.skipped.is_none() && self.error > 0.0 && self.error.is_finite()
+    }
 }
 
 /// One side's cost in a match: its engine and the cost figures of its moves.
@@ -169,4 +219,20 @@ pub struct OutsideRecord {
     pub options: String,
     /// What the results depend on besides the spec and its seed (the program, the clock).
     pub not_reproducible: Vec<String>,
+    /// Each tuned option's value as sent to the program, in the parameters' order (an integer
+    /// option rounded: `7` for a tuned 7.47); empty in records written before joute kept it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sent: Vec<String>,
+}
+
+/// A tuned value as the report shows it: `sent` (the text the program got) and, when rounding
+/// changed it, the estimate to two decimals: `sent 7 (estimate 7.47)`.
+pub fn sent_text(sent: &str, estimate: f64) -> String {
+    if sent.parse::<f64>().is_ok_and(|v| v == estimate) {
+        format!("sent {sent}")
+    } else {
+        let e = format!("{estimate:.2}");
+        let e = e.trim_end_matches('0').trim_end_matches('.');
+        format!("sent {sent} (estimate {e})")
+    }
 }

@@ -125,6 +125,11 @@ pub trait TuneObserver {
     fn match_starting(&mut self, _kind: MatchKind, _games: u64) -> std::io::Result<()> {
         Ok(())
     }
+    /// A match is not played, for `reason` (the confirmation, when the tuned program as sent
+    /// is the start's).
+    fn match_skipped(&mut self, _kind: MatchKind, _reason: &str) -> std::io::Result<()> {
+        Ok(())
+    }
     /// The observer of the match's games.
     fn games(&mut self) -> &mut dyn Observer;
     /// A match was played (or read back from its folder when a resumed run had played it).
@@ -300,7 +305,17 @@ impl TuneSession {
             (MatchKind::Confirm, held.confirm, self.ck.plan.confirm),
             (MatchKind::Aa, held.aa, self.ck.plan.aa),
         ];
+        // The tuned program, as sent, may be the start's: then there is nothing to confirm.
+        let unchanged = super::outside::unchanged(&self.ck.spec, self.ck.state.theta());
+        let mut skipped = None;
         for ((kind, openings, games), played) in plan.into_iter().zip(&mut matches) {
+            if let (MatchKind::Confirm, Some(reason)) = (kind, &unchanged) {
+                observer
+                    .match_skipped(kind, reason)
+                    .map_err(TuneError::Observer)?;
+                skipped = Some(MatchResult::skipped(reason.clone()));
+                continue;
+            }
             observer
                 .match_starting(kind, games)
                 .map_err(TuneError::Observer)?;
@@ -313,10 +328,17 @@ impl TuneSession {
         }
         let match_seconds = clock.elapsed().as_secs_f64();
         let [confirm, aa] = matches;
-        let confirmation = confirm
-            .ok_or_else(|| TuneError::Failed("the confirmation match played no games".into()))?;
+        let confirmation = match (confirm, skipped) {
+            (Some(played), _) => played.result,
+            (None, Some(skipped)) => skipped,
+            (None, None) => {
+                return Err(TuneError::Failed(
+                    "the confirmation match played no games".into(),
+                ));
+            }
+        };
         let aa = aa.and_then(|played| played.check.map(|check| (played.result, check)));
-        self.finish(spec_path, confirmation.result, aa, match_seconds)
+        self.finish(spec_path, confirmation, aa, match_seconds)
     }
 
     /// Tunes on `threads` threads to the end of the plan (or to where a resumed run left off),
@@ -463,6 +485,7 @@ impl TuneSession {
                     figures: summary.costs[i].figures(),
                 })
                 .collect(),
+            skipped: None,
         };
         let check = match kind {
             MatchKind::Confirm => None,
@@ -862,7 +885,7 @@ fn weights_header(
         "Tuned by joute {}: joute tune {} (spec '{}', hash {}, seed {}).\n\
          Method {}, engine {} (the start); tuned: {}.\n\
          {} candidate{}{}, {} tuning games, {} games in all.\n\
-         Confirmed against the start on {} held-out games: {:+.1} ± {:.1} Elo (95%), LOS {:.2}%.",
+         {}",
         env!("CARGO_PKG_VERSION"),
         spec_path.display(),
         spec.name,
@@ -884,11 +907,27 @@ fn weights_header(
         },
         ck.games,
         games,
-        confirmation.games,
-        confirmation.elo,
-        confirmation.error,
-        100.0 * confirmation.los
+        confirmation_sentence(confirmation)
     )
+}
+
+/// The confirmation in one sentence, as the tuned file's header says it: its Elo with the 95%
+/// interval (or why it has none), or why it was not played.
+pub fn confirmation_sentence(confirmation: &MatchResult) -> String {
+    match &confirmation.skipped {
+        Some(reason) => format!("Not confirmed, no match played: {reason}."),
+        None => format!(
+            "Confirmed against the start on {} held-out games: {} Elo{}, LOS {:.2}%.",
+            confirmation.games,
+            confirmation.elo_text(),
+            if confirmation.has_interval() {
+                " (95%)"
+            } else {
+                ""
+            },
+            100.0 * confirmation.los
+        ),
+    }
 }
 
 /// The copy of the tuned weights the user asked for (`--write-weights`, else the spec's
@@ -912,6 +951,7 @@ pub(super) fn weights_copy(
             );
         let inputs: Vec<PathBuf> = options.inputs.iter().cloned().chain(weights).collect();
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        crate::outputs::check_output_parent(path).map_err(input)?;
         crate::outputs::check_output_file(path, &inputs, true, true).map_err(input)?;
         check_weights_copy(path, options.force)?;
         if spec.patterns().is_some() && path.extension().is_none_or(|e| e != "jpw") {

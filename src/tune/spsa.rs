@@ -98,6 +98,19 @@ impl SpsaState {
         (c_k, r_k)
     }
 
+    /// The most parameter `i` can move in all N iterations: every step at its largest (θ+
+    /// winning every game, `|W - L| = 2 · pairs`) and all in one direction. Below 1, an option
+    /// sent rounded to a whole number may never change.
+    pub fn max_travel(&self, i: usize) -> f64 {
+        let most = 2.0 * self.config.pairs as f64;
+        (1..=self.config.iterations)
+            .map(|k| {
+                let (c_k, r_k) = self.gains(i, k);
+                r_k * c_k * most
+            })
+            .sum()
+    }
+
     /// Plays iteration `k + 1` and updates θ. Iterations past N keep the final gains.
     pub fn step(&mut self, oracle: &mut impl PairOracle) -> Result<SpsaStep, String> {
         let k = (self.k + 1).min(self.config.iterations);

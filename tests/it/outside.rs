@@ -923,7 +923,7 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
             "command = \"sh\"",
             "command = \"./no-such-engine\"",
             "spec.toml:8:11: key 'engine[1].command'",
-            "no program at './no-such-engine'",
+            "no program /",
         ),
         (
             BAD_BASE,
@@ -1127,7 +1127,7 @@ fn bad_outside_engines_are_refused_on_one_line_naming_the_place_and_key() {
         ("cmd=sh,proto=gtp,option.book=a\nb", "a control character"),
         (
             "cmd=./no-such-engine,proto=line",
-            "no program at './no-such-engine'",
+            "/no-such-engine (./no-such-engine from /",
         ),
         (
             "cmd=sh,proto=gtp",
@@ -1499,6 +1499,111 @@ fn the_python_example_plays_a_tournament_with_no_failure() {
         assert_eq!(termination(g), "normal", "{g}");
     }
     assert_eq!(termination_row(&stdout, "connect4-py"), [20, 0, 0, 0, 0]);
+}
+
+/// One rule for a relative program, `engine check --dir` and `match "cmd=…,dir=…"` alike: it is
+/// looked up from the current folder, and `dir` is only the folder it runs in; a program that is
+/// missing there but inside `dir` is named in the error with the path to write.
+#[test]
+fn a_relative_program_is_found_from_the_current_folder_whatever_its_dir() {
+    let dir = common::scratch("relative-program");
+    std::fs::create_dir_all(dir.join("eng/bin")).unwrap();
+    std::fs::create_dir_all(dir.join("eng/run")).unwrap();
+    // The program runs in eng/run: it writes its working folder where the test can read it.
+    let program = dir.join("eng/bin/fake");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\npwd > \"$0.cwd\"\nexec python3 {} \"$@\"\n",
+            fake()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let cwd_of = || {
+        let text = std::fs::read_to_string(dir.join("eng/bin/fake.cwd")).unwrap();
+        std::fs::remove_file(dir.join("eng/bin/fake.cwd")).unwrap();
+        std::path::PathBuf::from(text.trim())
+    };
+    let run = dir.join("eng/run").canonicalize().unwrap();
+    let check = [
+        "engine",
+        "check",
+        "connect4",
+        "--protocol",
+        "line",
+        "--dir",
+        "eng/run",
+        "--",
+        "eng/bin/fake",
+        "--protocol",
+        "line",
+    ];
+    let out = common::joute_in(&dir, &check);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(cwd_of(), run);
+    let out = common::joute_in(
+        &dir,
+        &[
+            "match",
+            "connect4",
+            "cmd=eng/bin/fake,proto=line,dir=eng/run,arg=--protocol,arg=line",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--threads",
+            "1",
+            "--out",
+            "m",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(cwd_of(), run);
+    // Written relative to the working folder: not found, the full path tried and the advice.
+    let full = dir.canonicalize().unwrap().join("bin/fake");
+    let here = dir.canonicalize().unwrap();
+    let said = common::refused_in(
+        Some(&dir),
+        &[
+            "engine",
+            "check",
+            "connect4",
+            "--protocol",
+            "line",
+            "--dir",
+            "eng",
+            "--",
+            "bin/fake",
+        ],
+        &[
+            &format!(
+                "no program {} (bin/fake from {}): not a file",
+                full.display(),
+                here.display()
+            ),
+            "found in --dir eng: write eng/bin/fake",
+        ],
+    );
+    assert!(!said.contains("eng/bin/fake from"), "{said}");
+    common::refused_in(
+        Some(&dir),
+        &[
+            "match",
+            "connect4",
+            "cmd=bin/fake,proto=line,dir=eng",
+            "random",
+        ],
+        // Longer (the engine's words come first): its paths may be cut to fit the line.
+        &[
+            "no program /",
+            "(bin/fake from /",
+            "): not a file; found in dir=eng: write eng/bin/fake (dir is only the folder it runs in)",
+        ],
+    );
 }
 
 #[test]

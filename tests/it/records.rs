@@ -85,6 +85,21 @@ fn ggf_and_wthor_read_back_to_the_same_games() {
     );
     joute_ok(&["export", &log, "--format", "ggf"]);
     joute_ok(&["export", &log, "--format", "wtb"]);
+    // Into a folder that does not exist: one error naming the user's path, never a temporary.
+    let line = common::refused_in(
+        Some(&dir),
+        &[
+            "export",
+            &log,
+            "--format",
+            "ggf",
+            "--out",
+            "share/sprt2.ggf",
+        ],
+        &["cannot write share/sprt2.ggf: folder share/ does not exist"],
+    );
+    assert!(!line.contains("joute-tmp"), "{line}");
+    assert!(!dir.join("share").exists());
     let logged = common::game_lines(std::path::Path::new(&log));
     let text = std::fs::read_to_string(dir.join("o/games.ggf")).unwrap();
     let from_ggf = ggf::read(&text).unwrap();

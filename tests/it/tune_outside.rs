@@ -320,7 +320,7 @@ fn candidates_play_a_pool_of_built_in_engines_on_a_clock() {
             "seed = 5\n",
             "seed = 5\nopponent = \"pool\"\nst = \"100ms\"\n",
         )
-        .replace("games = 200", "games = 20")
+        .replace("games = 200", "games = 20\naa_games = 4")
         + "\n[[pool]]\nname = \"ab1\"\nalgorithm = \"alphabeta\"\ndepth = 1\n";
     let spec = write(&dir, &text);
     let out = dir.join("out");
@@ -332,17 +332,115 @@ fn candidates_play_a_pool_of_built_in_engines_on_a_clock() {
         "--json",
     ]);
     let summary: Value = serde_json::from_str(&stdout).unwrap();
-    // Both vectors play the pool engine from each opening: four games a pair.
-    assert_eq!(summary["games"], 4 * 3 * 4 + 20, "{summary}");
+    // Both vectors play the pool engine from each opening: four games a pair. When θ+ and θ−
+    // scored alike against the pool every time, θ never moved: the tuned program is the start
+    // program and the confirmation is not played.
+    let confirmation = &summary["confirmation"];
+    let confirmed = if confirmation["skipped"].is_string() {
+        assert_eq!(summary["params"][0]["tuned"], 60.0, "{summary}");
+        0
+    } else {
+        20
+    };
+    assert_eq!(confirmation["games"], confirmed, "{summary}");
+    assert_eq!(summary["games"], 4 * 3 * 4 + confirmed + 4, "{summary}");
     for l in common::history(&out) {
         assert_eq!(l["games"], 12);
         assert_eq!(l["pairs"], 3);
     }
     assert_eq!(summary["not_reproducible"][1], "clock", "{summary}");
-    // The confirmation's games were played on the clock, and say so.
-    let confirm = std::fs::read_to_string(out.join("confirm/games.jsonl")).unwrap();
-    let first: Value = serde_json::from_str(confirm.lines().next().unwrap()).unwrap();
-    assert_eq!(first["not_reproducible"][0], "clock", "{first}");
+    // The matches' games were played on the clock, and say so.
+    let folders: &[&str] = if confirmed > 0 {
+        &["confirm", "aa"]
+    } else {
+        &["aa"]
+    };
+    for folder in folders {
+        let log = std::fs::read_to_string(out.join(folder).join("games.jsonl")).unwrap();
+        let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+        assert_eq!(first["not_reproducible"][0], "clock", "{folder}: {first}");
+    }
+}
+
+/// An integer option whose SPSA schedule cannot move it by one step: warned of before the
+/// first game; the tuned value, as sent, is the start's, said before the confirmation, which
+/// is not played (the record says why); the options file is a table a spec reads, the value
+/// as sent with the estimate in a comment; and no `± 0.0` anywhere.
+#[test]
+fn an_option_that_does_not_move_as_sent_is_not_confirmed_against_itself() {
+    let dir = scratch("unmoved");
+    let engine = engine_copy(&dir, "unmoved");
+    let spec = write(
+        &dir,
+        &spec_text(
+            &engine,
+            "spsa",
+            "iterations = 2",
+            "integer = true\nr_end = 0.0001\n",
+        )
+        .replace("games = 200", "games = 20\naa_games = 4"),
+    );
+    let out = dir.join("out");
+    let run = Command::cargo_bin("joute")
+        .unwrap()
+        .args([
+            "tune",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("warning: option 'noise' is sent as a whole number, but SPSA's schedule moves it by at most"),
+        "{stderr}"
+    );
+    let skipped = stdout
+        .find("confirmation skipped: the tuned options as sent equal the start's (noise: sent 60")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        !stdout[skipped..].contains("confirmation: tuned against start"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("confirmation not played: "), "{stdout}");
+    assert!(!stdout.contains("± 0.0"), "{stdout}");
+    assert!(!out.join("confirm").exists());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let confirmation = &summary["confirmation"];
+    assert_eq!(confirmation["games"], 0, "{summary}");
+    assert!(
+        confirmation["skipped"]
+            .as_str()
+            .unwrap()
+            .starts_with("the tuned options as sent equal the start's"),
+        "{summary}"
+    );
+    assert_eq!(summary["games"], 2 * 2 + 4, "{summary}");
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("not played: the tuned options as sent"),
+        "the page"
+    );
+    assert!(!page.contains("± 0.0"));
+    // The options file: pasted into a tournament spec, the tuned program as it was sent.
+    let text = std::fs::read_to_string(out.join("tuned-options.toml")).unwrap();
+    assert!(
+        text.contains("# Not confirmed, no match played: "),
+        "{text}"
+    );
+    assert!(text.contains("#   noise: sent 60"), "{text}");
+    let tournament = format!(
+        "name = \"check\"\ngame = \"connect4\"\nseed = 9\nopenings = {{ plies = 2, count = 2 }}\n\n{text}\n[[engine]]\nname = \"r\"\nalgorithm = \"random\"\n"
+    );
+    let read = joute::arena::spec::TournamentSpec::parse(&tournament, "check.toml")
+        .unwrap_or_else(|e| panic!("{e}\n{tournament}"));
+    let o = read.resolved.engines[0].outside.as_ref().unwrap();
+    assert_eq!(o.options["noise"], "60");
+    assert_eq!(o.args, ["-S", engine.to_str().unwrap()]);
 }
 
 #[test]

@@ -176,39 +176,37 @@ impl CheckStep {
 /// Why a program cannot be checked at all: the protocol cannot play the game, or there is no
 /// such program.
 pub fn refuse(config: &CheckConfig) -> Option<String> {
-    if let Some(why) = config.spec.protocol.refuses(&config.game) {
-        return Some(why);
-    }
-    let spec = &config.spec;
-    let command = spec.program.as_ref().unwrap_or(&spec.command);
-    let folder = spec.folder.as_ref().or(spec.working_dir.as_ref());
-    if find_program(command, folder.map(|f| f.as_path())) {
-        None
-    } else {
-        Some(format!(
-            "no program '{}': not a file{}",
-            config.spec.command.display(),
-            if config.spec.command.components().count() > 1 {
-                ""
-            } else {
-                ", nor found in PATH"
-            }
-        ))
-    }
+    resolved(config).err()
 }
 
-/// Whether `command` names a file: a path (relative to `dir`, when given), or a bare name found
-/// in `PATH`.
-fn find_program(command: &Path, dir: Option<&Path>) -> bool {
-    if command.components().count() > 1 {
-        let path = match dir {
-            Some(d) if command.is_relative() => d.join(command),
-            _ => command.to_path_buf(),
-        };
-        return path.is_file();
+/// `config` with its program found ([`super::find_program`]: a relative program from the
+/// current folder, never from `--dir`, the folder it runs in) and both made absolute, since
+/// the program starts in its working folder; `Err` as [`refuse`].
+fn resolved(config: &CheckConfig) -> Result<CheckConfig, String> {
+    if let Some(why) = config.spec.protocol.refuses(&config.game) {
+        return Err(why);
     }
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(command).is_file()))
+    let spec = &config.spec;
+    let program = match &spec.program {
+        Some(p) => p.clone(),
+        None => {
+            let dir = spec.working_dir.as_ref().and_then(|d| d.to_str());
+            super::find_program(
+                &spec.command.to_string_lossy(),
+                None,
+                "the current folder",
+                dir.map(|d| ("--dir ", d)),
+            )?
+        }
+    };
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut config = config.clone();
+    config.spec.program = Some(absolute(&program));
+    config.spec.folder = spec
+        .folder
+        .clone()
+        .or_else(|| spec.working_dir.as_deref().map(absolute));
+    Ok(config)
 }
 
 /// Runs the check, calling `report` after each step and each game (for progress), and returns
@@ -217,9 +215,7 @@ pub fn run_check(
     config: &CheckConfig,
     report: &mut dyn FnMut(Progress<'_>),
 ) -> Result<CheckReport, String> {
-    if let Some(why) = refuse(config) {
-        return Err(why);
-    }
+    let config = &resolved(config)?;
     Ok(config.game.dispatch(Check { config, report }))
 }
 
@@ -1269,10 +1265,13 @@ mod tests {
         let mut spec = fake(Protocol::Line, "connect4", &[]);
         spec.command = "/no/such/program".into();
         let why = refuse(&config("connect4", spec.clone())).unwrap();
-        assert_eq!(why, "no program '/no/such/program': not a file");
+        assert_eq!(why, "no program /no/such/program: not a file");
         spec.command = "no-such-program-anywhere".into();
         let why = refuse(&config("connect4", spec)).unwrap();
-        assert!(why.ends_with("nor found in PATH"), "{why}");
+        assert!(
+            why.starts_with("program 'no-such-program-anywhere' is not in PATH"),
+            "{why}"
+        );
         assert_eq!(
             refuse(&config("connect4", fake(Protocol::Line, "connect4", &[]))),
             None

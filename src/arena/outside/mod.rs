@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -552,6 +552,87 @@ pub(crate) fn bare<M>(mv: M) -> Thought<M> {
 /// A program's line for a message: control characters escaped, cut to 200 characters.
 pub(crate) fn quote(line: &str) -> String {
     crate::arena::game::cut(line, 200)
+}
+
+/// Finds the program `written`, one rule for specs and command lines: a path (with a `/`) is
+/// relative to `base` (the spec's folder; `None`: the current folder) and never to the folder
+/// the program runs in; a bare name is looked up in `PATH`. It must be an executable file.
+/// `base_name` says what `base` is in the advice ("the spec's folder"); `dir` is the working
+/// folder as the user wrote it after its key (`("--dir ", "ntest/run")`, `("dir=", …)`), named in the error when
+/// a relative program missing from `base` is there instead. The errors name the full path tried.
+pub fn find_program(
+    written: &str,
+    base: Option<&Path>,
+    base_name: &str,
+    dir: Option<(&str, &str)>,
+) -> Result<PathBuf, String> {
+    let executable = |p: &Path| -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            p.is_file()
+        }
+    };
+    if written.contains('/') || written.contains('\\') {
+        let path = match base {
+            Some(b) if Path::new(written).is_relative() => b.join(written),
+            _ => PathBuf::from(written),
+        };
+        if executable(&path) {
+            return Ok(path);
+        }
+        let full = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+        let from = if Path::new(written).is_relative() {
+            let folder = base
+                .filter(|b| !b.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let folder = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+            format!(" ({written} from {})", folder.display())
+        } else {
+            String::new()
+        };
+        if path.exists() {
+            return Err(format!(
+                "{}{from} is not an executable file",
+                full.display()
+            ));
+        }
+        // The program is where it would be were it relative to the working folder: the rule
+        // of another tool, or of joute's older `engine check --dir`.
+        let inside = dir
+            .filter(|_| Path::new(written).is_relative())
+            .and_then(|(key, d)| {
+                let there = match base {
+                    Some(b) if Path::new(d).is_relative() => b.join(d),
+                    _ => PathBuf::from(d),
+                }
+                .join(written);
+                executable(&there).then(|| {
+                    format!(
+                        "; found in {key}{d}: write {} ({} is only the folder it runs in)",
+                        Path::new(d).join(written).display(),
+                        key.trim_end_matches(['=', ' '])
+                    )
+                })
+            });
+        return Err(format!(
+            "no program {}{from}: not a file{}",
+            full.display(),
+            inside.unwrap_or_default()
+        ));
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path_var)
+        .map(|dir| dir.join(written))
+        .find(|p| executable(p))
+        .ok_or_else(|| {
+            format!("program '{written}' is not in PATH; give its path (\"./{written}\" is relative to {base_name})")
+        })
 }
 
 #[cfg(test)]

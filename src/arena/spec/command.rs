@@ -183,7 +183,8 @@ impl MatchEngine {
             text: "",
             base: None,
         };
-        let program = find_program(&command, &loc).map_err(bad)?;
+        let dir = spec.working_dir.as_ref().and_then(|d| d.to_str());
+        let program = find_program(&command, &loc, dir.map(|d| ("dir=", d))).map_err(bad)?;
         if let Some(dir) = &spec.working_dir
             && !dir.is_dir()
         {

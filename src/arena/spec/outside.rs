@@ -240,39 +240,19 @@ pub(crate) fn no_outside_keys(
     Ok(())
 }
 
-/// Finds the program `written`: a path (with a `/`) relative to the spec's folder, or a name
-/// looked up in `PATH`. It must be an executable file.
-pub(crate) fn find_program(written: &str, loc: &Locator<'_>) -> Result<PathBuf, String> {
-    let executable = |p: &Path| -> bool {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        }
-        #[cfg(not(unix))]
-        {
-            p.is_file()
-        }
+/// Finds the program `written` of a spec ([`crate::arena::outside::find_program`]): a path
+/// relative to the spec's folder, or a name looked up in `PATH`; `dir` the working folder as
+/// written with its key, for the error's advice.
+pub(crate) fn find_program(
+    written: &str,
+    loc: &Locator<'_>,
+    dir: Option<(&str, &str)>,
+) -> Result<PathBuf, String> {
+    let base_name = match loc.base {
+        Some(_) => "the spec's folder",
+        None => "the current folder",
     };
-    if written.contains('/') || written.contains('\\') {
-        let path = loc.path(written);
-        if executable(&path) {
-            return Ok(path);
-        }
-        return Err(if path.exists() {
-            format!("'{written}' ({}) is not an executable file", path.display())
-        } else {
-            format!("no program at '{written}' ({})", path.display())
-        });
-    }
-    let path_var = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path_var)
-        .map(|dir| dir.join(written))
-        .find(|p| executable(p))
-        .ok_or_else(|| {
-            format!("program '{written}' is not in PATH; give its path (\"./{written}\" is relative to the spec's folder)")
-        })
+    crate::arena::outside::find_program(written, loc.base, base_name, dir)
 }
 
 /// Why the option `name` = `value` cannot be passed to a program speaking `protocol`, if it
@@ -354,7 +334,11 @@ pub(crate) fn outside_engine(
             format!("engine '{name}': the command is empty"),
         ));
     }
-    let program = find_program(written, loc)
+    let dir = raw
+        .working_dir
+        .as_ref()
+        .map(|w| ("working_dir ", w.get_ref().as_str()));
+    let program = find_program(written, loc, dir)
         .map_err(|m| loc.on(command, &key("command"), format!("engine '{name}': {m}")))?;
     let Some(protocol_text) = &raw.protocol else {
         return Err(loc.on(

@@ -62,13 +62,12 @@ pub enum ChartError {
         message: String,
     },
     /// A file or folder could not be written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -195,9 +194,9 @@ pub fn write_charts(
     ratings: &Ratings,
     dir: &Path,
 ) -> Result<ChartFiles, ChartError> {
-    std::fs::create_dir_all(dir).map_err(|source| ChartError::Io {
+    std::fs::create_dir_all(dir).map_err(|cause| ChartError::Io {
         path: dir.to_path_buf(),
-        source,
+        cause,
     })?;
     let svgs = svg_charts(summary, ratings)?;
     let mut paths = Vec::new();
@@ -220,9 +219,9 @@ pub(crate) fn write_png(dir: &Path, name: &str, svg: &str) -> Result<PathBuf, Ch
         message,
     })?;
     let path = dir.join(format!("{name}.png"));
-    write_atomically(&path, &bytes).map_err(|source| ChartError::Io {
+    write_atomically(&path, &bytes).map_err(|cause| ChartError::Io {
         path: path.clone(),
-        source,
+        cause,
     })?;
     Ok(path)
 }
@@ -268,9 +267,9 @@ pub fn rasterize(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
 /// Writes a chart's SVG text to `dir/NAME.svg`, atomically.
 pub(crate) fn write_svg(dir: &Path, name: &str, svg: &str) -> Result<PathBuf, ChartError> {
     let path = dir.join(format!("{name}.svg"));
-    write_atomically(&path, svg.as_bytes()).map_err(|source| ChartError::Io {
+    write_atomically(&path, svg.as_bytes()).map_err(|cause| ChartError::Io {
         path: path.clone(),
-        source,
+        cause,
     })?;
     Ok(path)
 }

@@ -276,7 +276,15 @@ pub(super) fn draw_weights<DB: DrawingBackend>(
         .collect();
     draw_param_lines(
         &main,
-        format!("{}: weights (% of each range)", record.name),
+        format!(
+            "{}: {} (% of each range)",
+            record.name,
+            if record.outside.is_some() {
+                "options"
+            } else {
+                "weights"
+            }
+        ),
         TITLE,
         "candidate k",
         "% of range",

@@ -59,13 +59,12 @@ pub enum TuneReportError {
     #[error("cannot render the tuning report: {0}")]
     Render(#[from] askama::Error),
     /// A file or folder could not be written.
-    #[error("{}: cannot write the tuning report: {source}", path.display())]
+    #[error("{}: cannot write the tuning report: {cause}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -165,9 +164,9 @@ pub fn tune_chart_names(record: &TuneRecord) -> Vec<&'static str> {
 /// into `dir`, then `dir/index.html`; returns the paths written, NAME.png then NAME.svg for
 /// each chart, `index.html` last.
 pub fn write_tune_report(record: &TuneRecord, dir: &Path) -> Result<Vec<PathBuf>, TuneReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| TuneReportError::Io {
+    std::fs::create_dir_all(dir).map_err(|cause| TuneReportError::Io {
         path: dir.to_path_buf(),
-        source,
+        cause,
     })?;
     let svgs = tune_svg_charts(record)?;
     let mut paths = Vec::new();
@@ -177,9 +176,9 @@ pub fn write_tune_report(record: &TuneRecord, dir: &Path) -> Result<Vec<PathBuf>
     }
     let html = render_tune(record, &svgs)?;
     let path = dir.join("index.html");
-    write_atomically(&path, html.as_bytes()).map_err(|source| TuneReportError::Io {
+    write_atomically(&path, html.as_bytes()).map_err(|cause| TuneReportError::Io {
         path: path.clone(),
-        source,
+        cause,
     })?;
     paths.push(path);
     Ok(paths)

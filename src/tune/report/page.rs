@@ -4,7 +4,12 @@ use super::*;
 
 /// A confirmation or A/A match, formatted.
 pub(super) struct MatchView {
+    /// The Elo with its interval, or why it has none ([`MatchResult::elo_text`]).
     pub(super) elo: String,
+    /// The Elo has a 95% interval.
+    pub(super) interval: bool,
+    /// The match was not played: the verdict says why.
+    pub(super) skipped: bool,
     pub(super) los: String,
     pub(super) wins: u64,
     pub(super) draws: u64,
@@ -148,7 +153,7 @@ pub(super) fn signed(x: f64) -> String {
 
 /// An Elo estimate and its 95% half-width: `+12.3 ± 4.5`.
 pub(super) fn elo_text(elo: f64, error: f64) -> String {
-    format!("{elo:+.1} ± {error:.1}")
+    crate::tune::record::elo_interval_text(elo, error)
 }
 
 /// Seconds, for a person: `42.0 s`, `12 min 05 s`, `3 h 04 min`, `2 d 03 h 04 min`.
@@ -182,7 +187,16 @@ pub(super) fn relative_link(path: &str) -> Option<String> {
 /// `m` formatted; `aa` picks the A/A verdict (consistent with 0) over the confirmation's
 /// (above 0).
 pub(super) fn match_view(m: &MatchResult, aa: bool) -> MatchView {
-    let (verdict, class) = if aa {
+    let (verdict, class) = if let Some(reason) = &m.skipped {
+        (format!("not played: {reason}."), "warn")
+    } else if !m.has_interval() {
+        (
+            "no interval: every game pair scored alike (as identical programs do), so the \
+             match measures nothing."
+                .into(),
+            "warn",
+        )
+    } else if aa {
         if m.elo.abs() <= m.error {
             (
                 "consistent with 0: the 95% interval of start against itself contains 0.".into(),
@@ -203,7 +217,7 @@ pub(super) fn match_view(m: &MatchResult, aa: bool) -> MatchView {
         )
     } else if m.elo + m.error < 0.0 {
         (
-            "not confirmed: the 95% interval is below 0, the tuned weights are weaker.".into(),
+            "not confirmed: the 95% interval is below 0, the tuned values are weaker.".into(),
             "bad",
         )
     } else {
@@ -211,7 +225,9 @@ pub(super) fn match_view(m: &MatchResult, aa: bool) -> MatchView {
     };
     let [ll, ld, even, wd, ww] = m.pentanomial;
     MatchView {
-        elo: elo_text(m.elo, m.error),
+        elo: m.elo_text(),
+        interval: m.has_interval(),
+        skipped: m.skipped.is_some(),
         los: format!("{:.1}%", 100.0 * m.los),
         wins: m.wins,
         draws: m.draws,
@@ -244,7 +260,11 @@ pub(super) fn weight_views(record: &TuneRecord) -> Vec<WeightView> {
                 min: num(p.min),
                 max: num(p.max),
                 start: num(p.value),
-                tuned: tuned.map_or("-".into(), num),
+                // An option: what the program got, and the estimate behind it.
+                tuned: match (tuned, record.outside.as_ref().and_then(|o| o.sent.get(i))) {
+                    (Some(t), Some(sent)) => crate::tune::record::sent_text(sent, t),
+                    (t, _) => t.map_or("-".into(), num),
+                },
                 change: tuned.map_or("-".into(), |t| signed(t - p.value)),
                 endgame: (record.tuned_endgame.as_ref())
                     .map(|e| e.get(i).map_or("-".into(), |&e| num(e))),

@@ -40,6 +40,7 @@ fn confirmation(elo: f64, error: f64) -> MatchResult {
         los: 0.987,
         report: "confirmation/index.html".into(),
         cost: Vec::new(),
+        skipped: None,
     }
 }
 
@@ -551,8 +552,39 @@ fn the_aa_verdict_of_the_run_is_the_page_s() {
     assert!(html.contains("fail: the interval excludes 0"));
     record.aa_check = None;
     let html = render_tune(&record, &svgs).unwrap();
+    // Without a verdict, a zero-width interval is no interval: it reads as nothing measured.
     assert!(
-        html.contains("consistent with 0"),
+        html.contains("no interval: every game pair scored alike") && !html.contains("± 0.0"),
         "a record without a verdict"
     );
+}
+
+/// A match whose pairs all scored alike has no interval, and one not played says why: never a
+/// `± 0.0` (docs/usage.md: no zero-width interval anywhere).
+#[test]
+fn a_zero_width_interval_is_never_shown() {
+    let mut record = hill_record(false);
+    let mut aa = confirmation(0.0, 0.0);
+    aa.pentanomial = [0, 0, 200, 0, 0];
+    record.aa = Some(aa);
+    record.confirmation = Some(MatchResult::skipped(
+        "the tuned options as sent equal the start's (level: sent 11 (estimate 10.7))".into(),
+    ));
+    record.outside = Some(crate::tune::record::OutsideRecord {
+        options: "options = { level = 11 }".into(),
+        not_reproducible: Vec::new(),
+        sent: vec!["11".into(); record.params.len()],
+    });
+    let html = render_tune(&record, &[]).unwrap();
+    assert!(!html.contains("± 0.0"), "a zero-width interval");
+    assert!(html.contains("Elo <b>+0.0 (no interval: every pair scored alike)</b>, LOS"));
+    assert!(html.contains("not played: the tuned options as sent equal the start&#39;s"));
+    assert!(!html.contains("Tuned vs start on held-out openings"));
+    // The options as sent, with the estimate behind each.
+    let first = record.tuned[0];
+    assert!(html.contains(&format!(
+        "<td>{}</td>",
+        crate::tune::record::sent_text("11", first)
+    )));
+    assert!(html.contains("Final options"));
 }
