@@ -1,6 +1,6 @@
 //! Game records: `joute export` and `joute rate` (issue #15).
 
-use crate::common;
+use crate::common::{self, specs};
 
 use assert_cmd::Command;
 use common::{joute_ok, scratch};
@@ -152,29 +152,10 @@ fn lines(path: &std::path::Path) -> usize {
 fn spec_output_records_grow_with_the_run_and_end_as_the_export() {
     let dir = scratch("output");
     let spec = dir.join("out.toml");
-    std::fs::write(
-        &spec,
-        r#"
-name = "output"
-game = "connect4"
-seed = 3
-openings = { plies = 4, count = 150 }
-
-[output]
-records = ["moves", "PGN"]
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "ab-6"
-algorithm = "alphabeta"
-depth = 6
-"#,
-    )
-    .unwrap();
+    let text = specs::spec("output", "connect4", 3, 4, 150)
+        .with("\n[output]\nrecords = [\"moves\", \"PGN\"]\n")
+        .engines(&["ab-2", "ab-6"]);
+    std::fs::write(&spec, text.text()).unwrap();
     let run = dir.join("run");
     let (log, moves) = (run.join("games.jsonl"), run.join("games.moves"));
     // Killed (SIGKILL) mid-run: the move lists already hold the games logged so far, one a

@@ -15,35 +15,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common;
+use crate::common::specs::spec;
 
 /// Connect 4, four engines: 144 games that take a few seconds on one thread, so that a page
 /// sees them arrive.
-const SLOW: &str = r#"
-name = "live"
-game = "connect4"
-seed = 11
-openings = { plies = 4, count = 12 }
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-
-[[engine]]
-name = "pvs-7"
-algorithm = "pvs"
-depth = 7
-
-[[engine]]
-name = "mcts-300"
-algorithm = "mcts"
-playouts = 300
-"#;
+fn slow() -> String {
+    spec("live", "connect4", 11, 4, 12)
+        .engines(&["ab-2", "ab-4", "pvs-7", "mcts-300"])
+        .text()
+}
 
 /// A joute process with a live server: the child, its URL's address, and its stderr lines.
 struct Live {
@@ -214,9 +194,9 @@ fn summary(addr: SocketAddr) -> Value {
     serde_json::from_str(&got.body).unwrap()
 }
 
-/// A finished run of `SLOW` on 2 openings: 24 games.
+/// A finished run of `slow()` on 2 openings: 24 games.
 fn finished_run(dir: &Path) -> PathBuf {
-    common::run_spec(dir, &SLOW.replace("count = 12", "count = 2"))
+    common::run_spec(dir, &slow().replace("count = 12", "count = 2"))
 }
 
 #[test]
@@ -686,7 +666,7 @@ fn interrupt_with_its_server(live: Live, stream: &mut BufReader<TcpStream>) {
 fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let dir = common::scratch("ctrl-c");
     let spec = dir.join("spec.toml");
-    std::fs::write(&spec, SLOW).unwrap();
+    std::fs::write(&spec, slow()).unwrap();
     let out = dir.join("out");
     let args = served_run(&spec, &out);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -720,7 +700,7 @@ fn a_live_page_times_the_run_from_its_first_game() {
     let dir = common::scratch("live-timing");
     let spec = dir.join("spec.toml");
     // 20 ms a move: a game takes about half a second, so the run is still playing when asked.
-    std::fs::write(&spec, SLOW.replace("depth = 4", "time = \"20ms\"")).unwrap();
+    std::fs::write(&spec, slow().replace("depth = 4", "time = \"20ms\"")).unwrap();
     let out = dir.join("out");
     let args = served_run(&spec, &out);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -775,7 +755,7 @@ fn the_live_page_redraws_itself_in_a_browser() {
     let spec = dir.join("spec.toml");
     // 480 longer games: the page redraws itself while they are played (about 10 s in the
     // test profile on one thread).
-    let slower = SLOW
+    let slower = slow()
         .replace("count = 12", "count = 40")
         .replace("playouts = 300", "playouts = 3000");
     std::fs::write(&spec, slower).unwrap();

@@ -6,43 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{self, joute, scratch};
+use crate::common::{self, joute, scratch, specs};
 use serde_json::Value;
 
 /// A small Connect 4 round robin: 4 engines, 6 pairings, `count` openings, 12·count games.
 fn small_spec(dir: &Path, count: u32) -> PathBuf {
     let path = dir.join("small.toml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"
-name = "small"
-game = "connect4"
-seed = 11
-openings = {{ plies = 4, count = {count} }}
-
-[[engine]]
-name = "random"
-algorithm = "random"
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "ab-3"
-algorithm = "alphabeta"
-depth = 3
-
-[[engine]]
-name = "mcts-50"
-algorithm = "mcts"
-playouts = 50
-"#
-        ),
-    )
-    .unwrap();
+    let text = specs::spec("small", "connect4", 11, 4, count)
+        .engines(&["random", "ab-1", "ab-3", "mcts-50"]);
+    std::fs::write(&path, text.text()).unwrap();
     path
 }
 
@@ -1541,32 +1513,9 @@ fn the_cluster_scripts_run_shards_and_merge_them() {
 fn ratings_of_a_log_equal_an_independent_maximum_likelihood_fit_with_and_without_the_first_move() {
     let dir = scratch("mle");
     let spec = dir.join("mle.toml");
-    std::fs::write(
-        &spec,
-        r#"
-name = "mle"
-game = "connect4"
-seed = 3
-openings = { plies = 4, count = 15 }
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-[[engine]]
-name = "mcts-100"
-algorithm = "mcts"
-playouts = 100
-"#,
-    )
-    .unwrap();
+    let text =
+        specs::spec("mle", "connect4", 3, 4, 15).engines(&["ab-1", "ab-2", "ab-4", "mcts-100"]);
+    std::fs::write(&spec, text.text()).unwrap();
     let out = dir.join("run");
     let json: Value = serde_json::from_str(&common::joute_ok(&[
         "run",

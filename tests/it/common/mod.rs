@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 pub mod devtools;
+pub mod specs;
 
 /// A small Othello tournament of four algorithms at several depths (60 games, a few seconds):
 /// their costs differ by orders of magnitude, random counts no nodes and loses every game.
@@ -351,31 +352,8 @@ pub fn refused_spec(
 /// `dir/slow.toml`.
 pub fn slow_spec(dir: &Path) -> PathBuf {
     let path = dir.join("slow.toml");
-    std::fs::write(
-        &path,
-        r#"
-name = "slow"
-game = "connect4"
-seed = 5
-openings = { plies = 4, count = 60 }
-
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-
-[[engine]]
-name = "ab-6"
-algorithm = "alphabeta"
-depth = 6
-
-[[engine]]
-name = "pvs-7"
-algorithm = "pvs"
-depth = 7
-"#,
-    )
-    .unwrap();
+    let text = specs::spec("slow", "connect4", 5, 4, 60).engines(&["ab-4", "ab-6", "pvs-7"]);
+    std::fs::write(&path, text.text()).unwrap();
     path
 }
 
