@@ -32,13 +32,7 @@ fn round_robin() -> &'static Summary {
         let spec = dir.join("charts.toml");
         std::fs::write(&spec, round_robin_spec()).unwrap();
         let out = dir.join("out");
-        common::joute_ok(&[
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
+        common::joute_to("run", &spec, &out, &["--quiet"]);
         load(&out)
     })
 }
@@ -49,19 +43,10 @@ fn sprt_match() -> &'static Summary {
     SUMMARY.get_or_init(|| {
         let dir = scratch("sprt");
         let out = dir.join("out");
-        common::joute_ok(&[
-            "match",
-            "connect4",
-            "alphabeta:3",
-            "random",
-            "--sprt",
-            "0,50",
-            "--games",
-            "400",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
+        let args: Vec<&str> = "connect4 alphabeta:3 random --sprt 0,50 --games 400"
+            .split(' ')
+            .collect();
+        common::match_quietly(&out, &args);
         load(&out)
     })
 }
@@ -367,17 +352,7 @@ fn timing_of_twenty_engines() {
 fn an_othello_match_has_a_margin_chart() {
     let dir = scratch("othello");
     let out = dir.join("out");
-    common::joute_ok(&[
-        "match",
-        "othello",
-        "alphabeta:2",
-        "random",
-        "--games",
-        "8",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    common::match_quietly(&out, &["othello", "alphabeta:2", "random", "--games", "8"]);
     let names = check_charts(&load(&out), "othello-charts");
     assert_eq!(
         names,

@@ -400,11 +400,25 @@ fn report_works_in_a_browser() {
         );
     }
     let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-screenshot.png");
+    let status = screenshot(&browser, &page, "test=game:5,plies:10", 2000, &shot);
+    assert!(status.status.success());
+    assert!(shot.exists());
+}
+
+/// Loads the page file `page` at `#FRAGMENT` in headless `browser`, 1280 wide and `height`
+/// high with 5 s of virtual time, and writes its screenshot to `shot`.
+fn screenshot(
+    browser: &Path,
+    page: &Path,
+    fragment: &str,
+    height: u32,
+    shot: &Path,
+) -> std::process::Output {
     let url = format!(
-        "file://{}#test=game:5,plies:10",
+        "file://{}#{fragment}",
         page.canonicalize().unwrap().display()
     );
-    let status = Process::new(&browser)
+    Process::new(browser)
         .args([
             "--headless",
             "--disable-gpu",
@@ -412,14 +426,12 @@ fn report_works_in_a_browser() {
             "--disable-dev-shm-usage",
             "--hide-scrollbars",
             "--virtual-time-budget=5000",
-            "--window-size=1280,2000",
+            &format!("--window-size=1280,{height}"),
         ])
         .arg(format!("--screenshot={}", shot.display()))
         .arg(&url)
         .output()
-        .unwrap();
-    assert!(status.status.success());
-    assert!(shot.exists());
+        .unwrap()
 }
 
 /// Appended to a copy of a report page: after the page's own self-test, adds what each chart
@@ -555,24 +567,7 @@ fn cost_charts_are_visible_in_a_browser() {
 
         let shot = shots.join(format!("{name}-page.png"));
         let _ = std::fs::remove_file(&shot);
-        let url = format!(
-            "file://{}#test=charts,shot",
-            probe.canonicalize().unwrap().display()
-        );
-        let status = Process::new(&browser)
-            .args([
-                "--headless",
-                "--disable-gpu",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                "--hide-scrollbars",
-                "--virtual-time-budget=5000",
-                "--window-size=1280,1300",
-            ])
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg(&url)
-            .output()
-            .unwrap();
+        let status = screenshot(&browser, &probe, "test=charts,shot", 1300, &shot);
         assert!(status.status.success(), "{name}: {status:?}");
         let variance = grey_variance(&shot);
         assert!(

@@ -8,12 +8,7 @@ use joute::arena::records::{ggf, wthor};
 
 /// Plays a small match into `dir/NAME` and returns its log.
 fn play(dir: &std::path::Path, name: &str, args: &[&str]) -> String {
-    let out = dir.join(name).display().to_string();
-    let mut all = vec!["match"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--threads", "1", "--quiet", "--out", &out]);
-    joute_ok(&all);
-    format!("{out}/games.jsonl")
+    common::match_log(&dir.join(name), &[args, &["--threads", "1"]].concat())
 }
 
 #[test]
@@ -160,11 +155,12 @@ fn spec_output_records_grow_with_the_run_and_end_as_the_export() {
     let (log, moves) = (run.join("games.jsonl"), run.join("games.moves"));
     // Killed (SIGKILL) mid-run: the move lists already hold the games logged so far, one a
     // line (a game logged just before the kill may miss its line).
+    let (spec_arg, run_arg) = (spec.to_str().unwrap(), run.to_str().unwrap());
     let args = [
         "run",
-        spec.to_str().unwrap(),
+        spec_arg,
         "--out",
-        run.to_str().unwrap(),
+        run_arg,
         "--threads",
         "1",
         "--quiet",
