@@ -15,34 +15,13 @@ use joute::search::solver::connect4::Connect4Solver;
 use joute::search::solver::generic;
 use joute::search::solver::othello::OthelloSolver;
 
-use crate::common::scratch;
+use crate::common::{scratch, specs};
 
 /// A two-engine spec of `game` with `extra` (an `[adjudication]` table, or nothing).
 fn spec(dir: &Path, file: &str, game: &str, plies: u32, count: u32, extra: &str) -> PathBuf {
     let path = dir.join(file);
-    std::fs::write(
-        &path,
-        format!(
-            r#"
-name = "adj"
-game = "{game}"
-seed = 7
-openings = {{ plies = {plies}, count = {count} }}
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "ab-3"
-algorithm = "alphabeta"
-depth = 3
-{extra}
-"#
-        ),
-    )
-    .unwrap();
+    let text = specs::spec("adj", game, 7, plies, count).engines(&["ab-1", "ab-3"]);
+    std::fs::write(&path, text.with(&format!("{extra}\n")).text()).unwrap();
     path
 }
 

@@ -298,22 +298,6 @@ fn every_anchor_plays_a_short_match_to_the_end() {
     }
 }
 
-/// An anchor's moves in `game`: for each, its index in the game's arrays.
-fn moves_of(game: &Value, anchor: &str) -> Vec<usize> {
-    let opening = game["opening"].as_array().unwrap().len();
-    let plies = game["moves"].as_array().unwrap().len();
-    (0..plies)
-        .filter(|i| {
-            let mover = if (opening + i).is_multiple_of(2) {
-                &game["first"]
-            } else {
-                &game["second"]
-            };
-            mover.as_str().unwrap() == anchor
-        })
-        .collect()
-}
-
 /// What a move cost, as logged.
 #[derive(Debug)]
 struct Cost {
@@ -367,7 +351,7 @@ fn every_anchor_records_what_it_prints_and_its_cpu_time() {
         let name = anchor.word.rsplit("name=").next().unwrap();
         let mut moves = Vec::new();
         for g in &games {
-            for i in moves_of(g, name) {
+            for i in common::moves_by(g, name) {
                 moves.push((g, i, cost(g, i)));
             }
         }

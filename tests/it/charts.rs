@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use joute::report::Summary;
 
+use crate::common::specs::spec;
 use crate::common::{self, scratch};
 use joute::report::charts::{chart_names, svg_charts, write_charts};
 use joute::report::load::summarize_logs;
@@ -16,31 +17,12 @@ fn load(out: &Path) -> Summary {
     summarize_logs(&[out.join("games.jsonl")]).unwrap().1
 }
 
-const ROUND_ROBIN: &str = r#"
-name = "charts"
-game = "connect4"
-seed = 5
-openings = { plies = 4, count = 4 }
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "ab-3"
-algorithm = "alphabeta"
-depth = 3
-
-[[engine]]
-name = "random"
-algorithm = "random"
-"#;
+/// A Connect 4 round robin: alphabeta at depths 1, 2 and 3, and random.
+fn round_robin_spec() -> String {
+    spec("charts", "connect4", 5, 4, 4)
+        .engines(&["ab-1", "ab-2", "ab-3", "random"])
+        .text()
+}
 
 /// The round robin's summary (played once per test binary).
 fn round_robin() -> &'static Summary {
@@ -48,15 +30,9 @@ fn round_robin() -> &'static Summary {
     SUMMARY.get_or_init(|| {
         let dir = scratch("rr");
         let spec = dir.join("charts.toml");
-        std::fs::write(&spec, ROUND_ROBIN).unwrap();
+        std::fs::write(&spec, round_robin_spec()).unwrap();
         let out = dir.join("out");
-        common::joute_ok(&[
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
+        common::joute_to("run", &spec, &out, &["--quiet"]);
         load(&out)
     })
 }
@@ -67,19 +43,10 @@ fn sprt_match() -> &'static Summary {
     SUMMARY.get_or_init(|| {
         let dir = scratch("sprt");
         let out = dir.join("out");
-        common::joute_ok(&[
-            "match",
-            "connect4",
-            "alphabeta:3",
-            "random",
-            "--sprt",
-            "0,50",
-            "--games",
-            "400",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
+        let args: Vec<&str> = "connect4 alphabeta:3 random --sprt 0,50 --games 400"
+            .split(' ')
+            .collect();
+        common::match_quietly(&out, &args);
         load(&out)
     })
 }
@@ -385,17 +352,7 @@ fn timing_of_twenty_engines() {
 fn an_othello_match_has_a_margin_chart() {
     let dir = scratch("othello");
     let out = dir.join("out");
-    common::joute_ok(&[
-        "match",
-        "othello",
-        "alphabeta:2",
-        "random",
-        "--games",
-        "8",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    common::match_quietly(&out, &["othello", "alphabeta:2", "random", "--games", "8"]);
     let names = check_charts(&load(&out), "othello-charts");
     assert_eq!(
         names,

@@ -228,21 +228,21 @@ fn an_othello_board_may_have_its_side_to_move_glued_on() {
     );
 }
 
+/// A Connect 4 game played from `2 7 3 6 4`, where the side to move loses in 2 plies.
+const FORCED_WIN: [&str; 6] = [
+    "play",
+    "connect4",
+    "alphabeta:4",
+    "alphabeta:4",
+    "--opening",
+    "27364",
+];
+
 #[test]
 fn play_names_forced_results_in_plies_and_ends_with_the_result() {
     // After 2 7 3 6 4, X holds columns 2-4 of the bottom row with 1 and 5 open: O, to move,
     // can block one end only, and X completes four on the other.
-    let out = joute()
-        .args([
-            "play",
-            "connect4",
-            "alphabeta:4",
-            "alphabeta:4",
-            "--opening",
-            "27364",
-        ])
-        .output()
-        .unwrap();
+    let out = joute().args(FORCED_WIN).output().unwrap();
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -267,18 +267,7 @@ fn play_names_forced_results_in_plies_and_ends_with_the_result() {
     assert!(last_board.contains("game over, X wins"), "{stdout}");
     assert!(!last_board.contains("to move"), "{stdout}");
 
-    let out = joute()
-        .args([
-            "play",
-            "connect4",
-            "alphabeta:4",
-            "alphabeta:4",
-            "--opening",
-            "27364",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let out = joute().args(FORCED_WIN).arg("--json").output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let records = v["records"].as_array().unwrap();
     assert_eq!(records.len(), 2);

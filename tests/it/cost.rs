@@ -253,6 +253,16 @@ fn a_log_written_before_moves_were_recorded_one_by_one_still_reports_its_mean_no
     }
 }
 
+/// Othello on a clock of 1 s + 20 ms, at depths no move reaches: every move uses its time.
+const CLOCKED_MATCH: [&str; 6] = [
+    "match",
+    "othello",
+    "pvs:64",
+    "alphabeta:64",
+    "--tc",
+    "1+0.02",
+];
+
 #[test]
 fn clocked_games_at_twice_the_cores_are_warned_of_and_their_starved_moves_counted() {
     // Two games per core, every engine on a clock: each game's engine gets about half a core,
@@ -263,14 +273,7 @@ fn clocked_games_at_twice_the_cores_are_warned_of_and_their_starved_moves_counte
     let dir = scratch("starved");
     let out = dir.join("m");
     let output = common::joute()
-        .args([
-            "match",
-            "othello",
-            "pvs:64",
-            "alphabeta:64",
-            "--tc",
-            "1+0.02",
-        ])
+        .args(CLOCKED_MATCH)
         .args(["--games", &games, "--threads", &threads, "--out"])
         .arg(&out)
         .args(["--cost"])
@@ -314,14 +317,7 @@ fn clocked_games_at_twice_the_cores_are_warned_of_and_their_starved_moves_counte
     assert_eq!(from_log, starved);
     // One game per core draws no warning (whatever the machine's load does to the moves).
     let output = common::joute()
-        .args([
-            "match",
-            "othello",
-            "pvs:64",
-            "alphabeta:64",
-            "--tc",
-            "1+0.02",
-        ])
+        .args(CLOCKED_MATCH)
         .args(["--games", "2", "--threads", &cores.to_string()])
         .output()
         .unwrap();

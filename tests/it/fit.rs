@@ -7,12 +7,10 @@ use common::{joute_ok, scratch};
 
 /// A small match of `game` into `dir/NAME`; returns its log.
 fn play(dir: &std::path::Path, name: &str, game: &str, engines: [&str; 2], games: &str) -> String {
-    let out = dir.join(name).display().to_string();
-    joute_ok(&[
-        "match", game, engines[0], engines[1], "--games", games, "--seed", "5", "--quiet", "--out",
-        &out,
-    ]);
-    format!("{out}/games.jsonl")
+    let args = [
+        game, engines[0], engines[1], "--games", games, "--seed", "5",
+    ];
+    common::match_log(&dir.join(name), &args)
 }
 
 #[test]

@@ -14,6 +14,7 @@ use joute::report::html::{Timing, write_report};
 use joute::report::load::summarize_logs;
 use serde_json::Value;
 
+use crate::common::specs::spec;
 use crate::common::{self, scratch};
 
 const XSS: &str = "<script>alert(1)</script>";
@@ -53,66 +54,23 @@ fn report(name: &str, text: &str) -> (common::Scratch, PathBuf, PathBuf) {
 }
 
 fn othello_spec() -> String {
-    format!(
-        r#"
-name = "othello <b>&amp;"
-game = "othello"
-seed = 7
-openings = {{ plies = 4, count = 2 }}
-
-[[engine]]
-name = "{XSS}"
-algorithm = "random"
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-"#
-    )
+    spec("othello <b>&amp;", "othello", 7, 4, 2)
+        .engine(XSS, "random", "")
+        .engines(&["ab-1", "ab-2"])
+        .text()
 }
 
-const CONNECT4: &str = r#"
-name = "c4"
-game = "connect4"
-seed = 3
-openings = { plies = 4, count = 3 }
+fn connect4() -> String {
+    spec("c4", "connect4", 3, 4, 3)
+        .engines(&["random", "ab-1", "ab-3"])
+        .text()
+}
 
-[[engine]]
-name = "random"
-algorithm = "random"
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "ab-3"
-algorithm = "alphabeta"
-depth = 3
-"#;
-
-const MORPION: &str = r#"
-name = "morpion"
-game = "morpion-5x5-4"
-seed = 5
-openings = { plies = 2, count = 3 }
-
-[[engine]]
-name = "random"
-algorithm = "random"
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-"#;
+fn morpion() -> String {
+    spec("morpion", "morpion-5x5-4", 5, 2, 3)
+        .engines(&["random", "ab-2"])
+        .text()
+}
 
 /// No resource is fetched from the network: no `src`, `href`, CSS `url()` or `@import` to
 /// http(s). (The SVG namespace name `http://www.w3.org/2000/svg` is an identifier, not a fetch.)
@@ -146,8 +104,8 @@ fn assert_offline(html: &str) {
 fn report_contains_every_engine_escaped_and_offline() {
     for (name, text) in [
         ("unit-othello", othello_spec()),
-        ("unit-c4", CONNECT4.to_string()),
-        ("unit-morpion", MORPION.to_string()),
+        ("unit-c4", connect4()),
+        ("unit-morpion", morpion()),
     ] {
         let (_dir, page, _) = report(name, &text);
         let html = std::fs::read_to_string(&page).unwrap();
@@ -190,7 +148,7 @@ fn report_contains_every_engine_escaped_and_offline() {
 /// view is one link away and is drawn by the page's own script and style (no server needed).
 #[test]
 fn the_ratings_come_first_and_the_page_carries_the_projector_view() {
-    let (_dir, page, log) = report("projector-markup", CONNECT4);
+    let (_dir, page, log) = report("projector-markup", &connect4());
     let html = std::fs::read_to_string(&page).unwrap();
     let at = |piece: &str| {
         html.find(piece)
@@ -266,7 +224,7 @@ fn the_viewer_is_told_the_gomoku_rule() {
         ("morpion-7x7-5-exact", "exact"),
         ("morpion-7x7-5", "freestyle"),
     ] {
-        let (_dir, page, _) = report("unit-rule", &MORPION.replace("morpion-5x5-4", game));
+        let (_dir, page, _) = report("unit-rule", &morpion().replace("morpion-5x5-4", game));
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(html.contains(&format!("\"rule\":\"{rule}\"")), "{game}");
         assert!(
@@ -279,29 +237,11 @@ fn the_viewer_is_told_the_gomoku_rule() {
 /// The first browser binary on PATH.
 #[test]
 fn the_sprt_and_its_decision_are_on_the_page() {
-    let text = r#"
-name = "sprt"
-game = "connect4"
-seed = 3
-openings = { plies = 4, count = 400 }
-
-[[engine]]
-name = "ab-5"
-algorithm = "alphabeta"
-depth = 5
-
-[[engine]]
-name = "ab-3"
-algorithm = "alphabeta"
-depth = 3
-
-[sprt]
-elo0 = 0
-elo1 = 50
-alpha = 0.05
-beta = 0.1
-"#;
-    let (_dir, page, log) = report("unit-sprt", text);
+    let text = spec("sprt", "connect4", 3, 4, 400)
+        .engines(&["ab-5", "ab-3"])
+        .with("\n[sprt]\nelo0 = 0\nelo1 = 50\nalpha = 0.05\nbeta = 0.1\n")
+        .text();
+    let (_dir, page, log) = report("unit-sprt", &text);
     let html = std::fs::read_to_string(&page).unwrap();
     let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).unwrap();
     let decided = summary
@@ -432,8 +372,8 @@ fn report_works_in_a_browser() {
     }
 
     // The other boards load and step without script errors; and a screenshot for people.
-    for (name, spec) in [("browser-c4", CONNECT4), ("browser-morpion", MORPION)] {
-        let (_dir, page, _) = report(name, spec);
+    for (name, spec) in [("browser-c4", connect4()), ("browser-morpion", morpion())] {
+        let (_dir, page, _) = report(name, &spec);
         let t = selftest(&browser, &page, "test=game:3,plies:6,sort:name");
         assert_eq!(t["ok"], true, "{name}: {t}");
         assert_eq!(t["errors"].as_array().unwrap().len(), 0, "{name}: {t}");
@@ -460,11 +400,25 @@ fn report_works_in_a_browser() {
         );
     }
     let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-screenshot.png");
+    let status = screenshot(&browser, &page, "test=game:5,plies:10", 2000, &shot);
+    assert!(status.status.success());
+    assert!(shot.exists());
+}
+
+/// Loads the page file `page` at `#FRAGMENT` in headless `browser`, 1280 wide and `height`
+/// high with 5 s of virtual time, and writes its screenshot to `shot`.
+fn screenshot(
+    browser: &Path,
+    page: &Path,
+    fragment: &str,
+    height: u32,
+    shot: &Path,
+) -> std::process::Output {
     let url = format!(
-        "file://{}#test=game:5,plies:10",
+        "file://{}#{fragment}",
         page.canonicalize().unwrap().display()
     );
-    let status = Process::new(&browser)
+    Process::new(browser)
         .args([
             "--headless",
             "--disable-gpu",
@@ -472,14 +426,12 @@ fn report_works_in_a_browser() {
             "--disable-dev-shm-usage",
             "--hide-scrollbars",
             "--virtual-time-budget=5000",
-            "--window-size=1280,2000",
+            &format!("--window-size=1280,{height}"),
         ])
         .arg(format!("--screenshot={}", shot.display()))
         .arg(&url)
         .output()
-        .unwrap();
-    assert!(status.status.success());
-    assert!(shot.exists());
+        .unwrap()
 }
 
 /// Appended to a copy of a report page: after the page's own self-test, adds what each chart
@@ -615,24 +567,7 @@ fn cost_charts_are_visible_in_a_browser() {
 
         let shot = shots.join(format!("{name}-page.png"));
         let _ = std::fs::remove_file(&shot);
-        let url = format!(
-            "file://{}#test=charts,shot",
-            probe.canonicalize().unwrap().display()
-        );
-        let status = Process::new(&browser)
-            .args([
-                "--headless",
-                "--disable-gpu",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                "--hide-scrollbars",
-                "--virtual-time-budget=5000",
-                "--window-size=1280,1300",
-            ])
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg(&url)
-            .output()
-            .unwrap();
+        let status = screenshot(&browser, &probe, "test=charts,shot", 1300, &shot);
         assert!(status.status.success(), "{name}: {status:?}");
         let variance = grey_variance(&shot);
         assert!(
@@ -656,21 +591,9 @@ fn large_report_is_fast_and_small() {
     let dir = scratch("large");
     let log = run(
         &dir,
-        r#"
-name = "large"
-game = "connect4"
-seed = 1
-openings = { plies = 8, count = 10000 }
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "random"
-algorithm = "random"
-"#,
+        &spec("large", "connect4", 1, 8, 10000)
+            .engines(&["ab-1", "random"])
+            .text(),
     );
     let start = Instant::now();
     let (_, summary, _) = summarize_logs(std::slice::from_ref(&log)).unwrap();
@@ -745,7 +668,7 @@ fn the_projector_view_shows_the_ratings_large_and_hides_the_rest() {
             "no chromium, chromium-browser or google-chrome on PATH: install one (Debian: apt-get install chromium) to run this test"
         );
     };
-    let (_dir, page, _) = report("projector-browser", CONNECT4);
+    let (_dir, page, _) = report("projector-browser", &connect4());
     let file = format!("file://{}", page.canonicalize().unwrap().display());
     let plain = selftest_at(&browser, &format!("{file}#test=view"), 1920, 1080);
     assert_eq!(plain["ok"], true, "{plain}");

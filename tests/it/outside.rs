@@ -1313,14 +1313,7 @@ fn ctrl_c_leaves_no_engine_and_the_run_resumes_to_the_end() {
     assert_all_gone(&mark, "after Ctrl-C");
     let logged = common::lines_in(&log);
     assert!((2..24).contains(&logged), "{logged} games logged");
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with("interrupted: "))
-        .unwrap_or_else(|| panic!("no resume line in {stdout}"));
-    assert!(
-        line.contains(&format!("{logged} of 24 games")) && line.ends_with("--resume"),
-        "{line}"
-    );
+    common::resume_line(&stdout, logged, 24);
     let hash = spec_hash(&out);
 
     let (stdout, _) = run_ok(&dir, &text, &["--resume"]);
@@ -2182,18 +2175,8 @@ fn a_stderr_flood_is_capped_keeping_its_start_and_its_end() {
 /// its ply (moves before it, the opening's included) and its index in the game's arrays.
 fn fake_moves(game: &Value) -> Vec<(usize, usize)> {
     let opening = game["opening"].as_array().unwrap().len();
-    let plies = game["moves"].as_array().unwrap().len();
-    (0..plies)
-        .filter(|i| {
-            let mover = if (opening + i).is_multiple_of(2) {
-                &game["first"]
-            } else {
-                &game["second"]
-            };
-            mover == "fake"
-        })
-        .map(|i| (opening + i, i))
-        .collect()
+    let fake = common::moves_by(game, "fake");
+    fake.into_iter().map(|i| (opening + i, i)).collect()
 }
 
 /// `game[field][i]` as a number; 0 when the field is absent (the log leaves out a field no

@@ -127,17 +127,8 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
     // the order they finished in, which the load decides).
     let games = |file: &Path, name: &str| -> Vec<Value> {
         let out = dir.join(name);
-        common::joute_ok(&[
-            "match",
-            "othello",
-            &format!("alphabeta:2:{}", file.display()),
-            "alphabeta:2",
-            "--games",
-            "6",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
+        let tuned = format!("alphabeta:2:{}", file.display());
+        common::match_quietly(&out, &["othello", &tuned, "alphabeta:2", "--games", "6"]);
         let mut games = std::fs::read_to_string(out.join("games.jsonl"))
             .unwrap()
             .lines()
@@ -204,13 +195,7 @@ depth = 2
     )
     .unwrap();
     let out = dir.join("run");
-    common::joute_ok(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    common::joute_to("run", &spec, &out, &["--quiet"]);
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     let recorded = &run["spec"]["engines"][0]["patterns"];

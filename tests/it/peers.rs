@@ -576,16 +576,7 @@ fn othello_board(moves: &[String]) -> [[u8; 8]; 8] {
             let (col, row) = ((m[0] - b'a') as i32, (m[1] - b'1') as i32);
             assert_eq!(board[row as usize][col as usize], b'-', "{m:?} is taken");
             let mut flipped = 0;
-            for (dr, dc) in [
-                (-1, -1),
-                (-1, 0),
-                (-1, 1),
-                (0, -1),
-                (0, 1),
-                (1, -1),
-                (1, 0),
-                (1, 1),
-            ] {
+            for (dr, dc) in crate::slow::DIRECTIONS {
                 let (mut r, mut c, mut run) = (row + dr, col + dc, Vec::new());
                 while (0..8).contains(&r)
                     && (0..8).contains(&c)

@@ -1,6 +1,6 @@
 //! Game records: `joute export` and `joute rate` (issue #15).
 
-use crate::common;
+use crate::common::{self, specs};
 
 use assert_cmd::Command;
 use common::{joute_ok, scratch};
@@ -8,12 +8,7 @@ use joute::arena::records::{ggf, wthor};
 
 /// Plays a small match into `dir/NAME` and returns its log.
 fn play(dir: &std::path::Path, name: &str, args: &[&str]) -> String {
-    let out = dir.join(name).display().to_string();
-    let mut all = vec!["match"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--threads", "1", "--quiet", "--out", &out]);
-    joute_ok(&all);
-    format!("{out}/games.jsonl")
+    common::match_log(&dir.join(name), &[args, &["--threads", "1"]].concat())
 }
 
 #[test]
@@ -167,38 +162,20 @@ fn lines(path: &std::path::Path) -> usize {
 fn spec_output_records_grow_with_the_run_and_end_as_the_export() {
     let dir = scratch("output");
     let spec = dir.join("out.toml");
-    std::fs::write(
-        &spec,
-        r#"
-name = "output"
-game = "connect4"
-seed = 3
-openings = { plies = 4, count = 150 }
-
-[output]
-records = ["moves", "PGN"]
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "ab-6"
-algorithm = "alphabeta"
-depth = 6
-"#,
-    )
-    .unwrap();
+    let text = specs::spec("output", "connect4", 3, 4, 150)
+        .with("\n[output]\nrecords = [\"moves\", \"PGN\"]\n")
+        .engines(&["ab-2", "ab-6"]);
+    std::fs::write(&spec, text.text()).unwrap();
     let run = dir.join("run");
     let (log, moves) = (run.join("games.jsonl"), run.join("games.moves"));
     // Killed (SIGKILL) mid-run: the move lists already hold the games logged so far, one a
     // line (a game logged just before the kill may miss its line).
+    let (spec_arg, run_arg) = (spec.to_str().unwrap(), run.to_str().unwrap());
     let args = [
         "run",
-        spec.to_str().unwrap(),
+        spec_arg,
         "--out",
-        run.to_str().unwrap(),
+        run_arg,
         "--threads",
         "1",
         "--quiet",

@@ -15,35 +15,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common;
+use crate::common::specs::spec;
 
 /// Connect 4, four engines: 144 games that take a few seconds on one thread, so that a page
 /// sees them arrive.
-const SLOW: &str = r#"
-name = "live"
-game = "connect4"
-seed = 11
-openings = { plies = 4, count = 12 }
-
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-
-[[engine]]
-name = "pvs-7"
-algorithm = "pvs"
-depth = 7
-
-[[engine]]
-name = "mcts-300"
-algorithm = "mcts"
-playouts = 300
-"#;
+fn slow() -> String {
+    spec("live", "connect4", 11, 4, 12)
+        .engines(&["ab-2", "ab-4", "pvs-7", "mcts-300"])
+        .text()
+}
 
 /// A joute process with a live server: the child, its URL's address, and its stderr lines.
 struct Live {
@@ -207,6 +187,25 @@ fn served_run(spec: &Path, out: &Path) -> Vec<String> {
         .to_vec()
 }
 
+/// Writes `text` as `dir/spec.toml`, runs it into `dir/out` with its live server, and waits
+/// for the first game event: the run's folder, its arguments, the process and the event stream.
+fn served_until_a_game(
+    dir: &Path,
+    text: &str,
+) -> (PathBuf, Vec<String>, Live, BufReader<TcpStream>) {
+    let spec = dir.join("spec.toml");
+    std::fs::write(&spec, text).unwrap();
+    let out = dir.join("out");
+    let args = served_run(&spec, &out);
+    let live = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut stream = events(live.addr);
+    assert!(
+        wait_event(&mut stream, "game", Duration::from_secs(60)),
+        "no game event"
+    );
+    (out, args, live, stream)
+}
+
 /// `/summary.json`, parsed.
 fn summary(addr: SocketAddr) -> Value {
     let got = request(addr, "GET", "/summary.json");
@@ -214,9 +213,9 @@ fn summary(addr: SocketAddr) -> Value {
     serde_json::from_str(&got.body).unwrap()
 }
 
-/// A finished run of `SLOW` on 2 openings: 24 games.
+/// A finished run of `slow()` on 2 openings: 24 games.
 fn finished_run(dir: &Path) -> PathBuf {
-    common::run_spec(dir, &SLOW.replace("count = 12", "count = 2"))
+    common::run_spec(dir, &slow().replace("count = 12", "count = 2"))
 }
 
 #[test]
@@ -241,14 +240,7 @@ fn a_finished_run_is_served_read_only() {
 
     // The summary is the object `joute report --json` prints for the same log, plus progress.
     let live_summary = summary(addr);
-    let report = common::joute_ok(&[
-        "report",
-        out.join("games.jsonl").to_str().unwrap(),
-        "--out",
-        dir.join("report").to_str().unwrap(),
-        "--json",
-    ]);
-    let report: Value = serde_json::from_str(&report).unwrap();
+    let report = common::joute_json("report", &out.join("games.jsonl"), &dir.join("report"));
     assert_eq!(report["games"], 24);
     for key in ["name", "games", "ratings", "scale", "terminations"] {
         assert_eq!(live_summary[key], report[key], "{key}");
@@ -685,18 +677,9 @@ fn interrupt_with_its_server(live: Live, stream: &mut BufReader<TcpStream>) {
 #[test]
 fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
     let dir = common::scratch("ctrl-c");
-    let spec = dir.join("spec.toml");
-    std::fs::write(&spec, SLOW).unwrap();
-    let out = dir.join("out");
-    let args = served_run(&spec, &out);
+    let (out, args, live, mut stream) = served_until_a_game(&dir, &slow());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let live = Live::start(&args);
     let addr = live.addr;
-    let mut stream = events(addr);
-    assert!(
-        wait_event(&mut stream, "game", Duration::from_secs(60)),
-        "no game event"
-    );
     // A client that never reads its stream does not hold the run up.
     let mut deaf = TcpStream::connect(addr).unwrap();
     write!(deaf, "GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
@@ -718,19 +701,10 @@ fn ctrl_c_stops_the_run_and_its_server_and_the_run_resumes() {
 #[test]
 fn a_live_page_times_the_run_from_its_first_game() {
     let dir = common::scratch("live-timing");
-    let spec = dir.join("spec.toml");
     // 20 ms a move: a game takes about half a second, so the run is still playing when asked.
-    std::fs::write(&spec, SLOW.replace("depth = 4", "time = \"20ms\"")).unwrap();
-    let out = dir.join("out");
-    let args = served_run(&spec, &out);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let live = Live::start(&args);
+    let (_, _, live, _events) =
+        served_until_a_game(&dir, &slow().replace("depth = 4", "time = \"20ms\""));
     let addr = live.addr;
-    let mut stream = events(addr);
-    assert!(
-        wait_event(&mut stream, "game", Duration::from_secs(60)),
-        "no game event"
-    );
     let now = summary(addr);
     assert_eq!(now["progress"]["playing"], true, "{now}");
     let rate = now["progress"]["games_per_second"].as_f64();
@@ -775,7 +749,7 @@ fn the_live_page_redraws_itself_in_a_browser() {
     let spec = dir.join("spec.toml");
     // 480 longer games: the page redraws itself while they are played (about 10 s in the
     // test profile on one thread).
-    let slower = SLOW
+    let slower = slow()
         .replace("count = 12", "count = 40")
         .replace("playouts = 300", "playouts = 3000");
     std::fs::write(&spec, slower).unwrap();

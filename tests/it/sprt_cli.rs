@@ -125,48 +125,35 @@ fn a_wrong_sprt_is_refused_naming_what_is_wrong() {
     );
 }
 
+/// `joute match connect4 A B --sprt SPRT --games 2000 --json --sprt-exit-code EXTRA`: its exit
+/// code and its JSON.
+fn exit_coded(engines: [&str; 2], sprt: &str, extra: &[&str]) -> (Option<i32>, Value) {
+    let out = joute()
+        .args(["match", "connect4", engines[0], engines[1], "--sprt", sprt])
+        .args(["--games", "2000", "--json", "--sprt-exit-code"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap(),
+    )
+}
+
 #[test]
 fn sprt_exit_code_tells_h0_from_h1_and_undecided() {
     // Depth 4 against random: H1 of [0, 50] within a few dozen pairs (an_sprt_stops_as_soon_as_it_decides).
-    let out = joute()
-        .args([
-            "match",
-            "connect4",
-            "alphabeta:4",
-            "random",
-            "--sprt",
-            "elo0=0,elo1=50",
-            "--games",
-            "2000",
-            "--json",
-            "--sprt-exit-code",
-            "--threads",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, json) = exit_coded(
+        ["alphabeta:4", "random"],
+        "elo0=0,elo1=50",
+        &["--threads", "2"],
+    );
     assert_eq!(json["sprt"]["result"], "H1", "{json}");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(code, Some(0));
     // Equal engines against [0, 200]: H0.
-    let out = joute()
-        .args([
-            "match",
-            "connect4",
-            "alphabeta:2",
-            "alphabeta:2",
-            "--sprt",
-            "0,200",
-            "--games",
-            "2000",
-            "--json",
-            "--sprt-exit-code",
-        ])
-        .output()
-        .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, json) = exit_coded(["alphabeta:2", "alphabeta:2"], "0,200", &[]);
     assert_eq!(json["sprt"]["result"], "H0", "{json}");
-    assert_eq!(out.status.code(), Some(10));
+    assert_eq!(code, Some(10));
     // The cap first: undecided, 11; the same run without the flag exits 0.
     let (code, json) = json_match("0,10", "4", &["--sprt-exit-code"]);
     assert_eq!(json["sprt"]["result"], "undecided", "{json}");
@@ -223,22 +210,17 @@ fn the_block_is_printed_every_n_games_while_the_run_plays() {
     // Random against random with normalised bounds 10 nElo apart: 20 pairs move the LLR by a
     // few tenths, nowhere near ±2.94, so the test cannot decide before the end.
     let output = joute()
+        .args(["match", "connect4", "random", "random", "--games", "40"])
         .args([
-            "match",
-            "connect4",
-            "random",
-            "random",
-            "--games",
-            "40",
             "--report-every",
             "10",
             "--sprt",
             "0,10,normalized",
             "--threads",
             "1",
-            "--out",
-            out.to_str().unwrap(),
         ])
+        .arg("--out")
+        .arg(&out)
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
@@ -322,22 +304,10 @@ fn an_interrupted_sprt_says_it_was_interrupted_undecided() {
     let out = dir.join("m");
     // Close engines and narrow bounds: hundreds of pairs before a decision.
     let child = Command::new(bin())
-        .args([
-            "match",
-            "connect4",
-            "pvs:7",
-            "alphabeta:6",
-            "--sprt",
-            "0,5",
-            "--games",
-            "2000",
-            "--threads",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-            "--report-every",
-            "0",
-        ])
+        .args(["match", "connect4", "pvs:7", "alphabeta:6", "--sprt", "0,5"])
+        .args(["--games", "2000", "--threads", "2", "--out"])
+        .arg(&out)
+        .args(["--report-every", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -382,20 +352,15 @@ fn an_interrupted_sprt_says_it_was_interrupted_undecided() {
     );
 }
 
+/// 4200 games of random against random at Othello: more distinct openings than 6 plies give.
+const RANDOM_OTHELLO_4200: [&str; 6] = ["match", "othello", "random", "random", "--games", "4200"];
+
 #[test]
 fn a_match_says_when_it_lengthens_its_openings_and_names_them() {
     // 2100 pairs: Othello's openings are 8 plies, not 6.
     let output = joute()
-        .args([
-            "match",
-            "othello",
-            "random",
-            "random",
-            "--games",
-            "4200",
-            "--threads",
-            "2",
-        ])
+        .args(RANDOM_OTHELLO_4200)
+        .args(["--threads", "2"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
@@ -417,9 +382,8 @@ fn a_match_says_when_it_lengthens_its_openings_and_names_them() {
     );
     // Not in --json's stdout.
     let output = joute()
-        .args([
-            "match", "othello", "random", "random", "--games", "4200", "--json",
-        ])
+        .args(RANDOM_OTHELLO_4200)
+        .arg("--json")
         .output()
         .unwrap();
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -437,16 +401,8 @@ fn a_match_says_when_it_lengthens_its_openings_and_names_them() {
     );
     // Plies the user chose are not remarked on.
     let output = joute()
-        .args([
-            "match",
-            "othello",
-            "random",
-            "random",
-            "--games",
-            "4200",
-            "--openings",
-            "10",
-        ])
+        .args(RANDOM_OTHELLO_4200)
+        .args(["--openings", "10"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -55,32 +55,27 @@ fn score<G: Features>(start: G, a: &str, b: &str, plies: usize) -> f64 {
     points / games as f64
 }
 
-#[test]
-fn othello_defaults_beat_disc_difference_at_depth_4() {
-    let s = score(
-        Othello::start(),
-        "alphabeta:4",
-        "alphabeta:4:weights/othello-discs.toml",
-        6,
-    );
-    println!(
-        "othello: defaults score {:.1}% against discs only",
-        100.0 * s
-    );
+/// Checks that the default weights (`defaults`) score at least 65% against `weaker` (the
+/// weights `what` names) from `start`, on `plies`-ply openings, and prints the score.
+fn defaults_beat<G: Features>(start: G, [defaults, weaker]: [&str; 2], plies: usize, what: &str) {
+    let s = score(start, defaults, weaker, plies);
+    println!("{what}: defaults score {:.1}%", 100.0 * s);
     assert!(s >= 0.65, "defaults scored {s}");
 }
 
 #[test]
+fn othello_defaults_beat_disc_difference_at_depth_4() {
+    let engines = ["alphabeta:4", "alphabeta:4:weights/othello-discs.toml"];
+    defaults_beat(Othello::start(), engines, 6, "othello, against discs only");
+}
+
+#[test]
 fn connect4_defaults_beat_centre_only_at_depth_6() {
-    let s = score(
+    let engines = ["alphabeta:6", "alphabeta:6:weights/connect4-centre.toml"];
+    defaults_beat(
         Connect4::start(),
-        "alphabeta:6",
-        "alphabeta:6:weights/connect4-centre.toml",
+        engines,
         4,
+        "connect4, against centre only",
     );
-    println!(
-        "connect4: defaults score {:.1}% against centre only",
-        100.0 * s
-    );
-    assert!(s >= 0.65, "defaults scored {s}");
 }

@@ -117,14 +117,7 @@ fn ctrl_c_stops_the_run_prints_the_table_and_the_resume_command() {
     assert!(stdout.contains("Rank Name"), "the table so far: {stdout}");
     let logged = common::lines_in(&out.join("games.jsonl"));
     assert!((40..360).contains(&logged), "{logged} games logged");
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with("interrupted: "))
-        .unwrap_or_else(|| panic!("no resume line in {stdout}"));
-    assert!(
-        line.contains(&format!("{logged} of 360 games")) && line.ends_with("--resume"),
-        "{line}"
-    );
+    let line = common::resume_line(&stdout, logged, 360);
     // run.json says what happened.
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();

@@ -6,43 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{self, joute, scratch};
+use crate::common::{self, joute, scratch, specs};
 use serde_json::Value;
 
 /// A small Connect 4 round robin: 4 engines, 6 pairings, `count` openings, 12·count games.
 fn small_spec(dir: &Path, count: u32) -> PathBuf {
     let path = dir.join("small.toml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"
-name = "small"
-game = "connect4"
-seed = 11
-openings = {{ plies = 4, count = {count} }}
-
-[[engine]]
-name = "random"
-algorithm = "random"
-
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-
-[[engine]]
-name = "ab-3"
-algorithm = "alphabeta"
-depth = 3
-
-[[engine]]
-name = "mcts-50"
-algorithm = "mcts"
-playouts = 50
-"#
-        ),
-    )
-    .unwrap();
+    let text = specs::spec("small", "connect4", 11, 4, count)
+        .engines(&["random", "ab-1", "ab-3", "mcts-50"]);
+    std::fs::write(&path, text.text()).unwrap();
     path
 }
 
@@ -634,14 +606,7 @@ fn a_finished_run_extended_with_more_openings_plays_only_the_new_games() {
         std::fs::read_to_string(fresh.join("ratings.csv")).unwrap()
     );
     // joute report reads the extended log as one run.
-    let report = common::joute_ok(&[
-        "report",
-        out.join("games.jsonl").to_str().unwrap(),
-        "--out",
-        dir.join("again").to_str().unwrap(),
-        "--json",
-    ]);
-    let report: Value = serde_json::from_str(&report).unwrap();
+    let report = common::joute_json("report", &out.join("games.jsonl"), &dir.join("again"));
     assert_eq!(report["games"], 48);
 
     // More openings in the middle of a two-round schedule move played games: refused.
@@ -1071,114 +1036,72 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
         "algorithm = \"mcts\"\nplayouts = 10\nexploration = 1e9",
         &["engine[1].exploration", "0..=100"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
-        "name = \"t\"\ngame = \n",
-        &[],
-        &["bad.toml:2:"],
-    );
-    common::refused_spec(
-        &dir,
-        "run",
+    // The spec is written as `bad.toml` and run: refused, naming what is wrong.
+    let bad =
+        |text: &str, expected: &[&str]| common::refused_spec(&dir, "run", text, &[], expected);
+    bad("name = \"t\"\ngame = \n", &["bad.toml:2:"]);
+    bad(
         &format!("{HEAD}{TWO}").replace("seed = 1\n", ""),
-        &[],
         &["bad.toml:1:1:", "missing key 'seed'"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}seeed = 3\n{TWO}"),
-        &[],
         &["bad.toml:5:1:", "key 'seeed'", "unknown key", "seed"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}depht = 3\n"),
-        &[],
         &[
             "bad.toml:13:1:",
             "key 'engine[2].depht'",
             "unknown key; did you mean 'depth'?",
         ],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}protocl = \"gtp\"\n"),
-        &[],
         &[
             "key 'engine[2].protocl'",
             "unknown key; did you mean 'protocol'?",
         ],
     );
     // TOML's trap: a spec-wide key below the last [[engine]] table is that table's.
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}anchor = \"a\"\n"),
-        &[],
         &[
             "bad.toml:13:1:",
             "key 'engine[2].anchor'",
             "'anchor' belongs at the top of the spec, above the first [[engine]] table",
         ],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}sprt = {{ elo0 = 0, elo1 = 10 }}\n"),
-        &[],
         &["key 'engine[2].sprt'", "belongs at the top of the spec"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("connect4", "chess"),
-        &[],
         &["bad.toml:2:8:", "key 'game'", "chess", "othello"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("alphabeta", "alphabeat"),
-        &[],
         &["bad.toml:7:13:", "engine[1].algorithm", "alphabeat"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("name = \"b\"", "name = \"a\""),
-        &[],
         &["bad.toml:11:8:", "two engines are called 'a'"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n"),
-        &[],
         &["bad.toml:5:", "at least two"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 2 }\ngames = 7"),
-        &[],
         &["bad.toml:5:9:", "key 'games'", "even"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("count = 2 }", "count = 2 }\ngames = 0"),
-        &[],
         &["key 'games'", "positive even"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("depth = 1", "depth = 1\nweights = \"weights/nope.toml\""),
-        &[],
         &[
             "bad.toml:9:11:",
             "engine[1].weights",
@@ -1186,91 +1109,58 @@ fn bad_specs_get_a_clear_error_with_file_line_and_column() {
             "cannot read",
         ],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace(
             "depth = 1",
             &format!("depth = 1\nweights = \"{REPO}/weights/othello.toml\""),
         ),
-        &[],
         &["engine[1].weights", "othello", "connect4"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace(
             "depth = 1",
             "depth = 1\nweights = { centre = 1, mobilty = 2 }",
         ),
-        &[],
         &["engine[1].weights.mobilty", "not a feature"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("depth = 1", "depth = 99"),
-        &[],
         &["bad.toml:8:9:", "engine[1].depth", "1..=64"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("depth = 1\n", ""),
-        &[],
         &["engine[1]", "needs a budget"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}format = \"gauntlet\"\n{TWO}"),
-        &[],
         &["key 'challengers'"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}format = \"gauntlet\"\nchallengers = [\"z\"]\n{TWO}"),
-        &[],
         &["'z' is not an engine"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!(
             "{HEAD}{TWO}[[engine]]\nname = \"c\"\nalgorithm = \"random\"\n[sprt]\nelo0 = 0\nelo1 = 5\n"
         ),
-        &[],
         &["key 'sprt'", "exactly two"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}[sprt]\nelo0 = 5\nelo1 = 0\n"),
-        &[],
         &["sprt.elo1", "greater"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "plies = 1, count = 8"),
-        &[],
         &["key 'openings'", "found only 7"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!("{HEAD}{TWO}").replace("plies = 2, count = 2", "file = \"nope.txt\""),
-        &[],
         &["openings.file", "nope.txt"],
     );
-    common::refused_spec(
-        &dir,
-        "run",
+    bad(
         &format!(
             "name = \"t\"\ngame = \"othello\"\nseed = 1\nopenings = {{ plies = 2, count = 2 }}\n[[engine]]\nname = \"a\"\nalgorithm = \"alphabeta\"\ndepth = 1\nweights = \"{REPO}/weights/connect4.toml\"\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n"
         ),
-        &[],
         &["engine[1].weights", "connect4", "othello"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -1541,32 +1431,9 @@ fn the_cluster_scripts_run_shards_and_merge_them() {
 fn ratings_of_a_log_equal_an_independent_maximum_likelihood_fit_with_and_without_the_first_move() {
     let dir = scratch("mle");
     let spec = dir.join("mle.toml");
-    std::fs::write(
-        &spec,
-        r#"
-name = "mle"
-game = "connect4"
-seed = 3
-openings = { plies = 4, count = 15 }
-[[engine]]
-name = "ab-1"
-algorithm = "alphabeta"
-depth = 1
-[[engine]]
-name = "ab-2"
-algorithm = "alphabeta"
-depth = 2
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-[[engine]]
-name = "mcts-100"
-algorithm = "mcts"
-playouts = 100
-"#,
-    )
-    .unwrap();
+    let text =
+        specs::spec("mle", "connect4", 3, 4, 15).engines(&["ab-1", "ab-2", "ab-4", "mcts-100"]);
+    std::fs::write(&spec, text.text()).unwrap();
     let out = dir.join("run");
     let json: Value = serde_json::from_str(&common::joute_ok(&[
         "run",
@@ -1686,21 +1553,8 @@ fn morpion_runs_report_and_resume() {
     )
     .unwrap();
     let out = dir.join("run");
-    common::joute_ok(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    common::joute_ok(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-        "--resume",
-    ]);
+    common::joute_to("run", &spec, &out, &["--quiet"]);
+    common::joute_to("run", &spec, &out, &["--quiet", "--resume"]);
     common::joute_ok(&["report", out.join("games.jsonl").to_str().unwrap()]);
     // Every round plays openings of its own: 12 distinct openings for 24 games.
     let log = common::games_by_id(&[out.join("games.jsonl")]);
@@ -1715,19 +1569,10 @@ fn morpion_runs_report_and_resume() {
 fn edited_logs_and_records_are_refused_not_miscounted() {
     let dir = scratch("edited");
     let out = dir.join("run");
-    common::joute_ok(&[
-        "match",
-        "connect4",
-        "alphabeta:2",
-        "alphabeta:1",
-        "--games",
-        "10",
-        "--sprt",
-        "0,50",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let args: Vec<&str> = "connect4 alphabeta:2 alphabeta:1 --games 10 --sprt 0,50"
+        .split(' ')
+        .collect();
+    common::match_quietly(&out, &args);
     let log = out.join("games.jsonl");
     let text = std::fs::read_to_string(&log).unwrap();
     let refuse = |args: &[&str], piece: &str| {

@@ -47,14 +47,7 @@ fn a_small_run_tunes_confirms_and_writes_everything() {
     let dir = scratch("small");
     let spec = write(&dir, &spec_text(&dir, "hill-climb", "games = 3000", ""));
     let out = dir.join("out");
-    let stdout = common::joute_ok(&[
-        "tune",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    let summary = common::joute_json("tune", &spec, &out);
     // Every game within the budget: tuning's, the confirmation's and the A/A match's.
     let games = summary["games"].as_u64().unwrap();
     assert!(games <= 3000, "{summary}");
@@ -167,14 +160,7 @@ fn spsa_runs_its_iterations() {
         &spec_text(&dir, "spsa", "iterations = 60", "\n[spsa]\npairs = 2\n"),
     );
     let out = dir.join("out");
-    let stdout = common::joute_ok(&[
-        "tune",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    let summary = common::joute_json("tune", &spec, &out);
     assert_eq!(summary["candidates"], 60);
     let h = common::history(&out);
     // No iteration is "accepted": every one moves θ by its estimate.

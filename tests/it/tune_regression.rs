@@ -49,17 +49,8 @@ fn selfplay(out: &Path, round: u32) -> Vec<Value> {
 
 /// An engine plays with the weights file `weights` (a short match into `out`).
 fn plays(weights: &Path, out: &Path) {
-    common::joute_ok(&[
-        "match",
-        "othello",
-        &format!("alphabeta:1:{}", weights.display()),
-        "random",
-        "--games",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let engine = format!("alphabeta:1:{}", weights.display());
+    common::match_quietly(out, &["othello", &engine, "random", "--games", "2"]);
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 pub mod devtools;
+pub mod specs;
 
 /// A small Othello tournament of four algorithms at several depths (60 games, a few seconds):
 /// their costs differ by orders of magnitude, random counts no nodes and loses every game.
@@ -105,6 +106,65 @@ pub fn joute_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Runs `joute COMMAND INPUT --out OUT EXTRA…`, expects success, and returns its standard
+/// output: a run, report or tune of one file into one folder.
+pub fn joute_to(command: &str, input: &Path, out: &Path, extra: &[&str]) -> String {
+    let (input, out) = (input.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec![command, input, "--out", out];
+    args.extend(extra);
+    joute_ok(&args)
+}
+
+/// [`joute_to`] with `--json`, its output parsed.
+pub fn joute_json(command: &str, input: &Path, out: &Path) -> serde_json::Value {
+    serde_json::from_str(&joute_to(command, input, out, &["--json"])).unwrap()
+}
+
+/// Runs `joute match ARGS --out OUT --quiet` and expects success.
+pub fn match_quietly(out: &Path, args: &[&str]) {
+    let mut args = [&["match"], args].concat();
+    args.extend(["--out", out.to_str().unwrap(), "--quiet"]);
+    joute_ok(&args);
+}
+
+/// [`match_quietly`], returning the path of the games log it wrote.
+pub fn match_log(out: &Path, args: &[&str]) -> String {
+    match_quietly(out, args);
+    format!("{}/games.jsonl", out.display())
+}
+
+/// The `interrupted: …` line of an interrupted run's `stdout`, checked to count `logged` of
+/// `total` games and to end with the command that resumes the run.
+#[track_caller]
+pub fn resume_line(stdout: &str, logged: usize, total: usize) -> String {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("interrupted: "))
+        .unwrap_or_else(|| panic!("no resume line in {stdout}"));
+    assert!(
+        line.contains(&format!("{logged} of {total} games")) && line.ends_with("--resume"),
+        "{line}"
+    );
+    line.to_string()
+}
+
+/// The indices, in `game`'s `moves`, of the moves `engine` made (the opening's length says
+/// who moved first after it).
+pub fn moves_by(game: &serde_json::Value, engine: &str) -> Vec<usize> {
+    let opening = game["opening"].as_array().unwrap().len();
+    let plies = game["moves"].as_array().unwrap().len();
+    (0..plies)
+        .filter(|i| {
+            let mover = if (opening + i).is_multiple_of(2) {
+                &game["first"]
+            } else {
+                &game["second"]
+            };
+            mover.as_str().unwrap() == engine
+        })
+        .collect()
+}
+
 /// Runs `joute ARGS` in `dir` (the programs a spec names run there too), without input.
 pub fn joute_in(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(bin())
@@ -120,13 +180,7 @@ pub fn run_spec(dir: &Path, text: &str) -> PathBuf {
     let spec = dir.join("spec.toml");
     std::fs::write(&spec, text).unwrap();
     let out = dir.join("out");
-    joute_ok(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    joute_to("run", &spec, &out, &["--quiet"]);
     out
 }
 
@@ -351,31 +405,8 @@ pub fn refused_spec(
 /// `dir/slow.toml`.
 pub fn slow_spec(dir: &Path) -> PathBuf {
     let path = dir.join("slow.toml");
-    std::fs::write(
-        &path,
-        r#"
-name = "slow"
-game = "connect4"
-seed = 5
-openings = { plies = 4, count = 60 }
-
-[[engine]]
-name = "ab-4"
-algorithm = "alphabeta"
-depth = 4
-
-[[engine]]
-name = "ab-6"
-algorithm = "alphabeta"
-depth = 6
-
-[[engine]]
-name = "pvs-7"
-algorithm = "pvs"
-depth = 7
-"#,
-    )
-    .unwrap();
+    let text = specs::spec("slow", "connect4", 5, 4, 60).engines(&["ab-4", "ab-6", "pvs-7"]);
+    std::fs::write(&path, text.text()).unwrap();
     path
 }
 

@@ -13,7 +13,8 @@ fn other(p: CellValue) -> CellValue {
     3 - p
 }
 
-const DIRECTIONS: [(i32, i32); 8] = [
+/// The eight directions of a board, as (row, column) steps.
+pub const DIRECTIONS: [(i32, i32); 8] = [
     (-1, -1),
     (-1, 0),
     (-1, 1),
