@@ -1341,8 +1341,8 @@ fn the_example_specs_are_valid() {
             if let Err(e) = &spec
                 && (e.key.ends_with(".command") || e.key.ends_with(".working_dir"))
                 && [
-                    ("'../target/peers/", "JOUTE_PEERS"),
-                    ("'../target/anchors/", "JOUTE_ANCHORS"),
+                    ("../target/peers/", "JOUTE_PEERS"),
+                    ("../target/anchors/", "JOUTE_ANCHORS"),
                 ]
                 .iter()
                 .any(|(folder, built)| {
