@@ -65,9 +65,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::hill::{Acceptance, HillConfig, Neighbour};
-use super::params::Param;
-use super::spsa::SpsaConfig;
+use super::optimise::hill::{Acceptance, HillConfig, Neighbour};
+use super::optimise::params::Param;
+use super::optimise::spsa::SpsaConfig;
 use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
@@ -191,14 +191,14 @@ struct RawParam {
 /// The optimiser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Method {
-    /// Hill climbing ([`super::hill`]).
+    /// Hill climbing ([`super::optimise::hill`]).
     #[serde(rename = "hill-climb")]
     HillClimb,
-    /// SPSA ([`super::spsa`]).
+    /// SPSA ([`super::optimise::spsa`]).
     #[serde(rename = "spsa")]
     Spsa,
-    /// Regression on self-play positions, Texel's method ([`super::regression`],
-    /// [`super::regression_run`]).
+    /// Regression on self-play positions, Texel's method ([`super::fit::regression`],
+    /// [`super::regression::run`]).
     #[serde(rename = "regression")]
     Regression,
 }
@@ -232,7 +232,7 @@ pub struct RegressionConfig {
     #[serde(default)]
     pub taper: bool,
     /// Label the positions with at most this many empty squares (cells) by the exact solver's
-    /// result instead of their game's ([`super::regression::CollectOptions::exact_labels`]);
+    /// result instead of their game's ([`super::fit::regression::CollectOptions::exact_labels`]);
     /// `None`: every position by its game's. Left out of the spec's form when `None`, so
     /// earlier specs keep their hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,15 +244,15 @@ pub struct RegressionConfig {
 }
 
 /// Regression of Othello's pattern evaluation (`[regression] evaluation = "patterns"`,
-/// [`super::pattern_round`]).
+/// [`super::regression::pattern_round`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PatternRegression {
     /// Phases of the fitted weights.
     pub phases: usize,
     /// Empty squares by which each phase's range is widened
-    /// ([`super::pattern_fit::PatternPositions::with_overlap`]).
+    /// ([`super::fit::pattern_fit::PatternPositions::with_overlap`]).
     pub overlap: usize,
-    /// The fit's ridge α, in positions ([`super::pattern_fit::PatternFitOptions::ridge`]).
+    /// The fit's ridge α, in positions ([`super::fit::pattern_fit::PatternFitOptions::ridge`]).
     pub ridge: f64,
     /// The pattern weights round 1 plays with and its fit starts from; `None`: round 1 plays
     /// with the engine's linear weights and the fit starts from zeros. Its path is as resolved
@@ -260,7 +260,7 @@ pub struct PatternRegression {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<PatternsFile>,
     /// Label the positions by a search of their own (`search_labels`, `search_mix`;
-    /// [`super::search_labels`]); `None`: by their games' results. Left out of the spec's form
+    /// [`super::fit::search_labels`]); `None`: by their games' results. Left out of the spec's form
     /// when `None`, so earlier specs keep their hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchLabelConfig>,
@@ -273,7 +273,7 @@ pub struct SearchLabelConfig {
     /// budget, evaluating with the weights the round played with.
     pub depth: u32,
     /// λ: the share of the search's label; the rest is the game's result
-    /// ([`super::search_labels::SearchScores::label`]).
+    /// ([`super::fit::search_labels::SearchScores::label`]).
     pub mix: f64,
 }
 
@@ -587,10 +587,10 @@ fn resolve_regression(
         Some(v) => Some(positive(v, "regression.max_per_game", 100_000, loc)? as usize),
     };
     let lambda = match &r.lambda {
-        None => super::regression::DEFAULT_LAMBDA,
+        None => super::fit::regression::DEFAULT_LAMBDA,
         Some(v) => {
             let x = *v.get_ref();
-            if !(0.0..=super::regression::MAX_LAMBDA).contains(&x) {
+            if !(0.0..=super::fit::regression::MAX_LAMBDA).contains(&x) {
                 return Err(loc.on(
                     v,
                     "regression.lambda",
@@ -716,7 +716,7 @@ fn resolve_patterns(
     )?;
     let overlap = ranged(&r.phase_overlap, "regression.phase_overlap", 0..=59, 0)?;
     let ridge = match &r.ridge {
-        None => super::pattern_fit::DEFAULT_PATTERN_RIDGE,
+        None => super::fit::pattern_fit::DEFAULT_PATTERN_RIDGE,
         Some(v) if (0.0..=1e9).contains(v.get_ref()) => *v.get_ref(),
         Some(v) => {
             return Err(loc.on(
