@@ -1,4 +1,4 @@
-//! The pattern fit's passes over its positions ([`joute::tune::pattern_fit`]): one loss and
+//! The pattern fit's passes over its positions ([`joute::tune::fit::pattern_fit`]): one loss and
 //! gradient pass (`fit_patterns` stopped before its first L-BFGS iteration) and one loss pass
 //! (`pattern_loss`), on every position of 2,000 random games (about 116,000) in 6 phases
 //! overlapping by 3 empty squares, as `tournaments/tune-othello-patterns.toml` fits them.
@@ -9,7 +9,9 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use joute::eval::PatternWeights;
 use joute::games::{Game, Othello, random_game};
-use joute::tune::pattern_fit::{PatternFitOptions, PatternPositions, fit_patterns, pattern_loss};
+use joute::tune::fit::pattern_fit::{
+    PatternFitOptions, PatternPositions, fit_patterns, pattern_loss,
+};
 
 const PHASES: usize = 6;
 

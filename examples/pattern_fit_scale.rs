@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use joute::eval::PatternWeights;
-use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
-use joute::tune::regression::CollectOptions;
+use joute::tune::fit::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+use joute::tune::fit::regression::CollectOptions;
 
 /// The process's peak resident memory in KiB, from `/proc/self/status` (0 elsewhere).
 fn peak_rss_kib() -> u64 {

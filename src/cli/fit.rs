@@ -1,5 +1,5 @@
 //! `joute fit`: evaluation weights fitted to games logs by logistic regression (Texel's method,
-//! [`joute::tune::regression`]), written as a weights file of the game.
+//! [`joute::tune::fit::regression`]), written as a weights file of the game.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,7 @@ use super::{FitArgs, InputError};
 use joute::arena::log::RunInfo;
 use joute::games::GameKind;
 use joute::outputs::{check_output_file, check_output_parent, number_text, write_atomically};
-use joute::tune::regression::{CollectOptions, FitOptions, fit_logs};
+use joute::tune::fit::regression::{CollectOptions, FitOptions, fit_logs};
 
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
@@ -25,7 +25,7 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    if !(0.0..=joute::tune::regression::MAX_LAMBDA).contains(&args.lambda) {
+    if !(0.0..=joute::tune::fit::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
             "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
             number_text(args.lambda)
@@ -189,8 +189,8 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
 fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
     use joute::arena::engine::EngineSpec;
     use joute::eval::pattern::PatternWeights;
-    use joute::tune::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
-    use joute::tune::search_labels::score_logs;
+    use joute::tune::fit::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    use joute::tune::fit::search_labels::score_logs;
     check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
     let collect = collect_options(args)?;

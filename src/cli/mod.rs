@@ -700,7 +700,7 @@ pub struct FitArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// The ridge towards the start weights, on standardised features (0 to 1e6).
-    #[arg(long, default_value_t = joute::tune::regression::DEFAULT_LAMBDA, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = joute::tune::fit::regression::DEFAULT_LAMBDA, allow_negative_numbers = true)]
     pub lambda: f64,
     /// Fit tapered weights: an opening and an endgame vector, interpolated by the game's
     /// progress (the file gets an [endgame] table).
@@ -725,7 +725,7 @@ pub struct FitArgs {
     pub phase_overlap: usize,
     /// With --patterns: the ridge α towards the start weights (0 without --weights), in
     /// positions (each weight is pulled to its start as if by α positions that say nothing).
-    #[arg(long, default_value_t = joute::tune::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = joute::tune::fit::pattern_fit::DEFAULT_PATTERN_RIDGE, allow_negative_numbers = true)]
     pub ridge: f64,
     /// With --patterns: label the positions (those --exact-labels leaves) by this engine's
     /// search instead of their games' results: an engine word with a depth and a pattern

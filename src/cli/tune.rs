@@ -18,7 +18,7 @@ use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
 use joute::tune::checkpoint::{Checkpoint, MatchKind, Stage, TuneError};
 use joute::tune::record::{HistoryLine, MatchResult, TuneRecord, elo_interval_text, sent_text};
-use joute::tune::regression_shard::ShardSession;
+use joute::tune::session::shard::ShardSession;
 use joute::tune::session::{Finished, PlayedMatch, TuneObserver, TuneOptions, TuneSession};
 use joute::tune::spec::{Method, ResolvedTuneSpec, load};
 

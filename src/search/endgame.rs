@@ -165,7 +165,7 @@ impl Endgame {
 
     /// The result of `pos` for the side to move under perfect play: 1 (a win), ½ or 0; `None`
     /// for a finished position or a game without a solver. For labelling positions in tuning
-    /// (`tune::regression`).
+    /// (`tune::fit::regression`).
     pub fn perfect_result<G: Game>(&mut self, pos: &G) -> Option<f64> {
         if pos.outcome().is_some() {
             return None;

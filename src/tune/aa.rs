@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::objective::Trial;
+use super::optimise::objective::Trial;
 use crate::arena::log::GameLine;
 
 /// The fewest pairs that did not score 1–1 (LL, LD, WD or WW) an A/A match needs to be judged.

@@ -1,5 +1,5 @@
 //! What a tuning run keeps between sessions, below the loops that play it ([`super::run`] for
-//! hill climbing and SPSA, [`super::regression_run`] for regression): the budget's [`Plan`],
+//! hill climbing and SPSA, [`super::regression::run`] for regression): the budget's [`Plan`],
 //! the optimiser's state, `checkpoint.json` ([`Checkpoint`]), `history.jsonl` read back, the
 //! run's opening streams, and [`TuneError`].
 //!
@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::derive_seed;
-use super::hill::HillState;
+use super::optimise::hill::HillState;
+use super::optimise::spsa::SpsaState;
 use super::record::HistoryLine;
 use super::spec::{Method, ResolvedTuneSpec};
-use super::spsa::SpsaState;
 use crate::arena::EngineSpec;
 use crate::arena::openings::{self, OpeningStream};
 use crate::eval::Features;
@@ -132,7 +132,7 @@ pub struct RegressionState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endgame: Option<Vec<f64>>,
     /// The pattern weights of the last round fitted (`evaluation = "patterns"`): their file
-    /// in the run's folder ([`super::pattern_round::round_file`]) and digest. The linear
+    /// in the run's folder ([`super::regression::pattern_round::round_file`]) and digest. The linear
     /// `theta` then stays the start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patterns: Option<crate::arena::spec::PatternsFile>,
@@ -194,9 +194,9 @@ impl Checkpoint {
                 params,
                 spec.spsa.clone().expect("an spsa spec has its settings"),
             )),
-            Method::Regression => {
-                MethodState::Regression(RegressionState::new(super::params::values(&params)))
-            }
+            Method::Regression => MethodState::Regression(RegressionState::new(
+                super::optimise::params::values(&params),
+            )),
         };
         Checkpoint {
             joute_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -450,7 +450,7 @@ pub fn read_history(path: &Path, lines: u64) -> Result<Vec<HistoryLine>, TuneErr
 }
 
 /// The file of a sharded regression run's folder saying how many shards play it
-/// (`super::regression_shard`).
+/// (`super::session::shard`).
 pub const SHARDS_FILE: &str = "shards.json";
 
 /// The number of shards of the run in `dir`, when it is a sharded regression run.

@@ -1,27 +1,29 @@
 //! The tuning layer: optimisers that search weight vectors by playing candidates against each
 //! other, as pure, deterministic code independent of the games (`docs/statistics.md`, "Tuning").
 //!
-//! - [`params`]: the tuned parameters, their bounds and step sizes.
-//! - [`objective`]: what an optimiser asks of the outside world (play colour-swapped pairs of
-//!   two weight vectors and return pentanomial counts), and a synthetic objective with a known
-//!   optimum for testing.
-//! - [`spsa`]: simultaneous-perturbation stochastic approximation with the schedule the large
-//!   engine-testing frameworks use.
-//! - [`hill`]: hill climbing, each neighbour accepted by a pentanomial SPRT.
-//! - [`record`]: what a run records (`history.jsonl`) and what its report is drawn from.
-//! - [`checkpoint`]: what a run keeps between sessions (its plan, the optimiser's state,
-//!   `checkpoint.json`, the history read back, its opening streams) and [`checkpoint::TuneError`].
-//! - [`run`]: the resumable tuning loop; [`session`]: a tuning run in its folder, with its
-//!   confirmation and A/A matches and its outputs; [`aa`]: the A/A match's verdict (pass,
-//!   fail, or not meaningful).
+//! - [`optimise`]: the optimisers that play candidates against each other: the tuned
+//!   parameters (`params`), what an optimiser asks of the outside world and a synthetic
+//!   objective with a known optimum (`objective`), simultaneous-perturbation stochastic
+//!   approximation with the schedule the large engine-testing frameworks use (`spsa`), hill
+//!   climbing with each neighbour accepted by a pentanomial SPRT (`hill`), and the built-in
+//!   engines' games (`oracle`).
+//! - [`fit`]: regression on labelled positions (Texel's method): positions collected from games
+//!   logs, the scale K and then the weights fitted by logistic regression (Newton's method;
+//!   `regression`), labels from a deeper search (`search_labels`), the pattern evaluation's fit
+//!   (`pattern_fit`); `joute fit` and each round of a regression run use them.
+//! - [`regression`]: `method = "regression"`, rounds of self-play games and fits as a
+//!   resumable tuning run (`run`), and the rounds of the pattern evaluation (`pattern_round`).
 //! - [`outside`]: tuning an outside program's options (`[engine]` with `command`, each
-//!   `[[param]]` an option; `tuned-options.toml`); [`outside_oracle`]: its candidates played
+//!   `[[param]]` an option; `tuned-options.toml`); its `oracle`: its candidates played
 //!   through the arena's outside-engine games (not reproducible: the programs and clocks decide).
-//! - [`regression`]: regression tuning (Texel's method): labelled positions collected from games
-//!   logs, the scale K and then the weights fitted by logistic regression (Newton's method);
-//!   [`regression_run`]: `method = "regression"`, rounds of self-play games and fits as a
-//!   resumable tuning run; [`regression_shard`]: such a run played by N processes sharing its
-//!   folder (`joute tune --shard I/N`), with no server, to the unsharded run's weights.
+//! - The run's bookkeeping: [`spec`], the tuning spec read and resolved; [`record`]: what a run
+//!   records (`history.jsonl`) and what its report is drawn from; [`checkpoint`]: what a run
+//!   keeps between sessions (its plan, the optimiser's state, `checkpoint.json`, the history
+//!   read back, its opening streams) and [`checkpoint::TuneError`]; [`run`]: the resumable
+//!   tuning loop; [`session`]: a tuning run in its folder, with its confirmation and A/A
+//!   matches and its outputs, and (`session::shard`) a regression run played by N processes
+//!   sharing its folder (`joute tune --shard I/N`), with no server, to the unsharded run's
+//!   weights; [`aa`]: the A/A match's verdict (pass, fail, or not meaningful).
 //! - [`report`]: the report of a tuning run, its charts and its own `index.html` (beside the
 //!   tuning code, so that `crate::report` never reads tuning's types).
 //!
@@ -30,24 +32,15 @@
 
 pub mod aa;
 pub mod checkpoint;
-pub mod hill;
-pub mod objective;
-pub mod oracle;
+pub mod fit;
+pub mod optimise;
 pub mod outside;
-pub mod outside_oracle;
-pub mod params;
-pub mod pattern_fit;
-pub mod pattern_round;
 pub mod record;
 pub mod regression;
-pub mod regression_run;
-pub mod regression_shard;
 pub mod report;
 pub mod run;
-pub mod search_labels;
 pub mod session;
 pub mod spec;
-pub mod spsa;
 
 /// A seed for draw `k` of `stream` under a run's `seed`: SplitMix64 finalisers over the three,
 /// so that neighbouring `k` give unrelated seeds and no two (stream, k) reuse one in practice.

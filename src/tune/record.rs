@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::params::Param;
+use super::optimise::params::Param;
 use crate::stats::sprt::Sprt;
 
 /// One candidate of a tuning run, as `history.jsonl` holds it (one JSON object per line).

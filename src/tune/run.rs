@@ -9,9 +9,9 @@ use std::time::Instant;
 use super::checkpoint::{
     Checkpoint, MethodState, Stage, TuneError, engine_spec, io, opening_stream, prefix_bytes,
 };
-use super::objective::Trial;
-use super::oracle::EngineOracle;
-use super::outside_oracle::{OutsideOracle, RunOracle};
+use super::optimise::objective::Trial;
+use super::optimise::oracle::EngineOracle;
+use super::outside::oracle::{OutsideOracle, RunOracle};
 use super::record::HistoryLine;
 use super::spec::ResolvedTuneSpec;
 use crate::arena::log::LogWriter;
@@ -32,7 +32,9 @@ pub fn tune<G: Features>(
     mut on_step: impl FnMut(&HistoryLine, &Checkpoint),
 ) -> Result<OpeningStream<G>, TuneError> {
     if matches!(ck.state, MethodState::Regression(_)) {
-        return super::regression_run::tune_by_regression(start, ck, dir, threads, cancel, on_step);
+        return super::regression::run::tune_by_regression(
+            start, ck, dir, threads, cancel, on_step,
+        );
     }
     let history_path = dir.join("history.jsonl");
     let checkpoint_path = dir.join("checkpoint.json");
@@ -65,7 +67,7 @@ pub fn tune<G: Features>(
         })
         .collect();
     let mut oracle = if spec.is_outside() {
-        // An outside program's options: its games are the arena's (see `outside_oracle`).
+        // An outside program's options: its games are the arena's (see `outside::oracle`).
         RunOracle::Outside(Box::new(
             OutsideOracle::new(start, &spec, stream, threads, &dir.join("engines"), cancel)
                 .map_err(TuneError::Input)?,

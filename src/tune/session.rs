@@ -27,6 +27,8 @@ use crate::eval::{Features, FeaturesVisitor, Weights};
 use crate::outputs::write_atomically;
 use crate::tournament::{Ending, Observer, Options, Session};
 
+pub mod shard;
+
 /// The tuned weights in the run's folder.
 pub const TUNED_WEIGHTS: &str = "tuned-weights.toml";
 
@@ -439,7 +441,8 @@ impl TuneSession {
             aa_tie_break,
         );
         if spec.patterns().is_some() {
-            let [tuned, start] = super::pattern_round::match_patterns(spec, state, &self.out)?;
+            let [tuned, start] =
+                super::regression::pattern_round::match_patterns(spec, state, &self.out)?;
             let patterns = match kind {
                 MatchKind::Confirm => [tuned, start],
                 MatchKind::Aa => [start.clone(), start],
@@ -531,7 +534,7 @@ impl TuneSession {
             if spec.patterns().is_some() {
                 // Pattern weights: a binary file, which has no room for the header
                 // (summary.json and the report say how they were made).
-                super::pattern_round::write_tuned(spec, &ck.state, &self.out, path)?;
+                super::regression::pattern_round::write_tuned(spec, &ck.state, &self.out, path)?;
             } else {
                 write_tuned(spec, &theta, (&tuned, endgame), &header, path)?;
             }
@@ -638,8 +641,8 @@ pub fn tune_record(
         tuned_endgame: ck.state.endgame().map(<[f64]>::to_vec),
         sprt: match &spec.hill {
             Some(h) => match h.acceptance {
-                super::hill::Acceptance::Sprt(s) => Some(s),
-                super::hill::Acceptance::Fixed => None,
+                super::optimise::hill::Acceptance::Sprt(s) => Some(s),
+                super::optimise::hill::Acceptance::Fixed => None,
             },
             None => None,
         },
@@ -732,7 +735,7 @@ fn tuned_file_in(spec: &ResolvedTuneSpec, dir: &Path) -> PathBuf {
     dir.join(if spec.is_outside() {
         super::outside::TUNED_OPTIONS
     } else if spec.patterns().is_some() {
-        super::pattern_round::TUNED_PATTERNS
+        super::regression::pattern_round::TUNED_PATTERNS
     } else {
         TUNED_WEIGHTS
     })
@@ -752,7 +755,7 @@ pub(super) fn match_tournament(
     if spec.is_outside() {
         // The program under the tuned options and under the start's (no tie_break: the
         // program makes its own choices).
-        let start = super::params::values(&spec.params);
+        let start = super::optimise::params::values(&spec.params);
         let (seed, engines) = match kind {
             MatchKind::Confirm => (STREAM_CONFIRM, [("tuned", theta), ("start", &start[..])]),
             MatchKind::Aa => (

@@ -37,7 +37,7 @@ use crate::report::charts::{
     svg_text, text, whole, write_png, write_svg,
 };
 use crate::tune::aa::AaVerdict;
-use crate::tune::params::Param;
+use crate::tune::optimise::params::Param;
 use crate::tune::record::{HistoryLine, MatchResult, SideCost, TuneRecord};
 
 mod data;

@@ -5,10 +5,10 @@
 //! `R_k = a / (A + k)^α / c_k²`; θ+ = θ + c_k Δ plays θ- = θ - c_k Δ (Δ_i = ±1, both clamped) for
 //! `pairs` colour-swapped pairs; then `θ ← θ + R_k · c_k · (W - L) · Δ`, clamped.
 
-use super::derive_seed;
 use super::objective::PairOracle;
 use super::objective::Trial;
 use super::params::{Param, clamp_all, values};
+use crate::tune::derive_seed;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -161,7 +161,7 @@ impl SpsaState {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tune::objective::Synthetic;
+    use crate::tune::optimise::objective::Synthetic;
 
     /// Three parameters on [0, 100], started 40 or more from an optimum at (60, 30, 45); 40 units
     /// off costs 100 Elo on the first.

@@ -18,7 +18,7 @@
 //!   log, but for the games' clocks; every line checked to be the run's game of its id, by its
 //!   spec hash, opening and seed, so that a shard folder or a line of another run, round or
 //!   game is refused rather than fitted — and fits and records the round exactly as the unsharded
-//!   run does ([`super::regression_run::fit_and_record`]), the checkpoint saved last (a
+//!   run does ([`crate::tune::regression::run::fit_and_record`]), the checkpoint saved last (a
 //!   temporary file, then a rename). The others poll the checkpoint until the round is fitted,
 //!   saying what they wait for. A shard killed while it fits holds the lock: resumed, it sees
 //!   its own name there and fits again (the fit is a pure function of the logs). A fit that
@@ -37,24 +37,22 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::{
-    Checkpoint, MethodState, Plan, SHARDS_FILE, Stage, TuneError, opening_stream, read_history,
-    sharded_run,
-};
-use super::regression_run::{
-    CHUNK_PER_THREAD, RoundPlay, SELFPLAY_DIR, Workers, draw_openings, fit_and_record,
-    open_history, open_log, regression_config, regression_state, round_log, round_target,
-    selfplay_pool,
-};
-use super::session::{
-    Finished, TuneObserver, TuneOptions, TuneSession, create_run_folder, weights_copy,
-};
-use super::spec::{Method, ResolvedTuneSpec};
+use super::{Finished, TuneObserver, TuneOptions, TuneSession, create_run_folder, weights_copy};
 use crate::arena::CancelToken;
 use crate::arena::log::GameLine;
 use crate::arena::schedule::Shard;
 use crate::eval::{Features, FeaturesVisitor};
 use crate::outputs::{write_atomically, write_new};
+use crate::tune::checkpoint::{
+    Checkpoint, MethodState, Plan, SHARDS_FILE, Stage, TuneError, opening_stream, read_history,
+    sharded_run,
+};
+use crate::tune::regression::run::{
+    CHUNK_PER_THREAD, RoundPlay, SELFPLAY_DIR, Workers, draw_openings, fit_and_record,
+    open_history, open_log, regression_config, regression_state, round_log, round_target,
+    selfplay_pool,
+};
+use crate::tune::spec::{Method, ResolvedTuneSpec};
 
 /// A shard's progress in its folder.
 pub const SHARD_FILE: &str = "shard.json";

@@ -6,7 +6,7 @@
 //! (a colour-swapped pair of one deterministic engine against itself would be the same game
 //! twice), logged to `selfplay/round-R.jsonl` (the games log format, readable by `joute fit`
 //! and `joute report`-free tools). Then the positions of every round so far are collected and
-//! K and the weights fitted ([`super::regression`]); the fitted weights are the next round's.
+//! K and the weights fitted ([`crate::tune::fit::regression`]); the fitted weights are the next round's.
 //! One `history.jsonl` line per round says what the fit gave.
 //!
 //! **Resuming**: games are played in chunks; after each chunk the log is flushed and
@@ -18,15 +18,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::checkpoint::{
-    Checkpoint, MethodState, RegressionState, Stage, TuneError, engine_spec, opening_stream,
-    prefix_bytes,
-};
-use super::derive_seed;
 use super::pattern_round;
-use super::record::{HistoryLine, RoundFit};
-use super::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
-use super::spec::{RegressionConfig, ResolvedTuneSpec};
 use crate::arena::engine::Engine;
 use crate::arena::game::{Opening, Referee, play_game};
 use crate::arena::log::{GameLine, LogWriter, scan_log};
@@ -37,13 +29,21 @@ use crate::eval::pattern::PatternWeights;
 use crate::eval::weights::MAX_WEIGHT;
 use crate::eval::{Features, Weights};
 use crate::games::Side;
+use crate::tune::checkpoint::{
+    Checkpoint, MethodState, RegressionState, Stage, TuneError, engine_spec, opening_stream,
+    prefix_bytes,
+};
+use crate::tune::derive_seed;
+use crate::tune::fit::regression::{CollectOptions, Collector, FitOptions, Phases, fit};
+use crate::tune::record::{HistoryLine, RoundFit};
+use crate::tune::spec::{RegressionConfig, ResolvedTuneSpec};
 use rayon::prelude::*;
 
 /// Seed stream of the self-play games.
 const STREAM_SELFPLAY: u64 = 105;
 
 /// Games per chunk and thread: the unit between two checkpoints.
-pub(super) const CHUNK_PER_THREAD: u64 = 32;
+pub(in crate::tune) const CHUNK_PER_THREAD: u64 = 32;
 
 /// The folder of the self-play logs in the run's folder.
 pub const SELFPLAY_DIR: &str = "selfplay";
@@ -136,14 +136,16 @@ pub fn tune_by_regression<G: Features>(
 }
 
 /// The `[regression]` table of a regression spec.
-pub(super) fn regression_config(spec: &ResolvedTuneSpec) -> Result<RegressionConfig, TuneError> {
+pub(in crate::tune) fn regression_config(
+    spec: &ResolvedTuneSpec,
+) -> Result<RegressionConfig, TuneError> {
     spec.regression
         .clone()
         .ok_or_else(|| TuneError::Input("a regression spec without [regression]".into()))
 }
 
 /// The regression state of a run's checkpoint.
-pub(super) fn regression_state(ck: &Checkpoint) -> Result<&RegressionState, TuneError> {
+pub(in crate::tune) fn regression_state(ck: &Checkpoint) -> Result<&RegressionState, TuneError> {
     match &ck.state {
         MethodState::Regression(state) => Ok(state),
         _ => Err(TuneError::Input(
@@ -154,7 +156,7 @@ pub(super) fn regression_state(ck: &Checkpoint) -> Result<&RegressionState, Tune
 
 /// `history.jsonl` in `dir`, locked for appending and cut to the checkpoint's lines (a run
 /// killed between appending a line and saving its checkpoint wrote one more).
-pub(super) fn open_history(dir: &Path, ck: &Checkpoint) -> Result<LogWriter, TuneError> {
+pub(in crate::tune) fn open_history(dir: &Path, ck: &Checkpoint) -> Result<LogWriter, TuneError> {
     let path = dir.join("history.jsonl");
     let mut history = LogWriter::lock(&path).map_err(io(&path))?;
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;
@@ -166,7 +168,7 @@ pub(super) fn open_history(dir: &Path, ck: &Checkpoint) -> Result<LogWriter, Tun
 
 /// A self-play log locked for appending and cut to its first `games` lines (the games a
 /// checkpoint counts; a killed run may have logged more).
-pub(super) fn open_log(path: &Path, games: u64) -> Result<LogWriter, TuneError> {
+pub(in crate::tune) fn open_log(path: &Path, games: u64) -> Result<LogWriter, TuneError> {
     let mut log = LogWriter::lock(path).map_err(io(path))?;
     let logged = std::fs::read_to_string(path).map_err(io(path))?;
     log.cut(prefix_bytes(&logged, games)).map_err(io(path))?;
@@ -174,7 +176,7 @@ pub(super) fn open_log(path: &Path, games: u64) -> Result<LogWriter, TuneError> 
 }
 
 /// The worker threads of the self-play games and the fits.
-pub(super) fn selfplay_pool(threads: usize) -> Result<rayon::ThreadPool, TuneError> {
+pub(in crate::tune) fn selfplay_pool(threads: usize) -> Result<rayon::ThreadPool, TuneError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .thread_name(|i| format!("joute-selfplay-{i}"))
@@ -184,7 +186,10 @@ pub(super) fn selfplay_pool(threads: usize) -> Result<rayon::ThreadPool, TuneErr
 
 /// The self-play games of the round under way: the spec's, or fewer when the plan's games
 /// run out; 0 when tuning is over (every round fitted, or the games spent).
-pub(super) fn round_target(config: &RegressionConfig, ck: &Checkpoint) -> Result<u64, TuneError> {
+pub(in crate::tune) fn round_target(
+    config: &RegressionConfig,
+    ck: &Checkpoint,
+) -> Result<u64, TuneError> {
     let state = regression_state(ck)?;
     if state.k >= config.rounds as u64 {
         return Ok(0);
@@ -194,7 +199,7 @@ pub(super) fn round_target(config: &RegressionConfig, ck: &Checkpoint) -> Result
 }
 
 /// The next `n` openings of the run's stream, one for each self-play game.
-pub(super) fn draw_openings<G: Features>(
+pub(in crate::tune) fn draw_openings<G: Features>(
     stream: &mut OpeningStream<G>,
     n: u64,
 ) -> Result<Vec<Vec<G::Move>>, TuneError> {
@@ -211,7 +216,7 @@ pub(super) fn draw_openings<G: Features>(
 /// What the round under way plays with: the weights of the last fit (the start in round 1),
 /// and a pattern run's current pattern weights (none before its first fit without a start:
 /// the linear weights play).
-pub(super) struct RoundPlay {
+pub(in crate::tune) struct RoundPlay {
     /// The round, from 0.
     pub round: u64,
     seed: u64,
@@ -222,7 +227,7 @@ pub(super) struct RoundPlay {
 
 impl RoundPlay {
     /// The round under way in `ck`, its pattern weights read from `dir`.
-    pub(super) fn new(
+    pub(in crate::tune) fn new(
         spec: &ResolvedTuneSpec,
         config: &RegressionConfig,
         ck: &Checkpoint,
@@ -251,7 +256,7 @@ impl RoundPlay {
     }
 
     /// Plays the self-play games `games` (id and opening) on `pool`, in their order.
-    pub(super) fn games<G: Features>(
+    pub(in crate::tune) fn games<G: Features>(
         &self,
         start: G,
         games: &[(u64, Vec<G::Move>)],
@@ -277,14 +282,14 @@ impl RoundPlay {
     }
 
     /// The seed of the round's self-play game `id`: the run's seed, the round and the id.
-    pub(super) fn game_seed(&self, id: u64) -> u64 {
+    pub(in crate::tune) fn game_seed(&self, id: u64) -> u64 {
         derive_seed(self.seed, STREAM_SELFPLAY, self.round << 32 | id)
     }
 }
 
 /// The threads a fit runs on, and what stops it (between chunks of its labelling searches).
 #[derive(Clone, Copy)]
-pub(super) struct Workers<'a> {
+pub(in crate::tune) struct Workers<'a> {
     /// The worker threads.
     pub pool: &'a rayon::ThreadPool,
     /// Stops the labelling searches.
@@ -295,7 +300,7 @@ pub(super) struct Workers<'a> {
 /// (the round's own log holding its `round_games` games): the next round's weights (pattern
 /// weights written to their file), the state moved on to the next round, and the round's
 /// line appended to `history` and returned. `seconds`: the run's tuning seconds so far.
-pub(super) fn fit_and_record<G: Features>(
+pub(in crate::tune) fn fit_and_record<G: Features>(
     start: G,
     ck: &mut Checkpoint,
     dir: &Path,
@@ -550,7 +555,7 @@ mod tests {
     use crate::arena::spec::PatternsFile;
     use crate::games::Othello;
     use crate::tune::checkpoint::Plan;
-    use crate::tune::pattern_round::{load, round_file};
+    use crate::tune::regression::pattern_round::{load, round_file};
     use crate::tune::spec::parse;
 
     /// A pattern regression of Othello at alpha-beta depth 1: two rounds of 40 games, the

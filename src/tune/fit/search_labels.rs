@@ -19,7 +19,7 @@
 //! The scores are computed once per games log and kept beside it as a *scores file*: one
 //! JSON line per game, in the log's order, `{"id": N, "scores": [...]}` with the score of each
 //! of the game's sampled positions that the search labels, in ply order. A regression tuning
-//! run appends them in chunks ([`super::pattern_round::score_log`]) and resumes where a killed run stopped (every line is a pure
+//! run appends them in chunks ([`crate::tune::regression::pattern_round::score_log`]) and resumes where a killed run stopped (every line is a pure
 //! function of the game, the engine and the seed).
 
 use std::path::Path;
@@ -256,7 +256,7 @@ pub(crate) mod tests {
     use crate::arena::engine::SharedPatterns;
     use crate::eval::pattern::{PatternEval, PatternWeights, SCALE};
     use crate::games::{Game, MoveList, Othello};
-    use crate::tune::regression::tests::random_lines;
+    use crate::tune::fit::regression::tests::random_lines;
     use rand::{RngExt, SeedableRng};
     use std::sync::Arc;
 

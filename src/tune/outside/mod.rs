@@ -1,7 +1,7 @@
 //! Tuning an outside engine's options, as fishtest and OpenBench let an engine's author tune
 //! their own parameters: `[engine]` is an outside program (`command`, `protocol`, `options`, …
 //! as in tournaments) and each `[[param]]` names one of its options. The candidates are played
-//! by [`super::outside_oracle::OutsideOracle`] through the arena's outside-engine games; the
+//! by [`self::oracle::OutsideOracle`] through the arena's outside-engine games; the
 //! confirmation and A/A matches play the program with the tuned options against the start's;
 //! the result is `tuned-options.toml`, an `options = { ... }` table a tournament spec can paste.
 //!
@@ -9,10 +9,12 @@
 //! [`not_reproducible`] says what a run's results depend on, and the summary, the report, the
 //! terminal and the options file repeat it.
 
-use super::params::values;
+use super::optimise::params::values;
+use super::optimise::spsa::SpsaState;
 use super::record::OutsideRecord;
 use super::spec::{ResolvedTuneSpec, option_text};
-use super::spsa::SpsaState;
+
+pub mod oracle;
 
 /// The tuned options in the run's folder (instead of `tuned-weights.toml`).
 pub const TUNED_OPTIONS: &str = "tuned-options.toml";
@@ -236,7 +238,7 @@ pub fn options_file(spec: &ResolvedTuneSpec, theta: &[f64], header: &str) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::spsa::{A_RATIO, ALPHA, GAMMA};
+    use crate::tune::optimise::spsa::{A_RATIO, ALPHA, GAMMA};
 
     /// An SPSA spec of an outside program's integer option `level`, from `start`, with the
     /// parameter's `extra` keys.

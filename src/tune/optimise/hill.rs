@@ -6,11 +6,11 @@
 //! Step sizes adapt per parameter: ×0.5 after `patience` consecutive rejections, ×1.25 after an
 //! acceptance, kept within `[min_step · step, range]`.
 
-use super::derive_seed;
 use super::objective::PairOracle;
 use super::objective::Trial;
 use super::params::{Param, clamp_all, values};
 use crate::stats::sprt::{Decision, Sprt};
+use crate::tune::derive_seed;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -229,8 +229,8 @@ impl HillState {
 mod tests {
     use super::*;
     use crate::stats::sprt::EloModel;
-    use crate::tune::objective::Synthetic;
-    use crate::tune::spsa::tests::problem;
+    use crate::tune::optimise::objective::Synthetic;
+    use crate::tune::optimise::spsa::tests::problem;
 
     fn config(seed: u64, neighbour: Neighbour) -> HillConfig {
         HillConfig {
@@ -310,7 +310,7 @@ mod tests {
 #[cfg(test)]
 mod sweep {
     use super::*;
-    use crate::tune::spsa::{SpsaConfig, SpsaState};
+    use crate::tune::optimise::spsa::{SpsaConfig, SpsaState};
 
     /// How far each method ends from θ* (largest deviation, and Elo) over 20 seeds, for judging
     /// the tolerances of the tests: `cargo test --lib tune::hill::sweep -- --ignored --nocapture`.
@@ -320,7 +320,7 @@ mod sweep {
         for seed in 100..120 {
             let (s, o) = tests::climb(Neighbour::Single, seed, 200);
             let (t, p) = tests::climb(Neighbour::All, seed, 200);
-            let (params, mut q) = crate::tune::spsa::tests::problem();
+            let (params, mut q) = crate::tune::optimise::spsa::tests::problem();
             let params: Vec<Param> = params
                 .into_iter()
                 .map(|p| Param {

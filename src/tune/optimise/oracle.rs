@@ -82,7 +82,7 @@ impl<G: Features> EngineOracle<G> {
 
 /// The next `pairs` openings of a run's `stream`, one per pair of a call: every candidate of
 /// the run gets openings no other candidate had.
-pub(super) fn fresh_openings<G: Features>(
+pub(in crate::tune) fn fresh_openings<G: Features>(
     stream: &mut OpeningStream<G>,
     pairs: u64,
 ) -> Result<Vec<Vec<G::Move>>, String> {

@@ -621,7 +621,7 @@ impl Fit {
 
 /// `log(1 + e^z)` without overflow.
 #[inline]
-pub(super) fn softplus(z: f64) -> f64 {
+pub(in crate::tune) fn softplus(z: f64) -> f64 {
     if z > 0.0 {
         z + (-z).exp().ln_1p()
     } else {
@@ -631,7 +631,7 @@ pub(super) fn softplus(z: f64) -> f64 {
 
 /// σ(z).
 #[inline]
-pub(super) fn sigmoid(z: f64) -> f64 {
+pub(in crate::tune) fn sigmoid(z: f64) -> f64 {
     if z >= 0.0 {
         1.0 / (1.0 + (-z).exp())
     } else {

@@ -5,26 +5,26 @@
 //! Each call is a small tournament of its own: the program under the candidate's options
 //! (`candidate`) and under the opponent's (`opponent`), on the call's openings, each pair's
 //! two games with colours swapped; against a pool, both play opening `j`'s pool engine (the
-//! pool in turn, counted over the run's openings, as [`super::oracle::EngineOracle`] does).
+//! pool in turn, counted over the run's openings, as [`crate::tune::optimise::oracle::EngineOracle`] does).
 //! Options reach a program at its start, so every call starts its programs afresh (each worker
 //! its own copy, started at its first game) and ends them when its games are done; the arena
 //! kills every program's process group on every way out, a killed joute included.
 //!
 //! The programs get no seed from joute: what they play is theirs to make reproducible, and on
-//! a clock nothing is (see [`super::outside::not_reproducible`]).
+//! a clock nothing is (see [`super::not_reproducible`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 
-use super::objective::{PairOracle, Trial};
-use super::oracle::{EngineOracle, fresh_openings};
-use super::spec::ResolvedTuneSpec;
 use crate::arena::CancelToken;
 use crate::arena::openings::{self, OpeningStream};
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::spec::{OpeningSource, ResolvedSpec, TournamentSpec};
 use crate::eval::Features;
+use crate::tune::optimise::objective::{PairOracle, Trial};
+use crate::tune::optimise::oracle::{EngineOracle, fresh_openings};
+use crate::tune::spec::ResolvedTuneSpec;
 
 /// The names the program goes by in a call's games (and its stderr logs, `engines/NAME.log`).
 const CANDIDATE: &str = "candidate";
@@ -63,7 +63,7 @@ impl<G: Features> OutsideOracle<G> {
             logs: logs.to_path_buf(),
             cancel: cancel.clone(),
         };
-        let start_values = super::params::values(&spec.params);
+        let start_values = crate::tune::optimise::params::values(&spec.params);
         let mut check = oracle.tournament(&start_values, &start_values, Vec::new(), 0);
         // One program is enough, under the name the spec gives it.
         check.engines.truncate(1);

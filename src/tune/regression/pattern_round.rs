@@ -3,7 +3,7 @@
 //!
 //! Round 1 plays with the spec's `start` pattern weights, or else with the engine's linear
 //! weights; every later round with the weights the round before fitted. Each round fits the
-//! positions of every round so far ([`super::pattern_fit`], in the spec's phases and overlap),
+//! positions of every round so far ([`crate::tune::fit::pattern_fit`], in the spec's phases and overlap),
 //! from the weights the round played with (zeros when it played with linear weights), the ridge
 //! pulling towards them: each round refines the last, as `joute fit --patterns --weights` does.
 //! A round's weights are written to `patterns/round-R.jpw` in the run's folder (a temporary
@@ -13,13 +13,6 @@
 
 use std::path::Path;
 
-use super::checkpoint::Stage;
-use super::checkpoint::{MethodState, TuneError};
-use super::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
-use super::record::RoundFit;
-use super::regression::CollectOptions;
-use super::search_labels::{SearchScores, read_scores, score_games};
-use super::spec::{PatternRegression, ResolvedTuneSpec};
 use crate::arena::CancelToken;
 use crate::arena::engine::{EngineSpec, SharedPatterns};
 use crate::arena::log::{LogWriter, scan_log};
@@ -27,6 +20,13 @@ use crate::arena::spec::PatternsFile;
 use crate::eval::pattern::{PatternEval, PatternWeights, SCALE};
 use crate::eval::{Features, Weights};
 use crate::search::Limits;
+use crate::tune::checkpoint::Stage;
+use crate::tune::checkpoint::{MethodState, TuneError};
+use crate::tune::fit::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+use crate::tune::fit::regression::CollectOptions;
+use crate::tune::fit::search_labels::{SearchScores, read_scores, score_games};
+use crate::tune::record::RoundFit;
+use crate::tune::spec::{PatternRegression, ResolvedTuneSpec};
 
 /// The tuned pattern weights in the run's folder.
 pub const TUNED_PATTERNS: &str = "tuned-weights.jpw";
@@ -149,7 +149,7 @@ pub fn score_round<G: Features>(
             weights: job.weights,
             chunk: LABEL_CHUNK_PER_THREAD * job.threads.max(1),
         },
-        |id| super::derive_seed(seed, STREAM_LABELS, round << 32 | id),
+        |id| crate::tune::derive_seed(seed, STREAM_LABELS, round << 32 | id),
         pool,
         cancel,
     )
@@ -315,8 +315,11 @@ pub fn score_log<G: Features>(
     let mut out = LogWriter::lock(job.out).map_err(|e| io(job.out, e))?;
     let text = std::fs::read_to_string(job.out).map_err(|e| io(job.out, e))?;
     let complete = text.matches('\n').count();
-    out.cut(super::checkpoint::prefix_bytes(&text, complete as u64))
-        .map_err(|e| io(job.out, e))?;
+    out.cut(crate::tune::checkpoint::prefix_bytes(
+        &text,
+        complete as u64,
+    ))
+    .map_err(|e| io(job.out, e))?;
     for chunk in games[complete.min(games.len())..].chunks(job.chunk.max(1)) {
         if cancel.is_cancelled() {
             return Err(TuneError::Interrupted(Stage::Tuning));
@@ -335,8 +338,8 @@ pub fn score_log<G: Features>(
 mod tests {
     use super::*;
     use crate::games::Othello;
-    use crate::tune::regression::tests::{random_lines, write_log};
-    use crate::tune::search_labels::tests::engine;
+    use crate::tune::fit::regression::tests::{random_lines, write_log};
+    use crate::tune::fit::search_labels::tests::engine;
 
     #[test]
     fn a_torn_scores_file_resumes_to_the_same_bytes() {
@@ -371,7 +374,7 @@ mod tests {
         assert!(lines.iter().all(|l| l.scores.len() == 6), "{lines:?}");
         // Three lines and half a fourth, as a killed run leaves them.
         let torn = dir.path().join("torn.jsonl");
-        let cut = super::super::checkpoint::prefix_bytes(&text, 3) as usize + 7;
+        let cut = crate::tune::checkpoint::prefix_bytes(&text, 3) as usize + 7;
         std::fs::write(&torn, &text[..cut]).unwrap();
         run(&torn).unwrap();
         assert_eq!(std::fs::read_to_string(&torn).unwrap(), text);
