@@ -26,6 +26,7 @@ Usage:
 import argparse
 import os
 import re
+import signal
 import sys
 
 FN = re.compile(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)")
@@ -114,6 +115,8 @@ def functions(path, no_tests):
 
 
 def main():
+    # Piped into `head`: end quietly when the reader stops reading.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--min", type=int, default=80, help="list functions longer than this (80)")
     parser.add_argument("--no-tests", action="store_true", help="skip #[cfg(test)] modules")
