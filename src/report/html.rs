@@ -20,9 +20,11 @@ use askama::Template;
 
 use super::cost::{cost_columns, cost_legend, cost_rows, starved_warning};
 use super::summary::{FAILURES, Summary};
-use super::table::{RatingScale, finite_estimate, fixed, rating_rows, terminations_footer};
+use super::table::{
+    RatingRow, RatingScale, finite_estimate, fixed, rating_rows, terminations_footer,
+};
 use crate::arena::log::{IdSet, scan_log};
-use crate::arena::spec::OpeningSource;
+use crate::arena::spec::{OpeningSource, ResolvedSpec};
 use crate::games::GameKind;
 use crate::stats::ratings::Ratings;
 
@@ -540,9 +542,67 @@ pub fn render(
 ) -> Result<String, HtmlError> {
     let spec = &summary.spec;
     let names = spec.engine_names();
-    let n = names.len();
-    let engines = spec
-        .engines
+    let engines = engine_views(spec, timing.as_ref());
+    let rows = rating_rows(summary, ratings);
+    let scale = RatingScale::of(summary, ratings);
+    let rating_views = rows.iter().map(rating_view).collect();
+    // Matrices in rating order.
+    let order: Vec<usize> = rows
+        .iter()
+        .map(|r| names.iter().position(|n| *n == r.name).unwrap_or(0))
+        .collect();
+    let crosstable = crosstable(summary, &names, &order);
+    let los = los_matrix(ratings, &names, &order);
+    let pairs = pair_views(summary, &names);
+    let sessions = session_views(timing.as_ref());
+    let timing = timing.as_ref().map(timing_text);
+    let sprt = sprt_view(summary);
+    let progress = progress_text(summary, sprt.as_ref());
+    let (data, game_count) = games_json(summary, logs)?;
+    let page = Page {
+        title: &spec.name,
+        game: &spec.game,
+        seed: spec.seed,
+        format: &spec.format,
+        rounds: spec.rounds,
+        openings: openings_text(&spec.openings),
+        clock: clock_text(spec),
+        hash: &summary.hash,
+        games: summary.games,
+        progress,
+        engines,
+        ratings: rating_views,
+        first_move: scale.first_move_text("±"),
+        origin: scale.origin(),
+        names_by_rank: rows.iter().map(|r| r.name.clone()).collect(),
+        crosstable,
+        los,
+        pairs,
+        cost: cost_view(summary, &rows),
+        charts: charts
+            .iter()
+            .map(|(name, svg)| ChartView {
+                name: name.clone(),
+                svg: svg.clone(),
+            })
+            .collect(),
+        timing,
+        sessions,
+        sprt,
+        terminations: terminations_view(summary),
+        game_count,
+        live,
+        style: STYLE,
+        script: SCRIPT,
+        data,
+    };
+    Ok(page.render()?)
+}
+
+/// The engines table: each engine's algorithm, depth, budget, exact endgame and weights, under
+/// the name an outside engine gave itself when it differs from the spec's.
+fn engine_views(spec: &ResolvedSpec, timing: Option<&Timing>) -> Vec<EngineView> {
+    spec.engines
         .iter()
         .map(|e| {
             let mut budget = Vec::new();
@@ -562,7 +622,7 @@ pub fn render(
                     c.margin_ms
                 ));
             }
-            let reported = timing.as_ref().and_then(|t| t.reported_names.get(&e.name));
+            let reported = timing.and_then(|t| t.reported_names.get(&e.name));
             EngineView {
                 name: match reported {
                     Some(own) if *own != e.name => format!("{} (calls itself '{own}')", e.name),
@@ -588,34 +648,32 @@ pub fn render(
                 describe: e.describe(),
             }
         })
-        .collect();
+        .collect()
+}
 
-    let rows = rating_rows(summary, ratings);
-    let scale = RatingScale::of(summary, ratings);
-    let rating_views = rows
-        .iter()
-        .map(|r| RatingView {
-            rank: r.rank,
-            rank_text: r.rank_text(),
-            name: r.name.clone(),
-            elo: r.elo_text(),
-            v_elo: r.elo.unwrap_or(f64::NEG_INFINITY).max(-1e9),
-            error: r.error_text(),
-            reason: r.reason.clone().unwrap_or_default(),
-            games: r.games,
-            points: format!("{}", r.points),
-            score: format!("{:.1}%", r.score),
-            draws: format!("{:.1}%", r.draws),
-            los: r.los_next.map_or(String::new(), percent),
-            v_los: r.los_next.unwrap_or(-1.0),
-        })
-        .collect();
-    // Matrices in rating order.
-    let order: Vec<usize> = rows
-        .iter()
-        .map(|r| names.iter().position(|n| *n == r.name).unwrap_or(0))
-        .collect();
+/// One line of the ratings table.
+fn rating_view(r: &RatingRow) -> RatingView {
+    RatingView {
+        rank: r.rank,
+        rank_text: r.rank_text(),
+        name: r.name.clone(),
+        elo: r.elo_text(),
+        v_elo: r.elo.unwrap_or(f64::NEG_INFINITY).max(-1e9),
+        error: r.error_text(),
+        reason: r.reason.clone().unwrap_or_default(),
+        games: r.games,
+        points: format!("{}", r.points),
+        score: format!("{:.1}%", r.score),
+        draws: format!("{:.1}%", r.draws),
+        los: r.los_next.map_or(String::new(), percent),
+        v_los: r.los_next.unwrap_or(-1.0),
+    }
+}
 
+/// The crosstable in `order` (rating order): the W/D/L of each engine against each other,
+/// coloured by who scored more.
+fn crosstable(summary: &Summary, names: &[String], order: &[usize]) -> Vec<MatrixRow> {
+    let n = names.len();
     // W/D/L of i against j.
     let mut wdl = vec![vec![None::<(u64, u64, u64)>; n]; n];
     for p in &summary.pairings {
@@ -629,7 +687,7 @@ pub fn render(
         add(&mut wdl[p.a][p.b], (w, d, l));
         add(&mut wdl[p.b][p.a], (l, d, w));
     }
-    let crosstable = order
+    order
         .iter()
         .map(|&i| MatrixRow {
             name: names[i].clone(),
@@ -660,8 +718,13 @@ pub fn render(
                 })
                 .collect(),
         })
-        .collect();
-    let los = order
+        .collect()
+}
+
+/// The likelihood-of-superiority matrix in `order` (rating order); `-` where the ratings give
+/// no estimate.
+fn los_matrix(ratings: &Ratings, names: &[String], order: &[usize]) -> Vec<MatrixRow> {
+    order
         .iter()
         .map(|&i| MatrixRow {
             name: names[i].clone(),
@@ -698,8 +761,12 @@ pub fn render(
                 })
                 .collect(),
         })
-        .collect();
-    let pairs = summary
+        .collect()
+}
+
+/// The pairs table: every pairing that played, with its score, Elo difference and LOS.
+fn pair_views(summary: &Summary, names: &[String]) -> Vec<PairView> {
+    summary
         .pairings
         .iter()
         .filter(|p| p.wdl.games() > 0)
@@ -726,8 +793,12 @@ pub fn render(
                 v_los: e.los.unwrap_or(-1.0),
             }
         })
-        .collect();
-    let sessions: Vec<SessionView> = match &timing {
+        .collect()
+}
+
+/// The sessions table, shown only when the run had more than one session (resumed or extended).
+fn session_views(timing: Option<&Timing>) -> Vec<SessionView> {
+    match timing {
         Some(t) if t.sessions.len() > 1 => t
             .sessions
             .iter()
@@ -748,82 +819,54 @@ pub fn render(
             })
             .collect(),
         _ => Vec::new(),
-    };
-    let timing = timing.map(|t| {
-        let mut s = format!(
-            "{} games in {:.1} s on {} thread{}",
-            t.games,
-            t.seconds,
-            t.threads,
-            if t.threads == 1 { "" } else { "s" }
-        );
-        if t.seconds > 0.0 {
-            let _ = write!(s, " ({:.1} games/s)", t.games as f64 / t.seconds);
-        }
-        if t.sessions.len() > 1 {
-            let _ = write!(s, ", over {} sessions", t.sessions.len());
-        }
-        s
-    });
-    let sprt = sprt_view(summary);
+    }
+}
+
+/// The timing line: games, seconds, threads, the rate and the number of sessions.
+fn timing_text(t: &Timing) -> String {
+    let mut s = format!(
+        "{} games in {:.1} s on {} thread{}",
+        t.games,
+        t.seconds,
+        t.threads,
+        if t.threads == 1 { "" } else { "s" }
+    );
+    if t.seconds > 0.0 {
+        let _ = write!(s, " ({:.1} games/s)", t.games as f64 / t.seconds);
+    }
+    if t.sessions.len() > 1 {
+        let _ = write!(s, ", over {} sessions", t.sessions.len());
+    }
+    s
+}
+
+/// The progress line: games played of the schedule's, and the SPRT's short state if any.
+fn progress_text(summary: &Summary, sprt: Option<&SprtView>) -> String {
     let mut progress = format!(
         "{} of {} games played",
         summary.games,
         summary.schedule_games()
     );
-    if let Some(t) = &sprt {
+    if let Some(t) = sprt {
         let _ = write!(progress, " · {}", t.short);
     }
-    let (data, game_count) = games_json(summary, logs)?;
-    let page = Page {
-        title: &spec.name,
-        game: &spec.game,
-        seed: spec.seed,
-        format: &spec.format,
-        rounds: spec.rounds,
-        openings: openings_text(&spec.openings),
-        clock: spec.clock.map(|c| {
-            let own = if spec.engines.iter().any(|e| e.clock.is_some()) {
-                " for the engines without a clock of their own"
-            } else {
-                ""
-            };
-            format!(
-                "{}, margin {} ms{own} (games on a clock do not replay bit for bit)",
-                c.control.describe(),
-                c.margin_ms
-            )
-        }),
-        hash: &summary.hash,
-        games: summary.games,
-        progress,
-        engines,
-        ratings: rating_views,
-        first_move: scale.first_move_text("±"),
-        origin: scale.origin(),
-        names_by_rank: rows.iter().map(|r| r.name.clone()).collect(),
-        crosstable,
-        los,
-        pairs,
-        cost: cost_view(summary, &rows),
-        charts: charts
-            .iter()
-            .map(|(name, svg)| ChartView {
-                name: name.clone(),
-                svg: svg.clone(),
-            })
-            .collect(),
-        timing,
-        sessions,
-        sprt,
-        terminations: terminations_view(summary),
-        game_count,
-        live,
-        style: STYLE,
-        script: SCRIPT,
-        data,
-    };
-    Ok(page.render()?)
+    progress
+}
+
+/// The spec's clock, said in words, if the games were on one.
+fn clock_text(spec: &ResolvedSpec) -> Option<String> {
+    spec.clock.map(|c| {
+        let own = if spec.engines.iter().any(|e| e.clock.is_some()) {
+            " for the engines without a clock of their own"
+        } else {
+            ""
+        };
+        format!(
+            "{}, margin {} ms{own} (games on a clock do not replay bit for bit)",
+            c.control.describe(),
+            c.margin_ms
+        )
+    })
 }
 
 #[cfg(test)]

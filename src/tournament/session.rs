@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::arena::log::{Addition, GameLine, LogWriter, RunInfo, Session as SessionRecord};
+use crate::arena::log::{Addition, GameLine, LogWriter, RunInfo, Scan, Session as SessionRecord};
 use crate::arena::log::{create_out_folder, now, peak_rss_kib};
 use crate::arena::openings;
 use crate::arena::reader::{Duplicate, RunLines, read_log};
@@ -248,31 +248,10 @@ impl Session {
         create_out_folder(out).map_err(SessionError::Input)?;
         let run_path = out.join("run.json");
         // Lock the log before reading it: no other process may append while this one runs.
-        let mut writer = LogWriter::lock(&log_path).map_err(|e| {
-            SessionError::Input(if e.kind() == std::io::ErrorKind::WouldBlock {
-                format!(
-                    "{e}: another joute run is using {}; wait for it or choose another --out",
-                    out.display()
-                )
-            } else {
-                format!("{}: cannot write the games log: {e}", log_path.display())
-            })
-        })?;
+        let mut writer = lock_log(out, &log_path)?;
         let mut notices = Vec::new();
         if options.fresh && (run_path.exists() || log_path.metadata().is_ok_and(|m| m.len() > 0)) {
-            // The record may be damaged (the reason to start afresh): then only the run's own
-            // files go.
-            let listed = RunInfo::load(&run_path).map_or_else(|_| Vec::new(), |i| i.files);
-            let failed = |e: std::io::Error| {
-                SessionError::Failed(format!("--fresh: cannot empty {}: {e}", out.display()))
-            };
-            // The log stays (this process holds its lock) and is emptied.
-            writer.cut(0).map_err(failed)?;
-            let removed = remove_run_files(out, &listed, &["games.jsonl"]).map_err(failed)?;
-            notices.push(Notice::Fresh {
-                removed: removed.files + 1,
-                kept: removed.kept,
-            });
+            notices.push(start_afresh(out, &run_path, &mut writer)?);
         }
         let holds_games = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         // Files a killed session was writing when it died (the lock says no run is live here).
@@ -285,63 +264,10 @@ impl Session {
         };
         // What the folder's games allow this spec to be: the same run, or one it extends
         // (more openings or rounds, more engines); the run's earlier shapes come with it.
-        let mut spec = spec.clone();
-        let mut added = Vec::new();
-        if let Some(previous) = &previous {
-            if previous.shard != shard {
-                return Err(SessionError::Input(format!(
-                    "{} holds {}, not {}; choose the folder of that shard, or add --fresh to start afresh there",
-                    out.display(),
-                    describe_shard(previous.shard),
-                    describe_shard(shard)
-                )));
-            }
-            spec.resolved.grown = previous.spec.grown.clone();
-            if previous.spec_hash != spec.hash {
-                added = why_not_extended(&previous.spec, &spec.resolved).map_err(|why| {
-                    SessionError::Input(format!(
-                        "{} holds the games of another spec ('{}', hash {}): {why}. {AFRESH}",
-                        out.display(),
-                        previous.spec.name,
-                        previous.spec_hash,
-                    ))
-                })?;
-                if !options.extend {
-                    let what = if added.is_empty() {
-                        "play only the new games".to_string()
-                    } else {
-                        format!("play only the games of {}", quoted_list(&added))
-                    };
-                    return Err(SessionError::Input(format!(
-                        "{} holds games of an earlier spec '{}' (hash {}) that this one extends: add --resume to keep them and {what}, or --fresh to start afresh",
-                        out.display(),
-                        previous.spec.name,
-                        previous.spec_hash
-                    )));
-                }
-                if !added.is_empty() {
-                    if shard.is_some() {
-                        return Err(SessionError::Input(format!(
-                            "{} holds {}: a sharded run cannot gain engines ({}); play the new pairings unsharded in a folder of their own, or the whole spec afresh",
-                            out.display(),
-                            describe_shard(shard),
-                            quoted_list(&added)
-                        )));
-                    }
-                    spec.resolved.grown.push(EarlierShape {
-                        engines: previous.spec.engine_names(),
-                        challengers: previous.spec.challengers.clone(),
-                        openings: previous.spec.opening_moves.len() as u64,
-                    });
-                }
-                spec.resolved.check().map_err(|why| {
-                    SessionError::Input(format!(
-                        "this spec cannot extend the run in {}: {why}. {AFRESH}",
-                        out.display()
-                    ))
-                })?;
-            }
-        }
+        let (spec, added) = match &previous {
+            Some(previous) => what_the_folder_allows(spec, previous, out, &options)?,
+            None => (spec.clone(), Vec::new()),
+        };
         let spec = &spec;
         let total = spec.resolved.schedule().games();
         let pairings = spec.resolved.schedule().pairings.len() as u64;
@@ -364,49 +290,22 @@ impl Session {
         let mut lines = RunLines::new(&spec.resolved, vec![spec.hash.clone()]);
         let mut opened = Opened::Fresh;
         if let Some(previous) = previous {
-            info.extends = previous.extends.clone();
-            info.additions = previous.additions.clone();
-            info.files = previous.files.clone();
-            if previous.spec_hash != spec.hash {
-                info.extends.push(previous.spec_hash.clone());
-                let (at_unix, at) = now();
-                info.additions.push(Addition {
-                    at_unix,
-                    at,
-                    from: previous.spec_hash.clone(),
-                    to: spec.hash.clone(),
-                    engines: added.clone(),
-                    games: total.saturating_sub(previous.spec.schedule().games()),
-                });
-            }
+            carry_over_record(&mut info, &previous, spec, &added, total, &mut notices);
             summary.accept_earlier(&info.extends);
-            if previous.joute_version != info.joute_version {
-                notices.push(Notice::OtherVersion {
-                    started_by: previous.joute_version.clone(),
-                });
-            }
-            info.sessions = previous.sessions.clone();
-            info.reported_names = previous.reported_names.clone();
             let mut hashes = vec![spec.hash.clone()];
             hashes.extend(info.extends.iter().cloned());
             lines = RunLines::new(&spec.resolved, hashes);
             // Every line checked (a game of the run, replayed to its result), then counted.
-            let scan = read_log(&log_path, &mut lines, |game| {
-                if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
-                    return Err(format!("game id {} does not belong to this shard", game.id));
-                }
-                summary.add(&game).map(|_| ()).map_err(|e| e.0)
-            })
-            .map_err(|e| {
-                if previous.spec_hash == spec.hash {
-                    SessionError::Input(e)
-                } else {
-                    SessionError::Input(format!(
-                        "{e}: the new spec does not keep this game as it was played, so it cannot extend the run in {}. {AFRESH}",
-                        out.display()
-                    ))
-                }
-            })?;
+            let same_spec = previous.spec_hash == spec.hash;
+            let scan = scan_log(
+                &log_path,
+                out,
+                &mut lines,
+                &mut summary,
+                shard,
+                pairings,
+                same_spec,
+            )?;
             if scan.torn {
                 notices.push(Notice::TornLine);
             }
@@ -429,20 +328,7 @@ impl Session {
             };
         }
         // A sharded SPRT reads every shard's log; the run may be decided already.
-        let mut shared = match shard {
-            Some(s) if spec.resolved.sprt.is_some() => Some(SharedSprt::new(spec, out, s)),
-            _ => None,
-        };
-        let shared_decision = match shared.as_mut() {
-            Some(s) => s.look(true).map_err(SessionError::Input)?,
-            None => None,
-        };
-        if let Some(s) = shared.as_mut() {
-            // This shard's own duplicates were said above.
-            let own = log_path.as_path();
-            let others = s.new_duplicates().into_iter().filter(|d| d.path != own);
-            notices.extend(others.map(Notice::Duplicates));
-        }
+        let (shared, shared_decision) = shared_sprt(spec, out, shard, &log_path, &mut notices)?;
         let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
         let todo = (0..total)
             .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
@@ -461,6 +347,102 @@ impl Session {
             notices,
             shared,
             checked_names,
+        })
+    }
+
+    /// Adds this session to the run's record, started now, nothing played yet.
+    fn start_session_record(&mut self) {
+        let (started_unix, started) = now();
+        self.info.sessions.push(SessionRecord {
+            started_unix,
+            started,
+            finished_unix: None,
+            finished: None,
+            threads: self.options.threads,
+            games_played: 0,
+            peak_rss_kib: None,
+            ended: None,
+        });
+    }
+
+    /// The sharded run's decision after this session and the other shards' new duplicates
+    /// (none without a shared SPRT).
+    fn last_look_at_shared_sprt(&mut self) -> Result<(Option<Decided>, Vec<Notice>), SessionError> {
+        let run_decision = match self.shared.as_mut() {
+            Some(s) => s.look(true).map_err(SessionError::Failed)?,
+            None => None,
+        };
+        let notices = match self.shared.as_mut() {
+            Some(s) => s
+                .new_duplicates()
+                .into_iter()
+                .map(Notice::Duplicates)
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok((run_decision, notices))
+    }
+
+    /// A finished run opened again: nothing to play and no session to record (but an
+    /// extension that adds no game still records the new spec); the outcome from the log.
+    fn nothing_to_play(
+        self,
+        observer: &mut dyn Observer,
+        run_path: &Path,
+        log_path: &Path,
+    ) -> Result<Outcome, SessionError> {
+        observer.started(self.scheduled(), self.remaining());
+        if matches!(self.opened, Opened::Extended { .. }) {
+            self.info.save(run_path).map_err(|e| {
+                SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
+            })?;
+        }
+        let (_, summary, _) = summarize_logs(&[log_path.to_path_buf()])
+            .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
+        Ok(Outcome {
+            ending: if summary.decision().is_some() {
+                Ending::Decided
+            } else {
+                Ending::Complete
+            },
+            played: 0,
+            seconds: 0.0,
+            info: self.info,
+            summary,
+            run_decision: self.shared.as_ref().and_then(SharedSprt::decision),
+            notices: Vec::new(),
+        })
+    }
+
+    /// Starts every outside program once and speaks its handshake (unless the folder's opening
+    /// did, for a fresh run), logging to `engine_logs`; records the names they gave themselves.
+    fn start_outside_programs(&mut self, engine_logs: &Path) -> Result<(), SessionError> {
+        std::fs::create_dir_all(engine_logs).map_err(|e| {
+            SessionError::Failed(format!("cannot create {}: {e}", engine_logs.display()))
+        })?;
+        let names = match self.checked_names.take() {
+            Some(names) => names,
+            None => check_programs(&self.spec, Some(engine_logs)).map_err(SessionError::Input)?,
+        };
+        self.info.reported_names.extend(names);
+        Ok(())
+    }
+
+    /// The writers of `[output] records`, game by game, if the spec asks for any.
+    fn live_records(&self) -> Result<Option<LiveRecords>, SessionError> {
+        Ok(if self.spec.resolved.records.is_empty() {
+            None
+        } else {
+            let formats = (self.spec.resolved.records.iter())
+                .map(|name| Format::parse(name).map_err(SessionError::Input))
+                .collect::<Result<Vec<_>, _>>()?;
+            let r = &self.spec.resolved;
+            Some(LiveRecords::new(
+                r.game_kind(),
+                &r.name,
+                &self.out,
+                &formats,
+            ))
         })
     }
 
@@ -506,41 +488,9 @@ impl Session {
         let engine_logs = self.out.join("engines");
         let run_path = self.out.join("run.json");
         if self.todo.is_empty() {
-            observer.started(self.scheduled(), self.remaining());
-            // A finished run opened again: nothing to play and no session to record (but an
-            // extension that adds no game still records the new spec).
-            if matches!(self.opened, Opened::Extended { .. }) {
-                self.info.save(&run_path).map_err(|e| {
-                    SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
-                })?;
-            }
-            let (_, summary, _) = summarize_logs(std::slice::from_ref(&log_path))
-                .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
-            return Ok(Outcome {
-                ending: if summary.decision().is_some() {
-                    Ending::Decided
-                } else {
-                    Ending::Complete
-                },
-                played: 0,
-                seconds: 0.0,
-                info: self.info,
-                summary,
-                run_decision: self.shared.as_ref().and_then(SharedSprt::decision),
-                notices: Vec::new(),
-            });
+            return self.nothing_to_play(observer, &run_path, &log_path);
         }
-        let (started_unix, started) = now();
-        self.info.sessions.push(SessionRecord {
-            started_unix,
-            started,
-            finished_unix: None,
-            finished: None,
-            threads: self.options.threads,
-            games_played: 0,
-            peak_rss_kib: None,
-            ended: None,
-        });
+        self.start_session_record();
         let save = |info: &RunInfo| {
             info.save(&run_path).map_err(|e| {
                 SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
@@ -551,35 +501,13 @@ impl Session {
         // announced (a fresh run's when its folder was opened): a program that does not start
         // is the run's only message.
         if self.spec.has_outside() {
-            std::fs::create_dir_all(&engine_logs).map_err(|e| {
-                SessionError::Failed(format!("cannot create {}: {e}", engine_logs.display()))
-            })?;
-            let names = match self.checked_names.take() {
-                Some(names) => names,
-                None => {
-                    check_programs(&self.spec, Some(&engine_logs)).map_err(SessionError::Input)?
-                }
-            };
-            self.info.reported_names.extend(names);
+            self.start_outside_programs(&engine_logs)?;
             save(&self.info)?;
         }
         observer.started(self.scheduled(), self.remaining());
 
         // `[output] records`, game by game (the report rewrites them whole at the end).
-        let mut live = if self.spec.resolved.records.is_empty() {
-            None
-        } else {
-            let formats = (self.spec.resolved.records.iter())
-                .map(|name| Format::parse(name).map_err(SessionError::Input))
-                .collect::<Result<Vec<_>, _>>()?;
-            let r = &self.spec.resolved;
-            Some(LiveRecords::new(
-                r.game_kind(),
-                &r.name,
-                &self.out,
-                &formats,
-            ))
-        };
+        let mut live = self.live_records()?;
         let decided_before = (self.shared.as_ref())
             .and_then(SharedSprt::decision)
             .or(self.summary.decision());
@@ -651,30 +579,16 @@ impl Session {
             Ending::Interrupted
         };
         // Record the session whatever happened: the games it logged are in the run.
-        let (finished_unix, finished) = now();
-        if let Some(s) = info.sessions.last_mut() {
-            s.finished_unix = Some(finished_unix);
-            s.finished = Some(finished);
-            s.games_played = played;
-            s.peak_rss_kib = peak_rss_kib();
-            s.ended = result.is_ok().then(|| ending.as_str().to_string());
-        }
+        record_session_end(
+            info,
+            played,
+            result.is_ok().then(|| ending.as_str().to_string()),
+        );
         save(info)?;
         result?;
         let (_, summary, _) = summarize_logs(std::slice::from_ref(&log_path))
             .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
-        let run_decision = match self.shared.as_mut() {
-            Some(s) => s.look(true).map_err(SessionError::Failed)?,
-            None => None,
-        };
-        let notices = match self.shared.as_mut() {
-            Some(s) => s
-                .new_duplicates()
-                .into_iter()
-                .map(Notice::Duplicates)
-                .collect(),
-            None => Vec::new(),
-        };
+        let (run_decision, notices) = self.last_look_at_shared_sprt()?;
         Ok(Outcome {
             ending,
             played,
@@ -685,6 +599,220 @@ impl Session {
             notices,
         })
     }
+}
+
+/// Stamps the session `info` records last as finished now, with the games it played, its peak
+/// memory and how it ended (`None`: on an error).
+fn record_session_end(info: &mut RunInfo, played: u64, ended: Option<String>) {
+    let (finished_unix, finished) = now();
+    if let Some(s) = info.sessions.last_mut() {
+        s.finished_unix = Some(finished_unix);
+        s.finished = Some(finished);
+        s.games_played = played;
+        s.peak_rss_kib = peak_rss_kib();
+        s.ended = ended;
+    }
+}
+
+/// What the run's record `info` keeps of the folder's earlier record `previous`: the specs it
+/// extends (with this one's addition when `spec` extends it, adding `added` and the games up to
+/// `total`), its files, sessions and the names outside engines gave themselves; a notice when
+/// another version of joute started the run.
+fn carry_over_record(
+    info: &mut RunInfo,
+    previous: &RunInfo,
+    spec: &TournamentSpec,
+    added: &[String],
+    total: u64,
+    notices: &mut Vec<Notice>,
+) {
+    info.extends = previous.extends.clone();
+    info.additions = previous.additions.clone();
+    info.files = previous.files.clone();
+    if previous.spec_hash != spec.hash {
+        info.extends.push(previous.spec_hash.clone());
+        let (at_unix, at) = now();
+        info.additions.push(Addition {
+            at_unix,
+            at,
+            from: previous.spec_hash.clone(),
+            to: spec.hash.clone(),
+            engines: added.to_vec(),
+            games: total.saturating_sub(previous.spec.schedule().games()),
+        });
+    }
+    if previous.joute_version != info.joute_version {
+        notices.push(Notice::OtherVersion {
+            started_by: previous.joute_version.clone(),
+        });
+    }
+    info.sessions = previous.sessions.clone();
+    info.reported_names = previous.reported_names.clone();
+}
+
+/// The SPRT of a sharded run, which reads every shard's log, and its decision if the run is
+/// decided already (`None`, `None` for a run without shards or without an SPRT); the other
+/// shards' duplicates go to `notices`.
+fn shared_sprt(
+    spec: &TournamentSpec,
+    out: &Path,
+    shard: Option<Shard>,
+    log_path: &Path,
+    notices: &mut Vec<Notice>,
+) -> Result<(Option<SharedSprt>, Option<Decided>), SessionError> {
+    let mut shared = match shard {
+        Some(s) if spec.resolved.sprt.is_some() => Some(SharedSprt::new(spec, out, s)),
+        _ => None,
+    };
+    let shared_decision = match shared.as_mut() {
+        Some(s) => s.look(true).map_err(SessionError::Input)?,
+        None => None,
+    };
+    if let Some(s) = shared.as_mut() {
+        // This shard's own duplicates were said above.
+        let others = s
+            .new_duplicates()
+            .into_iter()
+            .filter(|d| d.path != log_path);
+        notices.extend(others.map(Notice::Duplicates));
+    }
+    Ok((shared, shared_decision))
+}
+
+/// Locks the games log of the run folder `out` for this process: no other process may append
+/// while this one runs.
+fn lock_log(out: &Path, log_path: &Path) -> Result<LogWriter, SessionError> {
+    LogWriter::lock(log_path).map_err(|e| {
+        SessionError::Input(if e.kind() == std::io::ErrorKind::WouldBlock {
+            format!(
+                "{e}: another joute run is using {}; wait for it or choose another --out",
+                out.display()
+            )
+        } else {
+            format!("{}: cannot write the games log: {e}", log_path.display())
+        })
+    })
+}
+
+/// `--fresh` in a folder that holds a run: empties the log (which stays: this process holds its
+/// lock) and removes the run's other files, those its record lists.
+fn start_afresh(
+    out: &Path,
+    run_path: &Path,
+    writer: &mut LogWriter,
+) -> Result<Notice, SessionError> {
+    // The record may be damaged (the reason to start afresh): then only the run's own
+    // files go.
+    let listed = RunInfo::load(run_path).map_or_else(|_| Vec::new(), |i| i.files);
+    let failed = |e: std::io::Error| {
+        SessionError::Failed(format!("--fresh: cannot empty {}: {e}", out.display()))
+    };
+    // The log stays (this process holds its lock) and is emptied.
+    writer.cut(0).map_err(failed)?;
+    let removed = remove_run_files(out, &listed, &["games.jsonl"]).map_err(failed)?;
+    Ok(Notice::Fresh {
+        removed: removed.files + 1,
+        kept: removed.kept,
+    })
+}
+
+/// The spec this session plays in a folder that holds the run `previous`: `spec` itself when
+/// it is the same run, or `spec` extending it (more openings or rounds, more engines, with
+/// `--resume`), carrying the run's earlier shapes; with the engines it adds. Refused when the
+/// folder holds another shard, another spec, or one this spec extends without `--resume`.
+fn what_the_folder_allows(
+    spec: &TournamentSpec,
+    previous: &RunInfo,
+    out: &Path,
+    options: &Options,
+) -> Result<(TournamentSpec, Vec<String>), SessionError> {
+    let shard = options.shard;
+    let mut spec = spec.clone();
+    let mut added = Vec::new();
+    if previous.shard != shard {
+        return Err(SessionError::Input(format!(
+            "{} holds {}, not {}; choose the folder of that shard, or add --fresh to start afresh there",
+            out.display(),
+            describe_shard(previous.shard),
+            describe_shard(shard)
+        )));
+    }
+    spec.resolved.grown = previous.spec.grown.clone();
+    if previous.spec_hash != spec.hash {
+        added = why_not_extended(&previous.spec, &spec.resolved).map_err(|why| {
+            SessionError::Input(format!(
+                "{} holds the games of another spec ('{}', hash {}): {why}. {AFRESH}",
+                out.display(),
+                previous.spec.name,
+                previous.spec_hash,
+            ))
+        })?;
+        if !options.extend {
+            let what = if added.is_empty() {
+                "play only the new games".to_string()
+            } else {
+                format!("play only the games of {}", quoted_list(&added))
+            };
+            return Err(SessionError::Input(format!(
+                "{} holds games of an earlier spec '{}' (hash {}) that this one extends: add --resume to keep them and {what}, or --fresh to start afresh",
+                out.display(),
+                previous.spec.name,
+                previous.spec_hash
+            )));
+        }
+        if !added.is_empty() {
+            if shard.is_some() {
+                return Err(SessionError::Input(format!(
+                    "{} holds {}: a sharded run cannot gain engines ({}); play the new pairings unsharded in a folder of their own, or the whole spec afresh",
+                    out.display(),
+                    describe_shard(shard),
+                    quoted_list(&added)
+                )));
+            }
+            spec.resolved.grown.push(EarlierShape {
+                engines: previous.spec.engine_names(),
+                challengers: previous.spec.challengers.clone(),
+                openings: previous.spec.opening_moves.len() as u64,
+            });
+        }
+        spec.resolved.check().map_err(|why| {
+            SessionError::Input(format!(
+                "this spec cannot extend the run in {}: {why}. {AFRESH}",
+                out.display()
+            ))
+        })?;
+    }
+    Ok((spec, added))
+}
+
+/// Reads the folder's log back: every line checked (a game of the run, or of this shard,
+/// replayed to its result), then counted in `summary`. `same_spec`: the log's run is this spec's
+/// (else a line this spec does not keep refuses the extension).
+fn scan_log(
+    log_path: &Path,
+    out: &Path,
+    lines: &mut RunLines,
+    summary: &mut Summary,
+    shard: Option<Shard>,
+    pairings: u64,
+    same_spec: bool,
+) -> Result<Scan, SessionError> {
+    read_log(log_path, lines, |game| {
+        if shard.is_some_and(|s| !s.holds(game.id, pairings)) {
+            return Err(format!("game id {} does not belong to this shard", game.id));
+        }
+        summary.add(&game).map(|_| ()).map_err(|e| e.0)
+    })
+    .map_err(|e| {
+        if same_spec {
+            SessionError::Input(e)
+        } else {
+            SessionError::Input(format!(
+                "{e}: the new spec does not keep this game as it was played, so it cannot extend the run in {}. {AFRESH}",
+                out.display()
+            ))
+        }
+    })
 }
 
 impl Session {

@@ -375,28 +375,7 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
 ) -> Drawn {
     let names = summary.spec.engine_names();
     let costs = mean_costs(summary, measure);
-    let mut points = Vec::new();
-    let (mut no_cost, mut no_rating) = (Vec::new(), Vec::new());
-    for (i, name) in names.iter().enumerate() {
-        let rating = ratings.ratings.get(i);
-        match (
-            costs[i],
-            rating.and_then(|r| r.elo).filter(|e| e.is_finite()),
-        ) {
-            (None, _) => no_cost.push(name.as_str()),
-            (Some(_), None) => no_rating.push(name.as_str()),
-            (Some(cost), Some(elo)) => {
-                let rating = rating.expect("an Elo comes from a rating");
-                points.push(CostPoint {
-                    engine: i,
-                    cost,
-                    elo,
-                    error: drawn_error(rating),
-                    bound: rating.bound,
-                })
-            }
-        }
-    }
+    let (points, no_cost, no_rating) = cost_points(&names, &costs, ratings);
     let floor = measure.floor();
     let below_floor: Vec<&str> = points
         .iter()
@@ -427,16 +406,7 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
         .fold(f64::NEG_INFINITY, f64::max);
     let y_range = padded(lo, hi, 0.1);
     let (bottom, top) = (y_range.start, y_range.end);
-    let shown_at = |elo: f64| -> (f64, i8) {
-        let margin = (top - bottom) * 0.03;
-        if elo < bottom + margin {
-            (bottom + margin, -1)
-        } else if elo > top - margin {
-            (top - margin, 1)
-        } else {
-            (elo, 0)
-        }
-    };
+    let shown_at = |elo: f64| edge_position(elo, bottom, top, 0.03);
     let (x_range, ticks) = log_axis(points.iter().map(|p| p.cost.max(floor)));
     let x_of = |p: &CostPoint| p.cost.max(floor).log10();
     let y_of = |p: &CostPoint| {
@@ -458,26 +428,7 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
         )
         .map_err(text)?;
     // Below the title, the legend; at the bottom, the notes.
-    let mut notes = Vec::new();
-    if !no_cost.is_empty() {
-        notes.push(format!(
-            "Left out ({}): {}",
-            measure.lacking(),
-            name_list(&no_cost, 90)
-        ));
-    }
-    if !no_rating.is_empty() {
-        notes.push(format!(
-            "Left out (no rating): {}",
-            name_list(&no_rating, 90)
-        ));
-    }
-    if !below_floor.is_empty() {
-        notes.push(format!(
-            "Under 1 µs a move (the log's resolution), drawn at 1 µs: {}",
-            name_list(&below_floor, 70)
-        ));
-    }
+    let notes = cost_notes(measure, &no_cost, &no_rating, &below_floor);
     let note_height = 18 * notes.len() as i32;
     let (legend_area, rest) = area.split_vertically(26);
     let chart_area = rest.margin(0, 8 + note_height, 15, 20);
@@ -487,12 +438,9 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
         .y_label_area_size(65)
         .build_cartesian_2d(LogAxis::new((x_range, ticks)), y_range.clone())
         .map_err(text)?;
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .x_desc(measure.axis())
         .y_desc(elo_axis(summary))
-        .axis_desc_style(font(AXIS))
-        .label_style(font(LABEL))
         .x_label_formatter(&|t| measure.tick(10f64.powf(*t)))
         .y_label_formatter(&whole)
         .max_light_lines(1)
@@ -514,6 +462,65 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
             .map_err(text)?;
     }
     // Intervals, then points and bounds.
+    draw_cost_marks(&mut chart, &points, &x_of, &shown_at)?;
+
+    // The names, placed clear of each other, of the points and of the bars.
+    let pixel = |p: &CostPoint| {
+        let (x, y) = chart.backend_coord(&(x_of(p), y_of(p)));
+        (f64::from(x), f64::from(y))
+    };
+    let label_of = |p: &CostPoint| match p.bound {
+        Some(bound) => format!("{} ({} {:.0})", names[p.engine], bound.mark(), p.elo),
+        None => names[p.engine].clone(),
+    };
+    let style_of = |p: &CostPoint| {
+        if on_frontier.contains(&p.engine) {
+            bold(LABEL)
+        } else {
+            font(LABEL)
+        }
+    };
+    let anchors: Vec<(f64, f64)> = points.iter().map(pixel).collect();
+    let mut sizes = Vec::new();
+    for p in &points {
+        let (w, h) = root
+            .estimate_text_size(&label_of(p), &style_of(p))
+            .map_err(text)?;
+        sizes.push((f64::from(w) + 2.0, f64::from(h) + 2.0));
+    }
+    let (obstacles, bars) = label_obstacles(
+        &points,
+        &anchors,
+        &frontier_points,
+        |(p, elo)| chart.backend_coord(&(x_of(p), elo)),
+        |xy| chart.backend_coord(&xy),
+    );
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let plot = PixelRect {
+        left: f64::from(xs.start) + 2.0,
+        top: f64::from(ys.start) + 2.0,
+        right: f64::from(xs.end) - 2.0,
+        bottom: f64::from(ys.end) - 2.0,
+    };
+    let placed = place_labels(&anchors, &sizes, &obstacles, &bars, plot);
+    draw_placed_labels(root, &points, &anchors, &placed, &label_of, &style_of)?;
+
+    // The legend, under the title.
+    let entries = cost_legend_entries(&points);
+    legend_row(&legend_area, 12, &entries)?;
+
+    draw_notes(root, &notes, note_height)
+}
+
+/// The marks of a strength-against-cost chart: each estimate's interval (a bar with end
+/// ticks) and point, and each bound's arrow, at `shown_at` on the Elo axis, pointing the way
+/// the bound goes. `x_of`: a point's place on the (log) cost axis.
+fn draw_cost_marks<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<LogAxis, plotters::coord::types::RangedCoordf64>>,
+    points: &[CostPoint],
+    x_of: &dyn Fn(&CostPoint) -> f64,
+    shown_at: &dyn Fn(f64) -> (f64, i8),
+) -> Drawn {
     chart
         .draw_series(points.iter().filter(|p| p.error > 0.0).map(|p| {
             let (x, y) = (x_of(p), p.elo);
@@ -553,80 +560,20 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
                 + Polygon::new(vec![(0, d), (-7, -d), (7, -d)], BOUND.filled())
         }))
         .map_err(text)?;
+    Ok(())
+}
 
-    // The names, placed clear of each other, of the points and of the bars.
-    let pixel = |p: &CostPoint| {
-        let (x, y) = chart.backend_coord(&(x_of(p), y_of(p)));
-        (f64::from(x), f64::from(y))
-    };
-    let label_of = |p: &CostPoint| match p.bound {
-        Some(bound) => format!("{} ({} {:.0})", names[p.engine], bound.mark(), p.elo),
-        None => names[p.engine].clone(),
-    };
-    let style_of = |p: &CostPoint| {
-        if on_frontier.contains(&p.engine) {
-            bold(LABEL)
-        } else {
-            font(LABEL)
-        }
-    };
-    let anchors: Vec<(f64, f64)> = points.iter().map(pixel).collect();
-    let mut sizes = Vec::new();
-    for p in &points {
-        let (w, h) = root
-            .estimate_text_size(&label_of(p), &style_of(p))
-            .map_err(text)?;
-        sizes.push((f64::from(w) + 2.0, f64::from(h) + 2.0));
-    }
-    let mut obstacles: Vec<(PixelRect, f64)> = anchors
-        .iter()
-        .map(|&a| (PixelRect::around(a, (7.0, 7.0)), 10.0))
-        .collect();
-    let mut bars = Vec::new();
-    for p in points.iter().filter(|p| p.error > 0.0) {
-        let x = f64::from(chart.backend_coord(&(x_of(p), p.elo)).0);
-        let (_, y0) = chart.backend_coord(&(x_of(p), p.elo + p.error));
-        let (_, y1) = chart.backend_coord(&(x_of(p), p.elo - p.error));
-        let rect = PixelRect {
-            left: x - 5.0,
-            top: f64::from(y0) - 2.0,
-            right: x + 5.0,
-            bottom: f64::from(y1) + 2.0,
-        };
-        obstacles.push((rect, 10.0));
-        // For leader lines, the bar itself (its line is 2 pixels wide).
-        bars.push(PixelRect {
-            left: x - 2.0,
-            right: x + 2.0,
-            ..rect
-        });
-    }
-    // The frontier, as small boxes along it: a name across the line is legible, but less so.
-    for w in frontier_points.windows(2) {
-        let a = chart.backend_coord(&w[0]);
-        let b = chart.backend_coord(&w[1]);
-        let (a, b) = (
-            (f64::from(a.0), f64::from(a.1)),
-            (f64::from(b.0), f64::from(b.1)),
-        );
-        let steps = ((b.0 - a.0).hypot(b.1 - a.1) / 6.0)
-            .ceil()
-            .clamp(1.0, 500.0) as usize;
-        for s in 0..=steps {
-            let t = s as f64 / steps as f64;
-            let at = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
-            obstacles.push((PixelRect::around(at, (3.0, 3.0)), 1.0));
-        }
-    }
-    let (xs, ys) = chart.plotting_area().get_pixel_range();
-    let plot = PixelRect {
-        left: f64::from(xs.start) + 2.0,
-        top: f64::from(ys.start) + 2.0,
-        right: f64::from(xs.end) - 2.0,
-        bottom: f64::from(ys.end) - 2.0,
-    };
-    let placed = place_labels(&anchors, &sizes, &obstacles, &bars, plot);
-    for ((p, anchor), spot) in points.iter().zip(&anchors).zip(&placed) {
+/// Draws each point's name in the spot placed for it, with a leader line from the point when
+/// the spot is away from it.
+fn draw_placed_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: &[CostPoint],
+    anchors: &[(f64, f64)],
+    placed: &[Placed],
+    label_of: &dyn Fn(&CostPoint) -> String,
+    style_of: &dyn Fn(&CostPoint) -> TextStyle<'static>,
+) -> Drawn {
+    for ((p, anchor), spot) in points.iter().zip(anchors).zip(placed) {
         if spot.leader {
             let (start, end) = leader_line(*anchor, &spot.rect);
             root.draw(&PathElement::new(
@@ -643,7 +590,128 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
             .map_err(text)?;
     }
 
-    // The legend, under the title.
+    Ok(())
+}
+
+/// The engines a strength-against-cost chart draws, with both a cost and a finite Elo, and
+/// the names of those left out: without a cost, and with a cost but no rating.
+fn cost_points<'a>(
+    names: &'a [String],
+    costs: &[Option<f64>],
+    ratings: &Ratings,
+) -> (Vec<CostPoint>, Vec<&'a str>, Vec<&'a str>) {
+    let mut points = Vec::new();
+    let (mut no_cost, mut no_rating) = (Vec::new(), Vec::new());
+    for (i, name) in names.iter().enumerate() {
+        let rating = ratings.ratings.get(i);
+        match (
+            costs[i],
+            rating.and_then(|r| r.elo).filter(|e| e.is_finite()),
+        ) {
+            (None, _) => no_cost.push(name.as_str()),
+            (Some(_), None) => no_rating.push(name.as_str()),
+            (Some(cost), Some(elo)) => {
+                let rating = rating.expect("an Elo comes from a rating");
+                points.push(CostPoint {
+                    engine: i,
+                    cost,
+                    elo,
+                    error: drawn_error(rating),
+                    bound: rating.bound,
+                })
+            }
+        }
+    }
+    (points, no_cost, no_rating)
+}
+
+/// The notes at the foot of a strength-against-cost chart: the engines left out (without a
+/// cost, without a rating) and those drawn at the floor of the log's resolution.
+fn cost_notes(
+    measure: Measure,
+    no_cost: &[&str],
+    no_rating: &[&str],
+    below_floor: &[&str],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !no_cost.is_empty() {
+        notes.push(format!(
+            "Left out ({}): {}",
+            measure.lacking(),
+            name_list(no_cost, 90)
+        ));
+    }
+    if !no_rating.is_empty() {
+        notes.push(format!(
+            "Left out (no rating): {}",
+            name_list(no_rating, 90)
+        ));
+    }
+    if !below_floor.is_empty() {
+        notes.push(format!(
+            "Under 1 µs a move (the log's resolution), drawn at 1 µs: {}",
+            name_list(below_floor, 70)
+        ));
+    }
+    notes
+}
+
+/// What the names on a strength-against-cost chart keep clear of, with how much each costs a
+/// name over it: the points (`anchors`, in pixels), the interval bars and small boxes along the
+/// frontier; and the bars themselves, for leader lines. `pixel_of((point, elo))`: where the
+/// point's cost at that Elo is drawn.
+fn label_obstacles(
+    points: &[CostPoint],
+    anchors: &[(f64, f64)],
+    frontier_points: &[(f64, f64)],
+    pixel_of: impl Fn((&CostPoint, f64)) -> (i32, i32),
+    frontier_pixel: impl Fn((f64, f64)) -> (i32, i32),
+) -> (Vec<(PixelRect, f64)>, Vec<PixelRect>) {
+    let mut obstacles: Vec<(PixelRect, f64)> = anchors
+        .iter()
+        .map(|&a| (PixelRect::around(a, (7.0, 7.0)), 10.0))
+        .collect();
+    let mut bars = Vec::new();
+    for p in points.iter().filter(|p| p.error > 0.0) {
+        let x = f64::from(pixel_of((p, p.elo)).0);
+        let (_, y0) = pixel_of((p, p.elo + p.error));
+        let (_, y1) = pixel_of((p, p.elo - p.error));
+        let rect = PixelRect {
+            left: x - 5.0,
+            top: f64::from(y0) - 2.0,
+            right: x + 5.0,
+            bottom: f64::from(y1) + 2.0,
+        };
+        obstacles.push((rect, 10.0));
+        // For leader lines, the bar itself (its line is 2 pixels wide).
+        bars.push(PixelRect {
+            left: x - 2.0,
+            right: x + 2.0,
+            ..rect
+        });
+    }
+    // The frontier, as small boxes along it: a name across the line is legible, but less so.
+    for w in frontier_points.windows(2) {
+        let a = frontier_pixel(w[0]);
+        let b = frontier_pixel(w[1]);
+        let (a, b) = (
+            (f64::from(a.0), f64::from(a.1)),
+            (f64::from(b.0), f64::from(b.1)),
+        );
+        let steps = ((b.0 - a.0).hypot(b.1 - a.1) / 6.0)
+            .ceil()
+            .clamp(1.0, 500.0) as usize;
+        for s in 0..=steps {
+            let t = s as f64 / steps as f64;
+            let at = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+            obstacles.push((PixelRect::around(at, (3.0, 3.0)), 1.0));
+        }
+    }
+    (obstacles, bars)
+}
+
+/// The legend of a strength-against-cost chart: intervals, bounds if any is drawn, the frontier.
+fn cost_legend_entries(points: &[CostPoint]) -> Vec<(Sample, String)> {
     let mut entries = vec![(Sample::Interval, "Elo, 95% interval".to_string())];
     if points.iter().any(|p| p.bound.is_some()) {
         entries.push((Sample::Bound, "bound (won or lost every game)".to_string()));
@@ -653,9 +721,7 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
         "frontier (names in bold): no other engine is stronger at a lower or equal cost"
             .to_string(),
     ));
-    legend_row(&legend_area, 12, &entries)?;
-
-    draw_notes(root, &notes, note_height)
+    entries
 }
 
 /// Writes `notes` at the foot of `root`, one line each, in the `note_height` pixels kept for
@@ -745,12 +811,9 @@ pub(super) fn draw_cost_by_ply<DB: DrawingBackend>(
         .margin_right(10)
         .build_cartesian_2d((first - 1)..(last + 1), LogAxis::new((y_range, ticks)))
         .map_err(text)?;
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .x_desc("ply (move number in the game, the opening's plies counted)")
         .y_desc(measure.axis())
-        .axis_desc_style(font(AXIS))
-        .label_style(font(LABEL))
         .x_labels(((last - first + 3) as usize).clamp(2, 20))
         .y_label_formatter(&|t| measure.tick(10f64.powf(*t)))
         .draw()

@@ -37,7 +37,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
@@ -355,6 +357,37 @@ pub(crate) fn font(size: u32) -> TextStyle<'static> {
     (FAMILY, size).into_font().color(&BLACK)
 }
 
+/// The chart's mesh with the house fonts for its axis descriptions and tick labels, for the
+/// caller to finish (descriptions, formatters, which lines) and draw.
+pub(crate) fn mesh<'a, 'b, DB, X, Y, XT, YT>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+{
+    let mut mesh = chart.configure_mesh();
+    mesh.axis_desc_style(font(AXIS)).label_style(font(LABEL));
+    mesh
+}
+
+/// Draws the legend of the chart's labelled series at `position`, in the house style: tick
+/// label font, on a white, framed background that lets the plot show through a little.
+pub(crate) fn draw_legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+) -> Drawn {
+    chart
+        .configure_series_labels()
+        .label_font(font(LABEL))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(text)
+}
+
 /// Pixels for a column of names in the label font (DejaVu Sans is about 0.6 em per character).
 fn name_width(names: &[&str]) -> u32 {
     let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(4) as u32;
@@ -411,6 +444,20 @@ fn drawn_error(r: &crate::stats::ratings::Rating) -> f64 {
     }
 }
 
+/// Where a bound at `value` is drawn on an axis from `low` to `high`: at its value, or just
+/// inside the edge it lies beyond (`margin` of the axis's span in); with the side it is off
+/// the axis on (-1 below, 1 above, 0 on it).
+pub(crate) fn edge_position(value: f64, low: f64, high: f64, margin: f64) -> (f64, i8) {
+    let margin = (high - low) * margin;
+    if value < low + margin {
+        (low + margin, -1)
+    } else if value > high - margin {
+        (high - margin, 1)
+    } else {
+        (value, 0)
+    }
+}
+
 fn elo_axis(summary: &Summary) -> String {
     match &summary.spec.anchor {
         Some(anchor) => format!("Elo ({} fixed at {:.0})", anchor.engine, anchor.elo),
@@ -418,25 +465,23 @@ fn elo_axis(summary: &Summary) -> String {
     }
 }
 
-fn draw_elo<DB: DrawingBackend>(
-    summary: &Summary,
-    ratings: &Ratings,
-    root: &DrawingArea<DB, Shift>,
-) -> Drawn {
-    // Engines without an estimate have nothing to draw. Worst first: row 0 is at the bottom,
-    // the best engine at the top.
+/// The engines the `elo` chart draws, worst first: row 0 is at the bottom, the best engine at
+/// the top. Engines without an estimate have nothing to draw.
+fn rated_worst_first(ratings: &Ratings) -> Vec<usize> {
     let elo = |i: usize| ratings.ratings[i].elo.unwrap_or(0.0);
     let mut order: Vec<usize> = (0..ratings.ratings.len())
         .filter(|&i| ratings.ratings[i].elo.is_some())
         .collect();
     order.sort_by(|&a, &b| elo(a).total_cmp(&elo(b)));
-    let n = order.len();
-    let names: Vec<&str> = order
-        .iter()
-        .map(|&i| ratings.ratings[i].name.as_str())
-        .collect();
-    // The axis fits the estimated engines: a bound (an engine that won or lost everything,
-    // rated a thousand Elo away) would squash them; it is drawn at the edge, pointing out.
+    order
+}
+
+/// The Elo axis of the `elo` chart, for the engines of `order`. It fits the estimated engines:
+/// a bound (an engine that won or lost everything, rated a thousand Elo away) would squash them;
+/// it is drawn at the edge, pointing out. Room on both sides: the labels on the right, an arrow
+/// on the left.
+fn elo_chart_range(ratings: &Ratings, order: &[usize]) -> std::ops::Range<f64> {
+    let elo = |i: usize| ratings.ratings[i].elo.unwrap_or(0.0);
     let bounded = |i: usize| ratings.ratings[i].bound.is_some();
     let any_estimated = order.iter().any(|&i| !bounded(i));
     let in_range = |i: &&usize| !any_estimated || !bounded(**i);
@@ -450,24 +495,27 @@ fn draw_elo<DB: DrawingBackend>(
         .filter(in_range)
         .map(|&i| elo(i) + drawn_error(&ratings.ratings[i]))
         .fold(f64::NEG_INFINITY, f64::max);
-    // Room on both sides: the labels on the right, an arrow on the left.
-    let x_range = {
-        let r = padded(lo, hi, 0.08);
-        let span = r.end - r.start;
-        (r.start - span * 0.06)..(r.end + span * 0.22)
-    };
+    let r = padded(lo, hi, 0.08);
+    let span = r.end - r.start;
+    (r.start - span * 0.06)..(r.end + span * 0.22)
+}
+
+fn draw_elo<DB: DrawingBackend>(
+    summary: &Summary,
+    ratings: &Ratings,
+    root: &DrawingArea<DB, Shift>,
+) -> Drawn {
+    let elo = |i: usize| ratings.ratings[i].elo.unwrap_or(0.0);
+    let order = rated_worst_first(ratings);
+    let n = order.len();
+    let names: Vec<&str> = order
+        .iter()
+        .map(|&i| ratings.ratings[i].name.as_str())
+        .collect();
+    let bounded = |i: usize| ratings.ratings[i].bound.is_some();
+    let x_range = elo_chart_range(ratings, &order);
     let (left, right) = (x_range.start, x_range.end);
-    // Where a bound is drawn: at its value, or just inside the edge it lies beyond.
-    let shown_at = |elo: f64| -> (f64, i8) {
-        let margin = (right - left) * 0.02;
-        if elo < left + margin {
-            (left + margin, -1)
-        } else if elo > right - margin {
-            (right - margin, 1)
-        } else {
-            (elo, 0)
-        }
-    };
+    let shown_at = |elo: f64| edge_position(elo, left, right, 0.02);
 
     let mut chart = ChartBuilder::on(root)
         .caption(
@@ -479,12 +527,9 @@ fn draw_elo<DB: DrawingBackend>(
         .y_label_area_size(name_width(&names))
         .build_cartesian_2d(x_range, rows(n))
         .map_err(text)?;
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .disable_y_mesh()
         .x_desc(elo_axis(summary))
-        .axis_desc_style(font(AXIS))
-        .label_style(font(LABEL))
         .x_label_formatter(&whole)
         .y_labels(n.max(1))
         .y_label_formatter(&|v| match v {
@@ -509,6 +554,42 @@ fn draw_elo<DB: DrawingBackend>(
         .map(|(row, &i)| (row, i))
         .collect();
 
+    draw_estimates(&mut chart, ratings, &estimated)?;
+    if !bounds.is_empty() {
+        draw_bound_arrows(&mut chart, ratings, &bounds, &shown_at)?;
+    }
+    chart
+        .draw_series(order.iter().enumerate().map(|(row, &i)| {
+            let right = if bounded(i) {
+                shown_at(elo(i)).0
+            } else {
+                elo(i) + drawn_error(&ratings.ratings[i])
+            };
+            EmptyElement::at((right, SegmentValue::CenterOf(row)))
+                + Text::new(
+                    elo_label(ratings, i),
+                    (12, 0),
+                    font(LABEL).pos(Pos::new(HPos::Left, VPos::Center)),
+                )
+        }))
+        .map_err(text)?;
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
+}
+
+/// The rows of the `elo` chart, as plotted: Elo across, one row per engine.
+type EloRows = Cartesian2d<
+    plotters::coord::types::RangedCoordf64,
+    plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordusize>,
+>;
+
+/// Draws the estimates of the `elo` chart, `(row, engine)`: each one's 95% interval (a bar
+/// with end ticks) and point, with its legend entry.
+fn draw_estimates<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, EloRows>,
+    ratings: &Ratings,
+    estimated: &[(usize, usize)],
+) -> Drawn {
+    let elo = |i: usize| ratings.ratings[i].elo.unwrap_or(0.0);
     chart
         .draw_series(estimated.iter().map(|&(row, i)| {
             let e = drawn_error(&ratings.ratings[i]);
@@ -542,54 +623,41 @@ fn draw_elo<DB: DrawingBackend>(
                 + PathElement::new(vec![(-8, 0), (8, 0)], POINT.stroke_width(2))
                 + Circle::new((0, 0), 5, POINT.filled())
         });
-    if !bounds.is_empty() {
-        chart
-            .draw_series(bounds.iter().map(|&(row, i)| {
-                let (x, side) = shown_at(elo(i));
-                // An arrow pointing the way the bound goes (off the axis, or its sign).
-                let direction = if side != 0 {
-                    side as i32
-                } else if ratings.ratings[i].bound == Some(crate::stats::ratings::Bound::Lower) {
-                    1
-                } else {
-                    -1
-                };
-                let d = 8 * direction;
-                EmptyElement::at((x, SegmentValue::CenterOf(row)))
-                    + Polygon::new(vec![(d, 0), (-d, -7), (-d, 7)], BOUND.filled())
-            }))
-            .map_err(text)?
-            .label("bound: perfect records only (off the axis: at its edge)")
-            .legend(|(x, y)| {
-                Polygon::new(
-                    vec![(x + 8, y), (x - 8, y - 7), (x - 8, y + 7)],
-                    BOUND.filled(),
-                )
-            });
-    }
+    Ok(())
+}
+
+/// Draws the bounds of the `elo` chart, `(row, engine)`: an arrow at `shown_at` pointing the
+/// way the bound goes, with its legend entry.
+fn draw_bound_arrows<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, EloRows>,
+    ratings: &Ratings,
+    bounds: &[(usize, usize)],
+    shown_at: &dyn Fn(f64) -> (f64, i8),
+) -> Drawn {
     chart
-        .draw_series(order.iter().enumerate().map(|(row, &i)| {
-            let right = if bounded(i) {
-                shown_at(elo(i)).0
+        .draw_series(bounds.iter().map(|&(row, i)| {
+            let (x, side) = shown_at(ratings.ratings[i].elo.unwrap_or(0.0));
+            // An arrow pointing the way the bound goes (off the axis, or its sign).
+            let direction = if side != 0 {
+                side as i32
+            } else if ratings.ratings[i].bound == Some(crate::stats::ratings::Bound::Lower) {
+                1
             } else {
-                elo(i) + drawn_error(&ratings.ratings[i])
+                -1
             };
-            EmptyElement::at((right, SegmentValue::CenterOf(row)))
-                + Text::new(
-                    elo_label(ratings, i),
-                    (12, 0),
-                    font(LABEL).pos(Pos::new(HPos::Left, VPos::Center)),
-                )
+            let d = 8 * direction;
+            EmptyElement::at((x, SegmentValue::CenterOf(row)))
+                + Polygon::new(vec![(d, 0), (-d, -7), (-d, 7)], BOUND.filled())
         }))
-        .map_err(text)?;
-    chart
-        .configure_series_labels()
-        .label_font(font(LABEL))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
-        .map_err(text)
+        .map_err(text)?
+        .label("bound: perfect records only (off the axis: at its edge)")
+        .legend(|(x, y)| {
+            Polygon::new(
+                vec![(x + 8, y), (x - 8, y - 7), (x - 8, y + 7)],
+                BOUND.filled(),
+            )
+        });
+    Ok(())
 }
 
 /// The heatmap colour of a score in 0..=1: red, white at ½, green.
@@ -642,12 +710,9 @@ fn draw_crosstable<DB: DrawingBackend>(
         SegmentValue::CenterOf(y) if *y < n => format!("{}. {}", n - *y, names[n - 1 - *y]),
         _ => String::new(),
     };
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .disable_mesh()
-        .label_style(font(LABEL))
         .x_desc("opponent")
-        .axis_desc_style(font(AXIS))
         .x_labels(n.max(1))
         .y_labels(n.max(1))
         .x_label_formatter(&|_| String::new())
@@ -799,12 +864,9 @@ fn draw_elo_by_depth<DB: DrawingBackend>(
         .y_label_area_size(60)
         .build_cartesian_2d((dmin - 1)..(dmax + 1), padded(lo, hi, 0.08))
         .map_err(text)?;
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .x_desc("depth (plies)")
         .y_desc(elo_axis(summary))
-        .axis_desc_style(font(AXIS))
-        .label_style(font(LABEL))
         .y_label_formatter(&whole)
         .x_labels(((dmax - dmin + 3) as usize).min(30))
         .draw()
@@ -842,14 +904,7 @@ fn draw_elo_by_depth<DB: DrawingBackend>(
             .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
             .map_err(text)?;
     }
-    chart
-        .configure_series_labels()
-        .label_font(font(LABEL))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(text)
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 fn draw_sprt<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Shift>) -> Drawn {
@@ -884,12 +939,9 @@ fn draw_sprt<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Shift
         .y_label_area_size(60)
         .build_cartesian_2d(0f64..pairs, padded(lo, hi, 0.08))
         .map_err(text)?;
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .x_desc("opening pairs counted")
         .y_desc("log-likelihood ratio")
-        .axis_desc_style(font(AXIS))
-        .label_style(font(LABEL))
         .x_label_formatter(&whole)
         .draw()
         .map_err(text)?;
@@ -933,14 +985,7 @@ fn draw_sprt<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Shift
         .map_err(text)?
         .label("LLR")
         .legend(|(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], POINT.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .label_font(font(LABEL))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
-        .map_err(text)
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 fn draw_lengths<DB: DrawingBackend>(summary: &Summary, root: &DrawingArea<DB, Shift>) -> Drawn {
@@ -999,13 +1044,10 @@ fn draw_histogram<DB: DrawingBackend>(
         .y_label_area_size(60)
         .build_cartesian_2d((lo..hi + 1).into_segmented(), 0u64..(top + top / 10 + 1))
         .map_err(text)?;
-    chart
-        .configure_mesh()
+    mesh(&mut chart)
         .disable_x_mesh()
         .x_desc(x_desc)
         .y_desc("games")
-        .axis_desc_style(font(AXIS))
-        .label_style(font(LABEL))
         .x_labels(((hi - lo + 2) as usize).min(25))
         .x_label_formatter(&|v| match v {
             SegmentValue::CenterOf(x) => x.to_string(),

@@ -257,39 +257,14 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         .filter(|c| components.of[c.first] == components.of[c.second])
         .collect();
     let joint_component = joint_component(&components, &inside, &games, options.anchor);
-
-    // The first move: identified, then informative?
-    let mut reason = None;
-    let mut fit_w = options.first_move == FirstMove::Fit;
-    if fit_w {
-        reason = advantage_not_identified(results, &cells, &inside, &components);
-        fit_w = reason.is_none();
-    }
-    let mut solved = solve(
+    let (solved, fit_w, reason) = solve_with_or_without_first_move(
         results,
+        &cells,
         &inside,
         &components,
         joint_component,
-        fit_w,
         options,
     );
-    if fit_w
-        && let Some(error) = solved.w_error
-        && error > MAX_FIRST_MOVE_ERROR
-    {
-        reason = Some(format!(
-            "too few games: its 95% interval would be ±{} Elo (over ±{MAX_FIRST_MOVE_ERROR:.0})",
-            round1(error)
-        ));
-        solved = solve(
-            results,
-            &inside,
-            &components,
-            joint_component,
-            false,
-            options,
-        );
-    }
     let w = solved.w;
     let mut r = solved.r;
 
@@ -326,9 +301,19 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         None => -origin.iter().map(|&i| r[i]).sum::<f64>() / origin.len().max(1) as f64,
     };
 
+    let place = Placement {
+        components: &components,
+        games: &games,
+        points: &points,
+        joint_estimates: joint.len() >= 2,
+        above: &above,
+        below: &below,
+        base,
+        rated: &rated,
+    };
     let mut ratings: Vec<Rating> = (0..n)
         .map(|i| {
-            let mut rating = Rating {
+            let rating = Rating {
                 name: results.names[i].clone(),
                 elo: Some(r[i] + shift),
                 error: None,
@@ -337,41 +322,7 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
                 games: games[i],
                 points: points[i],
             };
-            let c = components.of[i];
-            if games[i] == 0.0 {
-                rating.elo = None;
-                rating.reason = Some("no games".into());
-            } else if joint.len() >= 2 && in_joint(i) {
-                // An estimate; its interval below.
-            } else if above[c] || (Some(c) == base && points[i] >= games[i]) {
-                rating.bound = Some(Bound::Lower);
-                rating.reason = Some(if points[i] >= games[i] {
-                    "won every game".into()
-                } else {
-                    "above the engines of the joint fit by perfect records only".into()
-                });
-            } else if below[c] || (Some(c) == base && points[i] <= 0.0) {
-                rating.bound = Some(Bound::Upper);
-                rating.reason = Some(if points[i] <= 0.0 {
-                    "lost every game".into()
-                } else {
-                    "below the engines of the joint fit by perfect records only".into()
-                });
-            } else if Some(c) == base {
-                rating.reason = Some(
-                    "the reference of the bounds: no other engine has results both ways against it"
-                        .into(),
-                );
-            } else {
-                rating.elo = None;
-                rating.reason = Some(if rated[i] {
-                    "perfect records set it apart from the joint fit, neither above nor below it"
-                        .into()
-                } else {
-                    "no games connect it to the engines of the joint fit".into()
-                });
-            }
-            rating
+            place.say_where(rating, i, in_joint(i))
         })
         .collect();
 
@@ -379,40 +330,8 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
     let mut covariance = None;
     let quantile = student_t_quantile(0.975, solved.df);
     if let Some(v) = &solved.covariance {
-        // Each joint engine's Elo is its parameter minus the anchor's (held at 0) or minus
-        // the mean of the joint engines' parameters, u·θ: Cov(a, b) = V_ab - (Vu)_a - (Vu)_b
-        // + uᵀVu, a held engine's terms 0.
         let anchored = options.anchor.map(|(a, _)| a).filter(|a| joint.contains(a));
-        let k = v.len();
-        let mut u = vec![0.0; k];
-        if anchored.is_none() {
-            for &j in &joint {
-                if let Some(p) = solved.layout.param[j] {
-                    u[p] += 1.0 / joint.len() as f64;
-                }
-            }
-        }
-        let vu: Vec<f64> = v
-            .iter()
-            .map(|row| row.iter().zip(&u).map(|(a, b)| a * b).sum())
-            .collect();
-        let uvu: f64 = u.iter().zip(&vu).map(|(a, b)| a * b).sum();
-        let params: Vec<Option<usize>> = joint.iter().map(|&i| solved.layout.param[i]).collect();
-        let cov: Vec<Vec<f64>> = params
-            .iter()
-            .map(|&pa| {
-                params
-                    .iter()
-                    .map(|&pb| {
-                        let at = |p: Option<usize>, q: Option<usize>| match (p, q) {
-                            (Some(p), Some(q)) => v[p][q],
-                            _ => 0.0,
-                        };
-                        at(pa, pb) - pa.map_or(0.0, |p| vu[p]) - pb.map_or(0.0, |p| vu[p]) + uvu
-                    })
-                    .collect()
-            })
-            .collect();
+        let cov = joint_covariance(v, &solved.layout, &joint, anchored);
         for (a, &i) in joint.iter().enumerate() {
             if Some(i) == anchored {
                 ratings[i].reason = Some(ANCHOR_REASON.into());
@@ -443,6 +362,139 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         iterations: solved.iterations,
         converged: solved.converged,
     }
+}
+
+/// Solves the fit with the first-move advantage when the options ask for it and it is
+/// identified and informative, else without it: the solved fit, whether it fitted the
+/// advantage, and why not (`None` when it did or was not asked to).
+fn solve_with_or_without_first_move(
+    results: &Results,
+    cells: &[FirstMoveCell],
+    inside: &[FirstMoveCell],
+    components: &existence::Components,
+    joint_component: Option<usize>,
+    options: &FitOptions,
+) -> (Solved, bool, Option<String>) {
+    // The first move: identified, then informative?
+    let mut reason = None;
+    let mut fit_w = options.first_move == FirstMove::Fit;
+    if fit_w {
+        reason = advantage_not_identified(results, cells, inside, components);
+        fit_w = reason.is_none();
+    }
+    let mut solved = solve(results, inside, components, joint_component, fit_w, options);
+    if fit_w
+        && let Some(error) = solved.w_error
+        && error > MAX_FIRST_MOVE_ERROR
+    {
+        reason = Some(format!(
+            "too few games: its 95% interval would be ±{} Elo (over ±{MAX_FIRST_MOVE_ERROR:.0})",
+            round1(error)
+        ));
+        solved = solve(results, inside, components, joint_component, false, options);
+    }
+    (solved, fit_w, reason)
+}
+
+/// What [`Placement::say_where`] needs to say where an engine stands against the joint fit.
+struct Placement<'a> {
+    components: &'a existence::Components,
+    games: &'a [f64],
+    points: &'a [f64],
+    /// The joint fit has two engines or more: its engines have estimates.
+    joint_estimates: bool,
+    /// The components above and below the base (the joint fit's, or the reference's).
+    above: &'a [bool],
+    below: &'a [bool],
+    base: Option<usize>,
+    /// The engines placed by the joint fit or by the passes from it.
+    rated: &'a [bool],
+}
+
+impl Placement<'_> {
+    /// Engine `i`'s rating with its estimate kept, made a bound or dropped, and the reason:
+    /// an estimate in the joint fit, a bound above or below it, the reference of the bounds,
+    /// or no rating.
+    fn say_where(&self, mut rating: Rating, i: usize, in_joint: bool) -> Rating {
+        let (games, points, base) = (self.games, self.points, self.base);
+        let (above, below, rated) = (self.above, self.below, self.rated);
+        let c = self.components.of[i];
+        if games[i] == 0.0 {
+            rating.elo = None;
+            rating.reason = Some("no games".into());
+        } else if self.joint_estimates && in_joint {
+            // An estimate; its interval below.
+        } else if above[c] || (Some(c) == base && points[i] >= games[i]) {
+            rating.bound = Some(Bound::Lower);
+            rating.reason = Some(if points[i] >= games[i] {
+                "won every game".into()
+            } else {
+                "above the engines of the joint fit by perfect records only".into()
+            });
+        } else if below[c] || (Some(c) == base && points[i] <= 0.0) {
+            rating.bound = Some(Bound::Upper);
+            rating.reason = Some(if points[i] <= 0.0 {
+                "lost every game".into()
+            } else {
+                "below the engines of the joint fit by perfect records only".into()
+            });
+        } else if Some(c) == base {
+            rating.reason = Some(
+                "the reference of the bounds: no other engine has results both ways against it"
+                    .into(),
+            );
+        } else {
+            rating.elo = None;
+            rating.reason = Some(if rated[i] {
+                "perfect records set it apart from the joint fit, neither above nor below it".into()
+            } else {
+                "no games connect it to the engines of the joint fit".into()
+            });
+        }
+        rating
+    }
+}
+
+/// The covariance of the joint engines' Elo, in `joint`'s order, from the covariance `v` of the
+/// parameters: each joint engine's Elo is its parameter minus the anchor's (held at 0) or minus
+/// the mean of the joint engines' parameters, u·θ: Cov(a, b) = V_ab - (Vu)_a - (Vu)_b + uᵀVu, a
+/// held engine's terms 0.
+fn joint_covariance(
+    v: &[Vec<f64>],
+    layout: &Layout,
+    joint: &[usize],
+    anchored: Option<usize>,
+) -> Vec<Vec<f64>> {
+    let k = v.len();
+    let mut u = vec![0.0; k];
+    if anchored.is_none() {
+        for &j in joint {
+            if let Some(p) = layout.param[j] {
+                u[p] += 1.0 / joint.len() as f64;
+            }
+        }
+    }
+    let vu: Vec<f64> = v
+        .iter()
+        .map(|row| row.iter().zip(&u).map(|(a, b)| a * b).sum())
+        .collect();
+    let uvu: f64 = u.iter().zip(&vu).map(|(a, b)| a * b).sum();
+    let params: Vec<Option<usize>> = joint.iter().map(|&i| layout.param[i]).collect();
+    params
+        .iter()
+        .map(|&pa| {
+            params
+                .iter()
+                .map(|&pb| {
+                    let at = |p: Option<usize>, q: Option<usize>| match (p, q) {
+                        (Some(p), Some(q)) => v[p][q],
+                        _ => 0.0,
+                    };
+                    at(pa, pb) - pa.map_or(0.0, |p| vu[p]) - pb.map_or(0.0, |p| vu[p]) + uvu
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// `x` rounded to one decimal, never `-0.0`.
