@@ -661,25 +661,16 @@ fn grow_spec(dir: &Path, name: &str, format: &str, depths: &[u32], count: u32) -
 #[test]
 fn a_round_robin_and_a_gauntlet_grow_by_new_engines_playing_only_their_games() {
     let dir = scratch("grow");
-    let run = |spec: &Path, out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        joute().args(&args).output().unwrap()
-    };
-    let json = |o: &std::process::Output| -> Value {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        serde_json::from_slice(&o.stdout).unwrap()
+    // `joute run SPEC --out OUT EXTRA --json`, its summary.
+    let played = |spec: &Path, out: &Path, extra: &[&str]| -> Value {
+        let extra = [extra, &["--json"]].concat();
+        serde_json::from_str(&common::joute_to("run", spec, out, &extra)).unwrap()
     };
     let file = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
     let out = dir.join("run");
     // Three engines on three openings: 3 pairings, 18 games.
     let three = grow_spec(&dir, "three", "", &[1, 2, 3], 3);
-    assert_eq!(json(&run(&three, &out, &["--json"]))["played"], 18);
+    assert_eq!(played(&three, &out, &[])["played"], 18);
     let before = games_without_hash(&out.join("games.jsonl"));
 
     // A late engine, listed among the others: without --resume the user is told what to do.
@@ -693,7 +684,7 @@ fn a_round_robin_and_a_gauntlet_grow_by_new_engines_playing_only_their_games() {
         ],
         &["add --resume", "'ab-4'", "--fresh"],
     );
-    let grown = json(&run(&four, &out, &["--resume", "--json"]));
+    let grown = played(&four, &out, &["--resume"]);
     assert_eq!(grown["played"], 18, "only ab-4's three pairings: {grown}");
     assert_eq!(grown["games"], 36);
     let after = games_without_hash(&out.join("games.jsonl"));
@@ -716,18 +707,18 @@ fn a_round_robin_and_a_gauntlet_grow_by_new_engines_playing_only_their_games() {
     // Deterministic engines: the same games per pairing and opening as the four-engine run
     // played from scratch, hence the same tables.
     let fresh = dir.join("fresh");
-    json(&run(&four, &fresh, &["--json"]));
+    played(&four, &fresh, &[]);
     for name in ["ratings.csv", "pairs.csv", "crosstable.csv"] {
         assert_eq!(file(&out, name), file(&fresh, name), "{name}");
     }
     // Then more openings for everyone; then the same spec again plays nothing.
     let more = grow_spec(&dir, "more", "", &[1, 4, 2, 3], 4);
-    let extended = json(&run(&more, &out, &["--resume", "--json"]));
+    let extended = played(&more, &out, &["--resume"]);
     assert_eq!(extended["played"], 12);
     let fresh_more = dir.join("fresh-more");
-    json(&run(&more, &fresh_more, &["--json"]));
+    played(&more, &fresh_more, &[]);
     assert_eq!(file(&out, "ratings.csv"), file(&fresh_more, "ratings.csv"));
-    assert_eq!(json(&run(&more, &out, &["--json"]))["played"], 0);
+    assert_eq!(played(&more, &out, &[])["played"], 0);
     // joute report reads the grown log as one run.
     let report = common::joute_ok(&[
         "report",
@@ -758,14 +749,11 @@ fn a_round_robin_and_a_gauntlet_grow_by_new_engines_playing_only_their_games() {
     let gauntlet = dir.join("gauntlet");
     let challenger = "format = \"gauntlet\"\nchallengers = [\"ab-3\"]";
     let g3 = grow_spec(&dir, "g3", challenger, &[1, 2, 3], 3);
-    assert_eq!(json(&run(&g3, &gauntlet, &["--json"]))["played"], 12);
+    assert_eq!(played(&g3, &gauntlet, &[])["played"], 12);
     let g4 = grow_spec(&dir, "g4", challenger, &[1, 2, 3, 4], 3);
-    assert_eq!(
-        json(&run(&g4, &gauntlet, &["--resume", "--json"]))["played"],
-        6
-    );
+    assert_eq!(played(&g4, &gauntlet, &["--resume"])["played"], 6);
     let fresh_gauntlet = dir.join("fresh-gauntlet");
-    json(&run(&g4, &fresh_gauntlet, &["--json"]));
+    played(&g4, &fresh_gauntlet, &[]);
     assert_eq!(
         file(&gauntlet, "ratings.csv"),
         file(&fresh_gauntlet, "ratings.csv")
@@ -789,7 +777,7 @@ fn a_round_robin_and_a_gauntlet_grow_by_new_engines_playing_only_their_games() {
 
     // A shard cannot grow on its own: the other shards' schedule would move.
     let sharded = dir.join("sharded");
-    json(&run(&three, &sharded, &["--shard", "0/2", "--json"]));
+    played(&three, &sharded, &["--shard", "0/2"]);
     let args = [
         "run",
         four.to_str().unwrap(),
