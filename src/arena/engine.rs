@@ -149,6 +149,185 @@ pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering";
 /// The largest `near` radius: the widest board.
 pub const MAX_NEAR: u32 = crate::games::morpion::MAX_SIDE as u32;
 
+/// What the `KEY=VALUE` words of an engine set ([`ENGINE_WORD_KEYS`]).
+struct EngineWords {
+    /// `exact=N`.
+    exact: Option<u32>,
+    /// `near=N`.
+    near: u32,
+    /// `ordering=...`.
+    ordering: MoveOrder,
+}
+
+/// The syntax error of the engine written `text`.
+fn syntax(text: &str, reason: String) -> EngineError {
+    EngineError::Syntax {
+        text: text.to_string(),
+        reason,
+    }
+}
+
+/// Reads the `KEY=VALUE` words at the head of `rest` (what follows the budget), checking each
+/// belongs to `algorithm`; returns them with what follows them: the weights file.
+fn parse_words<'a>(
+    text: &str,
+    algorithm: Algorithm,
+    mut rest: Option<&'a str>,
+) -> Result<(EngineWords, Option<&'a str>), EngineError> {
+    // Options are `KEY=VALUE` words (a key of letters and underscores); what follows them
+    // is the weights file, colons and all.
+    let mut words = EngineWords {
+        exact: None,
+        near: 0,
+        ordering: SearchOptions::default().ordering,
+    };
+    while let Some(r) = rest {
+        let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
+        let Some((key, value)) = word.split_once('=').filter(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+        }) else {
+            break;
+        };
+        set_word(text, algorithm, key, value, &mut words)?;
+        rest = after;
+    }
+    Ok((words, rest))
+}
+
+/// Sets the option `key` to `value` in `words`, if it is one that `algorithm` takes.
+fn set_word(
+    text: &str,
+    algorithm: Algorithm,
+    key: &str,
+    value: &str,
+    words: &mut EngineWords,
+) -> Result<(), EngineError> {
+    let syntax = |reason: String| syntax(text, reason);
+    match key {
+        "exact" => {
+            let n: u32 = value
+                .parse()
+                .ok()
+                .filter(|n| *n <= MAX_DEPTH)
+                .ok_or_else(|| {
+                    syntax(format!(
+                        "exact={value} is not a number of empty squares in 0..={MAX_DEPTH} (0: never solve)"
+                    ))
+                })?;
+            if algorithm == Algorithm::Random {
+                return Err(syntax(
+                    "random plays at random and solves nothing; exact belongs to the searching algorithms".into(),
+                ));
+            }
+            words.exact = Some(n);
+        }
+        "near" => {
+            words.near = value
+                .parse()
+                .ok()
+                .filter(|n| *n <= MAX_NEAR)
+                .ok_or_else(|| {
+                    syntax(format!(
+                        "near={value} is not a number of cells in 0..={MAX_NEAR} (0: every move)"
+                    ))
+                })?;
+            if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
+                return Err(syntax(format!(
+                    "near belongs to pvs and mtdf, not {algorithm}"
+                )));
+            }
+        }
+        "ordering" => {
+            words.ordering = match value {
+                "natural" => MoveOrder::Natural,
+                "evaluation" => MoveOrder::Evaluation,
+                "perfect" => MoveOrder::Perfect,
+                _ => {
+                    return Err(syntax(format!(
+                        "ordering={value} is not a move order; allowed: natural, evaluation, perfect"
+                    )));
+                }
+            };
+            if algorithm != Algorithm::AlphaBeta {
+                return Err(syntax(format!(
+                    "ordering belongs to alphabeta, not {algorithm} (the others order their moves themselves)"
+                )));
+            }
+        }
+        other => {
+            return Err(syntax(format!(
+                "unknown option '{other}'; allowed between the budget and the weights: {ENGINE_WORD_KEYS}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the budget of `algorithm` (see [`EngineSpec::parse`]) into `limits` (depth, nodes or
+/// time) or, for `mcts`, `options.playouts`; `random` must have none, the others one.
+fn parse_budget(
+    text: &str,
+    algorithm: Algorithm,
+    budget: Option<&str>,
+    limits: &mut Limits,
+    options: &mut SearchOptions,
+) -> Result<(), EngineError> {
+    let syntax = |reason: String| syntax(text, reason);
+    match (algorithm, budget) {
+        (Algorithm::Random, None) => {}
+        (Algorithm::Random, Some(budget)) => {
+            return Err(syntax(format!(
+                "random plays a uniform random move and takes no budget (':{budget}'); write it alone: random"
+            )));
+        }
+        (_, None | Some("")) => {
+            return Err(syntax(format!(
+                "{algorithm} needs a budget: ALGORITHM:DEPTH (1..={MAX_DEPTH}), :nNODES or :SECONDSs, e.g. {algorithm}:6"
+            )));
+        }
+        (_, Some(budget)) => {
+            if let Some(nodes) = budget.strip_prefix('n') {
+                let nodes: u64 = nodes
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_NODES).contains(n))
+                    .ok_or_else(|| {
+                        syntax(format!(
+                            "node budget '{budget}' is not nN with N a whole number in 1..={MAX_NODES}"
+                        ))
+                    })?;
+                limits.nodes = Some(nodes);
+            } else if let Some(time) = parse_time(budget) {
+                let time = time.map_err(syntax)?;
+                limits.time = Some(time);
+            } else {
+                let n: i64 = budget.parse().map_err(|_| {
+                    syntax(format!(
+                        "budget '{budget}' is not a depth (1..={MAX_DEPTH}), nNODES or a time such as 0.5s or 200ms"
+                    ))
+                })?;
+                if algorithm == Algorithm::Mcts {
+                    if !(1..=MAX_PLAYOUTS as i64).contains(&n) {
+                        return Err(syntax(format!(
+                            "mcts playouts {n} are out of range; allowed: 1..={MAX_PLAYOUTS}"
+                        )));
+                    }
+                    options.playouts = n as u64;
+                } else {
+                    if !(1..=MAX_DEPTH as i64).contains(&n) {
+                        return Err(EngineError::Search {
+                            text: text.to_string(),
+                            source: SearchError::BadDepth(n),
+                        });
+                    }
+                    limits.depth = Some(n as u32);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl EngineSpec {
     /// Reads `ALGORITHM[:BUDGET][:KEY=VALUE]...[:WEIGHTS.toml]`. BUDGET is a depth `1..=64`
     /// (for `mcts`, a number of playouts), `nN` a node budget (for `mcts`, playouts), or `Ns`
@@ -162,10 +341,6 @@ impl EngineSpec {
     /// `pvs:6:near=2:weights/renju.toml`, `alphabeta:5:ordering=natural`,
     /// `mcts:2000`, `pvs:n200000`, `random`.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
-        let syntax = |reason: String| EngineError::Syntax {
-            text: text.to_string(),
-            reason,
-        };
         let mut parts = text.splitn(3, ':');
         let algorithm: Algorithm =
             parts
@@ -177,141 +352,19 @@ impl EngineSpec {
                     source,
                 })?;
         let budget = parts.next();
-        // Options are `KEY=VALUE` words (a key of letters and underscores); what follows them
-        // is the weights file, colons and all.
-        let mut rest = parts.next();
-        let mut exact = None;
-        let mut near = 0;
-        let mut ordering = SearchOptions::default().ordering;
-        while let Some(r) = rest {
-            let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
-            let Some((key, value)) = word.split_once('=').filter(|(k, _)| {
-                !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
-            }) else {
-                break;
-            };
-            match key {
-                "exact" => {
-                    let n: u32 = value
-                        .parse()
-                        .ok()
-                        .filter(|n| *n <= MAX_DEPTH)
-                        .ok_or_else(|| {
-                            syntax(format!(
-                                "exact={value} is not a number of empty squares in 0..={MAX_DEPTH} (0: never solve)"
-                            ))
-                        })?;
-                    if algorithm == Algorithm::Random {
-                        return Err(syntax(
-                            "random plays at random and solves nothing; exact belongs to the searching algorithms".into(),
-                        ));
-                    }
-                    exact = Some(n);
-                }
-                "near" => {
-                    near = value
-                        .parse()
-                        .ok()
-                        .filter(|n| *n <= MAX_NEAR)
-                        .ok_or_else(|| {
-                            syntax(format!(
-                                "near={value} is not a number of cells in 0..={MAX_NEAR} (0: every move)"
-                            ))
-                        })?;
-                    if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
-                        return Err(syntax(format!(
-                            "near belongs to pvs and mtdf, not {algorithm}"
-                        )));
-                    }
-                }
-                "ordering" => {
-                    ordering = match value {
-                        "natural" => MoveOrder::Natural,
-                        "evaluation" => MoveOrder::Evaluation,
-                        "perfect" => MoveOrder::Perfect,
-                        _ => {
-                            return Err(syntax(format!(
-                                "ordering={value} is not a move order; allowed: natural, evaluation, perfect"
-                            )));
-                        }
-                    };
-                    if algorithm != Algorithm::AlphaBeta {
-                        return Err(syntax(format!(
-                            "ordering belongs to alphabeta, not {algorithm} (the others order their moves themselves)"
-                        )));
-                    }
-                }
-                other => {
-                    return Err(syntax(format!(
-                        "unknown option '{other}'; allowed between the budget and the weights: {ENGINE_WORD_KEYS}"
-                    )));
-                }
-            }
-            rest = after;
-        }
+        let (words, rest) = parse_words(text, algorithm, parts.next())?;
         let weights = rest.map(PathBuf::from);
         let mut limits = Limits::default();
         let mut options = SearchOptions {
-            near,
-            ordering,
+            near: words.near,
+            ordering: words.ordering,
             ..SearchOptions::default()
         };
-        match (algorithm, budget) {
-            (Algorithm::Random, None) => {}
-            (Algorithm::Random, Some(budget)) => {
-                return Err(syntax(format!(
-                    "random plays a uniform random move and takes no budget (':{budget}'); write it alone: random"
-                )));
-            }
-            (_, None | Some("")) => {
-                return Err(syntax(format!(
-                    "{algorithm} needs a budget: ALGORITHM:DEPTH (1..={MAX_DEPTH}), :nNODES or :SECONDSs, e.g. {algorithm}:6"
-                )));
-            }
-            (_, Some(budget)) => {
-                if let Some(nodes) = budget.strip_prefix('n') {
-                    let nodes: u64 = nodes
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=MAX_NODES).contains(n))
-                        .ok_or_else(|| {
-                            syntax(format!(
-                                "node budget '{budget}' is not nN with N a whole number in 1..={MAX_NODES}"
-                            ))
-                        })?;
-                    limits.nodes = Some(nodes);
-                } else if let Some(time) = parse_time(budget) {
-                    let time = time.map_err(syntax)?;
-                    limits.time = Some(time);
-                } else {
-                    let n: i64 = budget.parse().map_err(|_| {
-                        syntax(format!(
-                            "budget '{budget}' is not a depth (1..={MAX_DEPTH}), nNODES or a time such as 0.5s or 200ms"
-                        ))
-                    })?;
-                    if algorithm == Algorithm::Mcts {
-                        if !(1..=MAX_PLAYOUTS as i64).contains(&n) {
-                            return Err(syntax(format!(
-                                "mcts playouts {n} are out of range; allowed: 1..={MAX_PLAYOUTS}"
-                            )));
-                        }
-                        options.playouts = n as u64;
-                    } else {
-                        if !(1..=MAX_DEPTH as i64).contains(&n) {
-                            return Err(EngineError::Search {
-                                text: text.to_string(),
-                                source: SearchError::BadDepth(n),
-                            });
-                        }
-                        limits.depth = Some(n as u32);
-                    }
-                }
-            }
-        }
+        parse_budget(text, algorithm, budget, &mut limits, &mut options)?;
         if let Some(path) = &weights
             && path.as_os_str().is_empty()
         {
-            return Err(syntax("the weights file name is empty".into()));
+            return Err(syntax(text, "the weights file name is empty".into()));
         }
         Ok(EngineSpec {
             name: text.to_string(),
@@ -322,7 +375,7 @@ impl EngineSpec {
             },
             weights,
             patterns: None,
-            exact,
+            exact: words.exact,
         })
     }
 

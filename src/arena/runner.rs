@@ -15,10 +15,12 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::adjudication::{AdjudicationLine, GameAdjudicator, Solvers, position_text};
+use super::adjudication::{AdjudicationLine, GameAdjudicator, Solvers, Verdict, position_text};
 use super::cancel::CancelToken;
 use super::engine::Engine;
-use super::game::{Adjudicator, MoveRecord, Opening, Player, Referee, Termination, play_game};
+use super::game::{
+    Adjudicator, GameRecord, MoveRecord, Opening, Player, Referee, Termination, play_game,
+};
 use super::log::GameLine;
 use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
@@ -119,24 +121,7 @@ pub fn play_slot<G: Features>(
 ) -> GameLine {
     let resolved = &spec.resolved;
     let seed = game_seed(resolved.seed, slot.id);
-    let build = |index: usize, side: u64| match &spec.engines[index] {
-        Entrant::BuiltIn(engine, weights) => Some(Engine::with_weights(
-            engine,
-            start,
-            weights.clone(),
-            combine(seed, side),
-        )),
-        Entrant::Outside(_) => None,
-    };
-    let mut own = [build(slot.first, 0), build(slot.second, 1)];
-    // An engine on a clock depends on the CPU it gets: its moves' CPU time is read.
-    for (engine, index) in own.iter_mut().zip([slot.first, slot.second]) {
-        if let Some(engine) = engine
-            && resolved.engine_clock(index).is_some()
-        {
-            engine.on_clock();
-        }
-    }
+    let mut own = built_in_engines(spec, start, slot, seed);
     let mut kept = [seats.take(spec, slot.first), seats.take(spec, slot.second)];
     let opening = Opening {
         initial: *start,
@@ -169,64 +154,41 @@ pub fn play_slot<G: Features>(
     let [kept_first, kept_second] = kept;
     seats.kept[slot.first] = kept_first;
     seats.kept[slot.second] = kept_second;
-    let score = record.outcome.first_player_points();
-    let mut nodes = [0u64; 2];
-    let mut timeouts = [0u32; 2];
-    let mut pos = record.start;
-    let mut moves = Vec::with_capacity(record.moves.len());
     let clocked = clocks.iter().any(Option::is_some);
+    game_line(spec, slot, seed, &record, verdict, clocked)
+}
+
+/// The games log's line of game `slot`, played as `record`: ended by the adjudicator's
+/// `verdict` if any, and `clocked` when a side played on a clock.
+fn game_line<G: Game>(
+    spec: &TournamentSpec,
+    slot: &Slot,
+    seed: u64,
+    record: &GameRecord<G>,
+    verdict: Option<Verdict>,
+    clocked: bool,
+) -> GameLine {
+    let resolved = &spec.resolved;
+    let score = record.outcome.first_player_points();
     let costs = MoveCosts::of(&record.moves);
-    let mut clock_ms = Vec::new();
     let scored = resolved
         .adjudication
         .is_some_and(|r| r.resign.is_some() || r.draw.is_some());
-    let mut scores = Vec::new();
-    for m in &record.moves {
-        nodes[m.side as usize] += m.nodes.unwrap_or(0);
-        timeouts[m.side as usize] += u32::from(m.timed_out);
-        moves.push(pos.format_move(m.mv));
-        pos = pos.play(m.mv);
-        if let Some(left) = m.clock_left {
-            clock_ms.push(left.as_millis() as u64);
-        }
-        if scored {
-            scores.push(m.score);
-        }
-    }
+    let MoveTally {
+        nodes,
+        timeouts,
+        moves,
+        clock_ms,
+        scores,
+    } = MoveTally::of(record, scored);
     let opening_text: Vec<String> =
         super::openings::moves_of(&resolved.opening_moves[slot.opening as usize])
             .map(str::to_string)
             .collect();
     let adjudication = verdict
         .filter(|_| record.termination.name() == "adjudication")
-        .map(|v| {
-            let history: Vec<String> = opening_text.iter().chain(&moves).cloned().collect();
-            AdjudicationLine {
-                value: v.value,
-                to_move: match v.to_move {
-                    Side::First => "first",
-                    Side::Second => "second",
-                }
-                .into(),
-                position: position_text(&record.last, &history),
-                plies: history.len(),
-            }
-        });
-    let mut not_reproducible = Vec::new();
-    if clocked {
-        not_reproducible.push("clock".to_string());
-    }
-    if timeouts != [0, 0] && !clocked {
-        not_reproducible.push("time limit".to_string());
-    }
-    for index in [slot.first, slot.second] {
-        if matches!(spec.engines[index], Entrant::Outside(_)) {
-            not_reproducible.push(format!(
-                "outside program '{}'",
-                resolved.engines[index].name
-            ));
-        }
-    }
+        .map(|v| adjudication_line(&v, &record.last, &opening_text, &moves));
+    let not_reproducible = not_reproducible(spec, slot, clocked, timeouts);
     GameLine {
         id: slot.id,
         pair: slot.pair,
@@ -265,6 +227,123 @@ pub fn play_slot<G: Features>(
         spec: spec.hash.clone(),
         seconds: record.seconds,
     }
+}
+
+/// The built-in engines of game `slot` (`None` for an outside one), built fresh and seeded from
+/// the game's `seed`, each side its own stream.
+fn built_in_engines<G: Features>(
+    spec: &TournamentSpec,
+    start: &G,
+    slot: &Slot,
+    seed: u64,
+) -> [Option<Engine<G>>; 2] {
+    let build = |index: usize, side: u64| match &spec.engines[index] {
+        Entrant::BuiltIn(engine, weights) => Some(Engine::with_weights(
+            engine,
+            start,
+            weights.clone(),
+            combine(seed, side),
+        )),
+        Entrant::Outside(_) => None,
+    };
+    let mut own = [build(slot.first, 0), build(slot.second, 1)];
+    // An engine on a clock depends on the CPU it gets: its moves' CPU time is read.
+    for (engine, index) in own.iter_mut().zip([slot.first, slot.second]) {
+        if let Some(engine) = engine
+            && spec.resolved.engine_clock(index).is_some()
+        {
+            engine.on_clock();
+        }
+    }
+    own
+}
+
+/// What the games log gathers from a game's moves besides their costs.
+struct MoveTally {
+    /// Nodes searched, by side.
+    nodes: [u64; 2],
+    /// Moves cut short by a time limit, by side.
+    timeouts: [u32; 2],
+    /// The moves as text.
+    moves: Vec<String>,
+    /// The mover's clock after each move, in milliseconds (moves without a clock skipped).
+    clock_ms: Vec<u64>,
+    /// Each move's score (empty unless `scored`).
+    scores: Vec<Option<i32>>,
+}
+
+impl MoveTally {
+    /// Tallies the moves of `record`, keeping their scores when `scored`.
+    fn of<G: Game>(record: &GameRecord<G>, scored: bool) -> MoveTally {
+        let mut tally = MoveTally {
+            nodes: [0; 2],
+            timeouts: [0; 2],
+            moves: Vec::with_capacity(record.moves.len()),
+            clock_ms: Vec::new(),
+            scores: Vec::new(),
+        };
+        let mut pos = record.start;
+        for m in &record.moves {
+            tally.nodes[m.side as usize] += m.nodes.unwrap_or(0);
+            tally.timeouts[m.side as usize] += u32::from(m.timed_out);
+            tally.moves.push(pos.format_move(m.mv));
+            pos = pos.play(m.mv);
+            if let Some(left) = m.clock_left {
+                tally.clock_ms.push(left.as_millis() as u64);
+            }
+            if scored {
+                tally.scores.push(m.score);
+            }
+        }
+        tally
+    }
+}
+
+/// The games log's account of an adjudication by `verdict`: the final position `last` after
+/// the opening's and the game's moves.
+fn adjudication_line<G: Game>(
+    verdict: &Verdict,
+    last: &G,
+    opening: &[String],
+    moves: &[String],
+) -> AdjudicationLine {
+    let history: Vec<String> = opening.iter().chain(moves).cloned().collect();
+    AdjudicationLine {
+        value: verdict.value,
+        to_move: match verdict.to_move {
+            Side::First => "first",
+            Side::Second => "second",
+        }
+        .into(),
+        position: position_text(last, &history),
+        plies: history.len(),
+    }
+}
+
+/// Why game `slot` may not replay the same: a clock, a move cut short by a time limit, an
+/// outside program.
+fn not_reproducible(
+    spec: &TournamentSpec,
+    slot: &Slot,
+    clocked: bool,
+    timeouts: [u32; 2],
+) -> Vec<String> {
+    let mut why = Vec::new();
+    if clocked {
+        why.push("clock".to_string());
+    }
+    if timeouts != [0, 0] && !clocked {
+        why.push("time limit".to_string());
+    }
+    for index in [slot.first, slot.second] {
+        if matches!(spec.engines[index], Entrant::Outside(_)) {
+            why.push(format!(
+                "outside program '{}'",
+                spec.resolved.engines[index].name
+            ));
+        }
+    }
+    why
 }
 
 /// What each move of a game cost, as the games log's per-move arrays hold it.

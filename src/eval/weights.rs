@@ -38,9 +38,9 @@
 
 use std::path::Path;
 
-use toml::de::{DeTable, DeValue};
+use toml::de::{DeString, DeTable, DeValue};
 
-use super::features::{BUILT_IN, Features, Weights};
+use super::features::{BUILT_IN, Feature, Features, Weights};
 use crate::games::GameKind;
 
 /// Why a weights file was refused. Every message starts `FILE:LINE:COLUMN:` and names the key
@@ -280,6 +280,105 @@ pub(crate) fn embedded<G: Features>(start: &G, text: &str) -> Weights {
         .unwrap_or_else(|e| panic!("the embedded default weights are broken: {e}"))
 }
 
+/// Checks the `game` entry of a weights file (text `text`, named `file`) names the game
+/// `expected`.
+fn check_game(
+    text: &str,
+    file: &str,
+    game: Option<(&toml::Spanned<DeString<'_>>, &toml::Spanned<DeValue<'_>>)>,
+    expected: &str,
+) -> Result<(), EvalError> {
+    let Some((game_key, game_value)) = game else {
+        return Err(EvalError::MissingGame {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            expected: expected.to_string(),
+        });
+    };
+    let Some(found) = game_value.get_ref().as_str() else {
+        let (line, column) = line_col(text, game_value.span().start);
+        return Err(EvalError::BadValue {
+            file: file.to_string(),
+            line,
+            column,
+            key: "game".into(),
+            reason: format!(
+                "expected a game name in quotes (game = \"{expected}\"), found a {}",
+                game_value.get_ref().type_str()
+            ),
+        });
+    };
+    if !same_game(found, expected) {
+        let (line, column) = line_col(text, game_key.span().start);
+        return Err(EvalError::WrongGame {
+            file: file.to_string(),
+            line,
+            column,
+            found: found.to_string(),
+            expected: expected.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Reads the table `key` of a weights file (text `text`, named `file`) of the game `game` as
+/// one optional value per feature of `features`, in file order.
+fn read_table(
+    text: &str,
+    file: &str,
+    features: &[Feature],
+    game: &str,
+    key: &str,
+    value: &toml::Spanned<DeValue<'_>>,
+) -> Result<Vec<Option<f64>>, EvalError> {
+    let Some(table) = value.get_ref().as_table() else {
+        let (line, column) = line_col(text, value.span().start);
+        return Err(EvalError::BadValue {
+            file: file.to_string(),
+            line,
+            column,
+            key: key.into(),
+            reason: format!(
+                "expected a table of feature = number, found a {}",
+                value.get_ref().type_str()
+            ),
+        });
+    };
+    let mut out = vec![None; features.len()];
+    let mut named: Vec<_> = table.iter().collect();
+    named.sort_by_key(|(k, _)| k.span().start);
+    for (name, weight) in named {
+        let name_str: &str = name.get_ref();
+        let Some(index) = features.iter().position(|f| f.name == name_str) else {
+            let (line, column) = line_col(text, name.span().start);
+            return Err(EvalError::UnknownFeature {
+                file: file.to_string(),
+                line,
+                column,
+                key: name_str.to_string(),
+                game: game.to_string(),
+                allowed: features
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        out[index] = Some(number(weight.get_ref()).map_err(|reason| {
+            let (line, column) = line_col(text, weight.span().start);
+            EvalError::BadValue {
+                file: file.to_string(),
+                line,
+                column,
+                key: name_str.to_string(),
+                reason,
+            }
+        })?);
+    }
+    Ok(out)
+}
+
 impl Weights {
     /// Reads a weights file for the game of `start` (whose variant fixes the features).
     pub fn load<G: Features>(start: &G, path: &Path) -> Result<Weights, EvalError> {
@@ -317,88 +416,11 @@ impl Weights {
         entries.sort_by_key(|(k, _)| k.span().start);
 
         // The game first: with the wrong game every feature name would be unknown.
-        let Some((game_key, game_value)) = entries.iter().find(|(k, _)| k.get_ref() == "game")
-        else {
-            return Err(EvalError::MissingGame {
-                file,
-                line: 1,
-                column: 1,
-                expected,
-            });
-        };
-        let Some(found) = game_value.get_ref().as_str() else {
-            let (line, column) = at(game_value.span().start);
-            return Err(EvalError::BadValue {
-                file,
-                line,
-                column,
-                key: "game".into(),
-                reason: format!(
-                    "expected a game name in quotes (game = \"{expected}\"), found a {}",
-                    game_value.get_ref().type_str()
-                ),
-            });
-        };
-        if !same_game(found, &expected) {
-            let (line, column) = at(game_key.span().start);
-            return Err(EvalError::WrongGame {
-                file,
-                line,
-                column,
-                found: found.to_string(),
-                expected,
-            });
-        }
+        let game = entries.iter().find(|(k, _)| k.get_ref() == "game").copied();
+        check_game(text, &file, game, &expected)?;
 
-        // Each table as one optional value per feature, read in file order.
-        let read_table = |key: &str,
-                          value: &toml::Spanned<DeValue<'_>>|
-         -> Result<Vec<Option<f64>>, EvalError> {
-            let Some(table) = value.get_ref().as_table() else {
-                let (line, column) = at(value.span().start);
-                return Err(EvalError::BadValue {
-                    file: file.clone(),
-                    line,
-                    column,
-                    key: key.into(),
-                    reason: format!(
-                        "expected a table of feature = number, found a {}",
-                        value.get_ref().type_str()
-                    ),
-                });
-            };
-            let mut out = vec![None; features.len()];
-            let mut named: Vec<_> = table.iter().collect();
-            named.sort_by_key(|(k, _)| k.span().start);
-            for (name, weight) in named {
-                let name_str: &str = name.get_ref();
-                let Some(index) = features.iter().position(|f| f.name == name_str) else {
-                    let (line, column) = at(name.span().start);
-                    return Err(EvalError::UnknownFeature {
-                        file: file.clone(),
-                        line,
-                        column,
-                        key: name_str.to_string(),
-                        game: expected.clone(),
-                        allowed: features
-                            .iter()
-                            .map(|f| f.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    });
-                };
-                out[index] = Some(number(weight.get_ref()).map_err(|reason| {
-                    let (line, column) = at(weight.span().start);
-                    EvalError::BadValue {
-                        file: file.clone(),
-                        line,
-                        column,
-                        key: name_str.to_string(),
-                        reason,
-                    }
-                })?);
-            }
-            Ok(out)
+        let read_table = |key: &str, value: &toml::Spanned<DeValue<'_>>| {
+            read_table(text, &file, &features, &expected, key, value)
         };
 
         let mut values = vec![0.0; features.len()];

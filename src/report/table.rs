@@ -4,7 +4,7 @@
 use std::f64::consts::LN_10;
 use std::fmt::Write;
 
-use super::summary::{FAILURES, Summary, cut};
+use super::summary::{FAILURES, PairingStats, Summary, cut};
 use crate::stats::Z95;
 use crate::stats::ratings::{Bound, Ratings};
 use crate::stats::sprt::Decision;
@@ -246,6 +246,28 @@ const REASONS_SHOWN: usize = 10;
 /// The rating table: `Rank Name Elo +/- Games Score Draw LOS`, then what its marks mean and
 /// why an engine has no estimate or no interval.
 pub fn rating_table(rows: &[RatingRow]) -> String {
+    let mut out = String::new();
+    write_rating_rows(&mut out, rows);
+    let bounded: Vec<&RatingRow> = rows.iter().filter(|r| r.bound.is_some()).collect();
+    write_bounds(&mut out, &bounded);
+    write_shared_ranks(&mut out, rows);
+    if bounded.len() > REASONS_SHOWN {
+        let _ = writeln!(
+            out,
+            "  … and {} more bounds (the CSV files and --json give every reason)",
+            bounded.len() - REASONS_SHOWN
+        );
+    }
+    if !bounded.is_empty() {
+        write_anchor_hint(&mut out, rows);
+    }
+    out.push_str("  Elo: joint maximum likelihood; +/-: 95% interval; LOS: likelihood of superiority over the next engine\n");
+    write_missing_reasons(&mut out, rows);
+    out
+}
+
+/// The rating table's head and one line per engine.
+fn write_rating_rows(out: &mut String, rows: &[RatingRow]) {
     // A name column as wide as the longest name, up to a limit: longer names are cut (the
     // CSV files and the HTML report have them whole).
     let width = rows
@@ -254,7 +276,6 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
         .max()
         .unwrap_or(4)
         .clamp(4, MAX_NAME_COLUMN);
-    let mut out = String::new();
     let _ = writeln!(
         out,
         "Rank {:<width$} {:>8} {:>6} {:>7} {:>7} {:>6} {:>6}",
@@ -277,7 +298,11 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
             los
         );
     }
-    let bounded: Vec<&RatingRow> = rows.iter().filter(|r| r.bound.is_some()).collect();
+}
+
+/// What the `>`/`<` marks of the `bounded` rows mean, and each bound in words (the first
+/// [`REASONS_SHOWN`]).
+fn write_bounds(out: &mut String, bounded: &[&RatingRow]) {
     if !bounded.is_empty() {
         out.push_str(
             "  > or <: a bound, not an estimate: the rating at which the engine's perfect record is as likely as not (Ordo's), not a 95% bound\n",
@@ -299,7 +324,10 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
             r.elo.map_or("-".into(), |e| fixed(e, 1)),
         );
     }
-    // Shared ranks, said once per rank.
+}
+
+/// The engines that share a rank, said once per rank.
+fn write_shared_ranks(out: &mut String, rows: &[RatingRow]) {
     let mut shared: Vec<(usize, Vec<&str>)> = Vec::new();
     for r in rows.iter().filter(|r| r.tied) {
         match shared.last_mut() {
@@ -316,13 +344,10 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
             words_list(&names)
         );
     }
-    if bounded.len() > REASONS_SHOWN {
-        let _ = writeln!(
-            out,
-            "  … and {} more bounds (the CSV files and --json give every reason)",
-            bounded.len() - REASONS_SHOWN
-        );
-    }
+}
+
+/// Under a table with a bound: the engine to anchor the others to, unless one is already.
+fn write_anchor_hint(out: &mut String, rows: &[RatingRow]) {
     // A perfect record pulls the mean the others are rated against: a fixed engine steadies
     // them, and the table names one (the most played engine with an estimate and an interval).
     let anchored = rows
@@ -336,18 +361,18 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
                 .partial_cmp(&(b.games, -b.elo.unwrap_or(0.0).abs()))
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
-    if !bounded.is_empty()
-        && !anchored
-        && let Some(steady) = steady
-    {
+    if !anchored && let Some(steady) = steady {
         let _ = writeln!(
             out,
             "  the others are rated against the field's mean, which a perfect record moves; to rate them against one engine, give --anchor {} (joute run, match or report)",
             shell_word(&steady.name)
         );
     }
-    out.push_str("  Elo: joint maximum likelihood; +/-: 95% interval; LOS: likelihood of superiority over the next engine\n");
-    // Why an engine has no estimate, or an estimate without an interval (the anchor aside).
+}
+
+/// Why an engine has no estimate, or an estimate without an interval (the anchor aside): a
+/// reason shared by many engines once, then each other engine's (the first [`REASONS_SHOWN`]).
+fn write_missing_reasons(out: &mut String, rows: &[RatingRow]) {
     let unexplained: Vec<&RatingRow> = rows
         .iter()
         .filter(|r| r.bound.is_none() && (r.elo.is_none() || r.error.is_none()))
@@ -392,7 +417,6 @@ pub fn rating_table(rows: &[RatingRow]) -> String {
             single.len() - REASONS_SHOWN
         );
     }
-    out
 }
 
 /// `name` as a shell reads it back: quoted unless it is one plain word.
@@ -528,14 +552,7 @@ pub fn head_to_head(summary: &Summary, stage: Stage) -> Option<String> {
     }
     let names = summary.spec.engine_names();
     let e = finite_estimate(p);
-    let pairs = p.pentanomial.pairs();
-    let nelo_error = if pairs > 0 {
-        Z95 / (2.0 * pairs as f64).sqrt() * 800.0 / LN_10
-    } else {
-        f64::NAN
-    };
     let games = p.wdl.games();
-    let [ll, ld, _, wd, ww] = p.pentanomial.0;
     let mut out = String::new();
     let rule = "-".repeat(50);
     let _ = writeln!(out, "{rule}");
@@ -544,6 +561,25 @@ pub fn head_to_head(summary: &Summary, stage: Stage) -> Option<String> {
         "Results of {} vs {} ({}, {} games, seed {}):",
         names[p.a], names[p.b], summary.spec.game, games, summary.spec.seed
     );
+    write_head_to_head_elo(&mut out, p, &e);
+    write_head_to_head_counts(&mut out, p, &e);
+    if let Some(line) = sprt_line(summary) {
+        out.push_str(&line);
+    }
+    let _ = writeln!(out, "{rule}");
+    write_sprt_outcome(&mut out, summary, stage);
+    Some(out)
+}
+
+/// The head-to-head block's `Elo: ... nElo: ...` line: the estimate `e` of pairing `p` with its
+/// interval, or why it has none, or the bound of a perfect record.
+fn write_head_to_head_elo(out: &mut String, p: &PairingStats, e: &FiniteEstimate) {
+    let pairs = p.pentanomial.pairs();
+    let nelo_error = if pairs > 0 {
+        Z95 / (2.0 * pairs as f64).sqrt() * 800.0 / LN_10
+    } else {
+        f64::NAN
+    };
     match (e.bound, e.error, e.nelo) {
         ("", Some(error), Some(nelo)) => {
             let _ = writeln!(
@@ -572,6 +608,14 @@ pub fn head_to_head(summary: &Summary, stage: Stage) -> Option<String> {
             );
         }
     }
+}
+
+/// The head-to-head block's counts of pairing `p`: LOS and draw ratios, games and points, the
+/// pentanomial.
+fn write_head_to_head_counts(out: &mut String, p: &PairingStats, e: &FiniteEstimate) {
+    let pairs = p.pentanomial.pairs();
+    let games = p.wdl.games();
+    let [ll, ld, _, wd, ww] = p.pentanomial.0;
     // A ratio whose denominator is 0 is not available (fastchess prints inf).
     let pairs_ratio = if ll + ld > 0 {
         format!("{:.2}", (ww + wd) as f64 / (ll + ld) as f64)
@@ -624,10 +668,11 @@ pub fn head_to_head(summary: &Summary, stage: Stage) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    if let Some(line) = sprt_line(summary) {
-        out.push_str(&line);
-    }
-    let _ = writeln!(out, "{rule}");
+}
+
+/// The head-to-head block's last line when the run has a sequential test: what it decided, or
+/// why it has not, worded by `stage`.
+fn write_sprt_outcome(out: &mut String, summary: &Summary, stage: Stage) {
     if let (Some(test), Some(decided)) = (summary.spec.sprt, summary.decision()) {
         let _ = writeln!(
             out,
@@ -670,7 +715,6 @@ pub fn head_to_head(summary: &Summary, stage: Stage) -> Option<String> {
             ),
         };
     }
-    Some(out)
 }
 
 /// A two-engine run's estimate for the progress line: `Elo +8.1 ± 12.0, nElo +10.2 ± 15.3`

@@ -45,8 +45,41 @@ pub fn tune<G: Features>(
         .map_err(io(&history_path))?;
     let spec = ck.spec.clone();
     let stream = opening_stream(start, &spec, ck.openings_used).map_err(TuneError::Games)?;
-    let pool = spec
-        .pool
+    let mut oracle = run_oracle(start, &spec, stream, threads, dir, cancel)?;
+    let clock = Instant::now();
+    let seconds_before = ck.seconds;
+    let per_pair = ck.games_per_pair();
+    while !ck.tuning_done {
+        if cancel.is_cancelled() {
+            // Between two candidates: the checkpoint holds every finished one.
+            ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+            ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
+            return Err(TuneError::Interrupted(Stage::Tuning));
+        }
+        let left_pairs = ck.plan.tuning.saturating_sub(ck.games) / per_pair;
+        let Some(mut line) = next_candidate(&mut ck.state, &spec, &mut oracle, left_pairs, cancel)?
+        else {
+            ck.tuning_done = true;
+            break;
+        };
+        ck.games += line.games;
+        ck.openings_used = oracle.openings().given();
+        ck.candidates += 1;
+        ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+        line.games_total = ck.games;
+        line.seconds = ck.seconds;
+        history.append_json(&line).map_err(io(&history_path))?;
+        ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
+        on_step(&line, ck);
+    }
+    ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
+    ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
+    Ok(oracle.into_openings())
+}
+
+/// The engines of the tuning spec's pool, each with its fixed weights.
+fn pool_engines(spec: &ResolvedTuneSpec) -> Vec<(EngineSpec, Weights)> {
+    spec.pool
         .iter()
         .map(|e| {
             (
@@ -65,96 +98,94 @@ pub fn tune<G: Features>(
                 },
             )
         })
-        .collect();
-    let mut oracle = if spec.is_outside() {
+        .collect()
+}
+
+/// What plays the run's candidates: the built-in engine's weights in-process, or an outside
+/// program's options through the arena.
+fn run_oracle<G: Features>(
+    start: G,
+    spec: &ResolvedTuneSpec,
+    stream: OpeningStream<G>,
+    threads: usize,
+    dir: &Path,
+    cancel: &CancelToken,
+) -> Result<RunOracle<G>, TuneError> {
+    Ok(if spec.is_outside() {
         // An outside program's options: its games are the arena's (see `outside::oracle`).
         RunOracle::Outside(Box::new(
-            OutsideOracle::new(start, &spec, stream, threads, &dir.join("engines"), cancel)
+            OutsideOracle::new(start, spec, stream, threads, &dir.join("engines"), cancel)
                 .map_err(TuneError::Input)?,
         ))
     } else {
         RunOracle::Engine(Box::new(EngineOracle::new(
             start,
-            engine_spec(&spec),
+            engine_spec(spec),
             spec.start_weights(),
             spec.features.clone(),
-            pool,
+            pool_engines(spec),
             stream,
             threads,
         )))
-    };
-    let clock = Instant::now();
-    let seconds_before = ck.seconds;
-    let per_pair = ck.games_per_pair();
-    while !ck.tuning_done {
-        if cancel.is_cancelled() {
-            // Between two candidates: the checkpoint holds every finished one.
-            ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
-            ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
-            return Err(TuneError::Interrupted(Stage::Tuning));
+    })
+}
+
+/// Plays the next candidate of the hill climb or SPSA iteration in `state` within `left_pairs`
+/// pairs of games, and returns its history line (totals not yet filled); `None` when the
+/// method is done (its budget or its iterations spent).
+fn next_candidate<G: Features>(
+    state: &mut MethodState,
+    spec: &ResolvedTuneSpec,
+    oracle: &mut RunOracle<G>,
+    left_pairs: u64,
+    cancel: &CancelToken,
+) -> Result<Option<HistoryLine>, TuneError> {
+    Ok(Some(match state {
+        MethodState::HillClimb(h) => {
+            if left_pairs == 0 || spec.iterations.is_some_and(|n| h.k >= n) {
+                return Ok(None);
+            }
+            let opponent = h.theta.clone();
+            let step = h
+                .step_within(oracle, left_pairs)
+                .map_err(|e| step_failed(cancel, e))?;
+            history_line(
+                spec,
+                step.k,
+                step.candidate,
+                opponent,
+                step.moved,
+                &step.result,
+                step.llr,
+                step.accepted,
+                step.theta,
+                h.steps.clone(),
+            )
         }
-        let left_pairs = ck.plan.tuning.saturating_sub(ck.games) / per_pair;
-        let mut line = match &mut ck.state {
-            MethodState::HillClimb(h) => {
-                if left_pairs == 0 || spec.iterations.is_some_and(|n| h.k >= n) {
-                    ck.tuning_done = true;
-                    break;
-                }
-                let opponent = h.theta.clone();
-                let step = h
-                    .step_within(&mut oracle, left_pairs)
-                    .map_err(|e| step_failed(cancel, e))?;
-                history_line(
-                    &spec,
-                    step.k,
-                    step.candidate,
-                    opponent,
-                    step.moved,
-                    &step.result,
-                    step.llr,
-                    step.accepted,
-                    step.theta,
-                    h.steps.clone(),
-                )
+        MethodState::Spsa(s) => {
+            if left_pairs < s.config.pairs || s.finished() {
+                return Ok(None);
             }
-            MethodState::Spsa(s) => {
-                if left_pairs < s.config.pairs || s.finished() {
-                    ck.tuning_done = true;
-                    break;
-                }
-                let k = s.k + 1;
-                let c_k = (0..s.params.len()).map(|i| s.gains(i, k).0).collect();
-                let step = s.step(&mut oracle).map_err(|e| step_failed(cancel, e))?;
-                let all = (0..s.params.len()).collect();
-                history_line(
-                    &spec,
-                    step.k,
-                    step.plus,
-                    step.minus,
-                    all,
-                    &step.result,
-                    None,
-                    // No acceptance in SPSA: every iteration moves θ by its estimate.
-                    false,
-                    step.theta,
-                    c_k,
-                )
-            }
-            MethodState::Regression(_) => unreachable!("regression runs in regression_run"),
-        };
-        ck.games += line.games;
-        ck.openings_used = oracle.openings().given();
-        ck.candidates += 1;
-        ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
-        line.games_total = ck.games;
-        line.seconds = ck.seconds;
-        history.append_json(&line).map_err(io(&history_path))?;
-        ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
-        on_step(&line, ck);
-    }
-    ck.seconds = seconds_before + clock.elapsed().as_secs_f64();
-    ck.save(&checkpoint_path).map_err(io(&checkpoint_path))?;
-    Ok(oracle.into_openings())
+            let k = s.k + 1;
+            let c_k = (0..s.params.len()).map(|i| s.gains(i, k).0).collect();
+            let step = s.step(oracle).map_err(|e| step_failed(cancel, e))?;
+            let all = (0..s.params.len()).collect();
+            history_line(
+                spec,
+                step.k,
+                step.plus,
+                step.minus,
+                all,
+                &step.result,
+                None,
+                // No acceptance in SPSA: every iteration moves θ by its estimate.
+                false,
+                step.theta,
+                c_k,
+            )
+        }
+        MethodState::Regression(_) => unreachable!("regression runs in regression_run"),
+    }))
 }
 
 /// A candidate that could not be played: interrupted when `cancel` was raised during its games

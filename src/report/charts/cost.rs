@@ -382,29 +382,11 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
         .filter(|p| p.cost < floor)
         .map(|p| names[p.engine].as_str())
         .collect();
-    let on_frontier = {
-        let mut pairs = vec![None; names.len()];
-        for p in &points {
-            pairs[p.engine] = Some((p.cost, p.elo));
-        }
-        frontier(&pairs)
-    };
+    let on_frontier = cost_frontier(&points, names.len());
 
     // The Elo axis fits the estimates with their intervals; a bound outside it is drawn at
     // its edge, pointing out (as in the `elo` chart).
-    let any_estimated = points.iter().any(|p| p.bound.is_none());
-    let fitted = || {
-        points
-            .iter()
-            .filter(move |p| !any_estimated || p.bound.is_none())
-    };
-    let lo = fitted()
-        .map(|p| p.elo - p.error)
-        .fold(f64::INFINITY, f64::min);
-    let hi = fitted()
-        .map(|p| p.elo + p.error)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let y_range = padded(lo, hi, 0.1);
+    let y_range = elo_range(&points);
     let (bottom, top) = (y_range.start, y_range.end);
     let shown_at = |elo: f64| edge_position(elo, bottom, top, 0.03);
     let (x_range, ticks) = log_axis(points.iter().map(|p| p.cost.max(floor)));
@@ -465,6 +447,66 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
     draw_cost_marks(&mut chart, &points, &x_of, &shown_at)?;
 
     // The names, placed clear of each other, of the points and of the bars.
+    draw_cost_labels(
+        root,
+        &chart,
+        &points,
+        &names,
+        &on_frontier,
+        &frontier_points,
+        &x_of,
+        &y_of,
+    )?;
+
+    // The legend, under the title.
+    let entries = cost_legend_entries(&points);
+    legend_row(&legend_area, 12, &entries)?;
+
+    draw_notes(root, &notes, note_height)
+}
+
+/// The engines (indices below `engines`) on the frontier of `points` ([`frontier`]), by
+/// increasing cost.
+fn cost_frontier(points: &[CostPoint], engines: usize) -> Vec<usize> {
+    let mut pairs = vec![None; engines];
+    for p in points {
+        pairs[p.engine] = Some((p.cost, p.elo));
+    }
+    frontier(&pairs)
+}
+
+/// The Elo axis of a strength-against-cost chart: it fits the estimates with their intervals
+/// (or the bounds, when every point is one), padded.
+fn elo_range(points: &[CostPoint]) -> std::ops::Range<f64> {
+    let any_estimated = points.iter().any(|p| p.bound.is_none());
+    let fitted = || {
+        points
+            .iter()
+            .filter(move |p| !any_estimated || p.bound.is_none())
+    };
+    let lo = fitted()
+        .map(|p| p.elo - p.error)
+        .fold(f64::INFINITY, f64::min);
+    let hi = fitted()
+        .map(|p| p.elo + p.error)
+        .fold(f64::NEG_INFINITY, f64::max);
+    padded(lo, hi, 0.1)
+}
+
+/// The engines' names on a strength-against-cost chart, placed clear of each other, of the
+/// points, of the bars and of the frontier, bold on the frontier; a bound's name says its
+/// value. `x_of`, `y_of`: a point's place in the chart's coordinates.
+#[allow(clippy::too_many_arguments)]
+fn draw_cost_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'_, DB, Cartesian2d<LogAxis, plotters::coord::types::RangedCoordf64>>,
+    points: &[CostPoint],
+    names: &[String],
+    on_frontier: &[usize],
+    frontier_points: &[(f64, f64)],
+    x_of: &dyn Fn(&CostPoint) -> f64,
+    y_of: &dyn Fn(&CostPoint) -> f64,
+) -> Drawn {
     let pixel = |p: &CostPoint| {
         let (x, y) = chart.backend_coord(&(x_of(p), y_of(p)));
         (f64::from(x), f64::from(y))
@@ -482,16 +524,16 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
     };
     let anchors: Vec<(f64, f64)> = points.iter().map(pixel).collect();
     let mut sizes = Vec::new();
-    for p in &points {
+    for p in points {
         let (w, h) = root
             .estimate_text_size(&label_of(p), &style_of(p))
             .map_err(text)?;
         sizes.push((f64::from(w) + 2.0, f64::from(h) + 2.0));
     }
     let (obstacles, bars) = label_obstacles(
-        &points,
+        points,
         &anchors,
-        &frontier_points,
+        frontier_points,
         |(p, elo)| chart.backend_coord(&(x_of(p), elo)),
         |xy| chart.backend_coord(&xy),
     );
@@ -503,13 +545,7 @@ pub(super) fn draw_elo_by_cost<DB: DrawingBackend>(
         bottom: f64::from(ys.end) - 2.0,
     };
     let placed = place_labels(&anchors, &sizes, &obstacles, &bars, plot);
-    draw_placed_labels(root, &points, &anchors, &placed, &label_of, &style_of)?;
-
-    // The legend, under the title.
-    let entries = cost_legend_entries(&points);
-    legend_row(&legend_area, 12, &entries)?;
-
-    draw_notes(root, &notes, note_height)
+    draw_placed_labels(root, points, &anchors, &placed, &label_of, &style_of)
 }
 
 /// The marks of a strength-against-cost chart: each estimate's interval (a bar with end
@@ -770,6 +806,45 @@ pub(super) fn draw_cost_by_ply<DB: DrawingBackend>(
             font(TITLE),
         )
         .map_err(text)?;
+    let notes = ply_notes(&names, &series, measure, left_out, floored);
+    let note_height = 18 * notes.len() as i32;
+    let shown: Vec<&str> = series.iter().map(|(i, _)| names[*i].as_str()).collect();
+    let legend_width = name_width(&shown) as i32 + 40;
+    let (width, _) = area.dim_in_pixel();
+    let (plot_area, legend_area) = area
+        .margin(0, 8 + note_height, 15, 10)
+        .split_horizontally((width as i32 - 25 - legend_width).max(100));
+
+    let mut chart = ChartBuilder::on(&plot_area)
+        .x_label_area_size(45)
+        .y_label_area_size(75)
+        .margin_right(10)
+        .build_cartesian_2d((first - 1)..(last + 1), LogAxis::new((y_range, ticks)))
+        .map_err(text)?;
+    mesh(&mut chart)
+        .x_desc("ply (move number in the game, the opening's plies counted)")
+        .y_desc(measure.axis())
+        .x_labels(((last - first + 3) as usize).clamp(2, 20))
+        .y_label_formatter(&|t| measure.tick(10f64.powf(*t)))
+        .draw()
+        .map_err(text)?;
+
+    draw_ply_lines(&mut chart, &series, floor)?;
+
+    draw_ply_legend(&legend_area, &series, &names)?;
+
+    draw_notes(root, &notes, note_height)
+}
+
+/// The notes under a cost by ply chart: the engines left out, the points not drawn, the
+/// means drawn at the floor.
+fn ply_notes(
+    names: &[String],
+    series: &[PlyLine],
+    measure: Measure,
+    left_out: usize,
+    floored: bool,
+) -> Vec<String> {
     let mut notes = Vec::new();
     let lacking: Vec<&str> = names
         .iter()
@@ -797,29 +872,17 @@ pub(super) fn draw_cost_by_ply<DB: DrawingBackend>(
             }
         });
     }
-    let note_height = 18 * notes.len() as i32;
-    let shown: Vec<&str> = series.iter().map(|(i, _)| names[*i].as_str()).collect();
-    let legend_width = name_width(&shown) as i32 + 40;
-    let (width, _) = area.dim_in_pixel();
-    let (plot_area, legend_area) = area
-        .margin(0, 8 + note_height, 15, 10)
-        .split_horizontally((width as i32 - 25 - legend_width).max(100));
+    notes
+}
 
-    let mut chart = ChartBuilder::on(&plot_area)
-        .x_label_area_size(45)
-        .y_label_area_size(75)
-        .margin_right(10)
-        .build_cartesian_2d((first - 1)..(last + 1), LogAxis::new((y_range, ticks)))
-        .map_err(text)?;
-    mesh(&mut chart)
-        .x_desc("ply (move number in the game, the opening's plies counted)")
-        .y_desc(measure.axis())
-        .x_labels(((last - first + 3) as usize).clamp(2, 20))
-        .y_label_formatter(&|t| measure.tick(10f64.powf(*t)))
-        .draw()
-        .map_err(text)?;
-
-    for (i, points) in &series {
+/// Each engine's line of a cost by ply chart in its colour and dash (a lone point as a dot),
+/// means under `floor` drawn at it.
+fn draw_ply_lines<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordi32, LogAxis>>,
+    series: &[PlyLine],
+    floor: f64,
+) -> Drawn {
+    for (i, points) in series {
         let (colour, dash) = engine_style(*i);
         let line: Vec<(i32, f64)> = points
             .iter()
@@ -840,8 +903,15 @@ pub(super) fn draw_cost_by_ply<DB: DrawingBackend>(
                 .map_err(text)?;
         }
     }
+    Ok(())
+}
 
-    // The legend: one row per engine, its line's style and its name.
+/// The legend of a cost by ply chart: one row per engine, its line's style and its name.
+fn draw_ply_legend<DB: DrawingBackend>(
+    legend_area: &DrawingArea<DB, Shift>,
+    series: &[PlyLine],
+    names: &[String],
+) -> Drawn {
     for (row, (i, _)) in series.iter().enumerate() {
         let (colour, dash) = engine_style(*i);
         let y = 10 + 18 * row as i32;
@@ -865,8 +935,7 @@ pub(super) fn draw_cost_by_ply<DB: DrawingBackend>(
             ))
             .map_err(text)?;
     }
-
-    draw_notes(root, &notes, note_height)
+    Ok(())
 }
 
 #[cfg(test)]

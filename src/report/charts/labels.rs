@@ -107,7 +107,7 @@ pub(super) fn place_labels(
     order.sort_by_key(|&i| (std::cmp::Reverse(crowd(i)), i));
     let mut placed: Vec<Option<Placed>> = vec![None; n];
     // The leader lines drawn so far (from the point to the label).
-    let mut leaders: Vec<((f64, f64), (f64, f64))> = Vec::new();
+    let mut leaders: Vec<Segment> = Vec::new();
     for &i in &order {
         let (x, y) = points[i];
         let (w, h) = sizes[i];
@@ -121,22 +121,7 @@ pub(super) fn place_labels(
                 } else {
                     gap
                 };
-                let left = match dx {
-                    1 => x + d,
-                    -1 => x - d - w,
-                    _ => x - w / 2.0,
-                };
-                let top = match dy {
-                    1 => y + d,
-                    -1 => y - d - h,
-                    _ => y - h / 2.0,
-                };
-                let rect = PixelRect {
-                    left,
-                    top,
-                    right: left + w,
-                    bottom: top + h,
-                };
+                let rect = label_rect((x, y), (w, h), d, (dx, dy));
                 let mut penalty = 1000.0 * (rect.area() - rect.overlap(&area));
                 for other in placed.iter().flatten() {
                     penalty += 20.0 * rect.overlap(&other.rect);
@@ -144,36 +129,14 @@ pub(super) fn place_labels(
                 for (obstacle, weight) in obstacles {
                     penalty += weight * rect.overlap(obstacle);
                 }
-                // A leader line that crosses another, or runs through a label or a point,
-                // misleads: it costs as much as a label half hidden.
-                const CROSSING: f64 = 400.0;
                 for &(a, b) in &leaders {
                     if segment_meets_rect(a, b, &rect) {
                         penalty += CROSSING;
                     }
                 }
                 if ring > 0 {
-                    let (a, b) = leader_line((x, y), &rect);
-                    for &(c, d) in &leaders {
-                        if segments_cross(a, b, c, d) {
-                            penalty += CROSSING;
-                        }
-                    }
-                    for other in placed.iter().flatten() {
-                        if segment_meets_rect(a, b, &other.rect) {
-                            penalty += CROSSING;
-                        }
-                    }
-                    for (j, &q) in points.iter().enumerate() {
-                        if j != i && segment_meets_rect(a, b, &PixelRect::around(q, (6.0, 6.0))) {
-                            penalty += CROSSING;
-                        }
-                    }
-                    for bar in bars {
-                        if segment_meets_rect(a, b, bar) {
-                            penalty += CROSSING;
-                        }
-                    }
+                    penalty =
+                        add_leader_crossings(penalty, i, &rect, points, &placed, &leaders, bars);
                 }
                 // Nearer is better, by a little: a clear spot far away beats a crowded one.
                 let score = penalty + 40.0 * ring as f64;
@@ -207,6 +170,70 @@ pub(super) fn place_labels(
             })
         })
         .collect()
+}
+
+/// What a leader line that crosses another, or runs through a label or a point, costs: it
+/// misleads as much as a label half hidden.
+const CROSSING: f64 = 400.0;
+
+/// A line segment in pixels, from one end to the other.
+type Segment = ((f64, f64), (f64, f64));
+
+/// The box of a label of size `(w, h)` at distance `d` from `point`, on the side `(dx, dy)`
+/// (each -1, 0 or 1; 0: centred on the point along that axis).
+fn label_rect(point: (f64, f64), (w, h): (f64, f64), d: f64, (dx, dy): (i8, i8)) -> PixelRect {
+    let (x, y) = point;
+    let left = match dx {
+        1 => x + d,
+        -1 => x - d - w,
+        _ => x - w / 2.0,
+    };
+    let top = match dy {
+        1 => y + d,
+        -1 => y - d - h,
+        _ => y - h / 2.0,
+    };
+    PixelRect {
+        left,
+        top,
+        right: left + w,
+        bottom: top + h,
+    }
+}
+
+/// `penalty` plus [`CROSSING`] for each leader, label, other point and bar that the leader line
+/// from point `i` to `rect` crosses (added one at a time, so the sum rounds as it always has).
+fn add_leader_crossings(
+    mut penalty: f64,
+    i: usize,
+    rect: &PixelRect,
+    points: &[(f64, f64)],
+    placed: &[Option<Placed>],
+    leaders: &[Segment],
+    bars: &[PixelRect],
+) -> f64 {
+    let (a, b) = leader_line(points[i], rect);
+    for &(c, d) in leaders {
+        if segments_cross(a, b, c, d) {
+            penalty += CROSSING;
+        }
+    }
+    for other in placed.iter().flatten() {
+        if segment_meets_rect(a, b, &other.rect) {
+            penalty += CROSSING;
+        }
+    }
+    for (j, &q) in points.iter().enumerate() {
+        if j != i && segment_meets_rect(a, b, &PixelRect::around(q, (6.0, 6.0))) {
+            penalty += CROSSING;
+        }
+    }
+    for bar in bars {
+        if segment_meets_rect(a, b, bar) {
+            penalty += CROSSING;
+        }
+    }
+    penalty
 }
 
 /// The leader line from a point to its label's box, as drawn: from the edge of the point's

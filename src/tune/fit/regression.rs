@@ -894,6 +894,90 @@ pub fn mean_loss(data: &Positions, phases: &Phases, k: f64, w: &[f64]) -> Result
     Ok(pass(data, phases, k, &w, false).loss / data.len() as f64)
 }
 
+/// The ridge's weight per phase and feature (share of positions · λ · K² · (mean f² +
+/// floor)), and how many positions each phase has.
+fn ridge_weights(data: &Positions, phases: &Phases, lambda: f64, k: f64) -> (Vec<f64>, Vec<usize>) {
+    let d = data.features;
+    let pc = phases.count();
+    let n = data.len() as f64;
+    let mut square = vec![0.0; pc * d];
+    let mut count = vec![0usize; pc];
+    for i in 0..data.len() {
+        let p = phases.of(data.ply(i));
+        count[p] += 1;
+        for (s, &v) in square[p * d..(p + 1) * d].iter_mut().zip(data.values(i)) {
+            *s += v as f64 * v as f64;
+        }
+    }
+    let ridge: Vec<f64> = (0..pc * d)
+        .map(|j| {
+            let c = count[j / d];
+            if c == 0 {
+                return 0.0;
+            }
+            let share = c as f64 / n;
+            share * lambda * k * k * (square[j] / c as f64 + RIDGE_FLOOR)
+        })
+        .collect();
+    (ridge, count)
+}
+
+/// One Newton step of the fit into `step`, phase by phase (the Hessian is block diagonal):
+/// the gradient and Hessian of the mean loss in `sums` (over `n` positions, `count` per
+/// phase) plus the ridge towards `w0`, at `w`. Returns the Newton decrement (gradient ·
+/// Hessian⁻¹ · gradient); `hess` is room for one phase's Hessian.
+#[allow(clippy::too_many_arguments)]
+fn newton_step(
+    sums: &Sums,
+    w: &[f64],
+    w0: &[f64],
+    ridge: &[f64],
+    count: &[usize],
+    k: f64,
+    n: f64,
+    step: &mut [f64],
+    hess: &mut [f64],
+) -> Result<f64, String> {
+    let pc = count.len();
+    let d = w.len() / pc;
+    let mut decrement = 0.0;
+    for p in 0..pc {
+        let g = &mut step[p * d..(p + 1) * d];
+        if count[p] == 0 {
+            g.fill(0.0);
+            continue;
+        }
+        for (i, g) in g.iter_mut().enumerate() {
+            let j = p * d + i;
+            *g = k * sums.grad[j] / n + ridge[j] * (w[j] - w0[j]);
+        }
+        let grad: [f64; MAX_FEATURES] = std::array::from_fn(|i| if i < d { g[i] } else { 0.0 });
+        for a in 0..d {
+            for b in 0..=a {
+                let v = k * k * sums.hess[p * d * d + a * d + b] / n;
+                hess[a * d + b] = v;
+                hess[b * d + a] = v;
+            }
+            hess[a * d + a] += ridge[p * d + a];
+        }
+        if cholesky_solve(hess, d, g).is_none() {
+            // Not definite (λ = 0 and a feature the data leaves free): a tiny jitter.
+            let jitter = 1e-12 * (0..d).map(|a| hess[a * d + a]).fold(1e-300, f64::max);
+            for a in 0..d {
+                hess[a * d + a] += jitter;
+            }
+            g.copy_from_slice(&grad[..d]);
+            cholesky_solve(hess, d, g)
+                .ok_or_else(|| format!("the Hessian of phase {p} is singular"))?;
+        }
+        for (i, g) in g.iter_mut().enumerate() {
+            decrement += *g * grad[i];
+            *g = -*g;
+        }
+    }
+    Ok(decrement)
+}
+
 /// Fits the weights with K fixed: Newton's method on the mean cross-entropy plus the ridge
 /// towards `w0` (one vector for every phase, or one per phase), from `w0`.
 pub fn fit_weights(
@@ -917,26 +1001,7 @@ pub fn fit_weights(
     let pc = phases.count();
     let n = data.len() as f64;
 
-    // The ridge's weights per phase and feature: share of positions · λ · K² · (mean f² + floor).
-    let mut square = vec![0.0; pc * d];
-    let mut count = vec![0usize; pc];
-    for i in 0..data.len() {
-        let p = phases.of(data.ply(i));
-        count[p] += 1;
-        for (s, &v) in square[p * d..(p + 1) * d].iter_mut().zip(data.values(i)) {
-            *s += v as f64 * v as f64;
-        }
-    }
-    let ridge: Vec<f64> = (0..pc * d)
-        .map(|j| {
-            let c = count[j / d];
-            if c == 0 {
-                return 0.0;
-            }
-            let share = c as f64 / n;
-            share * options.lambda * k * k * (square[j] / c as f64 + RIDGE_FLOOR)
-        })
-        .collect();
+    let (ridge, count) = ridge_weights(data, phases, options.lambda, k);
     let penalty = |w: &[f64]| -> f64 {
         0.5 * w
             .iter()
@@ -957,41 +1022,7 @@ pub fn fit_weights(
     let mut hess = vec![0.0; d * d];
     while iterations < options.max_iterations {
         // The Newton step, phase by phase (the Hessian is block diagonal).
-        let mut decrement = 0.0;
-        for p in 0..pc {
-            let g = &mut step[p * d..(p + 1) * d];
-            if count[p] == 0 {
-                g.fill(0.0);
-                continue;
-            }
-            for (i, g) in g.iter_mut().enumerate() {
-                let j = p * d + i;
-                *g = k * sums.grad[j] / n + ridge[j] * (w[j] - w0[j]);
-            }
-            let grad: [f64; MAX_FEATURES] = std::array::from_fn(|i| if i < d { g[i] } else { 0.0 });
-            for a in 0..d {
-                for b in 0..=a {
-                    let v = k * k * sums.hess[p * d * d + a * d + b] / n;
-                    hess[a * d + b] = v;
-                    hess[b * d + a] = v;
-                }
-                hess[a * d + a] += ridge[p * d + a];
-            }
-            if cholesky_solve(&hess, d, g).is_none() {
-                // Not definite (λ = 0 and a feature the data leaves free): a tiny jitter.
-                let jitter = 1e-12 * (0..d).map(|a| hess[a * d + a]).fold(1e-300, f64::max);
-                for a in 0..d {
-                    hess[a * d + a] += jitter;
-                }
-                g.copy_from_slice(&grad[..d]);
-                cholesky_solve(&hess, d, g)
-                    .ok_or_else(|| format!("the Hessian of phase {p} is singular"))?;
-            }
-            for (i, g) in g.iter_mut().enumerate() {
-                decrement += *g * grad[i];
-                *g = -*g;
-            }
-        }
+        let decrement = newton_step(&sums, &w, &w0, &ridge, &count, k, n, &mut step, &mut hess)?;
         if decrement / 2.0 < options.tolerance {
             converged = true;
             break;

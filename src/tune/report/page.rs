@@ -327,13 +327,63 @@ pub fn render_tune_live(
     render_page(record, charts, true)
 }
 
+/// The page of a tuning run: its summary, its confirmation and A/A matches, its weights, its
+/// charts and its latest candidates; `live`: served by `joute serve`, with its script.
 fn render_page(
     record: &TuneRecord,
     charts: &[(String, String)],
     live: bool,
 ) -> Result<String, TuneReportError> {
     let candidates = record.history.len();
-    let accepted = (method(record) == Method::Hill).then(|| {
+    let accepted = accepted_text(record);
+    let spsa = method(record) == Method::Spsa;
+    let history = history_views(record, spsa);
+    let history_note = history_note(candidates, spsa);
+    let (weights_heading, weights_label) = weights_headings(record, live, candidates);
+    let page = TunePage {
+        spsa,
+        name: &record.name,
+        game: &record.game,
+        method: &record.method,
+        engine: &record.engine,
+        opponent: &record.opponent,
+        seed: record.seed,
+        candidates,
+        accepted,
+        games: record.games,
+        time: duration(record.seconds),
+        weights_file: &record.weights_file,
+        options_table: record.outside.as_ref().map(|o| o.options.as_str()),
+        not_reproducible: record
+            .outside
+            .as_ref()
+            .and_then(|o| crate::tune::outside::not_reproducible_note(&o.not_reproducible)),
+        confirmation: record.confirmation.as_ref().map(|m| match_view(m, false)),
+        aa: aa_view(record),
+        weights: weight_views(record),
+        tapered: record.tuned_endgame.is_some(),
+        charts: charts
+            .iter()
+            .map(|(name, svg)| ChartView {
+                name: name.clone(),
+                svg: svg.clone(),
+            })
+            .collect(),
+        history,
+        history_note,
+        style: STYLE,
+        live,
+        weights_heading,
+        weights_label,
+        script: SCRIPT,
+    };
+    Ok(page.render()?)
+}
+
+/// For a hill climb: how many candidates were accepted, of how many (with the rate).
+fn accepted_text(record: &TuneRecord) -> Option<String> {
+    let candidates = record.history.len();
+    (method(record) == Method::Hill).then(|| {
         let n = record.history.iter().filter(|h| h.accepted).count();
         let rate = if candidates > 0 {
             format!(" ({:.1}%)", 100.0 * n as f64 / candidates as f64)
@@ -341,10 +391,14 @@ fn render_page(
             String::new()
         };
         format!("{n} of {candidates}{rate}")
-    });
-    let spsa = method(record) == Method::Spsa;
+    })
+}
+
+/// The table of the latest candidates ([`HISTORY_ROWS`]), newest first: for SPSA, what each
+/// iteration moved θ by; otherwise what each candidate changed.
+fn history_views(record: &TuneRecord, spsa: bool) -> Vec<HistoryView> {
     let start: Vec<f64> = record.params.iter().map(|p| p.value).collect();
-    let history: Vec<HistoryView> = record
+    record
         .history
         .iter()
         .enumerate()
@@ -370,8 +424,12 @@ fn render_page(
             llr: h.llr.map_or(String::new(), |l| format!("{l:.2}")),
             accepted: h.accepted,
         })
-        .collect();
-    let history_note = if candidates == 0 {
+        .collect()
+}
+
+/// What the table of candidates shows, and what its columns mean.
+fn history_note(candidates: usize, spsa: bool) -> String {
+    if candidates == 0 {
         "No candidate has been tested yet.".to_string()
     } else if spsa {
         format!(
@@ -397,14 +455,19 @@ fn render_page(
             "All {candidates} candidates, newest first (also in history.jsonl). Elo: the \
              candidate against what it played, 95% interval."
         )
-    };
+    }
+}
+
+/// The heading and label of the tuned weights (or options): current ones while a `live` run
+/// is under way, final ones after.
+fn weights_headings(record: &TuneRecord, live: bool, candidates: usize) -> (String, String) {
     let tuned_what = if record.outside.is_some() {
         "options"
     } else {
         "weights"
     };
     let under_way = live && record.confirmation.is_none();
-    let (weights_heading, weights_label) = if under_way {
+    if under_way {
         (
             format!(
                 "Current {tuned_what} (after {candidates} candidate{}; final when the run ends)",
@@ -417,56 +480,23 @@ fn render_page(
             format!("Final {tuned_what}"),
             format!("{tuned_what} written"),
         )
-    };
-    let page = TunePage {
-        spsa,
-        name: &record.name,
-        game: &record.game,
-        method: &record.method,
-        engine: &record.engine,
-        opponent: &record.opponent,
-        seed: record.seed,
-        candidates,
-        accepted,
-        games: record.games,
-        time: duration(record.seconds),
-        weights_file: &record.weights_file,
-        options_table: record.outside.as_ref().map(|o| o.options.as_str()),
-        not_reproducible: record
-            .outside
-            .as_ref()
-            .and_then(|o| crate::tune::outside::not_reproducible_note(&o.not_reproducible)),
-        confirmation: record.confirmation.as_ref().map(|m| match_view(m, false)),
-        aa: record.aa.as_ref().map(|m| {
-            let mut view = match_view(m, true);
-            // The verdict of the A/A check, when the run judged it (older runs: the interval).
-            if let Some(check) = &record.aa_check {
-                let (word, class) = match check.verdict {
-                    AaVerdict::Pass => ("pass", "good"),
-                    AaVerdict::Fail => ("fail", "bad"),
-                    AaVerdict::NotMeaningful => ("not meaningful", "warn"),
-                };
-                view.verdict = format!("{word}: {}", check.reason);
-                view.class = class;
-            }
-            view
-        }),
-        weights: weight_views(record),
-        tapered: record.tuned_endgame.is_some(),
-        charts: charts
-            .iter()
-            .map(|(name, svg)| ChartView {
-                name: name.clone(),
-                svg: svg.clone(),
-            })
-            .collect(),
-        history,
-        history_note,
-        style: STYLE,
-        live,
-        weights_heading,
-        weights_label,
-        script: SCRIPT,
-    };
-    Ok(page.render()?)
+    }
+}
+
+/// The A/A match, with the verdict of its check when the run judged it.
+fn aa_view(record: &TuneRecord) -> Option<MatchView> {
+    record.aa.as_ref().map(|m| {
+        let mut view = match_view(m, true);
+        // The verdict of the A/A check, when the run judged it (older runs: the interval).
+        if let Some(check) = &record.aa_check {
+            let (word, class) = match check.verdict {
+                AaVerdict::Pass => ("pass", "good"),
+                AaVerdict::Fail => ("fail", "bad"),
+                AaVerdict::NotMeaningful => ("not meaningful", "warn"),
+            };
+            view.verdict = format!("{word}: {}", check.reason);
+            view.class = class;
+        }
+        view
+    })
 }
