@@ -91,6 +91,7 @@ pub use command::*;
 pub(crate) use engines::*;
 pub(crate) use keys::*;
 use opening_source::*;
+pub(crate) use opening_source::{opening_balance, opening_plies};
 pub use outside::*;
 pub use raw::*;
 pub use resolved::*;
