@@ -297,3 +297,55 @@ pub(super) fn resolve_openings<G: Features>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Keys {
+        balance_depth: Option<Spanned<i64>>,
+        max_imbalance: Option<Spanned<f64>>,
+    }
+
+    fn balance(text: &str) -> Result<Balance, SpecError> {
+        let keys: Keys = toml::from_str(text).unwrap();
+        let loc = Locator {
+            file: "s.toml",
+            text,
+            base: None,
+        };
+        opening_balance(
+            GameKind::Othello,
+            keys.balance_depth.as_ref(),
+            keys.max_imbalance.as_ref(),
+            &loc,
+        )
+    }
+
+    #[test]
+    fn balance_starts_from_the_games_default() {
+        assert_eq!(
+            balance("").unwrap(),
+            Balance::default_for(GameKind::Othello)
+        );
+        let b = balance("balance_depth = 0\nmax_imbalance = inf").unwrap();
+        assert_eq!((b.depth, b.max_imbalance), (0, None));
+        let b = balance("max_imbalance = 12.5").unwrap();
+        assert_eq!(b.max_imbalance, Some(12.5));
+        assert_eq!(b.depth, Balance::default_for(GameKind::Othello).depth);
+    }
+
+    #[test]
+    fn balance_refuses_out_of_range_values_where_they_are_written() {
+        let e = balance("balance_depth = 9").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 17));
+        assert_eq!(e.key, "openings.balance_depth");
+        let e = balance("max_imbalance = 0").unwrap_err();
+        assert_eq!(e.key, "openings.max_imbalance");
+        assert_eq!(
+            e.message,
+            "max_imbalance is 0; it must be a positive number (in weight units) or inf"
+        );
+    }
+}

@@ -305,26 +305,44 @@ fn resolve_hill(raw: &RawTuneSpec, seed: u64, loc: &Locator<'_>) -> Result<HillC
             |w| format!("min_step is {w}; allowed: above 0, at most 1 (a fraction of each parameter's step)"),
         )?,
     };
-    let fixed = h.and_then(|h| h.pairs.as_ref());
-    let (acceptance, max_pairs) = match (fixed, &raw.sprt) {
-        (Some(p), Some(s)) => {
-            return Err(loc.on(
-                s,
-                "sprt",
-                format!(
-                    "give either [sprt] (a sequential test) or hill.pairs = {} (a fixed-length test), not both",
-                    p.get_ref()
-                ),
-            ));
-        }
+    let (acceptance, max_pairs) = hill_acceptance(raw, h, loc)?;
+    Ok(HillConfig {
+        acceptance,
+        batch: batch.min(max_pairs),
+        max_pairs,
+        patience: patience as u32,
+        min_step,
+        neighbour,
+        seed,
+    })
+}
+
+/// Hill climbing's test of a candidate and the most pairs it plays: a fixed number
+/// (`hill.pairs`) or the GSPRT of `[sprt]` (default elo0 = 0, elo1 = 10), capped by
+/// `hill.max_pairs`.
+fn hill_acceptance(
+    raw: &RawTuneSpec,
+    h: Option<&RawHill>,
+    loc: &Locator<'_>,
+) -> Result<(Acceptance, u64), SpecError> {
+    let max_pairs = h.and_then(|h| h.max_pairs.as_ref());
+    match (h.and_then(|h| h.pairs.as_ref()), &raw.sprt) {
+        (Some(p), Some(s)) => Err(loc.on(
+            s,
+            "sprt",
+            format!(
+                "give either [sprt] (a sequential test) or hill.pairs = {} (a fixed-length test), not both",
+                p.get_ref()
+            ),
+        )),
         (Some(p), None) => {
-            loc.absent(h.and_then(|h| h.max_pairs.as_ref()), "hill.max_pairs", || {
+            loc.absent(max_pairs, "hill.max_pairs", || {
                 "max_pairs caps a sequential test; with hill.pairs every candidate plays exactly that many".into()
             })?;
-            (
+            Ok((
                 Acceptance::Fixed,
                 positive(p, "hill.pairs", 1_000_000, loc)?,
-            )
+            ))
         }
         (None, s) => {
             let sprt = match s {
@@ -337,24 +355,13 @@ fn resolve_hill(raw: &RawTuneSpec, seed: u64, loc: &Locator<'_>) -> Result<HillC
                     model: EloModel::Logistic,
                 },
             };
-            let max_pairs = get(
-                h.and_then(|h| h.max_pairs.as_ref()),
-                "hill.max_pairs",
-                1000,
-                1_000_000,
-            )?;
-            (Acceptance::Sprt(sprt), max_pairs)
+            let max_pairs = match max_pairs {
+                None => 1000,
+                Some(v) => positive(v, "hill.max_pairs", 1_000_000, loc)?,
+            };
+            Ok((Acceptance::Sprt(sprt), max_pairs))
         }
-    };
-    Ok(HillConfig {
-        acceptance,
-        batch: batch.min(max_pairs),
-        max_pairs,
-        patience: patience as u32,
-        min_step,
-        neighbour,
-        seed,
-    })
+    }
 }
 
 /// `[spsa]`, SPSA's settings (`[hill]` and `[sprt]` refused); `iterations` from `[budget]`.
@@ -692,5 +699,57 @@ impl WithGame<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::arena::spec::TournamentSpec;
+
+    /// Random openings' keys are resolved by the same functions in both kinds of spec: the
+    /// same bad value is refused with the same key and message.
+    #[test]
+    fn random_openings_are_refused_alike_in_tournament_and_tuning_specs() {
+        for (key, value, message) in [
+            ("plies", "201", "plies is 201; allowed: 0..=200"),
+            (
+                "balance_depth",
+                "9",
+                "balance_depth is 9; allowed: 0..=8 (0 turns the check off)",
+            ),
+            (
+                "max_imbalance",
+                "-1.5",
+                "max_imbalance is -1.5; it must be a positive number (in weight units) or inf",
+            ),
+            (
+                "max_imbalance",
+                "nan",
+                "max_imbalance is nan; it must be a positive number (in weight units) or inf",
+            ),
+        ] {
+            let keys = if key == "plies" {
+                format!("plies = {value}")
+            } else {
+                format!("plies = 2, {key} = {value}")
+            };
+            let tournament = format!(
+                "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ {keys}, count = 2 }}\n\n[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n"
+            );
+            let tuning = format!(
+                "name = \"t\"\ngame = \"connect4\"\nseed = 1\nmethod = \"spsa\"\nopenings = {{ {keys} }}\n\n[engine]\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[budget]\niterations = 10\n\n[confirm]\ngames = 2\n"
+            );
+            let t = TournamentSpec::parse(&tournament, "t.toml").unwrap_err();
+            let u = super::super::parse(&tuning, "u.toml").unwrap_err();
+            let expected_key = format!("openings.{key}");
+            assert_eq!(
+                (t.key.as_str(), t.message.as_str()),
+                (expected_key.as_str(), message)
+            );
+            assert_eq!(
+                (u.key.as_str(), u.message.as_str()),
+                (expected_key.as_str(), message)
+            );
+        }
     }
 }
