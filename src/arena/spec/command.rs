@@ -74,6 +74,178 @@ pub enum MatchEngine {
     },
 }
 
+/// An outside engine's `KEY=VALUE` words on the command line, as they are read
+/// ([`MatchEngine::parse`]).
+struct OutsideWords {
+    clock: ClockWords,
+    name: Option<String>,
+    command: Option<String>,
+    protocol: Option<crate::arena::outside::Protocol>,
+    args: Vec<String>,
+    /// The rest of the spec, as the words set it.
+    spec: OutsideSpec,
+}
+
+impl Default for OutsideWords {
+    fn default() -> Self {
+        OutsideWords {
+            clock: ClockWords::default(),
+            name: None,
+            command: None,
+            protocol: None,
+            args: Vec::new(),
+            spec: OutsideSpec {
+                command: PathBuf::new(),
+                args: Vec::new(),
+                working_dir: None,
+                protocol: crate::arena::outside::Protocol::Line,
+                protocol_version: None,
+                options: BTreeMap::new(),
+                depth: None,
+                nodes: None,
+                stall_ms: DEFAULT_STALL.as_millis() as u64,
+                program: None,
+                folder: None,
+            },
+        }
+    }
+}
+
+impl OutsideWords {
+    /// Takes one `KEY=VALUE` word; `bad` makes the error of a message.
+    fn take(&mut self, word: &str, bad: &impl Fn(String) -> SpecError) -> Result<(), SpecError> {
+        let spec = &mut self.spec;
+        let Some((key, value)) = word.split_once('=') else {
+            return Err(bad(format!(
+                "'{word}' is not KEY=VALUE; keys: {}",
+                MatchEngine::KEYS
+            )));
+        };
+        let number = |max: u64| {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|v| (1..=max).contains(v))
+                .ok_or_else(|| bad(format!("{key} is '{value}'; allowed: 1..={max}")))
+        };
+        if self.clock.take(key, value) {
+            return Ok(());
+        }
+        match key {
+            "name" => self.name = Some(value.to_string()),
+            "cmd" => self.command = Some(value.to_string()),
+            "proto" => {
+                self.protocol = Some(crate::arena::outside::Protocol::parse(value).map_err(bad)?)
+            }
+            "arg" => self.args.push(value.to_string()),
+            "args" => self
+                .args
+                .extend(value.split_whitespace().map(str::to_string)),
+            "dir" => spec.working_dir = Some(PathBuf::from(value)),
+            "depth" => spec.depth = Some(number(MAX_DEPTH as u64)? as u32),
+            "nodes" => spec.nodes = Some(number(MAX_NODES)?),
+            "version" => spec.protocol_version = Some(number(2)? as u32),
+            "stall" => {
+                let d = parse_time(value)
+                    .unwrap_or_else(|| Err(format!("stall '{value}' needs a unit: 30s or 500ms")))
+                    .map_err(bad)?;
+                spec.stall_ms = d.as_millis() as u64;
+            }
+            k if k.starts_with("option.") && k.len() > 7 => {
+                spec.options.insert(k[7..].to_string(), value.to_string());
+            }
+            other => {
+                return Err(bad(format!(
+                    "unknown key '{other}'; keys: {}",
+                    MatchEngine::KEYS
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine the words make: `cmd` and `proto` given, what the protocol cannot pass
+    /// refused, the program and its folder found, the name checked.
+    fn finish(self, bad: &impl Fn(String) -> SpecError) -> Result<MatchEngine, SpecError> {
+        let OutsideWords {
+            clock,
+            name,
+            command,
+            protocol,
+            args,
+            mut spec,
+        } = self;
+        let command = command.ok_or_else(|| bad("cmd=PROGRAM is missing".into()))?;
+        spec.protocol = protocol
+            .ok_or_else(|| bad("proto=PROTOCOL is missing (line, gtp, nboard, gomocup)".into()))?;
+        check_protocol(&mut spec, bad)?;
+        let loc = Locator {
+            file: "(command line)",
+            text: "",
+            base: None,
+        };
+        let dir = spec.working_dir.as_ref().and_then(|d| d.to_str());
+        let program = find_program(&command, &loc, dir.map(|d| ("dir=", d))).map_err(bad)?;
+        if let Some(dir) = &spec.working_dir
+            && !dir.is_dir()
+        {
+            return Err(bad(format!("no folder at '{}'", dir.display())));
+        }
+        let name = name.unwrap_or_else(|| default_name(&args, &command));
+        check_name(&name).map_err(bad)?;
+        spec.command = PathBuf::from(&command);
+        spec.args = args;
+        spec.program = Some(absolute(&program));
+        spec.folder = spec.working_dir.as_deref().map(absolute);
+        Ok(MatchEngine::Outside { name, spec, clock })
+    }
+}
+
+/// Checks what an outside engine's words ask of its protocol: NBoard's version (2 unless
+/// given, no other protocol's), its options, a depth or a node budget it can pass.
+fn check_protocol(
+    spec: &mut OutsideSpec,
+    bad: &impl Fn(String) -> SpecError,
+) -> Result<(), SpecError> {
+    if spec.protocol == crate::arena::outside::Protocol::Nboard {
+        spec.protocol_version.get_or_insert(2);
+    } else if spec.protocol_version.is_some() {
+        return Err(bad(format!(
+            "version belongs to nboard, not {}",
+            spec.protocol
+        )));
+    }
+    for (key, value) in &spec.options {
+        check_option(spec.protocol, key, value).map_err(bad)?;
+    }
+    if spec.depth.is_some() && !spec.protocol.passes_depth() {
+        return Err(bad(format!(
+            "the {} protocol cannot pass a depth",
+            spec.protocol
+        )));
+    }
+    if spec.nodes.is_some() && !spec.protocol.passes_nodes() {
+        return Err(bad(format!(
+            "the {} protocol cannot pass a node budget",
+            spec.protocol
+        )));
+    }
+    Ok(())
+}
+
+/// An outside engine's name when `name=` is not given: the program's file name; for an
+/// interpreter (`python3 engine.py`), the script's: the first argument that is a file.
+fn default_name(args: &[String], command: &str) -> String {
+    let named = args
+        .iter()
+        .map(String::as_str)
+        .find(|a| Path::new(a).is_file())
+        .unwrap_or(command);
+    Path::new(named)
+        .file_stem()
+        .map_or_else(|| named.to_string(), |s| s.to_string_lossy().into_owned())
+}
+
 impl MatchEngine {
     /// The keys of an outside engine on the command line.
     pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, tc, st, timemargin, option.NAME";
@@ -89,124 +261,11 @@ impl MatchEngine {
             return Self::parse_built_in(head, rest);
         }
         let bad = |m: String| command_line_error("ENGINE", format!("outside engine '{text}': {m}"));
-        let mut clock = ClockWords::default();
-        let mut name = None;
-        let mut command = None;
-        let mut protocol = None;
-        let mut args = Vec::new();
-        let mut spec = OutsideSpec {
-            command: PathBuf::new(),
-            args: Vec::new(),
-            working_dir: None,
-            protocol: crate::arena::outside::Protocol::Line,
-            protocol_version: None,
-            options: BTreeMap::new(),
-            depth: None,
-            nodes: None,
-            stall_ms: DEFAULT_STALL.as_millis() as u64,
-            program: None,
-            folder: None,
-        };
+        let mut words = OutsideWords::default();
         for word in text.split(',') {
-            let Some((key, value)) = word.split_once('=') else {
-                return Err(bad(format!(
-                    "'{word}' is not KEY=VALUE; keys: {}",
-                    Self::KEYS
-                )));
-            };
-            let number = |max: u64| {
-                value
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|v| (1..=max).contains(v))
-                    .ok_or_else(|| bad(format!("{key} is '{value}'; allowed: 1..={max}")))
-            };
-            if clock.take(key, value) {
-                continue;
-            }
-            match key {
-                "name" => name = Some(value.to_string()),
-                "cmd" => command = Some(value.to_string()),
-                "proto" => {
-                    protocol = Some(crate::arena::outside::Protocol::parse(value).map_err(bad)?)
-                }
-                "arg" => args.push(value.to_string()),
-                "args" => args.extend(value.split_whitespace().map(str::to_string)),
-                "dir" => spec.working_dir = Some(PathBuf::from(value)),
-                "depth" => spec.depth = Some(number(MAX_DEPTH as u64)? as u32),
-                "nodes" => spec.nodes = Some(number(MAX_NODES)?),
-                "version" => spec.protocol_version = Some(number(2)? as u32),
-                "stall" => {
-                    let d = parse_time(value)
-                        .unwrap_or_else(|| {
-                            Err(format!("stall '{value}' needs a unit: 30s or 500ms"))
-                        })
-                        .map_err(bad)?;
-                    spec.stall_ms = d.as_millis() as u64;
-                }
-                k if k.starts_with("option.") && k.len() > 7 => {
-                    spec.options.insert(k[7..].to_string(), value.to_string());
-                }
-                other => {
-                    return Err(bad(format!("unknown key '{other}'; keys: {}", Self::KEYS)));
-                }
-            }
+            words.take(word, &bad)?;
         }
-        let command = command.ok_or_else(|| bad("cmd=PROGRAM is missing".into()))?;
-        spec.protocol = protocol
-            .ok_or_else(|| bad("proto=PROTOCOL is missing (line, gtp, nboard, gomocup)".into()))?;
-        if spec.protocol == crate::arena::outside::Protocol::Nboard {
-            spec.protocol_version.get_or_insert(2);
-        } else if spec.protocol_version.is_some() {
-            return Err(bad(format!(
-                "version belongs to nboard, not {}",
-                spec.protocol
-            )));
-        }
-        for (key, value) in &spec.options {
-            check_option(spec.protocol, key, value).map_err(bad)?;
-        }
-        if spec.depth.is_some() && !spec.protocol.passes_depth() {
-            return Err(bad(format!(
-                "the {} protocol cannot pass a depth",
-                spec.protocol
-            )));
-        }
-        if spec.nodes.is_some() && !spec.protocol.passes_nodes() {
-            return Err(bad(format!(
-                "the {} protocol cannot pass a node budget",
-                spec.protocol
-            )));
-        }
-        let loc = Locator {
-            file: "(command line)",
-            text: "",
-            base: None,
-        };
-        let dir = spec.working_dir.as_ref().and_then(|d| d.to_str());
-        let program = find_program(&command, &loc, dir.map(|d| ("dir=", d))).map_err(bad)?;
-        if let Some(dir) = &spec.working_dir
-            && !dir.is_dir()
-        {
-            return Err(bad(format!("no folder at '{}'", dir.display())));
-        }
-        // By default the program's file name; for an interpreter (`python3 engine.py`), the
-        // script's: the first argument that is a file.
-        let name = name.unwrap_or_else(|| {
-            let named = args
-                .iter()
-                .find(|a| Path::new(a).is_file())
-                .unwrap_or(&command);
-            Path::new(named)
-                .file_stem()
-                .map_or_else(|| named.clone(), |s| s.to_string_lossy().into_owned())
-        });
-        check_name(&name).map_err(bad)?;
-        spec.command = PathBuf::from(&command);
-        spec.args = args;
-        spec.program = Some(absolute(&program));
-        spec.folder = spec.working_dir.as_deref().map(absolute);
-        Ok(MatchEngine::Outside { name, spec, clock })
+        words.finish(&bad)
     }
 
     /// A built-in engine `head` (`pvs:8`) and the `KEY=VALUE` words after it.
@@ -369,51 +428,16 @@ pub fn match_spec(
                     self.clock,
                 )
                 .map_err(|(key, m)| err("ENGINE", format!("engine '{name}': {key}: {m}")))?;
-                let e = match e {
-                    MatchEngine::BuiltIn { engine, .. } => engine,
+                resolved.push(match e {
+                    MatchEngine::BuiltIn { engine, .. } => {
+                        built_in_engine(&start, engine, name, own_clock)?
+                    }
                     MatchEngine::Outside { spec, .. } => {
                         let mut engine = ResolvedEngine::outside(name, spec.clone());
                         engine.clock = own_clock;
-                        resolved.push(engine);
-                        continue;
+                        engine
                     }
-                };
-                let mut e = e.clone();
-                let (w, patterns) = e
-                    .load_evaluation(&start)
-                    .map_err(|x| err("ENGINE", x.to_string()))?;
-                let c = &e.config;
-                let mut engine = ResolvedEngine {
-                    name: name.clone(),
-                    algorithm: c.algorithm.name().to_string(),
-                    depth: c.limits.depth,
-                    nodes: c.limits.nodes,
-                    time_ms: c.limits.time.map(|t| t.as_secs_f64() * 1000.0),
-                    playouts: c.options.playouts,
-                    ordering: c.options.ordering,
-                    fail_soft: c.options.fail_soft,
-                    tt_mib: c.options.tt_mib,
-                    tolerance: c.options.tolerance,
-                    exploration: c.options.exploration,
-                    tree_mib: c.options.tree_mib,
-                    tie_break: c.options.tie_break,
-                    exact: e.exact.unwrap_or_else(|| {
-                        crate::search::endgame::default_exact(&start, c.algorithm, c.limits.depth)
-                    }),
-                    near: c.options.near,
-                    weights_origin: String::new(),
-                    weights: Vec::new(),
-                    endgame: None,
-                    patterns: None,
-                    outside: None,
-                    clock: own_clock,
-                };
-                engine.set_weights(&start, &w);
-                if let (Some(p), Some(shared)) = (patterns, e.patterns) {
-                    let path = e.weights.as_deref().unwrap_or(Path::new("")).display();
-                    engine.patterns = Some(PatternsFile::new(&path.to_string(), &p, shared));
-                }
-                resolved.push(engine);
+                });
             }
             let kind = GameKind::parse(&start.name()).expect("own name");
             let balance = Balance::default_for(kind);
@@ -461,6 +485,52 @@ pub fn match_spec(
         },
     )?;
     Ok((TournamentSpec::from_resolved(resolved), note))
+}
+
+/// A built-in engine of `joute match` called `name` in canonical form, its evaluation loaded
+/// for the game of `start`, on its own clock `own_clock` if any.
+fn built_in_engine<G: Features>(
+    start: &G,
+    e: &EngineSpec,
+    name: &str,
+    own_clock: Option<ResolvedClock>,
+) -> Result<ResolvedEngine, SpecError> {
+    let mut e = e.clone();
+    let (w, patterns) = e
+        .load_evaluation(start)
+        .map_err(|x| command_line_error("ENGINE", x.to_string()))?;
+    let c = &e.config;
+    let mut engine = ResolvedEngine {
+        name: name.to_string(),
+        algorithm: c.algorithm.name().to_string(),
+        depth: c.limits.depth,
+        nodes: c.limits.nodes,
+        time_ms: c.limits.time.map(|t| t.as_secs_f64() * 1000.0),
+        playouts: c.options.playouts,
+        ordering: c.options.ordering,
+        fail_soft: c.options.fail_soft,
+        tt_mib: c.options.tt_mib,
+        tolerance: c.options.tolerance,
+        exploration: c.options.exploration,
+        tree_mib: c.options.tree_mib,
+        tie_break: c.options.tie_break,
+        exact: e.exact.unwrap_or_else(|| {
+            crate::search::endgame::default_exact(start, c.algorithm, c.limits.depth)
+        }),
+        near: c.options.near,
+        weights_origin: String::new(),
+        weights: Vec::new(),
+        endgame: None,
+        patterns: None,
+        outside: None,
+        clock: own_clock,
+    };
+    engine.set_weights(start, &w);
+    if let (Some(p), Some(shared)) = (patterns, e.patterns) {
+        let path = e.weights.as_deref().unwrap_or(Path::new("")).display();
+        engine.patterns = Some(PatternsFile::new(&path.to_string(), &p, shared));
+    }
+    Ok(engine)
 }
 
 /// The record formats of `joute match --records` (`pgn,ggf`): each one that fits the game,

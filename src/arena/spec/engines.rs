@@ -12,212 +12,236 @@ pub(crate) fn engine_budget(
     clocked: bool,
     loc: &Locator<'_>,
 ) -> Result<ResolvedEngine, SpecError> {
+    let at = EngineKeys { prefix, name, loc };
+    let algorithm = built_in_algorithm(e, &at)?;
+    let mut resolved = ResolvedEngine::with_defaults(name, algorithm.name());
+    budget(e, algorithm, clocked, &at, &mut resolved)?;
+    search_options(e.get_ref(), algorithm, &at, &mut resolved)?;
+    Ok(resolved)
+}
+
+/// Where an engine's errors point: its key path (`engine[2]`), its name (every message starts
+/// `engine 'NAME': `) and the spec.
+pub(crate) struct EngineKeys<'k, 'a> {
+    pub(crate) prefix: &'k str,
+    pub(crate) name: &'k str,
+    pub(crate) loc: &'k Locator<'a>,
+}
+
+impl EngineKeys<'_, '_> {
+    /// The key path of the engine's key `k`.
+    pub(crate) fn key(&self, k: &str) -> String {
+        format!("{}.{k}", self.prefix)
+    }
+
+    /// An error at the value of the engine's key `k`: `engine 'NAME': message`.
+    pub(crate) fn on<T>(&self, v: &Spanned<T>, k: &str, message: impl fmt::Display) -> SpecError {
+        self.loc.on(
+            v,
+            &self.key(k),
+            format!("engine '{}': {message}", self.name),
+        )
+    }
+
+    /// The engine's key `k`, an integer within `range` ([`Locator::int_in`]); `message`
+    /// gets the value and follows `engine 'NAME': `.
+    pub(crate) fn int_in<T: TryFrom<i64>>(
+        &self,
+        v: &Spanned<i64>,
+        k: &str,
+        range: std::ops::RangeInclusive<i64>,
+        message: impl FnOnce(i64) -> String,
+    ) -> Result<T, SpecError> {
+        let name = self.name;
+        self.loc.int_in(v, &self.key(k), range, |x| {
+            format!("engine '{name}': {}", message(x))
+        })
+    }
+
+    /// The engine's `depth`, 1..=[`MAX_DEPTH`] (built-in engines and outside programs alike).
+    pub(crate) fn depth(&self, d: &Spanned<i64>) -> Result<u32, SpecError> {
+        self.int_in(d, "depth", 1..=MAX_DEPTH as i64, |v| {
+            format!("depth {v} is out of range; allowed: 1..={MAX_DEPTH}")
+        })
+    }
+}
+
+/// A built-in engine's algorithm: its table has no `command` nor outside program's keys.
+fn built_in_algorithm(
+    e: &Spanned<RawEngine>,
+    at: &EngineKeys<'_, '_>,
+) -> Result<Algorithm, SpecError> {
     let raw = e.get_ref();
-    let key = |k: &str| format!("{prefix}.{k}");
     if let Some(c) = &raw.command {
-        return Err(loc.on(
+        return Err(at.on(
             c,
-            &key("command"),
-            format!("engine '{name}': a pool engine is built in; outside programs play in tournaments (joute run, joute match), or as the tuned [engine], their options tuned"),
+            "command",
+            "a pool engine is built in; outside programs play in tournaments (joute run, joute match), or as the tuned [engine], their options tuned",
         ));
     }
-    no_outside_keys(raw, prefix, name, loc)?;
+    no_outside_keys(raw, at.prefix, at.name, at.loc)?;
     let Some(algorithm_text) = &raw.algorithm else {
-        return Err(loc.on(
+        return Err(at.on(
             e,
-            &key("algorithm"),
-            format!("engine '{name}': say what plays: algorithm = \"pvs\" (a built-in engine) or command = \"PROGRAM\" with protocol = \"gtp\" (an outside program)"),
+            "algorithm",
+            "say what plays: algorithm = \"pvs\" (a built-in engine) or command = \"PROGRAM\" with protocol = \"gtp\" (an outside program)",
         ));
     };
-    let algorithm: Algorithm = algorithm_text.get_ref().trim().parse().map_err(|err| {
-        loc.on(
-            algorithm_text,
-            &key("algorithm"),
-            format!("engine '{name}': {err}"),
-        )
-    })?;
-    let mut resolved = ResolvedEngine::with_defaults(name, algorithm.name());
+    algorithm_text
+        .get_ref()
+        .trim()
+        .parse::<Algorithm>()
+        .map_err(|err| at.on(algorithm_text, "algorithm", err))
+}
+
+/// A built-in engine's budget: `depth`, `nodes`, `playouts` (mcts) and `time`, at least one
+/// unless the engine is on a clock (`clocked`) or plays at random.
+fn budget(
+    e: &Spanned<RawEngine>,
+    algorithm: Algorithm,
+    clocked: bool,
+    at: &EngineKeys<'_, '_>,
+    resolved: &mut ResolvedEngine,
+) -> Result<(), SpecError> {
+    let raw = e.get_ref();
     if let Some(d) = &raw.depth {
-        let v = *d.get_ref();
         if algorithm == Algorithm::Mcts || algorithm == Algorithm::Random {
-            return Err(loc.on(d, &key("depth"), format!("engine '{name}': {algorithm} takes no depth; mcts takes playouts or nodes, random nothing")));
-        }
-        if !(1..=MAX_DEPTH as i64).contains(&v) {
-            return Err(loc.on(
+            return Err(at.on(
                 d,
-                &key("depth"),
-                format!("engine '{name}': depth {v} is out of range; allowed: 1..={MAX_DEPTH}"),
+                "depth",
+                format!("{algorithm} takes no depth; mcts takes playouts or nodes, random nothing"),
             ));
         }
-        resolved.depth = Some(v as u32);
+        resolved.depth = Some(at.depth(d)?);
     }
     if let Some(n) = &raw.nodes {
-        let v = *n.get_ref();
-        if !(1..=MAX_NODES as i64).contains(&v) {
-            return Err(loc.on(
-                n,
-                &key("nodes"),
-                format!("engine '{name}': nodes is {v}; allowed: 1..={MAX_NODES} (ten billion positions: minutes a move)"),
-            ));
-        }
-        resolved.nodes = Some(v as u64);
+        resolved.nodes = Some(at.int_in(n, "nodes", 1..=MAX_NODES as i64, |v| {
+            format!(
+                "nodes is {v}; allowed: 1..={MAX_NODES} (ten billion positions: minutes a move)"
+            )
+        })?);
     }
     if let Some(p) = &raw.playouts {
-        let v = *p.get_ref();
         if algorithm != Algorithm::Mcts {
-            return Err(loc.on(
+            return Err(at.on(
                 p,
-                &key("playouts"),
-                format!("engine '{name}': playouts belongs to mcts, not {algorithm}"),
+                "playouts",
+                format!("playouts belongs to mcts, not {algorithm}"),
             ));
         }
-        if !(1..=MAX_PLAYOUTS as i64).contains(&v) {
-            return Err(loc.on(
-                p,
-                &key("playouts"),
-                format!("engine '{name}': playouts is {v}; allowed: 1..={MAX_PLAYOUTS}"),
-            ));
-        }
-        resolved.playouts = v as u64;
+        resolved.playouts = at.int_in(p, "playouts", 1..=MAX_PLAYOUTS as i64, |v| {
+            format!("playouts is {v}; allowed: 1..={MAX_PLAYOUTS}")
+        })?;
     }
     if let Some(t) = &raw.time {
-        match parse_time(t.get_ref().trim()) {
-            Some(Ok(d)) => resolved.time_ms = Some(d.as_secs_f64() * 1000.0),
-            Some(Err(reason)) => {
-                return Err(loc.on(t, &key("time"), format!("engine '{name}': {reason}")));
-            }
-            None => {
-                return Err(loc.on(
-                    t,
-                    &key("time"),
-                    format!(
-                        "engine '{name}': time '{}' needs a unit: \"0.5s\" or \"200ms\"",
-                        t.get_ref()
-                    ),
-                ));
-            }
-        }
+        let context = format!("engine '{}': ", at.name);
+        let d = at.loc.duration(t, &at.key("time"), &context, |text| {
+            format!("{context}time '{text}' needs a unit: \"0.5s\" or \"200ms\"")
+        })?;
+        resolved.time_ms = Some(d.as_secs_f64() * 1000.0);
     }
     let budgeted = resolved.depth.is_some()
         || resolved.nodes.is_some()
         || resolved.time_ms.is_some()
         || raw.playouts.is_some();
     if !budgeted && !clocked && algorithm != Algorithm::Random {
-        return Err(loc.on(
+        return Err(at.on(
             e,
-            &key("depth"),
-            format!("engine '{name}': {algorithm} needs a budget: depth = N, nodes = N, time = \"200ms\"{}", if algorithm == Algorithm::Mcts { " or playouts = N" } else { "" }),
+            "depth",
+            format!(
+                "{algorithm} needs a budget: depth = N, nodes = N, time = \"200ms\"{}",
+                if algorithm == Algorithm::Mcts {
+                    " or playouts = N"
+                } else {
+                    ""
+                }
+            ),
         ));
     }
+    Ok(())
+}
+
+/// A built-in engine's search options: `ordering`, `fail_soft`, `tt_mib`, `tolerance`,
+/// `exploration`, `tree_mib` (mcts), `tie_break`, `exact` and `near` (pvs, mtdf).
+fn search_options(
+    raw: &RawEngine,
+    algorithm: Algorithm,
+    at: &EngineKeys<'_, '_>,
+    resolved: &mut ResolvedEngine,
+) -> Result<(), SpecError> {
+    let name = at.name;
     if let Some(o) = &raw.ordering {
-        resolved.ordering = match o.get_ref().as_str() {
-            "natural" => MoveOrder::Natural,
-            "evaluation" => MoveOrder::Evaluation,
-            "perfect" => MoveOrder::Perfect,
-            other => {
-                return Err(loc.on(o, &key("ordering"), format!("engine '{name}': unknown ordering '{other}'; allowed: natural, evaluation, perfect")));
-            }
-        };
+        resolved.ordering = at.loc.choice(
+            o,
+            &at.key("ordering"),
+            &[
+                ("natural", MoveOrder::Natural),
+                ("evaluation", MoveOrder::Evaluation),
+                ("perfect", MoveOrder::Perfect),
+            ],
+            |other| format!("engine '{name}': unknown ordering '{other}'; allowed: natural, evaluation, perfect"),
+        )?;
     }
     if let Some(f) = &raw.fail_soft {
         resolved.fail_soft = *f.get_ref();
     }
     if let Some(t) = &raw.tt_mib {
-        let v = *t.get_ref();
-        if !(1..=1024).contains(&v) {
-            return Err(loc.on(
-                t,
-                &key("tt_mib"),
-                format!("engine '{name}': tt_mib is {v}; allowed: 1..=1024 (every game builds its engines afresh, for reproducibility)"),
-            ));
-        }
-        resolved.tt_mib = v as usize;
+        resolved.tt_mib = at.int_in(t, "tt_mib", 1..=1024, |v| {
+            format!("tt_mib is {v}; allowed: 1..=1024 (every game builds its engines afresh, for reproducibility)")
+        })?;
     }
     if let Some(t) = &raw.tolerance {
-        let v = *t.get_ref();
-        if !(0..=1_000_000).contains(&v) {
-            return Err(loc.on(
-                t,
-                &key("tolerance"),
-                format!("engine '{name}': tolerance is {v}; allowed: 0..=1000000"),
-            ));
-        }
-        resolved.tolerance = v as i32;
+        resolved.tolerance = at.int_in(t, "tolerance", 0..=1_000_000, |v| {
+            format!("tolerance is {v}; allowed: 0..=1000000")
+        })?;
     }
     if let Some(x) = &raw.exploration {
-        let v = *x.get_ref();
-        if !(0.0..=100.0).contains(&v) {
-            return Err(loc.on(
-                x,
-                &key("exploration"),
-                format!(
-                    "engine '{name}': exploration is {}; allowed: 0..=100",
-                    loc.written(x)
-                ),
-            ));
-        }
-        resolved.exploration = v;
+        resolved.exploration = at
+            .loc
+            .float_in(x, &at.key("exploration"), 0.0..=100.0, |w| {
+                format!("engine '{name}': exploration is {w}; allowed: 0..=100")
+            })?;
     }
     if let Some(t) = &raw.tree_mib {
-        let v = *t.get_ref();
         if algorithm != Algorithm::Mcts {
-            return Err(loc.on(
+            return Err(at.on(
                 t,
-                &key("tree_mib"),
-                format!("engine '{name}': tree_mib belongs to mcts, not {algorithm}"),
+                "tree_mib",
+                format!("tree_mib belongs to mcts, not {algorithm}"),
             ));
         }
-        if !(1..=MAX_TREE_MIB as i64).contains(&v) {
-            return Err(loc.on(
-                t,
-                &key("tree_mib"),
-                format!("engine '{name}': tree_mib is {v}; allowed: 1..={MAX_TREE_MIB} (MiB; a full tree stops growing, the search goes on)"),
-            ));
-        }
-        resolved.tree_mib = v as usize;
+        resolved.tree_mib = at.int_in(t, "tree_mib", 1..=MAX_TREE_MIB as i64, |v| {
+            format!("tree_mib is {v}; allowed: 1..={MAX_TREE_MIB} (MiB; a full tree stops growing, the search goes on)")
+        })?;
     }
     if let Some(t) = &raw.tie_break {
         resolved.tie_break = *t.get_ref();
     }
     if let Some(x) = &raw.exact {
-        let v = *x.get_ref();
         if algorithm == Algorithm::Random {
-            return Err(loc.on(
+            return Err(at.on(
                 x,
-                &key("exact"),
-                format!("engine '{name}': random plays at random and solves nothing; exact belongs to the searching algorithms"),
+                "exact",
+                "random plays at random and solves nothing; exact belongs to the searching algorithms",
             ));
         }
-        if !(0..=MAX_DEPTH as i64).contains(&v) {
-            return Err(loc.on(
-                x,
-                &key("exact"),
-                format!("engine '{name}': exact is {v}; allowed: 0..={MAX_DEPTH} empty squares (0: never solve)"),
-            ));
-        }
-        resolved.exact = v as u32;
+        resolved.exact = at.int_in(x, "exact", 0..=MAX_DEPTH as i64, |v| {
+            format!("exact is {v}; allowed: 0..={MAX_DEPTH} empty squares (0: never solve)")
+        })?;
     }
     if let Some(x) = &raw.near {
-        let v = *x.get_ref();
         if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
-            return Err(loc.on(
+            return Err(at.on(
                 x,
-                &key("near"),
-                format!("engine '{name}': near belongs to pvs and mtdf, not {algorithm}"),
+                "near",
+                format!("near belongs to pvs and mtdf, not {algorithm}"),
             ));
         }
-        if !(0..=MAX_NEAR as i64).contains(&v) {
-            return Err(loc.on(
-                x,
-                &key("near"),
-                format!(
-                    "engine '{name}': near is {v}; allowed: 0..={MAX_NEAR} cells (0: every move)"
-                ),
-            ));
-        }
-        resolved.near = v as u32;
+        resolved.near = at.int_in(x, "near", 0..=MAX_NEAR as i64, |v| {
+            format!("near is {v}; allowed: 0..={MAX_NEAR} cells (0: every move)")
+        })?;
     }
-    Ok(resolved)
+    Ok(())
 }
 
 /// Gives a built-in `engine` the game's default `exact` for its algorithm

@@ -44,10 +44,16 @@
 //! Paths (weights, opening files) are relative to the spec file's folder (the current folder
 //! for a spec that is no file, such as the embedded quickstart), and recorded as written.
 //!
-//! The files: `raw` (stage 1), `validate` (stage 2, with `engines`, `sprt` and
-//! `opening_source` for the parts tuning specs share), `resolved` (the canonical form),
-//! `command` (`joute match`'s spec from the command line); this file holds the error type, the
-//! limits and [`TournamentSpec`].
+//! The files: `raw` (stage 1), `validate` (stage 2: one small function per section — name and
+//! game, engines' names, format and challengers, games and rounds, anchor, ratings, SPRT,
+//! adjudication, output — with `engines` (a built-in engine's algorithm, budget, search options
+//! and weights), `outside` (an outside program's table, part by part, and the clock),
+//! `opening_source` (the openings section, its random openings' plies and balance shared with
+//! tuning specs, and the openings generated or read) and `sprt` for the parts tuning specs
+//! share), `keys` (the checks every section repeats, written once: an integer or a float in its
+//! range, a choice among names, a duration, a folder beside the spec, a key that does not
+//! belong, an engine's name), `resolved` (the canonical form), `command` (`joute match`'s spec
+//! from the command line); this file holds the error type, the limits and [`TournamentSpec`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -73,6 +79,7 @@ use crate::stats::sprt::{EloModel, Sprt};
 
 mod command;
 mod engines;
+mod keys;
 mod opening_source;
 mod outside;
 mod raw;
@@ -82,7 +89,9 @@ mod validate;
 
 pub use command::*;
 pub(crate) use engines::*;
+pub(crate) use keys::*;
 use opening_source::*;
+pub(crate) use opening_source::{opening_balance, opening_plies};
 pub use outside::*;
 pub use raw::*;
 pub use resolved::*;

@@ -293,136 +293,11 @@ pub(crate) fn outside_engine(
     loc: &Locator<'_>,
 ) -> Result<ResolvedEngine, SpecError> {
     let raw = e.get_ref();
-    let key = |k: &str| format!("{prefix}.{k}");
-    let command = raw
-        .command
-        .as_ref()
-        .expect("an outside engine has a command");
-    let built_in: [(usize, Option<usize>); 13] = [
-        (0, raw.algorithm.as_ref().map(|v| v.span().start)),
-        (1, raw.time.as_ref().map(|v| v.span().start)),
-        (2, raw.playouts.as_ref().map(|v| v.span().start)),
-        (3, raw.weights.as_ref().map(|v| v.span().start)),
-        (4, raw.ordering.as_ref().map(|v| v.span().start)),
-        (5, raw.fail_soft.as_ref().map(|v| v.span().start)),
-        (6, raw.tt_mib.as_ref().map(|v| v.span().start)),
-        (7, raw.tolerance.as_ref().map(|v| v.span().start)),
-        (8, raw.exploration.as_ref().map(|v| v.span().start)),
-        (9, raw.tree_mib.as_ref().map(|v| v.span().start)),
-        (10, raw.tie_break.as_ref().map(|v| v.span().start)),
-        (11, raw.exact.as_ref().map(|v| v.span().start)),
-        (12, raw.near.as_ref().map(|v| v.span().start)),
-    ];
-    if let Some((i, Some(at))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
-        let k = BUILT_IN_KEYS[i];
-        let hint = if k == "time" {
-            ": an outside program's time comes from the clock, tc = \"10+0.1\" or st = \"100ms\" in its table or at the top of the spec"
-        } else {
-            ", not to an outside program (command = ...); its own settings go in args or options"
-        };
-        return Err(loc.at(
-            at,
-            &key(k),
-            format!("engine '{name}': {k} belongs to built-in engines{hint}"),
-        ));
-    }
-    let written = command.get_ref().trim();
-    if written.is_empty() {
-        return Err(loc.on(
-            command,
-            &key("command"),
-            format!("engine '{name}': the command is empty"),
-        ));
-    }
-    let dir = raw
-        .working_dir
-        .as_ref()
-        .map(|w| ("working_dir ", w.get_ref().as_str()));
-    let program = find_program(written, loc, dir)
-        .map_err(|m| loc.on(command, &key("command"), format!("engine '{name}': {m}")))?;
-    let Some(protocol_text) = &raw.protocol else {
-        return Err(loc.on(
-            e,
-            &key("protocol"),
-            format!("engine '{name}': an outside program needs protocol = \"line\", \"gtp\", \"nboard\" or \"gomocup\""),
-        ));
-    };
-    let protocol = Protocol::parse(protocol_text.get_ref()).map_err(|m| {
-        loc.on(
-            protocol_text,
-            &key("protocol"),
-            format!("engine '{name}': {m}"),
-        )
-    })?;
-    if let Some(why) = protocol.refuses(game) {
-        return Err(loc.on(
-            protocol_text,
-            &key("protocol"),
-            format!("engine '{name}': {why}"),
-        ));
-    }
-    let protocol_version = match &raw.protocol_version {
-        None if protocol == Protocol::Nboard => Some(2),
-        None => None,
-        Some(v) if protocol == Protocol::Nboard && matches!(*v.get_ref(), 1 | 2) => {
-            Some(*v.get_ref() as u32)
-        }
-        Some(v) if protocol == Protocol::Nboard => {
-            return Err(loc.on(
-                v,
-                &key("protocol_version"),
-                format!(
-                    "engine '{name}': NBoard's protocol_version is 1 (Edax) or 2 (NTest), not {}",
-                    v.get_ref()
-                ),
-            ));
-        }
-        Some(v) => {
-            return Err(loc.on(
-                v,
-                &key("protocol_version"),
-                format!("engine '{name}': protocol_version belongs to nboard, not {protocol}"),
-            ));
-        }
-    };
-    let depth = match &raw.depth {
-        None => None,
-        Some(d) if !protocol.passes_depth() => {
-            return Err(loc.on(d, &key("depth"), format!("engine '{name}': the {protocol} protocol cannot pass a depth; give the program its own option in args (Edax: \"-l\", \"8\")")));
-        }
-        Some(d) => {
-            let v = *d.get_ref();
-            if !(1..=MAX_DEPTH as i64).contains(&v) {
-                return Err(loc.on(
-                    d,
-                    &key("depth"),
-                    format!("engine '{name}': depth {v} is out of range; allowed: 1..={MAX_DEPTH}"),
-                ));
-            }
-            Some(v as u32)
-        }
-    };
-    let nodes = match &raw.nodes {
-        None => None,
-        Some(n) if !protocol.passes_nodes() => {
-            return Err(loc.on(
-                n,
-                &key("nodes"),
-                format!("engine '{name}': the {protocol} protocol cannot pass a node budget"),
-            ));
-        }
-        Some(n) => {
-            let v = *n.get_ref();
-            if !(1..=MAX_NODES as i64).contains(&v) {
-                return Err(loc.on(
-                    n,
-                    &key("nodes"),
-                    format!("engine '{name}': nodes is {v}; allowed: 1..={MAX_NODES}"),
-                ));
-            }
-            Some(v as u64)
-        }
-    };
+    let at = EngineKeys { prefix, name, loc };
+    no_built_in_keys(raw, &at)?;
+    let (written, program) = outside_program(raw, &at)?;
+    let (protocol, protocol_version) = outside_protocol(e, game, &at)?;
+    let (depth, nodes) = outside_budget(raw, protocol, &at)?;
     let args = raw
         .args
         .as_ref()
@@ -430,79 +305,35 @@ pub(crate) fn outside_engine(
     if let Some(a) = &raw.args
         && args.iter().any(|x| x.contains('\0'))
     {
-        return Err(loc.on(
-            a,
-            &key("args"),
-            format!("engine '{name}': an argument holds a NUL character"),
-        ));
+        return Err(at.on(a, "args", "an argument holds a NUL character"));
     }
     let working_dir = match &raw.working_dir {
         None => None,
         Some(w) => {
-            let dir = loc.path(w.get_ref());
-            if !dir.is_dir() {
-                return Err(loc.on(
-                    w,
-                    &key("working_dir"),
-                    format!(
-                        "engine '{name}': no folder at '{}' ({})",
-                        w.get_ref(),
-                        dir.display()
-                    ),
-                ));
-            }
+            loc.folder(w, &at.key("working_dir"), |dir| {
+                format!(
+                    "engine '{name}': no folder at '{}' ({})",
+                    w.get_ref(),
+                    dir.display()
+                )
+            })?;
             Some(PathBuf::from(w.get_ref()))
         }
     };
-    let mut options = BTreeMap::new();
-    if let Some(table) = &raw.options {
-        for (k, v) in table.get_ref() {
-            let at = |m: String| {
-                loc.on(
-                    table,
-                    &format!("{prefix}.options.{k}"),
-                    format!("engine '{name}': {m}"),
+    let options = outside_options(raw, protocol, &at)?;
+    let stall = match &raw.stall_timeout {
+        None => DEFAULT_STALL,
+        Some(t) => loc.duration(
+            t,
+            &at.key("stall_timeout"),
+            &format!("engine '{name}': "),
+            |text| {
+                format!(
+                    "engine '{name}': stall_timeout '{text}' needs a unit: \"30s\" or \"500ms\""
                 )
-            };
-            let value = match v {
-                toml::Value::String(s) => s.clone(),
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(x) => x.to_string(),
-                toml::Value::Boolean(b) => b.to_string(),
-                other => {
-                    let kind = other.type_str();
-                    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                        "an"
-                    } else {
-                        "a"
-                    };
-                    return Err(at(format!(
-                        "an option is a string, number or boolean, not {article} {kind}"
-                    )));
-                }
-            };
-            check_option(protocol, k, &value).map_err(at)?;
-            options.insert(k.clone(), value);
-        }
-    }
-    let stall =
-        match &raw.stall_timeout {
-            None => DEFAULT_STALL,
-            Some(t) => match parse_time(t.get_ref().trim()) {
-                Some(Ok(d)) => d,
-                Some(Err(m)) => {
-                    return Err(loc.on(t, &key("stall_timeout"), format!("engine '{name}': {m}")));
-                }
-                None => return Err(loc.on(
-                    t,
-                    &key("stall_timeout"),
-                    format!(
-                        "engine '{name}': stall_timeout '{}' needs a unit: \"30s\" or \"500ms\"",
-                        t.get_ref()
-                    ),
-                )),
             },
-        };
+        )?,
+    };
     let folder = match &working_dir {
         Some(w) => loc.path(&w.display().to_string()),
         None => loc
@@ -523,6 +354,179 @@ pub(crate) fn outside_engine(
         folder: Some(absolute(&folder)),
     };
     Ok(ResolvedEngine::outside(name, spec))
+}
+
+/// Refuses the keys only built-in engines take in an outside program's table.
+fn no_built_in_keys(raw: &RawEngine, at: &EngineKeys<'_, '_>) -> Result<(), SpecError> {
+    let built_in: [(usize, Option<usize>); 13] = [
+        (0, raw.algorithm.as_ref().map(|v| v.span().start)),
+        (1, raw.time.as_ref().map(|v| v.span().start)),
+        (2, raw.playouts.as_ref().map(|v| v.span().start)),
+        (3, raw.weights.as_ref().map(|v| v.span().start)),
+        (4, raw.ordering.as_ref().map(|v| v.span().start)),
+        (5, raw.fail_soft.as_ref().map(|v| v.span().start)),
+        (6, raw.tt_mib.as_ref().map(|v| v.span().start)),
+        (7, raw.tolerance.as_ref().map(|v| v.span().start)),
+        (8, raw.exploration.as_ref().map(|v| v.span().start)),
+        (9, raw.tree_mib.as_ref().map(|v| v.span().start)),
+        (10, raw.tie_break.as_ref().map(|v| v.span().start)),
+        (11, raw.exact.as_ref().map(|v| v.span().start)),
+        (12, raw.near.as_ref().map(|v| v.span().start)),
+    ];
+    if let Some((i, Some(offset))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
+        let k = BUILT_IN_KEYS[i];
+        let hint = if k == "time" {
+            ": an outside program's time comes from the clock, tc = \"10+0.1\" or st = \"100ms\" in its table or at the top of the spec"
+        } else {
+            ", not to an outside program (command = ...); its own settings go in args or options"
+        };
+        return Err(at.loc.at(
+            offset,
+            &at.key(k),
+            format!(
+                "engine '{}': {k} belongs to built-in engines{hint}",
+                at.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An outside engine's `command`: as written (trimmed, not empty) and the program found.
+fn outside_program<'r>(
+    raw: &'r RawEngine,
+    at: &EngineKeys<'_, '_>,
+) -> Result<(&'r str, PathBuf), SpecError> {
+    let command = raw
+        .command
+        .as_ref()
+        .expect("an outside engine has a command");
+    let written = command.get_ref().trim();
+    if written.is_empty() {
+        return Err(at.on(command, "command", "the command is empty"));
+    }
+    let dir = raw
+        .working_dir
+        .as_ref()
+        .map(|w| ("working_dir ", w.get_ref().as_str()));
+    let program = find_program(written, at.loc, dir).map_err(|m| at.on(command, "command", m))?;
+    Ok((written, program))
+}
+
+/// An outside engine's `protocol`, which must play `game`, and its `protocol_version`
+/// (NBoard's: 2 unless given).
+fn outside_protocol(
+    e: &Spanned<RawEngine>,
+    game: &GameKind,
+    at: &EngineKeys<'_, '_>,
+) -> Result<(Protocol, Option<u32>), SpecError> {
+    let raw = e.get_ref();
+    let Some(protocol_text) = &raw.protocol else {
+        return Err(at.on(
+            e,
+            "protocol",
+            "an outside program needs protocol = \"line\", \"gtp\", \"nboard\" or \"gomocup\"",
+        ));
+    };
+    let protocol = Protocol::parse(protocol_text.get_ref())
+        .map_err(|m| at.on(protocol_text, "protocol", m))?;
+    if let Some(why) = protocol.refuses(game) {
+        return Err(at.on(protocol_text, "protocol", why));
+    }
+    let version = match &raw.protocol_version {
+        None if protocol == Protocol::Nboard => Some(2),
+        None => None,
+        Some(v) if protocol == Protocol::Nboard && matches!(*v.get_ref(), 1 | 2) => {
+            Some(*v.get_ref() as u32)
+        }
+        Some(v) if protocol == Protocol::Nboard => {
+            return Err(at.on(
+                v,
+                "protocol_version",
+                format!(
+                    "NBoard's protocol_version is 1 (Edax) or 2 (NTest), not {}",
+                    v.get_ref()
+                ),
+            ));
+        }
+        Some(v) => {
+            return Err(at.on(
+                v,
+                "protocol_version",
+                format!("protocol_version belongs to nboard, not {protocol}"),
+            ));
+        }
+    };
+    Ok((protocol, version))
+}
+
+/// An outside engine's `depth` and `nodes`, where its protocol can pass them.
+fn outside_budget(
+    raw: &RawEngine,
+    protocol: Protocol,
+    at: &EngineKeys<'_, '_>,
+) -> Result<(Option<u32>, Option<u64>), SpecError> {
+    let depth = match &raw.depth {
+        None => None,
+        Some(d) if !protocol.passes_depth() => {
+            return Err(at.on(
+                d,
+                "depth",
+                format!("the {protocol} protocol cannot pass a depth; give the program its own option in args (Edax: \"-l\", \"8\")"),
+            ));
+        }
+        Some(d) => Some(at.depth(d)?),
+    };
+    let nodes = match &raw.nodes {
+        None => None,
+        Some(n) if !protocol.passes_nodes() => {
+            return Err(at.on(
+                n,
+                "nodes",
+                format!("the {protocol} protocol cannot pass a node budget"),
+            ));
+        }
+        Some(n) => Some(at.int_in(n, "nodes", 1..=MAX_NODES as i64, |v| {
+            format!("nodes is {v}; allowed: 1..={MAX_NODES}")
+        })?),
+    };
+    Ok((depth, nodes))
+}
+
+/// An outside engine's `options`: each a string, number or boolean the protocol can send
+/// ([`check_option`]), as text.
+fn outside_options(
+    raw: &RawEngine,
+    protocol: Protocol,
+    at: &EngineKeys<'_, '_>,
+) -> Result<BTreeMap<String, String>, SpecError> {
+    let mut options = BTreeMap::new();
+    let Some(table) = &raw.options else {
+        return Ok(options);
+    };
+    for (k, v) in table.get_ref() {
+        let fail = |m: String| at.on(table, &format!("options.{k}"), m);
+        let value = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(x) => x.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => {
+                let kind = other.type_str();
+                let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                return Err(fail(format!(
+                    "an option is a string, number or boolean, not {article} {kind}"
+                )));
+            }
+        };
+        check_option(protocol, k, &value).map_err(fail)?;
+        options.insert(k.clone(), value);
+    }
+    Ok(options)
 }
 
 /// `path` made absolute against the current folder (the runner's workers do not change it,

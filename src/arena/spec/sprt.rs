@@ -11,11 +11,7 @@ pub(crate) fn resolve_sprt(
 ) -> Result<Sprt, SpecError> {
     let r = s.get_ref();
     let finite = |v: &Spanned<f64>, key: &str| {
-        if v.get_ref().is_finite() {
-            Ok(*v.get_ref())
-        } else {
-            Err(loc.on(v, key, "must be a finite number"))
-        }
+        loc.float_if(v, key, f64::is_finite, |_| "must be a finite number".into())
     };
     let elo0 = finite(&r.elo0, &format!("{prefix}.elo0"))?;
     let elo1 = finite(&r.elo1, &format!("{prefix}.elo1"))?;
@@ -43,29 +39,32 @@ pub(crate) fn resolve_sprt(
     }
     let rate = |v: &Option<Spanned<f64>>, key: &str| match v {
         None => Ok(0.05),
-        Some(v) if *v.get_ref() > 0.0 && *v.get_ref() < 0.5 => Ok(*v.get_ref()),
-        Some(v) => Err(loc.on(
+        Some(v) => loc.float_if(
             v,
             key,
-            format!(
-                "{} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
-                loc.written(v)
-            ),
-        )),
+            |x| x > 0.0 && x < 0.5,
+            |w| format!("{w} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)"),
+        ),
     };
     let alpha = rate(&r.alpha, &format!("{prefix}.alpha"))?;
     let beta = rate(&r.beta, &format!("{prefix}.beta"))?;
-    let model = match r.model.as_ref().map(|m| m.get_ref().as_str()) {
-        None | Some("logistic") => EloModel::Logistic,
-        Some("normalized" | "normalised") => EloModel::Normalized,
-        Some(other) => {
-            return Err(loc.on(
-                r.model.as_ref().expect("given"),
+    let model = r
+        .model
+        .as_ref()
+        .map(|m| {
+            loc.choice(
+                m,
                 &format!("{prefix}.model"),
-                format!("unknown model '{other}'; allowed: logistic, normalized"),
-            ));
-        }
-    };
+                &[
+                    ("logistic", EloModel::Logistic),
+                    ("normalized", EloModel::Normalized),
+                    ("normalised", EloModel::Normalized),
+                ],
+                |other| format!("unknown model '{other}'; allowed: logistic, normalized"),
+            )
+        })
+        .transpose()?
+        .unwrap_or(EloModel::Logistic);
     Ok(Sprt {
         elo0,
         elo1,

@@ -1,20 +1,8 @@
-//! Validation and resolution: a [`RawSpec`] checked key by key and turned into a
-//! [`TournamentSpec`] — engines and their budgets, weights, openings, the SPRT.
+//! Validation and resolution: a [`RawSpec`] checked section by section, each by a function of
+//! its own, and turned into a [`TournamentSpec`] — engines and their budgets, weights, openings,
+//! the SPRT, adjudication, output.
 
 use super::*;
-
-/// Checks an engine's name: non-empty, short, without commas or control characters.
-pub(crate) fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty()
-        || name.chars().any(|c| c.is_control() || c == ',')
-        || name.chars().count() > MAX_NAME_CHARS
-    {
-        return Err(format!(
-            "an engine name must be non-empty, at most {MAX_NAME_CHARS} characters, without commas or control characters"
-        ));
-    }
-    Ok(())
-}
 
 /// Validates a spec's `name` (a folder name) and `game`.
 pub(crate) fn name_and_game(
@@ -41,474 +29,64 @@ pub(crate) fn name_and_game(
     Ok((text, kind))
 }
 
+/// Validates a tournament spec, section by section, and resolves it with the game: the
+/// engines' weights and the openings.
 pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec, SpecError> {
     let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
-
-    // Engines: names, count, algorithms and budgets (weights need the game: below).
-    if raw.engine.len() < 2 {
-        let at = raw.engine.first().map_or(0, |e| e.span().start);
-        return Err(loc.at(
-            at,
-            "engine",
-            format!(
-                "a tournament needs at least two [[engine]] tables; found {}",
-                raw.engine.len()
-            ),
-        ));
-    }
-    if raw.engine.len() > MAX_ENGINES {
-        return Err(loc.on(
-            &raw.engine[MAX_ENGINES],
-            "engine",
-            format!("at most {MAX_ENGINES} engines"),
-        ));
-    }
-    let mut names: Vec<String> = Vec::new();
-    for (i, e) in raw.engine.iter().enumerate() {
-        let engine = e.get_ref();
-        let key = format!("engine[{}].name", i + 1);
-        let Some(name) = &engine.name else {
-            return Err(loc.on(e, &key, "missing key 'name' (required here)"));
-        };
-        let n = name.get_ref().trim();
-        check_name(n).map_err(|m| loc.on(name, &key, m))?;
-        if let Some(first) = names.iter().position(|m| m == n) {
-            return Err(loc.on(
-                name,
-                &key,
-                format!(
-                    "two engines are called '{n}' (engines {} and {}); names must be unique",
-                    first + 1,
-                    i + 1
-                ),
-            ));
-        }
-        names.push(n.to_string());
-    }
-
-    // Format.
-    let format = match raw.format.as_ref().map(|f| f.get_ref().as_str()) {
-        None | Some("round-robin") => "round-robin",
-        Some("gauntlet") => "gauntlet",
-        Some(other) => {
-            return Err(loc.on(
-                raw.format.as_ref().expect("present"),
-                "format",
-                format!("unknown format '{other}'; allowed: round-robin, gauntlet"),
-            ));
-        }
-    };
-    let mut challengers = Vec::new();
-    match (&raw.challengers, format) {
-        (Some(list), "gauntlet") => {
-            if list.get_ref().is_empty() {
-                return Err(loc.on(
-                    list,
-                    "challengers",
-                    "a gauntlet needs at least one challenger",
-                ));
+    let names = engine_names(&raw, loc)?;
+    let (format, challengers) = format_and_challengers(&raw, &names, loc)?;
+    let rounds = loc.int_or(raw.rounds.as_ref(), 1, "rounds", 1..=10_000, |v| {
+        format!("rounds is {v}; allowed: 1..=10000")
+    })?;
+    let games = games_per_opening(&raw, rounds, loc)?;
+    let count = opening_count(&raw, games, rounds, loc)?;
+    let pairings = || {
+        let schedule_format = if format == "gauntlet" {
+            Format::Gauntlet {
+                challengers: challengers
+                    .iter()
+                    .map(|c| names.iter().position(|n| n == c).expect("checked above"))
+                    .collect(),
             }
-            for c in list.get_ref() {
-                let n = c.get_ref().trim();
-                if !names.iter().any(|m| m == n) {
-                    return Err(loc.on(
-                        c,
-                        "challengers",
-                        format!("'{n}' is not an engine; engines: {}", names.join(", ")),
-                    ));
-                }
-                if challengers.iter().any(|m| m == n) {
-                    return Err(loc.on(c, "challengers", format!("'{n}' is listed twice")));
-                }
-                challengers.push(n.to_string());
-            }
-            if challengers.len() == names.len() {
-                return Err(loc.on(
-                    list,
-                    "challengers",
-                    "every engine is a challenger, so nobody is left to play them; use format = \"round-robin\" or list fewer challengers",
-                ));
-            }
-        }
-        (None, "gauntlet") => {
-            return Err(loc.on(
-                raw.format.as_ref().expect("gauntlet is written"),
-                "challengers",
-                "a gauntlet needs challengers = [\"NAME\", ...]: the engines that play all the others",
-            ));
-        }
-        (Some(list), _) => {
-            return Err(loc.on(
-                list,
-                "challengers",
-                "challengers belong to format = \"gauntlet\"",
-            ));
-        }
-        (None, _) => {}
-    }
-
-    // Rounds and the game count.
-    let rounds = match &raw.rounds {
-        None => 1,
-        Some(r) => {
-            let v = *r.get_ref();
-            if !(1..=10_000).contains(&v) {
-                return Err(loc.on(r, "rounds", format!("rounds is {v}; allowed: 1..=10000")));
-            }
-            v as u32
-        }
-    };
-    let games = match &raw.games {
-        None => None,
-        Some(g) => {
-            let v = *g.get_ref();
-            if v <= 0 || v % 2 != 0 {
-                return Err(loc.on(
-                    g,
-                    "games",
-                    format!(
-                        "games is {v}; it must be a positive even number (games per pairing: every opening is played twice, colours swapped)"
-                    ),
-                ));
-            }
-            if v % (2 * rounds as i64) != 0 {
-                return Err(loc.on(
-                    g,
-                    "games",
-                    format!(
-                        "games is {v}; with rounds = {rounds} it must be a multiple of {}",
-                        2 * rounds
-                    ),
-                ));
-            }
-            Some((g, (v / 2 / rounds as i64) as u64))
-        }
-    };
-
-    // Openings: random or from a file.
-    let raw_openings = raw.openings.get_ref();
-    let count = match &raw_openings.count {
-        None => None,
-        Some(c) => {
-            let v = *c.get_ref();
-            if v <= 0 || v as u64 > MAX_OPENINGS {
-                return Err(loc.on(
-                    c,
-                    "openings.count",
-                    format!("count is {v}; allowed: 1..={MAX_OPENINGS}"),
-                ));
-            }
-            Some(v as u64)
-        }
-    };
-    let count = match (count, games) {
-        (Some(c), Some((g, from_games))) if c != from_games => {
-            return Err(loc.on(
-                g,
-                "games",
-                format!(
-                    "games = {} does not match openings.count = {c} × 2 colours × {rounds} round(s) = {}; give one of them",
-                    g.get_ref(),
-                    c * 2 * rounds as u64
-                ),
-            ));
-        }
-        (Some(c), _) => Some(c),
-        (None, Some((_, from_games))) => Some(from_games),
-        (None, None) => None,
-    };
-    let opening_request = match (&raw_openings.file, &raw_openings.plies) {
-        (Some(_), Some(p)) => {
-            return Err(loc.on(
-                p,
-                "openings.plies",
-                "give either plies (random openings) or file, not both",
-            ));
-        }
-        (Some(f), None) => {
-            for (key, present) in [
-                (
-                    "openings.balance_depth",
-                    raw_openings.balance_depth.as_ref().map(|s| s.span()),
-                ),
-                (
-                    "openings.max_imbalance",
-                    raw_openings.max_imbalance.as_ref().map(|s| s.span()),
-                ),
-            ] {
-                if let Some(span) = present {
-                    return Err(loc.at(
-                        span.start,
-                        key,
-                        "applies to random openings only; an openings file is used as it is",
-                    ));
-                }
-            }
-            let order = match &raw_openings.order {
-                None => FileOrder::Sequential,
-                Some(o) => match o.get_ref().as_str() {
-                    "sequential" => FileOrder::Sequential,
-                    "random" => FileOrder::Random,
-                    other => {
-                        return Err(loc.on(
-                            o,
-                            "openings.order",
-                            format!("order is '{other}'; allowed: \"sequential\", \"random\""),
-                        ));
-                    }
-                },
-            };
-            let start = match &raw_openings.start {
-                None => 0,
-                Some(s) => {
-                    let v = *s.get_ref();
-                    if !(0..=MAX_OPENINGS as i64).contains(&v) {
-                        return Err(loc.on(
-                            s,
-                            "openings.start",
-                            format!("start is {v}; allowed: 0..={MAX_OPENINGS} (openings of the file to skip)"),
-                        ));
-                    }
-                    v as u32
-                }
-            };
-            OpeningRequest::File {
-                path: f.get_ref().clone(),
-                count,
-                order,
-                start,
-                span: f.span().start,
-            }
-        }
-        (None, Some(p)) => {
-            for (key, present) in [
-                (
-                    "openings.order",
-                    raw_openings.order.as_ref().map(|s| s.span()),
-                ),
-                (
-                    "openings.start",
-                    raw_openings.start.as_ref().map(|s| s.span()),
-                ),
-            ] {
-                if let Some(span) = present {
-                    return Err(loc.at(
-                        span.start,
-                        key,
-                        "applies to an openings file only; random openings are drawn from the seed",
-                    ));
-                }
-            }
-            let plies = *p.get_ref();
-            if !(0..=200).contains(&plies) {
-                return Err(loc.on(
-                    p,
-                    "openings.plies",
-                    format!("plies is {plies}; allowed: 0..=200"),
-                ));
-            }
-            let Some(count) = count else {
-                return Err(loc.on(
-                    &raw.openings,
-                    "openings.count",
-                    "say how many openings: openings = { plies = 6, count = 50 }, or games = N at the top level",
-                ));
-            };
-            let mut balance = Balance::default_for(kind);
-            if let Some(d) = &raw_openings.balance_depth {
-                let v = *d.get_ref();
-                if !(0..=8).contains(&v) {
-                    return Err(loc.on(
-                        d,
-                        "openings.balance_depth",
-                        format!("balance_depth is {v}; allowed: 0..=8 (0 turns the check off)"),
-                    ));
-                }
-                balance.depth = v as u32;
-            }
-            if let Some(m) = &raw_openings.max_imbalance {
-                let v = *m.get_ref();
-                if v.is_nan() || v <= 0.0 {
-                    return Err(loc.on(m, "openings.max_imbalance", format!("max_imbalance is {}; it must be a positive number (in weight units) or inf", loc.written(m))));
-                }
-                balance.max_imbalance = v.is_finite().then_some(v);
-            }
-            // The size of the run, before any opening is generated.
-            let schedule_format = if format == "gauntlet" {
-                Format::Gauntlet {
-                    challengers: challengers
-                        .iter()
-                        .map(|c| names.iter().position(|n| n == c).expect("checked above"))
-                        .collect(),
-                }
-            } else {
-                Format::RoundRobin
-            };
-            let pairings = Schedule::new(&schedule_format, names.len(), 0, 1)
-                .pairings
-                .len() as u64;
-            let openings = count * rounds as u64;
-            if openings > MAX_OPENINGS || pairings * openings * 2 > MAX_GAMES {
-                return Err(loc.on(
-                    &raw.openings,
-                    "openings",
-                    format!(
-                        "{openings} openings ({count} × {rounds} round(s)) for {pairings} pairing(s) make {} games; at most {MAX_OPENINGS} openings and {MAX_GAMES} games",
-                        pairings * openings * 2
-                    ),
-                ));
-            }
-            OpeningRequest::Random {
-                plies: plies as u32,
-                count: count as u32,
-                balance,
-                span: raw.openings.span().start,
-            }
-        }
-        (None, None) => {
-            return Err(loc.on(
-                &raw.openings,
-                "openings",
-                "say where the openings come from: { plies = 6, count = 50 } or { file = \"openings.txt\" }",
-            ));
-        }
-    };
-
-    // Anchor.
-    let anchor = match (&raw.anchor, &raw.anchor_elo) {
-        (Some(a), elo) => {
-            let n = a.get_ref().trim();
-            if !names.iter().any(|m| m == n) {
-                return Err(loc.on(
-                    a,
-                    "anchor",
-                    format!("'{n}' is not an engine; engines: {}", names.join(", ")),
-                ));
-            }
-            let elo_value = elo.as_ref().map_or(0.0, |e| *e.get_ref());
-            if !(-MAX_ANCHOR_ELO..=MAX_ANCHOR_ELO).contains(&elo_value) {
-                return Err(loc.on(
-                    elo.as_ref().expect("given"),
-                    "anchor_elo",
-                    format!(
-                        "anchor_elo is {}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}",
-                        loc.written(elo.as_ref().expect("given"))
-                    ),
-                ));
-            }
-            Some(Anchor {
-                engine: n.to_string(),
-                elo: elo_value,
-            })
-        }
-        (None, Some(e)) => {
-            return Err(loc.on(e, "anchor_elo", "anchor_elo needs anchor = \"ENGINE\""));
-        }
-        (None, None) => None,
-    };
-
-    // The rating model.
-    let ratings = match raw
-        .ratings
-        .as_ref()
-        .and_then(|r| r.get_ref().first_move.as_ref())
-    {
-        None => RatingsModel::default(),
-        Some(f) => RatingsModel {
-            first_move: match f.get_ref().trim() {
-                "fit" => FirstMove::Fit,
-                "ignore" => FirstMove::Ignore,
-                other => {
-                    return Err(loc.on(
-                        f,
-                        "ratings.first_move",
-                        format!("unknown first_move '{other}'; allowed: fit, ignore"),
-                    ));
-                }
-            },
-        },
-    };
-
-    // SPRT.
-    let sprt = match &raw.sprt {
-        None => None,
-        Some(s) => {
-            if names.len() != 2 {
-                return Err(loc.on(
-                    s,
-                    "sprt",
-                    format!(
-                        "an SPRT compares exactly two engines; this spec has {}",
-                        names.len()
-                    ),
-                ));
-            }
-            Some(resolve_sprt(s, "sprt", loc)?)
-        }
-    };
-
-    let adjudication = resolve_adjudication(&raw, &kind, loc)?;
-
-    // Engines: algorithm, budget, options (weights below, with the game).
-    let clock = resolve_clock(&raw, loc)?;
-    let mut engines = Vec::new();
-    for (i, e) in raw.engine.iter().enumerate() {
-        let prefix = format!("engine[{}]", i + 1);
-        let own_clock = resolve_engine_clock(e, clock, &prefix, &names[i], loc)?;
-        let mut engine = if e.get_ref().command.is_some() {
-            outside_engine(e, &prefix, &names[i], &kind, loc)?
         } else {
-            let clocked = clock.is_some() || own_clock.is_some();
-            engine_budget(e, &prefix, &names[i], clocked, loc)?
+            Format::RoundRobin
         };
-        engine.clock = own_clock;
-        engines.push(engine);
-    }
-
-    // What needs the game's type: weights and openings.
-    struct Resolve<'a, 'b> {
-        raw: &'b RawSpec,
-        loc: &'b Locator<'a>,
-        engines: Vec<ResolvedEngine>,
-        request: OpeningRequest,
-        seed: u64,
-        rounds: u32,
-    }
-    impl FeaturesVisitor for Resolve<'_, '_> {
-        type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
-        fn visit<G: Features>(mut self, start: G) -> Self::Output {
-            for (i, e) in self.raw.engine.iter().enumerate() {
-                if self.engines[i].outside.is_some() {
-                    continue;
-                }
-                default_exact(&start, e.get_ref(), &mut self.engines[i]);
-                let key = format!("engine[{}].weights", i + 1);
-                resolve_evaluation(
-                    &start,
-                    e.get_ref().weights.as_ref(),
-                    &key,
-                    self.loc,
-                    &mut self.engines[i],
-                )?;
-            }
-            let (source, moves) =
-                resolve_openings(&start, &self.request, self.seed, self.rounds, self.loc)?;
-            Ok((self.engines, source, moves))
+        Schedule::new(&schedule_format, names.len(), 0, 1)
+            .pairings
+            .len() as u64
+    };
+    let request = opening_request(&raw, kind, count, rounds, pairings, loc)?;
+    let anchor = resolve_anchor(&raw, &names, loc)?;
+    let ratings = resolve_ratings(&raw, loc)?;
+    let sprt = match &raw.sprt {
+        Some(s) if names.len() != 2 => {
+            return Err(loc.on(
+                s,
+                "sprt",
+                format!(
+                    "an SPRT compares exactly two engines; this spec has {}",
+                    names.len()
+                ),
+            ));
         }
-    }
+        Some(s) => Some(resolve_sprt(s, "sprt", loc)?),
+        None => None,
+    };
+    let adjudication = resolve_adjudication(&raw, &kind, loc)?;
+    let clock = resolve_clock(&raw, loc)?;
+    let engines = resolve_engines(&raw, &names, clock, &kind, loc)?;
     let seed = *raw.seed.get_ref();
     let (engines, source, opening_moves) = crate::eval::dispatch(
         &kind,
-        Resolve {
+        WithGame {
             raw: &raw,
             loc,
             engines,
-            request: opening_request,
+            request,
             seed,
             rounds,
         },
     )?;
-
     let resolved = ResolvedSpec {
         name,
         game: kind.to_string(),
@@ -539,6 +117,262 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
     Ok(TournamentSpec::from_resolved(resolved))
 }
 
+/// The `[[engine]]` tables' names: two tables or more, at most [`MAX_ENGINES`], each named,
+/// every name its own.
+fn engine_names(raw: &RawSpec, loc: &Locator<'_>) -> Result<Vec<String>, SpecError> {
+    if raw.engine.len() < 2 {
+        let at = raw.engine.first().map_or(0, |e| e.span().start);
+        return Err(loc.at(
+            at,
+            "engine",
+            format!(
+                "a tournament needs at least two [[engine]] tables; found {}",
+                raw.engine.len()
+            ),
+        ));
+    }
+    if raw.engine.len() > MAX_ENGINES {
+        return Err(loc.on(
+            &raw.engine[MAX_ENGINES],
+            "engine",
+            format!("at most {MAX_ENGINES} engines"),
+        ));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (i, e) in raw.engine.iter().enumerate() {
+        let key = format!("engine[{}].name", i + 1);
+        let Some(name) = &e.get_ref().name else {
+            return Err(loc.on(e, &key, "missing key 'name' (required here)"));
+        };
+        let n = loc.engine_name(name, &key)?;
+        if let Some(first) = names.iter().position(|m| *m == n) {
+            return Err(loc.on(
+                name,
+                &key,
+                format!(
+                    "two engines are called '{n}' (engines {} and {}); names must be unique",
+                    first + 1,
+                    i + 1
+                ),
+            ));
+        }
+        names.push(n);
+    }
+    Ok(names)
+}
+
+/// One of the engines `names`, as the key `key` names it (trimmed).
+fn engine_among(
+    v: &Spanned<String>,
+    key: &str,
+    names: &[String],
+    loc: &Locator<'_>,
+) -> Result<String, SpecError> {
+    let n = v.get_ref().trim();
+    if !names.iter().any(|m| m == n) {
+        return Err(loc.on(
+            v,
+            key,
+            format!("'{n}' is not an engine; engines: {}", names.join(", ")),
+        ));
+    }
+    Ok(n.to_string())
+}
+
+/// `format` and, for a gauntlet, its `challengers`: engines, each once, not all of them.
+fn format_and_challengers(
+    raw: &RawSpec,
+    names: &[String],
+    loc: &Locator<'_>,
+) -> Result<(&'static str, Vec<String>), SpecError> {
+    let format = raw
+        .format
+        .as_ref()
+        .map(|f| {
+            loc.choice(
+                f,
+                "format",
+                &[("round-robin", "round-robin"), ("gauntlet", "gauntlet")],
+                |other| format!("unknown format '{other}'; allowed: round-robin, gauntlet"),
+            )
+        })
+        .transpose()?
+        .unwrap_or("round-robin");
+    let list = match (&raw.challengers, format) {
+        (Some(list), "gauntlet") => list,
+        (None, "gauntlet") => {
+            return Err(loc.on(
+                raw.format.as_ref().expect("gauntlet is written"),
+                "challengers",
+                "a gauntlet needs challengers = [\"NAME\", ...]: the engines that play all the others",
+            ));
+        }
+        (Some(list), _) => {
+            return Err(loc.on(
+                list,
+                "challengers",
+                "challengers belong to format = \"gauntlet\"",
+            ));
+        }
+        (None, _) => return Ok((format, Vec::new())),
+    };
+    if list.get_ref().is_empty() {
+        return Err(loc.on(
+            list,
+            "challengers",
+            "a gauntlet needs at least one challenger",
+        ));
+    }
+    let mut challengers: Vec<String> = Vec::new();
+    for c in list.get_ref() {
+        let n = engine_among(c, "challengers", names, loc)?;
+        if challengers.contains(&n) {
+            return Err(loc.on(c, "challengers", format!("'{n}' is listed twice")));
+        }
+        challengers.push(n);
+    }
+    if challengers.len() == names.len() {
+        return Err(loc.on(
+            list,
+            "challengers",
+            "every engine is a challenger, so nobody is left to play them; use format = \"round-robin\" or list fewer challengers",
+        ));
+    }
+    Ok((format, challengers))
+}
+
+/// The top-level `games` (per pairing), if given: its value and the openings per round it
+/// gives, a whole number with `rounds`.
+fn games_per_opening<'r>(
+    raw: &'r RawSpec,
+    rounds: u32,
+    loc: &Locator<'_>,
+) -> Result<Option<(&'r Spanned<i64>, u64)>, SpecError> {
+    let Some(g) = &raw.games else {
+        return Ok(None);
+    };
+    let v = *g.get_ref();
+    if v <= 0 || v % 2 != 0 {
+        return Err(loc.on(
+            g,
+            "games",
+            format!(
+                "games is {v}; it must be a positive even number (games per pairing: every opening is played twice, colours swapped)"
+            ),
+        ));
+    }
+    if v % (2 * rounds as i64) != 0 {
+        return Err(loc.on(
+            g,
+            "games",
+            format!(
+                "games is {v}; with rounds = {rounds} it must be a multiple of {}",
+                2 * rounds
+            ),
+        ));
+    }
+    Ok(Some((g, (v / 2 / rounds as i64) as u64)))
+}
+
+/// `anchor` (an engine) and `anchor_elo` (its fixed rating, default 0).
+fn resolve_anchor(
+    raw: &RawSpec,
+    names: &[String],
+    loc: &Locator<'_>,
+) -> Result<Option<Anchor>, SpecError> {
+    let Some(a) = &raw.anchor else {
+        loc.absent(raw.anchor_elo.as_ref(), "anchor_elo", || {
+            "anchor_elo needs anchor = \"ENGINE\"".into()
+        })?;
+        return Ok(None);
+    };
+    let engine = engine_among(a, "anchor", names, loc)?;
+    let elo = match &raw.anchor_elo {
+        None => 0.0,
+        Some(e) => loc.float_in(e, "anchor_elo", -MAX_ANCHOR_ELO..=MAX_ANCHOR_ELO, |w| {
+            format!("anchor_elo is {w}; allowed: -{MAX_ANCHOR_ELO}..={MAX_ANCHOR_ELO}")
+        })?,
+    };
+    Ok(Some(Anchor { engine, elo }))
+}
+
+/// `[ratings]`: the rating model.
+fn resolve_ratings(raw: &RawSpec, loc: &Locator<'_>) -> Result<RatingsModel, SpecError> {
+    let Some(f) = raw
+        .ratings
+        .as_ref()
+        .and_then(|r| r.get_ref().first_move.as_ref())
+    else {
+        return Ok(RatingsModel::default());
+    };
+    let first_move = loc.choice_trimmed(
+        f,
+        "ratings.first_move",
+        &[("fit", FirstMove::Fit), ("ignore", FirstMove::Ignore)],
+        |other| format!("unknown first_move '{other}'; allowed: fit, ignore"),
+    )?;
+    Ok(RatingsModel { first_move })
+}
+
+/// The engines' algorithms, budgets, options and clocks (their weights need the game:
+/// [`WithGame`]); `clock` is the spec's.
+fn resolve_engines(
+    raw: &RawSpec,
+    names: &[String],
+    clock: Option<ResolvedClock>,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<Vec<ResolvedEngine>, SpecError> {
+    let mut engines = Vec::new();
+    for (i, e) in raw.engine.iter().enumerate() {
+        let prefix = format!("engine[{}]", i + 1);
+        let own_clock = resolve_engine_clock(e, clock, &prefix, &names[i], loc)?;
+        let mut engine = if e.get_ref().command.is_some() {
+            outside_engine(e, &prefix, &names[i], kind, loc)?
+        } else {
+            let clocked = clock.is_some() || own_clock.is_some();
+            engine_budget(e, &prefix, &names[i], clocked, loc)?
+        };
+        engine.clock = own_clock;
+        engines.push(engine);
+    }
+    Ok(engines)
+}
+
+/// What needs the game's type: the built-in engines' weights and default `exact`, and the
+/// openings.
+struct WithGame<'a, 'b> {
+    raw: &'b RawSpec,
+    loc: &'b Locator<'a>,
+    engines: Vec<ResolvedEngine>,
+    request: OpeningRequest,
+    seed: u64,
+    rounds: u32,
+}
+
+impl FeaturesVisitor for WithGame<'_, '_> {
+    type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
+    fn visit<G: Features>(mut self, start: G) -> Self::Output {
+        for (i, e) in self.raw.engine.iter().enumerate() {
+            if self.engines[i].outside.is_some() {
+                continue;
+            }
+            default_exact(&start, e.get_ref(), &mut self.engines[i]);
+            let key = format!("engine[{}].weights", i + 1);
+            resolve_evaluation(
+                &start,
+                e.get_ref().weights.as_ref(),
+                &key,
+                self.loc,
+                &mut self.engines[i],
+            )?;
+        }
+        let (source, moves) =
+            resolve_openings(&start, &self.request, self.seed, self.rounds, self.loc)?;
+        Ok((self.engines, source, moves))
+    }
+}
+
 /// `[adjudication]`, resolved for the game: `None` when absent, or with `solver = false` and no
 /// score rule. A key of another game is refused, and so is the solver of a game without one
 /// (random trees).
@@ -547,10 +381,7 @@ fn resolve_adjudication(
     kind: &GameKind,
     loc: &Locator<'_>,
 ) -> Result<Option<AdjudicationRules>, SpecError> {
-    use crate::arena::adjudication::{
-        DEFAULT_CONNECT4_NODES, DEFAULT_MORPION_NODES, DEFAULT_OTHELLO_EMPTIES,
-        MAX_ADJUDICATION_NODES, MAX_OTHELLO_EMPTIES,
-    };
+    use crate::arena::adjudication::{DEFAULT_CONNECT4_NODES, DEFAULT_MORPION_NODES};
     let Some(table) = &raw.adjudication else {
         return Ok(None);
     };
@@ -567,14 +398,10 @@ fn resolve_adjudication(
         ("connect4_nodes", &a.connect4_nodes, "connect4"),
         ("morpion_nodes", &a.morpion_nodes, "morpion"),
     ] {
-        if let Some(v) = value
-            && owner != game
-        {
-            return Err(loc.on(
-                v,
-                &format!("adjudication.{key}"),
-                format!("{key} applies to {owner} games only; this game is {kind}"),
-            ));
+        if owner != game {
+            loc.absent(value.as_ref(), &format!("adjudication.{key}"), || {
+                format!("{key} applies to {owner} games only; this game is {kind}")
+            })?;
         }
     }
     let (resign, draw) = resolve_score_rules(a, loc)?;
@@ -595,61 +422,66 @@ fn resolve_adjudication(
             "random trees have no solver adjudication; allowed for othello, connect4 and morpion games (or solver = false)",
         ));
     }
-    let nodes = |v: &Option<Spanned<i64>>, key: &str, default: u64| match v {
-        None => Ok(default),
-        Some(n) => u64::try_from(*n.get_ref())
-            .ok()
-            .filter(|n| (1..=MAX_ADJUDICATION_NODES).contains(n))
-            .ok_or_else(|| {
-                loc.on(
-                    n,
-                    &format!("adjudication.{key}"),
-                    format!(
-                        "{} is not a node budget; allowed 1..={MAX_ADJUDICATION_NODES}",
-                        n.get_ref()
-                    ),
-                )
-            }),
-    };
-    Ok(Some(match game {
-        "othello" => AdjudicationRules {
-            empties: Some(match &a.othello_empties {
-                None => DEFAULT_OTHELLO_EMPTIES,
-                Some(e) => u32::try_from(*e.get_ref())
-                    .ok()
-                    .filter(|e| (1..=MAX_OTHELLO_EMPTIES).contains(e))
-                    .ok_or_else(|| {
-                        loc.on(
-                            e,
-                            "adjudication.othello_empties",
-                            format!(
-                                "{} empty squares is out of range; allowed 1..={MAX_OTHELLO_EMPTIES} (a solve at 24 empties takes seconds)",
-                                e.get_ref()
-                            ),
-                        )
-                    })?,
-            }),
-            nodes: None,
-            resign,
-            draw,
-        },
-        "connect4" => AdjudicationRules {
-            empties: None,
-            nodes: Some(nodes(
-                &a.connect4_nodes,
+    let (empties, nodes) = match game {
+        "othello" => (Some(othello_empties(a, loc)?), None),
+        "connect4" => (
+            None,
+            Some(solver_nodes(
+                a.connect4_nodes.as_ref(),
                 "connect4_nodes",
                 DEFAULT_CONNECT4_NODES,
+                loc,
             )?),
-            resign,
-            draw,
-        },
-        _ => AdjudicationRules {
-            empties: None,
-            nodes: Some(nodes(&a.morpion_nodes, "morpion_nodes", DEFAULT_MORPION_NODES)?),
-            resign,
-            draw,
-        },
+        ),
+        _ => (
+            None,
+            Some(solver_nodes(
+                a.morpion_nodes.as_ref(),
+                "morpion_nodes",
+                DEFAULT_MORPION_NODES,
+                loc,
+            )?),
+        ),
+    };
+    Ok(Some(AdjudicationRules {
+        empties,
+        nodes,
+        resign,
+        draw,
     }))
+}
+
+/// `[adjudication] othello_empties`: the empty squares from which Othello's solver decides.
+fn othello_empties(a: &RawAdjudication, loc: &Locator<'_>) -> Result<u32, SpecError> {
+    use crate::arena::adjudication::{DEFAULT_OTHELLO_EMPTIES, MAX_OTHELLO_EMPTIES};
+    loc.int_or(
+        a.othello_empties.as_ref(),
+        DEFAULT_OTHELLO_EMPTIES,
+        "adjudication.othello_empties",
+        1..=i64::from(MAX_OTHELLO_EMPTIES),
+        |v| {
+            format!(
+                "{v} empty squares is out of range; allowed 1..={MAX_OTHELLO_EMPTIES} (a solve at 24 empties takes seconds)"
+            )
+        },
+    )
+}
+
+/// A solver's node budget of `[adjudication]` (`connect4_nodes`, `morpion_nodes`).
+fn solver_nodes(
+    v: Option<&Spanned<i64>>,
+    key: &str,
+    default: u64,
+    loc: &Locator<'_>,
+) -> Result<u64, SpecError> {
+    use crate::arena::adjudication::MAX_ADJUDICATION_NODES;
+    loc.int_or(
+        v,
+        default,
+        &format!("adjudication.{key}"),
+        1..=MAX_ADJUDICATION_NODES as i64,
+        |v| format!("{v} is not a node budget; allowed 1..={MAX_ADJUDICATION_NODES}"),
+    )
 }
 
 /// `[output] records`: record formats that fit the game, each once.
@@ -695,17 +527,13 @@ fn resolve_engine_log(raw: &RawSpec, loc: &Locator<'_>) -> Result<Option<u64>, S
     else {
         return Ok(None);
     };
-    match *v.get_ref() {
-        m @ 1..=MAX_ENGINE_LOG_MIB => Ok(Some(m as u64)),
-        _ => Err(loc.on(
-            v,
-            "output.engine_log_mib",
-            format!(
-                "engine_log_mib is {}; allowed: 1..={MAX_ENGINE_LOG_MIB} (MiB of each outside engine's stderr log; default 64)",
-                loc.written(v)
-            ),
-        )),
-    }
+    let mib = loc.int_in(v, "output.engine_log_mib", 1..=MAX_ENGINE_LOG_MIB, |_| {
+        format!(
+            "engine_log_mib is {}; allowed: 1..={MAX_ENGINE_LOG_MIB} (MiB of each outside engine's stderr log; default 64)",
+            loc.written(v)
+        )
+    })?;
+    Ok(Some(mib))
 }
 
 /// The most `move_count` and `move_number` of the score rules.
@@ -713,38 +541,29 @@ const MAX_RULE_MOVES: i64 = 1000;
 
 /// `[adjudication.resign]` and `[adjudication.draw]`, checked.
 fn resolve_score_rules(
-    a: &super::raw::RawAdjudication,
+    a: &RawAdjudication,
     loc: &Locator<'_>,
 ) -> Result<(Option<ResignRule>, Option<DrawRule>), SpecError> {
     let moves = |v: &Spanned<i64>, key: &str, least: i64| {
-        u32::try_from(*v.get_ref())
-            .ok()
-            .filter(|&n| (least..=MAX_RULE_MOVES).contains(&i64::from(n)))
-            .ok_or_else(|| {
-                loc.on(
-                    v,
-                    &format!("adjudication.{key}"),
-                    format!(
-                        "{} moves is out of range; allowed {least}..={MAX_RULE_MOVES}",
-                        v.get_ref()
-                    ),
-                )
-            })
+        loc.int_in(
+            v,
+            &format!("adjudication.{key}"),
+            least..=MAX_RULE_MOVES,
+            |v| format!("{v} moves is out of range; allowed {least}..={MAX_RULE_MOVES}"),
+        )
     };
     let score = |v: &Spanned<i64>, key: &str| {
-        Some(*v.get_ref())
-            .filter(|s| (0..=i64::from(i32::MAX)).contains(s))
-            .ok_or_else(|| {
-                loc.on(
-                    v,
-                    &format!("adjudication.{key}"),
-                    format!(
-                        "{} is not a score threshold; allowed 0..={} in the engines' own units",
-                        v.get_ref(),
-                        i32::MAX
-                    ),
+        loc.int_in(
+            v,
+            &format!("adjudication.{key}"),
+            0..=i64::from(i32::MAX),
+            |v| {
+                format!(
+                    "{v} is not a score threshold; allowed 0..={} in the engines' own units",
+                    i32::MAX
                 )
-            })
+            },
+        )
     };
     let resign = match &a.resign {
         None => None,

@@ -58,6 +58,15 @@
 //! c_end = 2                       # optional (spsa)
 //! r_end = 0.002                   # optional (spsa)
 //! ```
+//!
+//! The files: this one holds the raw tables, the resolved form and its checks; `validate`
+//! resolves a spec section by section, one small function each (method, `weights_out`, the
+//! engine tuned, opponents and pool, openings, budget, `[hill]`, `[spsa]`, confirmation,
+//! parameters, then what needs the game: weights, the parameters' features, the openings'
+//! supply); `regression` resolves `[regression]` (the linear fit's keys, the pattern fit's, its
+//! start and its search labels); `outside` what an outside engine adds (its clock, each
+//! parameter's option and start). The checks they share with tournament specs (ranges, choices,
+//! durations; the random openings' plies and balance) are `crate::arena::spec`'s.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -72,8 +81,8 @@ use crate::arena::openings::{Balance, OpeningStream};
 use crate::arena::spec::ResolvedClock;
 use crate::arena::spec::{
     Locator, MAX_GAMES, PatternsFile, RawEngine, RawSprt, ResolvedEngine, SpecError, SpecKind,
-    default_exact, engine_budget, hash_json, name_and_game, plain_serde_message, resolve_sprt,
-    resolve_weights,
+    default_exact, engine_budget, hash_json, name_and_game, opening_balance, opening_plies,
+    plain_serde_message, resolve_sprt, resolve_weights,
 };
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::GameKind;
@@ -511,11 +520,9 @@ pub const MAX_EXACT_LABELS: u64 = 24;
 
 /// A positive whole number within `max`.
 fn positive(v: &Spanned<i64>, key: &str, max: u64, loc: &Locator<'_>) -> Result<u64, SpecError> {
-    let x = *v.get_ref();
-    if x <= 0 || x as u64 > max {
-        return Err(loc.on(v, key, format!("{key} is {x}; allowed: 1..={max}")));
-    }
-    Ok(x as u64)
+    loc.int_in(v, key, 1..=max as i64, |x| {
+        format!("{key} is {x}; allowed: 1..={max}")
+    })
 }
 
 /// A positive even number of games within `max`.

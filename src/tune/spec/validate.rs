@@ -1,5 +1,7 @@
-//! A raw tuning spec checked and resolved, section by section: the game and engine, the method
-//! and its budget, the parameters, the confirmation, the openings.
+//! A raw tuning spec checked and resolved, section by section, each by a function of its own:
+//! the method and `weights_out`, the engine tuned and its opponents, the openings, the budget,
+//! the method's settings, the confirmation, the parameters; then what needs the game (the
+//! weights, the parameters' features and starts, the openings' supply).
 
 use super::outside::resolve_outside;
 use super::regression::{is_pattern_regression, resolve_regression};
@@ -8,48 +10,135 @@ use super::*;
 pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTuneSpec, SpecError> {
     let (name, kind) = name_and_game(&raw.name, &raw.game, loc)?;
     let seed = *raw.seed.get_ref();
-    let method = match raw.method.get_ref().trim() {
-        "hill-climb" | "hill-climbing" => Method::HillClimb,
-        "spsa" => Method::Spsa,
-        "regression" => Method::Regression,
-        other => {
-            return Err(loc.on(
-                &raw.method,
-                "method",
-                format!("unknown method '{other}'; allowed: hill-climb, spsa, regression"),
-            ));
-        }
+    let method = loc.choice_trimmed(
+        &raw.method,
+        "method",
+        &[
+            ("hill-climb", Method::HillClimb),
+            ("hill-climbing", Method::HillClimb),
+            ("spsa", Method::Spsa),
+            ("regression", Method::Regression),
+        ],
+        |other| format!("unknown method '{other}'; allowed: hill-climb, spsa, regression"),
+    )?;
+    let weights_out = resolve_weights_out(&raw, loc)?;
+    let (engine, outside) = tuned_engine(&raw, &kind, loc)?;
+    let pool = resolve_pool(&raw, loc)?;
+    let o = raw.openings.get_ref();
+    let plies = opening_plies(&o.plies, "openings.plies", loc)?;
+    let balance = opening_balance(
+        kind,
+        o.balance_depth.as_ref(),
+        o.max_imbalance.as_ref(),
+        loc,
+    )?;
+    let (iterations, games) = resolve_budget(&raw, method, loc)?;
+    let (hill, spsa, regression) = match method {
+        Method::HillClimb => (Some(resolve_hill(&raw, seed, loc)?), None, None),
+        Method::Spsa => (None, Some(resolve_spsa(&raw, iterations, seed, loc)?), None),
+        Method::Regression => (None, None, Some(regression_settings(&raw, &kind, loc)?)),
     };
-    let weights_out = match &raw.weights_out {
-        None => None,
-        Some(w) => {
-            let text = w.get_ref().trim();
-            let patterns = is_pattern_regression(&raw);
-            let (ending, example, folder) = if patterns {
-                (
-                    ".jpw",
-                    "../weights/othello-patterns.jpw",
-                    "tuned-weights.jpw",
-                )
-            } else {
-                (
-                    ".toml",
-                    "../weights/othello-tuned.toml",
-                    "tuned-weights.toml",
-                )
-            };
-            if text.is_empty() || !text.ends_with(ending) {
-                return Err(loc.on(
-                    w,
-                    "weights_out",
-                    format!("name the file the tuned weights are copied to, ending in {ending} (e.g. \"{example}\"); without the key they go to {folder} in the run's folder"),
-                ));
-            }
-            Some(loc.path(text))
-        }
+    if method != Method::Regression
+        && let Some(r) = &raw.regression
+    {
+        return Err(loc.on(
+            r,
+            "regression",
+            "[regression] belongs to method = \"regression\"",
+        ));
+    }
+    let confirm = resolve_confirm(&raw, plies, games, loc)?;
+    let mut params = resolve_params(&raw, method, loc)?;
+    // An outside engine's parameters are its options, its games on a clock of the spec's.
+    let (clock, options) = resolve_outside(&raw, &engine, method, &kind, &mut params, loc)?;
+    let (params, option_params) = if outside {
+        (Vec::new(), params)
+    } else {
+        (params, Vec::new())
     };
+    let (mut resolved_engine, pool, mut params, features) = crate::eval::dispatch(
+        &kind,
+        WithGame {
+            raw: &raw,
+            loc,
+            engine,
+            pool,
+            params,
+            openings: opening_checks(&raw, plies, confirm.plies),
+            seed,
+            balance: balance.clone(),
+            regression: method == Method::Regression,
+        },
+    )?;
+    if outside {
+        // No weights of joute's: the program evaluates for itself.
+        resolved_engine.weights.clear();
+        resolved_engine.weights_origin.clear();
+        params = option_params;
+    }
+    Ok(ResolvedTuneSpec {
+        name,
+        game: kind.to_string(),
+        seed,
+        method,
+        weights_out,
+        engine: resolved_engine,
+        params,
+        features,
+        pool,
+        plies,
+        balance,
+        iterations,
+        games,
+        hill,
+        spsa,
+        regression,
+        confirm,
+        clock,
+        options,
+    })
+}
 
-    // The engine tuned (weights below, with the game).
+/// `weights_out`: a file name with the ending of the weights tuned (`.jpw` for a pattern
+/// regression, else `.toml`), relative to the spec's folder.
+fn resolve_weights_out(
+    raw: &RawTuneSpec,
+    loc: &Locator<'_>,
+) -> Result<Option<std::path::PathBuf>, SpecError> {
+    let Some(w) = &raw.weights_out else {
+        return Ok(None);
+    };
+    let text = w.get_ref().trim();
+    let (ending, example, folder) = if is_pattern_regression(raw) {
+        (
+            ".jpw",
+            "../weights/othello-patterns.jpw",
+            "tuned-weights.jpw",
+        )
+    } else {
+        (
+            ".toml",
+            "../weights/othello-tuned.toml",
+            "tuned-weights.toml",
+        )
+    };
+    if text.is_empty() || !text.ends_with(ending) {
+        return Err(loc.on(
+            w,
+            "weights_out",
+            format!("name the file the tuned weights are copied to, ending in {ending} (e.g. \"{example}\"); without the key they go to {folder} in the run's folder"),
+        ));
+    }
+    Ok(Some(loc.path(text)))
+}
+
+/// `[engine]`, the engine tuned (its weights need the game: [`WithGame`]): no name, no clock
+/// of its own, an algorithm that uses its weights; and whether it is an outside program.
+fn tuned_engine(
+    raw: &RawTuneSpec,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<(ResolvedEngine, bool), SpecError> {
     if let Some(n) = raw.engine.get_ref().name() {
         return Err(loc.on(
             n,
@@ -60,7 +149,7 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
     let outside = raw.engine.get_ref().is_outside();
     crate::arena::spec::no_engine_clock(raw.engine.get_ref(), "engine", "tuned", loc)?;
     let engine = if outside {
-        crate::arena::spec::outside_engine(&raw.engine, "engine", "tuned", &kind, loc)?
+        crate::arena::spec::outside_engine(&raw.engine, "engine", "tuned", kind, loc)?
     } else {
         engine_budget(&raw.engine, "engine", "tuned", false, loc)?
     };
@@ -71,19 +160,25 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
             "random ignores its weights, so there is nothing to tune; choose a searching algorithm",
         ));
     }
+    Ok((engine, outside))
+}
 
-    // Opponents.
-    let pooled = match raw.opponent.as_ref().map(|o| o.get_ref().trim()) {
-        None | Some("incumbent") => false,
-        Some("pool") => true,
-        Some(other) => {
-            return Err(loc.on(
-                raw.opponent.as_ref().expect("given"),
+/// `opponent` and the `[[pool]]` engines it plays with `opponent = "pool"` (their weights
+/// need the game: [`WithGame`]).
+fn resolve_pool(raw: &RawTuneSpec, loc: &Locator<'_>) -> Result<Vec<ResolvedEngine>, SpecError> {
+    let pooled = raw
+        .opponent
+        .as_ref()
+        .map(|o| {
+            loc.choice_trimmed(
+                o,
                 "opponent",
-                format!("unknown opponent '{other}'; allowed: incumbent (the current best weights), pool (the [[pool]] engines)"),
-            ));
-        }
-    };
+                &[("incumbent", false), ("pool", true)],
+                |other| format!("unknown opponent '{other}'; allowed: incumbent (the current best weights), pool (the [[pool]] engines)"),
+            )
+        })
+        .transpose()?
+        .unwrap_or(false);
     if pooled && raw.pool.is_empty() {
         return Err(loc.on(
             raw.opponent.as_ref().expect("given"),
@@ -118,60 +213,21 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
                 "a pool engine's name must be non-empty, unique, not 'tuned' or 'start', without commas or control characters",
             ));
         }
-        crate::arena::spec::no_engine_clock(
-            e.get_ref(),
-            &format!("pool[{}]", i + 1),
-            &n_text,
-            loc,
-        )?;
-        pool.push(engine_budget(
-            e,
-            &format!("pool[{}]", i + 1),
-            &n_text,
-            false,
-            loc,
-        )?);
+        let prefix = format!("pool[{}]", i + 1);
+        crate::arena::spec::no_engine_clock(e.get_ref(), &prefix, &n_text, loc)?;
+        pool.push(engine_budget(e, &prefix, &n_text, false, loc)?);
         pool_names.push(n_text);
     }
+    Ok(pool)
+}
 
-    // Openings.
-    let o = raw.openings.get_ref();
-    let plies = *o.plies.get_ref();
-    if !(0..=200).contains(&plies) {
-        return Err(loc.on(
-            &o.plies,
-            "openings.plies",
-            format!("plies is {plies}; allowed: 0..=200"),
-        ));
-    }
-    let mut balance = Balance::default_for(kind);
-    if let Some(d) = &o.balance_depth {
-        let v = *d.get_ref();
-        if !(0..=8).contains(&v) {
-            return Err(loc.on(
-                d,
-                "openings.balance_depth",
-                format!("balance_depth is {v}; allowed: 0..=8 (0 turns the check off)"),
-            ));
-        }
-        balance.depth = v as u32;
-    }
-    if let Some(m) = &o.max_imbalance {
-        let v = *m.get_ref();
-        if v.is_nan() || v <= 0.0 {
-            return Err(loc.on(
-                m,
-                "openings.max_imbalance",
-                format!(
-                    "max_imbalance is {}; it must be a positive number (in weight units) or inf",
-                    loc.written(m)
-                ),
-            ));
-        }
-        balance.max_imbalance = v.is_finite().then_some(v);
-    }
-
-    // Budget.
+/// `[budget]`: `iterations` (candidates; none for regression, required by SPSA) and `games`
+/// (in all), at least one of them for the methods that play candidates.
+fn resolve_budget(
+    raw: &RawTuneSpec,
+    method: Method,
+    loc: &Locator<'_>,
+) -> Result<(Option<u64>, Option<u64>), SpecError> {
     let no_budget = RawBudget {
         iterations: None,
         games: None,
@@ -191,13 +247,9 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
     let iterations = budget_value(&b.iterations, "budget.iterations", MAX_ITERATIONS)?;
     let games = budget_value(&b.games, "budget.games", MAX_TUNE_GAMES)?;
     if method == Method::Regression {
-        if let Some(i) = &b.iterations {
-            return Err(loc.on(
-                i,
-                "budget.iterations",
-                "regression plays no candidates: give its self-play games and rounds in [regression], and optionally a cap on all games with budget.games",
-            ));
-        }
+        loc.absent(b.iterations.as_ref(), "budget.iterations", || {
+            "regression plays no candidates: give its self-play games and rounds in [regression], and optionally a cap on all games with budget.games".into()
+        })?;
     } else if iterations.is_none() && games.is_none() {
         return Err(loc.at(
             budget_at,
@@ -212,156 +264,157 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
             "spsa needs iterations = N: its schedule is planned for N iterations",
         ));
     }
+    Ok((iterations, games))
+}
 
-    // The method's settings.
-    let mut hill = None;
-    let mut spsa = None;
-    let mut regression = None;
-    match method {
-        Method::HillClimb => {
-            if let Some(s) = &raw.spsa {
-                return Err(loc.on(s, "spsa", "[spsa] belongs to method = \"spsa\""));
-            }
-            let h = raw.hill.as_ref().map(|h| h.get_ref());
-            let neighbour = match h.and_then(|h| h.neighbour.as_ref()) {
-                None => Neighbour::Single,
-                Some(n) => match n.get_ref().as_str() {
-                    "single" => Neighbour::Single,
-                    "all" => Neighbour::All,
-                    other => {
-                        return Err(loc.on(
-                            n,
-                            "hill.neighbour",
-                            format!("unknown neighbour '{other}'; allowed: single (one parameter ± its step), all (every parameter ± its step)"),
-                        ));
-                    }
+/// `[hill]` and `[sprt]`, hill climbing's settings (`[spsa]` refused).
+fn resolve_hill(raw: &RawTuneSpec, seed: u64, loc: &Locator<'_>) -> Result<HillConfig, SpecError> {
+    loc.absent(raw.spsa.as_ref(), "spsa", || {
+        "[spsa] belongs to method = \"spsa\"".into()
+    })?;
+    let h = raw.hill.as_ref().map(|h| h.get_ref());
+    let neighbour = h
+        .and_then(|h| h.neighbour.as_ref())
+        .map(|n| {
+            loc.choice(
+                n,
+                "hill.neighbour",
+                &[("single", Neighbour::Single), ("all", Neighbour::All)],
+                |other| format!("unknown neighbour '{other}'; allowed: single (one parameter ± its step), all (every parameter ± its step)"),
+            )
+        })
+        .transpose()?
+        .unwrap_or(Neighbour::Single);
+    let get = |v: Option<&Spanned<i64>>, key: &str, default: u64, max: u64| match v {
+        None => Ok(default),
+        Some(v) => positive(v, key, max, loc),
+    };
+    let batch = get(h.and_then(|h| h.batch.as_ref()), "hill.batch", 16, 100_000)?;
+    let patience = get(
+        h.and_then(|h| h.patience.as_ref()),
+        "hill.patience",
+        6,
+        1000,
+    )?;
+    let min_step = match h.and_then(|h| h.min_step.as_ref()) {
+        None => 1.0 / 16.0,
+        Some(m) => loc.float_if(
+            m,
+            "hill.min_step",
+            |v| v > 0.0 && v <= 1.0,
+            |w| format!("min_step is {w}; allowed: above 0, at most 1 (a fraction of each parameter's step)"),
+        )?,
+    };
+    let (acceptance, max_pairs) = hill_acceptance(raw, h, loc)?;
+    Ok(HillConfig {
+        acceptance,
+        batch: batch.min(max_pairs),
+        max_pairs,
+        patience: patience as u32,
+        min_step,
+        neighbour,
+        seed,
+    })
+}
+
+/// Hill climbing's test of a candidate and the most pairs it plays: a fixed number
+/// (`hill.pairs`) or the GSPRT of `[sprt]` (default elo0 = 0, elo1 = 10), capped by
+/// `hill.max_pairs`.
+fn hill_acceptance(
+    raw: &RawTuneSpec,
+    h: Option<&RawHill>,
+    loc: &Locator<'_>,
+) -> Result<(Acceptance, u64), SpecError> {
+    let max_pairs = h.and_then(|h| h.max_pairs.as_ref());
+    match (h.and_then(|h| h.pairs.as_ref()), &raw.sprt) {
+        (Some(p), Some(s)) => Err(loc.on(
+            s,
+            "sprt",
+            format!(
+                "give either [sprt] (a sequential test) or hill.pairs = {} (a fixed-length test), not both",
+                p.get_ref()
+            ),
+        )),
+        (Some(p), None) => {
+            loc.absent(max_pairs, "hill.max_pairs", || {
+                "max_pairs caps a sequential test; with hill.pairs every candidate plays exactly that many".into()
+            })?;
+            Ok((
+                Acceptance::Fixed,
+                positive(p, "hill.pairs", 1_000_000, loc)?,
+            ))
+        }
+        (None, s) => {
+            let sprt = match s {
+                Some(s) => resolve_sprt(s, "sprt", loc)?,
+                None => Sprt {
+                    elo0: 0.0,
+                    elo1: 10.0,
+                    alpha: 0.05,
+                    beta: 0.05,
+                    model: EloModel::Logistic,
                 },
             };
-            let get = |v: Option<&Spanned<i64>>, key: &str, default: u64, max: u64| match v {
-                None => Ok(default),
-                Some(v) => positive(v, key, max, loc),
+            let max_pairs = match max_pairs {
+                None => 1000,
+                Some(v) => positive(v, "hill.max_pairs", 1_000_000, loc)?,
             };
-            let batch = get(h.and_then(|h| h.batch.as_ref()), "hill.batch", 16, 100_000)?;
-            let patience = get(
-                h.and_then(|h| h.patience.as_ref()),
-                "hill.patience",
-                6,
-                1000,
-            )?;
-            let min_step = match h.and_then(|h| h.min_step.as_ref()) {
-                None => 1.0 / 16.0,
-                Some(m) => {
-                    let v = *m.get_ref();
-                    if !(v > 0.0 && v <= 1.0) {
-                        return Err(loc.on(
-                            m,
-                            "hill.min_step",
-                            format!("min_step is {}; allowed: above 0, at most 1 (a fraction of each parameter's step)", loc.written(m)),
-                        ));
-                    }
-                    v
-                }
-            };
-            let fixed = h.and_then(|h| h.pairs.as_ref());
-            let (acceptance, max_pairs) = match (fixed, &raw.sprt) {
-                (Some(p), Some(s)) => {
-                    return Err(loc.on(
-                        s,
-                        "sprt",
-                        format!(
-                            "give either [sprt] (a sequential test) or hill.pairs = {} (a fixed-length test), not both",
-                            p.get_ref()
-                        ),
-                    ));
-                }
-                (Some(p), None) => {
-                    if let Some(m) = h.and_then(|h| h.max_pairs.as_ref()) {
-                        return Err(loc.on(
-                            m,
-                            "hill.max_pairs",
-                            "max_pairs caps a sequential test; with hill.pairs every candidate plays exactly that many",
-                        ));
-                    }
-                    (
-                        Acceptance::Fixed,
-                        positive(p, "hill.pairs", 1_000_000, loc)?,
-                    )
-                }
-                (None, s) => {
-                    let sprt = match s {
-                        Some(s) => resolve_sprt(s, "sprt", loc)?,
-                        None => Sprt {
-                            elo0: 0.0,
-                            elo1: 10.0,
-                            alpha: 0.05,
-                            beta: 0.05,
-                            model: EloModel::Logistic,
-                        },
-                    };
-                    let max_pairs = get(
-                        h.and_then(|h| h.max_pairs.as_ref()),
-                        "hill.max_pairs",
-                        1000,
-                        1_000_000,
-                    )?;
-                    (Acceptance::Sprt(sprt), max_pairs)
-                }
-            };
-            hill = Some(HillConfig {
-                acceptance,
-                batch: batch.min(max_pairs),
-                max_pairs,
-                patience: patience as u32,
-                min_step,
-                neighbour,
-                seed,
-            });
-        }
-        Method::Spsa => {
-            if let Some(h) = &raw.hill {
-                return Err(loc.on(h, "hill", "[hill] belongs to method = \"hill-climb\""));
-            }
-            if let Some(s) = &raw.sprt {
-                return Err(loc.on(
-                    s,
-                    "sprt",
-                    "[sprt] is hill climbing's acceptance test; SPSA accepts no candidates, it follows the gradient",
-                ));
-            }
-            let pairs = match raw.spsa.as_ref().and_then(|s| s.get_ref().pairs.as_ref()) {
-                None => 1,
-                Some(p) => positive(p, "spsa.pairs", 10_000, loc)?,
-            };
-            spsa = Some(SpsaConfig {
-                iterations: iterations.expect("checked above"),
-                pairs,
-                seed,
-            });
-        }
-        Method::Regression => {
-            regression = Some(resolve_regression(&raw, &kind, loc)?);
-            if let (GameKind::RandomTree { .. }, Some(table)) = (&kind, &raw.regression)
-                && let Some(v) = &table.get_ref().exact_labels
-            {
-                return Err(loc.on(
-                    v,
-                    "regression.exact_labels",
-                    "a random tree has no exact solver; exact_labels is for othello, connect4 and morpion",
-                ));
-            }
+            Ok((Acceptance::Sprt(sprt), max_pairs))
         }
     }
-    if method != Method::Regression
-        && let Some(r) = &raw.regression
-    {
-        return Err(loc.on(
-            r,
-            "regression",
-            "[regression] belongs to method = \"regression\"",
-        ));
-    }
+}
 
-    // The confirmation.
+/// `[spsa]`, SPSA's settings (`[hill]` and `[sprt]` refused); `iterations` from `[budget]`.
+fn resolve_spsa(
+    raw: &RawTuneSpec,
+    iterations: Option<u64>,
+    seed: u64,
+    loc: &Locator<'_>,
+) -> Result<SpsaConfig, SpecError> {
+    loc.absent(raw.hill.as_ref(), "hill", || {
+        "[hill] belongs to method = \"hill-climb\"".into()
+    })?;
+    loc.absent(raw.sprt.as_ref(), "sprt", || {
+        "[sprt] is hill climbing's acceptance test; SPSA accepts no candidates, it follows the gradient".into()
+    })?;
+    let pairs = match raw.spsa.as_ref().and_then(|s| s.get_ref().pairs.as_ref()) {
+        None => 1,
+        Some(p) => positive(p, "spsa.pairs", 10_000, loc)?,
+    };
+    Ok(SpsaConfig {
+        iterations: iterations.expect("checked above"),
+        pairs,
+        seed,
+    })
+}
+
+/// `[regression]`, regression's settings ([`resolve_regression`]), with the exact labels a
+/// random tree cannot give refused.
+fn regression_settings(
+    raw: &RawTuneSpec,
+    kind: &GameKind,
+    loc: &Locator<'_>,
+) -> Result<RegressionConfig, SpecError> {
+    let regression = resolve_regression(raw, kind, loc)?;
+    if let (GameKind::RandomTree { .. }, Some(table)) = (kind, &raw.regression) {
+        loc.absent(
+            table.get_ref().exact_labels.as_ref(),
+            "regression.exact_labels",
+            || "a random tree has no exact solver; exact_labels is for othello, connect4 and morpion".into(),
+        )?;
+    }
+    Ok(regression)
+}
+
+/// `[confirm]`: the confirmation's games, the A/A match's and the held-out openings' plies
+/// (default: the tuning openings' `plies`), which must leave games for tuning in
+/// `budget.games`.
+fn resolve_confirm(
+    raw: &RawTuneSpec,
+    plies: u32,
+    games: Option<u64>,
+    loc: &Locator<'_>,
+) -> Result<Confirm, SpecError> {
     let c = raw.confirm.get_ref();
     let confirm_games = even_games(&c.games, "confirm.games", loc)?;
     let aa_games = match &c.aa_games {
@@ -370,20 +423,11 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
         Some(a) => even_games(a, "confirm.aa_games", loc)?,
     };
     let confirm_plies = match &c.plies {
-        None => plies as u32,
-        Some(p) => {
-            let v = *p.get_ref();
-            if !(0..=200).contains(&v) {
-                return Err(loc.on(
-                    p,
-                    "confirm.plies",
-                    format!("plies is {v}; allowed: 0..=200"),
-                ));
-            }
-            v as u32
-        }
+        None => plies,
+        Some(p) => opening_plies(p, "confirm.plies", loc)?,
     };
-    if let (Some(g), Some(total)) = (&b.games, games)
+    let budget_games = raw.budget.as_ref().and_then(|b| b.get_ref().games.as_ref());
+    if let (Some(g), Some(total)) = (budget_games, games)
         && total <= confirm_games + aa_games
     {
         return Err(loc.on(
@@ -394,9 +438,21 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
             ),
         ));
     }
+    Ok(Confirm {
+        games: confirm_games,
+        aa_games,
+        plies: confirm_plies,
+    })
+}
 
-    // Parameters: names checked against the game's features below (regression: every
-    // feature, filled in there).
+/// The `[[param]]` tables (none for regression, which tunes every feature): names checked
+/// against the game's features with the game ([`WithGame`]), the bounds, steps and SPSA's
+/// `c_end` and `r_end` here.
+fn resolve_params(
+    raw: &RawTuneSpec,
+    method: Method,
+    loc: &Locator<'_>,
+) -> Result<Vec<Param>, SpecError> {
     if raw.param.is_empty() && method != Method::Regression {
         return Err(loc.on(
             &raw.engine,
@@ -404,247 +460,296 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
             "no [[param]] tables: name the features to tune, each with min, max and step",
         ));
     }
-    let mut params = Vec::new();
+    let mut params: Vec<Param> = Vec::new();
     for (i, p) in raw.param.iter().enumerate() {
         let r = p.get_ref();
-        let key = |k: &str| format!("param[{}].{k}", i + 1);
         let n = r.name.get_ref().trim().to_string();
-        if params.iter().any(|q: &Param| q.name == n) {
+        if params.iter().any(|q| q.name == n) {
             return Err(loc.on(
                 &r.name,
-                &key("name"),
+                &format!("param[{}].name", i + 1),
                 format!("'{n}' is tuned twice; each feature may appear once"),
             ));
         }
-        for (v, k) in [(&r.min, "min"), (&r.max, "max"), (&r.step, "step")] {
-            // The tuned weights must stay weights joute accepts.
-            crate::eval::weights::check_weight(*v.get_ref()).map_err(|e| loc.on(v, &key(k), e))?;
-        }
-        let (min, max, step) = (*r.min.get_ref(), *r.max.get_ref(), *r.step.get_ref());
-        if min >= max {
-            return Err(loc.on(
-                &r.max,
-                &key("max"),
-                format!(
-                    "parameter '{n}': min ({}) must be less than max ({})",
-                    loc.written(&r.min),
-                    loc.written(&r.max)
-                ),
-            ));
-        }
-        if step <= 0.0 || step > max - min {
-            return Err(loc.on(
-                &r.step,
-                &key("step"),
-                format!(
-                    "parameter '{n}': step is {}; allowed: above 0, at most max - min = {}",
-                    loc.written(&r.step),
-                    number_text(max - min)
-                ),
-            ));
-        }
-        let mut param = Param::new(n.clone(), 0.0, min, max, step);
-        for (v, k, slot) in [
-            (&r.c_end, "c_end", &mut param.c_end),
-            (&r.r_end, "r_end", &mut param.r_end),
-        ] {
-            if let Some(v) = v {
-                let x = *v.get_ref();
-                // c_end is a perturbation of the parameter, r_end a learning rate.
-                let most = if k == "c_end" { max - min } else { 1.0 };
-                if !(x.is_finite() && x > 0.0 && x <= most) {
-                    return Err(loc.on(
-                        v,
-                        &key(k),
-                        format!(
-                            "parameter '{n}': {k} is {}; allowed: above 0, at most {}",
-                            loc.written(v),
-                            number_text(most)
-                        ),
-                    ));
-                }
-                if method != Method::Spsa {
-                    return Err(loc.on(v, &key(k), format!("{k} belongs to method = \"spsa\"")));
-                }
-                *slot = Some(x);
-            }
-        }
-        params.push(param);
+        params.push(resolve_param(r, i, n, method, loc)?);
     }
-    // An outside engine's parameters are its options, its games on a clock of the spec's.
-    let (clock, options) = resolve_outside(&raw, &engine, method, &kind, &mut params, loc)?;
-    let (params, option_params) = if outside {
-        (Vec::new(), params)
-    } else {
-        (params, Vec::new())
-    };
+    Ok(params)
+}
 
-    // What needs the game: weights (engine, pool) and the parameters' features and starts.
-    struct Resolve<'a, 'b> {
-        raw: &'b RawTuneSpec,
-        loc: &'b Locator<'a>,
-        engine: ResolvedEngine,
-        pool: Vec<ResolvedEngine>,
-        params: Vec<Param>,
-        /// The opening lengths to check: (plies, where, key).
-        openings: Vec<(u32, usize, &'static str)>,
-        seed: u64,
-        balance: Balance,
-        /// Regression: every feature is a parameter.
-        regression: bool,
+/// The `i`-th `[[param]]` table, named `n`: `min` < `max`, a `step` that fits between them,
+/// the optional `c_end` and `r_end` (SPSA's).
+fn resolve_param(
+    r: &RawParam,
+    i: usize,
+    n: String,
+    method: Method,
+    loc: &Locator<'_>,
+) -> Result<Param, SpecError> {
+    let key = |k: &str| format!("param[{}].{k}", i + 1);
+    for (v, k) in [(&r.min, "min"), (&r.max, "max"), (&r.step, "step")] {
+        // The tuned weights must stay weights joute accepts.
+        crate::eval::weights::check_weight(*v.get_ref()).map_err(|e| loc.on(v, &key(k), e))?;
     }
-    type Resolved = (ResolvedEngine, Vec<ResolvedEngine>, Vec<Param>, Vec<usize>);
-    impl FeaturesVisitor for Resolve<'_, '_> {
-        type Output = Result<Resolved, SpecError>;
-        fn visit<G: Features>(mut self, start: G) -> Self::Output {
-            let names: Vec<String> = start.features().iter().map(|f| f.name.clone()).collect();
-            let w = resolve_weights(
-                &start,
-                self.raw.engine.get_ref().weights_value(),
-                "engine.weights",
-                self.loc,
-            )?;
-            if w.endgame.is_some() {
-                return Err(self.loc.on(
-                    self.raw.engine.get_ref().weights_value().expect("a file"),
-                    "engine.weights",
+    let (min, max, step) = (*r.min.get_ref(), *r.max.get_ref(), *r.step.get_ref());
+    if min >= max {
+        return Err(loc.on(
+            &r.max,
+            &key("max"),
+            format!(
+                "parameter '{n}': min ({}) must be less than max ({})",
+                loc.written(&r.min),
+                loc.written(&r.max)
+            ),
+        ));
+    }
+    if step <= 0.0 || step > max - min {
+        return Err(loc.on(
+            &r.step,
+            &key("step"),
+            format!(
+                "parameter '{n}': step is {}; allowed: above 0, at most max - min = {}",
+                loc.written(&r.step),
+                number_text(max - min)
+            ),
+        ));
+    }
+    let mut param = Param::new(n.clone(), 0.0, min, max, step);
+    for (v, k, slot) in [
+        (&r.c_end, "c_end", &mut param.c_end),
+        (&r.r_end, "r_end", &mut param.r_end),
+    ] {
+        if let Some(v) = v {
+            // c_end is a perturbation of the parameter, r_end a learning rate.
+            let most = if k == "c_end" { max - min } else { 1.0 };
+            let x = loc.float_if(
+                v,
+                &key(k),
+                |x| x.is_finite() && x > 0.0 && x <= most,
+                |w| {
                     format!(
-                        "{} is tapered ([endgame]); tuning starts from one weight vector (method = \"regression\" with [regression] taper = true fits a taper)",
-                        w.origin
+                        "parameter '{n}': {k} is {w}; allowed: above 0, at most {}",
+                        number_text(most)
+                    )
+                },
+            )?;
+            if method != Method::Spsa {
+                return Err(loc.on(v, &key(k), format!("{k} belongs to method = \"spsa\"")));
+            }
+            *slot = Some(x);
+        }
+    }
+    Ok(param)
+}
+
+/// The opening lengths whose supply the game must check ([`WithGame`]): the tuning openings'
+/// `plies`, and the confirmation's when it gives other plies.
+fn opening_checks(
+    raw: &RawTuneSpec,
+    plies: u32,
+    confirm_plies: u32,
+) -> Vec<(u32, usize, &'static str)> {
+    let o = raw.openings.get_ref();
+    let mut list = vec![(plies, o.plies.span().start, "openings.plies")];
+    if let Some(p) = &raw.confirm.get_ref().plies
+        && confirm_plies != plies
+    {
+        list.push((confirm_plies, p.span().start, "confirm.plies"));
+    }
+    list
+}
+
+/// What needs the game: weights (engine, pool), the parameters' features and starts, and the
+/// openings' supply.
+struct WithGame<'a, 'b> {
+    raw: &'b RawTuneSpec,
+    loc: &'b Locator<'a>,
+    engine: ResolvedEngine,
+    pool: Vec<ResolvedEngine>,
+    params: Vec<Param>,
+    /// The opening lengths to check: (plies, where, key).
+    openings: Vec<(u32, usize, &'static str)>,
+    seed: u64,
+    balance: Balance,
+    /// Regression: every feature is a parameter.
+    regression: bool,
+}
+
+/// The engine tuned, its pool, the parameters and each one's feature.
+type WithGameOutput = (ResolvedEngine, Vec<ResolvedEngine>, Vec<Param>, Vec<usize>);
+
+impl FeaturesVisitor for WithGame<'_, '_> {
+    type Output = Result<WithGameOutput, SpecError>;
+    fn visit<G: Features>(mut self, start: G) -> Self::Output {
+        let names: Vec<String> = start.features().iter().map(|f| f.name.clone()).collect();
+        let w = self.engine_weights(&start, &names)?;
+        let features = if self.regression {
+            // Every feature, within the bounds weights files allow.
+            let most = crate::eval::weights::MAX_WEIGHT;
+            self.params = names
+                .iter()
+                .zip(&w)
+                .map(|(n, &v)| Param::new(n.clone(), v, -most, most, 1.0))
+                .collect();
+            (0..names.len()).collect()
+        } else {
+            self.param_features(&start, &names, &w)?
+        };
+        self.opening_supply(start)?;
+        Ok((self.engine, self.pool, self.params, features))
+    }
+}
+
+impl WithGame<'_, '_> {
+    /// Loads the weights of the engine tuned (one vector: not tapered) and of the pool, and
+    /// gives them their default `exact`; the start's values.
+    fn engine_weights<G: Features>(
+        &mut self,
+        start: &G,
+        names: &[String],
+    ) -> Result<Vec<f64>, SpecError> {
+        let w = resolve_weights(
+            start,
+            self.raw.engine.get_ref().weights_value(),
+            "engine.weights",
+            self.loc,
+        )?;
+        if w.endgame.is_some() {
+            return Err(self.loc.on(
+                self.raw.engine.get_ref().weights_value().expect("a file"),
+                "engine.weights",
+                format!(
+                    "{} is tapered ([endgame]); tuning starts from one weight vector (method = \"regression\" with [regression] taper = true fits a taper)",
+                    w.origin
+                ),
+            ));
+        }
+        self.engine.weights_origin = w.origin.clone();
+        self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
+        default_exact(start, self.raw.engine.get_ref(), &mut self.engine);
+        for (i, e) in self.raw.pool.iter().enumerate() {
+            default_exact(start, e.get_ref(), &mut self.pool[i]);
+            let key = format!("pool[{}].weights", i + 1);
+            let pw = resolve_weights(start, e.get_ref().weights_value(), &key, self.loc)?;
+            self.pool[i].weights_origin = pw.origin.clone();
+            self.pool[i].weights = names.iter().cloned().zip(pw.values).collect();
+        }
+        Ok(w.values)
+    }
+
+    /// Each parameter's feature among `names`, its start the weight `w` gives it, within its
+    /// bounds.
+    fn param_features<G: Features>(
+        &mut self,
+        start: &G,
+        names: &[String],
+        w: &[f64],
+    ) -> Result<Vec<usize>, SpecError> {
+        let origin = &self.engine.weights_origin;
+        let mut features = Vec::new();
+        for (i, p) in self.params.iter_mut().enumerate() {
+            let at = &self.raw.param[i].get_ref().name;
+            let key = format!("param[{}].name", i + 1);
+            let Some(f) = names.iter().position(|n| *n == p.name) else {
+                return Err(self.loc.on(
+                    at,
+                    &key,
+                    format!(
+                        "'{}' is not a feature of {}; allowed: {}",
+                        p.name,
+                        start.name(),
+                        names.join(", ")
+                    ),
+                ));
+            };
+            let value = w[f];
+            if value < p.min || value > p.max {
+                return Err(self.loc.on(
+                    at,
+                    &key,
+                    format!(
+                        "the start weights ({origin}) give '{}' = {}, outside [min, max] = [{}, {}]; widen the bounds",
+                        p.name,
+                        number_text(value),
+                        number_text(p.min),
+                        number_text(p.max)
                     ),
                 ));
             }
-            self.engine.weights_origin = w.origin.clone();
-            self.engine.weights = names.iter().cloned().zip(w.values.clone()).collect();
-            default_exact(&start, self.raw.engine.get_ref(), &mut self.engine);
-            for (i, e) in self.raw.pool.iter().enumerate() {
-                default_exact(&start, e.get_ref(), &mut self.pool[i]);
-                let key = format!("pool[{}].weights", i + 1);
-                let pw = resolve_weights(&start, e.get_ref().weights_value(), &key, self.loc)?;
-                self.pool[i].weights_origin = pw.origin.clone();
-                self.pool[i].weights = names.iter().cloned().zip(pw.values).collect();
-            }
-            let mut features = Vec::new();
-            if self.regression {
-                // Every feature, within the bounds weights files allow.
-                let most = crate::eval::weights::MAX_WEIGHT;
-                self.params = names
-                    .iter()
-                    .zip(&w.values)
-                    .map(|(n, &v)| Param::new(n.clone(), v, -most, most, 1.0))
-                    .collect();
-                features = (0..names.len()).collect();
-            }
-            for (i, p) in self
-                .params
-                .iter_mut()
-                .enumerate()
-                .filter(|_| !self.regression)
-            {
-                let at = &self.raw.param[i].get_ref().name;
-                let Some(f) = names.iter().position(|n| *n == p.name) else {
-                    return Err(self.loc.on(
-                        at,
-                        &format!("param[{}].name", i + 1),
-                        format!(
-                            "'{}' is not a feature of {}; allowed: {}",
-                            p.name,
-                            start.name(),
-                            names.join(", ")
-                        ),
-                    ));
-                };
-                let value = w.values[f];
-                if value < p.min || value > p.max {
-                    return Err(self.loc.on(
-                        at,
-                        &format!("param[{}].name", i + 1),
-                        format!(
-                            "the start weights ({}) give '{}' = {}, outside [min, max] = [{}, {}]; widen the bounds",
-                            w.origin,
-                            p.name,
-                            number_text(value),
-                            number_text(p.min),
-                            number_text(p.max)
-                        ),
-                    ));
-                }
-                p.value = value;
-                features.push(f);
-            }
-            // Tuning plays every pair from a fresh opening: the plies must give many.
-            for (plies, span, key) in self.openings {
-                let mut stream = OpeningStream::new(start, plies, self.seed, self.balance.clone());
-                for found in 0..MIN_OPENINGS {
-                    if stream.next_opening().is_err() {
-                        return Err(self.loc.at(
-                            span,
-                            key,
-                            format!(
-                                "plies = {plies} gives only {found} distinct playable openings of {}; tuning needs a fresh one for every pair: choose plies that give thousands (6 to 10)",
-                                start.name()
-                            ),
-                        ));
-                    }
-                }
-            }
-            Ok((self.engine, self.pool, self.params, features))
+            p.value = value;
+            features.push(f);
         }
-    }
-    let (mut resolved_engine, pool, mut params, features) = crate::eval::dispatch(
-        &kind,
-        Resolve {
-            raw: &raw,
-            loc,
-            engine,
-            pool,
-            params,
-            openings: {
-                let o = raw.openings.get_ref();
-                let mut list = vec![(plies as u32, o.plies.span().start, "openings.plies")];
-                if let Some(p) = &raw.confirm.get_ref().plies
-                    && confirm_plies != plies as u32
-                {
-                    list.push((confirm_plies, p.span().start, "confirm.plies"));
-                }
-                list
-            },
-            seed,
-            balance: balance.clone(),
-            regression: method == Method::Regression,
-        },
-    )?;
-    if outside {
-        // No weights of joute's: the program evaluates for itself.
-        resolved_engine.weights.clear();
-        resolved_engine.weights_origin.clear();
-        params = option_params;
+        Ok(features)
     }
 
-    let spec = ResolvedTuneSpec {
-        name,
-        game: kind.to_string(),
-        seed,
-        method,
-        weights_out,
-        engine: resolved_engine,
-        params,
-        features,
-        pool,
-        plies: plies as u32,
-        balance,
-        iterations,
-        games,
-        hill,
-        spsa,
-        regression,
-        confirm: Confirm {
-            games: confirm_games,
-            aa_games,
-            plies: confirm_plies,
-        },
-        clock,
-        options,
-    };
-    Ok(spec)
+    /// Tuning plays every pair from a fresh opening: the plies must give many.
+    fn opening_supply<G: Features>(&self, start: G) -> Result<(), SpecError> {
+        for &(plies, span, key) in &self.openings {
+            let mut stream = OpeningStream::new(start, plies, self.seed, self.balance.clone());
+            for found in 0..MIN_OPENINGS {
+                if stream.next_opening().is_err() {
+                    return Err(self.loc.at(
+                        span,
+                        key,
+                        format!(
+                            "plies = {plies} gives only {found} distinct playable openings of {}; tuning needs a fresh one for every pair: choose plies that give thousands (6 to 10)",
+                            start.name()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::arena::spec::TournamentSpec;
+
+    /// Random openings' keys are resolved by the same functions in both kinds of spec: the
+    /// same bad value is refused with the same key and message.
+    #[test]
+    fn random_openings_are_refused_alike_in_tournament_and_tuning_specs() {
+        for (key, value, message) in [
+            ("plies", "201", "plies is 201; allowed: 0..=200"),
+            (
+                "balance_depth",
+                "9",
+                "balance_depth is 9; allowed: 0..=8 (0 turns the check off)",
+            ),
+            (
+                "max_imbalance",
+                "-1.5",
+                "max_imbalance is -1.5; it must be a positive number (in weight units) or inf",
+            ),
+            (
+                "max_imbalance",
+                "nan",
+                "max_imbalance is nan; it must be a positive number (in weight units) or inf",
+            ),
+        ] {
+            let keys = if key == "plies" {
+                format!("plies = {value}")
+            } else {
+                format!("plies = 2, {key} = {value}")
+            };
+            let tournament = format!(
+                "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ {keys}, count = 2 }}\n\n[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n\n[[engine]]\nname = \"b\"\nalgorithm = \"random\"\n"
+            );
+            let tuning = format!(
+                "name = \"t\"\ngame = \"connect4\"\nseed = 1\nmethod = \"spsa\"\nopenings = {{ {keys} }}\n\n[engine]\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[budget]\niterations = 10\n\n[confirm]\ngames = 2\n"
+            );
+            let t = TournamentSpec::parse(&tournament, "t.toml").unwrap_err();
+            let u = super::super::parse(&tuning, "u.toml").unwrap_err();
+            let expected_key = format!("openings.{key}");
+            assert_eq!(
+                (t.key.as_str(), t.message.as_str()),
+                (expected_key.as_str(), message)
+            );
+            assert_eq!(
+                (u.key.as_str(), u.message.as_str()),
+                (expected_key.as_str(), message)
+            );
+        }
+    }
 }
