@@ -203,48 +203,10 @@ fn solve_gives_the_known_values_of_small_games() {
     let v = value(&["solve", "morpion", "XX./OO./..."]);
     assert_eq!(v["value"], "win");
     assert_eq!(v["best_moves"], serde_json::json!(["c1"]));
-    let v = value(&["solve", "connect4", "4444441"]);
+    // A position a third of a second from its end (4444441, seven plies in, took seconds).
+    let v = value(&["solve", "connect4", "44444413333"]);
     assert!(v["score"].is_i64());
     assert!(v["nodes"].as_u64().unwrap() > 0);
-}
-
-#[test]
-fn solve_checks_whole_suites() {
-    let out = joute()
-        .args([
-            "solve",
-            "connect4",
-            "--file",
-            "tests/data/connect4/Test_L3_R1.txt",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["positions"], 1000);
-    assert_eq!(v["correct"], 1000);
-    assert_eq!(v["wrong"], serde_json::json!([]));
-    assert!(v["mean_seconds"].as_f64().unwrap() > 0.0);
-
-    // FFO #40 alone, as a one-line suite.
-    let dir = tempfile::tempdir().unwrap();
-    let ffo = std::fs::read_to_string("tests/data/othello-ffo-40-59.txt").unwrap();
-    let line40 = ffo.lines().find(|l| l.starts_with("40\t")).unwrap();
-    let suite = weights_file(&dir, "ffo40.txt", &format!("# FFO 40\n{line40}\n"));
-    joute()
-        .args(["solve", "othello", "--file", &suite])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("correct: 1/1"));
-    // A suite with a wrong expected score reports the position as wrong.
-    let wrong = weights_file(&dir, "wrong.txt", "4453 5\n");
-    joute()
-        .args(["solve", "connect4", "--file", &wrong])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("correct: 0/1"))
-        .stdout(predicate::str::contains("wrong at line 1"));
 }
 
 #[test]
@@ -371,5 +333,51 @@ fn an_empty_suite_prints_no_negative_zero() {
             "{stdout}"
         );
         assert!(!stdout.contains("-0"), "{stdout}");
+    }
+}
+
+/// The long suites: ignored by a plain `cargo test`, run by CI (`.ci/run`) and by
+/// `cargo test --test it -- --ignored ::long::`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn solve_checks_whole_suites() {
+        let out = joute()
+            .args([
+                "solve",
+                "connect4",
+                "--file",
+                "tests/data/connect4/Test_L3_R1.txt",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["positions"], 1000);
+        assert_eq!(v["correct"], 1000);
+        assert_eq!(v["wrong"], serde_json::json!([]));
+        assert!(v["mean_seconds"].as_f64().unwrap() > 0.0);
+
+        // FFO #40 alone, as a one-line suite.
+        let dir = tempfile::tempdir().unwrap();
+        let ffo = std::fs::read_to_string("tests/data/othello-ffo-40-59.txt").unwrap();
+        let line40 = ffo.lines().find(|l| l.starts_with("40\t")).unwrap();
+        let suite = weights_file(&dir, "ffo40.txt", &format!("# FFO 40\n{line40}\n"));
+        joute()
+            .args(["solve", "othello", "--file", &suite])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("correct: 1/1"));
+        // A suite with a wrong expected score reports the position as wrong.
+        let wrong = weights_file(&dir, "wrong.txt", "4453 5\n");
+        joute()
+            .args(["solve", "connect4", "--file", &wrong])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("correct: 0/1"))
+            .stdout(predicate::str::contains("wrong at line 1"));
     }
 }

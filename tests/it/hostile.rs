@@ -7,8 +7,9 @@
 
 use crate::common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use assert_cmd::Command;
@@ -63,16 +64,64 @@ fn files(dir: &Path) -> BTreeSet<PathBuf> {
     out
 }
 
-/// A finished run of `spec` in `dir/run`, then damaged as `how` says.
-fn damaged_run(dir: &Path, how: &str) {
-    let out = Command::cargo_bin("joute")
-        .unwrap()
-        .current_dir(dir)
-        .args(["run", "spec.toml", "--out", "run", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+/// The finished runs of the damage cases' specs, each played once and copied for every case
+/// (the corpus damages one spec's run 117 ways; playing it each time was a third of the test).
+struct FinishedRuns {
+    home: common::Scratch,
+    by_spec: Mutex<BTreeMap<String, PathBuf>>,
+}
+
+impl FinishedRuns {
+    fn new() -> Self {
+        FinishedRuns {
+            home: common::scratch("finished"),
+            by_spec: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The finished run of `spec`, played in a folder of the same shape as a case's
+    /// (`spec.toml` beside `run/`): its files name only relative paths, so a copy is the run
+    /// playing it in the case's folder would have written.
+    fn of(&self, spec: &str) -> PathBuf {
+        let mut runs = self.by_spec.lock().unwrap();
+        if let Some(played) = runs.get(spec) {
+            return played.clone();
+        }
+        let folder = self.home.join(runs.len().to_string());
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("spec.toml"), spec).unwrap();
+        let out = Command::cargo_bin("joute")
+            .unwrap()
+            .current_dir(&folder)
+            .args(["run", "spec.toml", "--out", "run", "--quiet"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        runs.insert(spec.to_string(), folder.join("run"));
+        folder.join("run")
+    }
+}
+
+/// Copies the folder `from` (files and folders only) to `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A finished run of `dir/spec.toml` in `dir/run`, then damaged as `how` says.
+fn damaged_run(dir: &Path, how: &str, finished: &FinishedRuns) {
+    let spec = std::fs::read_to_string(dir.join("spec.toml")).unwrap();
+    let played = finished.of(&spec);
     let run = dir.join("run");
+    copy_folder(&played, &run);
     for generated in [
         "index.html",
         "ratings.csv",
@@ -206,7 +255,7 @@ fn edit_game(log: &Path, text: &str, edit: impl FnOnce(&mut serde_json::Value)) 
 
 /// Runs one case in a fresh scratch folder; returns a description of what went wrong, if
 /// anything did.
-fn check(case: &Case) -> Option<String> {
+fn check(case: &Case, finished: &FinishedRuns) -> Option<String> {
     let scratch = common::scratch("case");
     let dir: &Path = &scratch;
     let write = |name: &str, bytes: &[u8]| {
@@ -239,7 +288,7 @@ fn check(case: &Case) -> Option<String> {
         write("run/games.jsonl", t.as_bytes());
     }
     if let Some(how) = &case.damage {
-        damaged_run(dir, how);
+        damaged_run(dir, how, finished);
     }
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
@@ -301,6 +350,8 @@ fn every_hostile_input_is_refused_on_one_clear_line_and_writes_nothing() {
     assert!(corpus.case.len() >= 600, "{} cases", corpus.case.len());
     // Two threads of cases: the machine has two cores.
     let (left, right) = corpus.case.split_at(corpus.case.len() / 2);
+    let finished = FinishedRuns::new();
+    let check = |case| check(case, &finished);
     let failures: Vec<String> = std::thread::scope(|s| {
         let a = s.spawn(|| left.iter().filter_map(check).collect::<Vec<_>>());
         let b = s.spawn(|| right.iter().filter_map(check).collect::<Vec<_>>());

@@ -45,7 +45,8 @@ fn a_closed_pipe_ends_quietly_and_leaves_nothing_behind() {
         ],
         vec!["play", "connect4", "random", "random"],
         vec!["solve", "morpion-3x3-3"],
-        vec!["run", "--out", out.to_str().unwrap()],
+        // One shard of the quickstart: the whole of it was most of this test's time.
+        vec!["run", "--out", out.to_str().unwrap(), "--shard", "0/16"],
     ];
     for args in &cases {
         let (status, stderr) = with_closed_stdout(args, &tmp);
