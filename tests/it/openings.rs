@@ -173,12 +173,6 @@ fn check_connect4_suite(prefix: u32, step: usize) {
     assert_eq!(list.len(), lines.len());
 }
 
-/// Every 5th score solved (a 6-ply solve takes one to two seconds).
-#[test]
-fn the_shipped_connect4_suite_regenerates_and_its_scores_are_exact() {
-    check_connect4_suite(1, 5);
-}
-
 /// Every score solved: about a minute (`cargo test --test it openings:: -- --ignored`).
 #[test]
 #[ignore = "solves all 20 openings of 6 plies: about a minute"]
@@ -353,4 +347,17 @@ fn an_illegal_move_in_an_openings_file_names_the_file_and_line() {
         .clone();
     let err = String::from_utf8_lossy(&out);
     assert!(err.contains("o.txt:3:4:") && err.contains("'8'"), "{err}");
+}
+
+/// The long suites: ignored by a plain `cargo test`, run by CI (`.ci/run`) and by
+/// `cargo test --test it -- --ignored ::long::`.
+mod long {
+    use super::*;
+
+    /// Every 5th score solved (a 6-ply solve takes one to two seconds).
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn the_shipped_connect4_suite_regenerates_and_its_scores_are_exact() {
+        check_connect4_suite(1, 5);
+    }
 }

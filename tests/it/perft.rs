@@ -30,28 +30,6 @@ fn morpion_3x3_perft_to_9_matches_the_published_counts() {
 }
 
 #[test]
-fn morpion_4x4_and_5x5_match_a_plain_implementation() {
-    for (rows, cols, k, depth) in [
-        (4, 4, 3, 6),
-        (4, 4, 4, 5),
-        (5, 5, 4, 4),
-        (5, 5, 3, 5),
-        (3, 5, 3, 7),
-        (4, 3, 2, 6),
-    ] {
-        let fast = Morpion::start(rows as u8, cols as u8, k as u8);
-        let slow = slow::SlowMnk::start(rows, cols, k);
-        for d in 1..=depth {
-            assert_eq!(
-                perft(&fast, d),
-                slow.perft(d),
-                "morpion-{rows}x{cols}-{k} depth {d}"
-            );
-        }
-    }
-}
-
-#[test]
 fn othello_and_connect4_match_plain_implementations() {
     let slow = slow::SlowOthello::start();
     for d in 1..=6 {
@@ -279,18 +257,48 @@ fn renju_and_exact_five_match_a_plain_referee_on_crowded_boards() {
     );
 }
 
-#[test]
-fn gomoku_rules_perft_from_the_start_and_an_opening() {
-    use slow::renju::{SlowFive, SlowRule};
-    for (rule, slow_rule) in [
-        (Rule::Freestyle, SlowRule::Freestyle),
-        (Rule::Exact, SlowRule::Exact),
-        (Rule::Renju, SlowRule::Renju),
-    ] {
-        let fast = Morpion::with_rule(7, 7, 5, rule);
-        let slow = SlowFive::start(7, 7, slow_rule);
-        for d in 1..=3 {
-            assert_eq!(perft(&fast, d), slow.perft(d), "{rule:?} depth {d}");
+/// The long suites: ignored by a plain `cargo test`, run by CI (`.ci/run`) and by
+/// `cargo test --test it -- --ignored ::long::`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn morpion_4x4_and_5x5_match_a_plain_implementation() {
+        for (rows, cols, k, depth) in [
+            (4, 4, 3, 6),
+            (4, 4, 4, 5),
+            (5, 5, 4, 4),
+            (5, 5, 3, 5),
+            (3, 5, 3, 7),
+            (4, 3, 2, 6),
+        ] {
+            let fast = Morpion::start(rows as u8, cols as u8, k as u8);
+            let slow = slow::SlowMnk::start(rows, cols, k);
+            for d in 1..=depth {
+                assert_eq!(
+                    perft(&fast, d),
+                    slow.perft(d),
+                    "morpion-{rows}x{cols}-{k} depth {d}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn gomoku_rules_perft_from_the_start_and_an_opening() {
+        use slow::renju::{SlowFive, SlowRule};
+        for (rule, slow_rule) in [
+            (Rule::Freestyle, SlowRule::Freestyle),
+            (Rule::Exact, SlowRule::Exact),
+            (Rule::Renju, SlowRule::Renju),
+        ] {
+            let fast = Morpion::with_rule(7, 7, 5, rule);
+            let slow = SlowFive::start(7, 7, slow_rule);
+            for d in 1..=3 {
+                assert_eq!(perft(&fast, d), slow.perft(d), "{rule:?} depth {d}");
+            }
         }
     }
 }

@@ -452,68 +452,6 @@ fn simulated_eight_game_matches_never_print_a_precise_looking_number() {
 }
 
 #[test]
-fn rating_a_hundred_thousand_players_fits_in_a_few_hundred_megabytes() {
-    // Issue #28: a record file of many distinct players needed memory in their square (8,000
-    // players: 4.6 GB). 100,000 players in 300,000 games, rated under a 1 GB address-space
-    // limit.
-    use rand::{RngExt, SeedableRng};
-    let dir = scratch("many-players");
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(28);
-    let n = 100_000usize;
-    let mut text = String::with_capacity(60 * 3 * n);
-    let mut seen = vec![false; n];
-    for _ in 0..3 * n {
-        let a = rng.random_range(0..n);
-        let b = (a + rng.random_range(1..n)) % n;
-        seen[a] = true;
-        seen[b] = true;
-        let u: f64 = rng.random_range(0.0..1.0);
-        let r = if u < 0.4 {
-            "1-0"
-        } else if u < 0.7 {
-            "1/2-1/2"
-        } else {
-            "0-1"
-        };
-        text.push_str(&format!(
-            "[White \"p{a}\"]\n[Black \"p{b}\"]\n[Result \"{r}\"]\n\n{r}\n\n"
-        ));
-    }
-    let pgn = dir.join("many.pgn");
-    std::fs::write(&pgn, text).unwrap();
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 1048576 && exec \"$0\" rate \"$1\" --json")
-        .arg(assert_cmd::cargo::cargo_bin("joute"))
-        .arg(&pgn)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["games"], 3 * n);
-    let rows = json["ratings"].as_array().unwrap();
-    let players = seen.iter().filter(|&&x| x).count();
-    assert_eq!(rows.len(), players);
-    // Most players are in the joint fit, rated without intervals (its covariance would be a
-    // 10⁵ × 10⁵ matrix), each saying so.
-    let estimates = rows
-        .iter()
-        .filter(|r| r["elo"].is_number() && r["bound"].is_null())
-        .count();
-    assert!(estimates > players / 2, "{estimates}");
-    assert!(rows.iter().any(|r| {
-        r["reason"]
-            .as_str()
-            .is_some_and(|t| t.starts_with("no interval: the joint fit has"))
-    }));
-}
-
-#[test]
 fn logs_of_different_runs_rate_jointly_engines_matched_by_name() {
     let dir = scratch("runs");
     // A ladder grown run by run: x against y, then y (the same engine) against z.
@@ -903,5 +841,74 @@ fn every_csv_loads_as_numbers_and_agrees_with_the_log() {
             let ms: f64 = row[&format!("{name}_ms")].parse().unwrap();
             assert!((ms - us as f64 / 1000.0).abs() < 0.001, "{ms} {us}");
         }
+    }
+}
+
+/// The long suites: ignored by a plain `cargo test`, run by CI (`.ci/run`) and by
+/// `cargo test --test it -- --ignored ::long::`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn rating_a_hundred_thousand_players_fits_in_a_few_hundred_megabytes() {
+        // Issue #28: a record file of many distinct players needed memory in their square (8,000
+        // players: 4.6 GB). 100,000 players in 300,000 games, rated under a 1 GB address-space
+        // limit.
+        use rand::{RngExt, SeedableRng};
+        let dir = scratch("many-players");
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(28);
+        let n = 100_000usize;
+        let mut text = String::with_capacity(60 * 3 * n);
+        let mut seen = vec![false; n];
+        for _ in 0..3 * n {
+            let a = rng.random_range(0..n);
+            let b = (a + rng.random_range(1..n)) % n;
+            seen[a] = true;
+            seen[b] = true;
+            let u: f64 = rng.random_range(0.0..1.0);
+            let r = if u < 0.4 {
+                "1-0"
+            } else if u < 0.7 {
+                "1/2-1/2"
+            } else {
+                "0-1"
+            };
+            text.push_str(&format!(
+                "[White \"p{a}\"]\n[Black \"p{b}\"]\n[Result \"{r}\"]\n\n{r}\n\n"
+            ));
+        }
+        let pgn = dir.join("many.pgn");
+        std::fs::write(&pgn, text).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1048576 && exec \"$0\" rate \"$1\" --json")
+            .arg(assert_cmd::cargo::cargo_bin("joute"))
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["games"], 3 * n);
+        let rows = json["ratings"].as_array().unwrap();
+        let players = seen.iter().filter(|&&x| x).count();
+        assert_eq!(rows.len(), players);
+        // Most players are in the joint fit, rated without intervals (its covariance would be a
+        // 10⁵ × 10⁵ matrix), each saying so.
+        let estimates = rows
+            .iter()
+            .filter(|r| r["elo"].is_number() && r["bound"].is_null())
+            .count();
+        assert!(estimates > players / 2, "{estimates}");
+        assert!(rows.iter().any(|r| {
+            r["reason"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("no interval: the joint fit has"))
+        }));
     }
 }

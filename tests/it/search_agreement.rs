@@ -131,16 +131,6 @@ fn agree<G: Game>(start: G, count: usize, max_depth: u32, seed: u64) {
 }
 
 #[test]
-fn exact_algorithms_agree_on_othello() {
-    agree(Othello::start(), 1000, 5, 1);
-}
-
-#[test]
-fn exact_algorithms_agree_on_connect4() {
-    agree(Connect4::start(), 1000, 7, 2);
-}
-
-#[test]
 fn exact_algorithms_agree_on_morpion() {
     agree(Morpion::start(3, 3, 3), 1000, 7, 3);
     agree(Morpion::start(4, 4, 3), 300, 4, 4);
@@ -149,4 +139,22 @@ fn exact_algorithms_agree_on_morpion() {
 #[test]
 fn exact_algorithms_agree_on_random_trees() {
     agree(RandomTree::new(5, 7, 9), 300, 7, 5);
+}
+
+/// The long suites: ignored by a plain `cargo test`, run by CI (`.ci/run`) and by
+/// `cargo test --test it -- --ignored ::long::`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn exact_algorithms_agree_on_othello() {
+        agree(Othello::start(), 1000, 5, 1);
+    }
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn exact_algorithms_agree_on_connect4() {
+        agree(Connect4::start(), 1000, 7, 2);
+    }
 }

@@ -54,56 +54,6 @@ fn random_position(state: &mut u64, empties: u32) -> Othello {
 }
 
 #[test]
-fn ffo_40_to_44_get_their_exact_scores_and_a_best_move() {
-    let mut solver = OthelloSolver::new();
-    // JOUTE_FFO=40,41 picks positions.
-    let ids = std::env::var("JOUTE_FFO").unwrap_or_else(|_| "40,41,42,43,44".into());
-    let ids: Vec<&str> = ids.split(',').collect();
-    for entry in suite().iter().filter(|e| ids.contains(&e.id.as_str())) {
-        solver.clear();
-        let start = Instant::now();
-        let solution = solver.solve(&entry.position);
-        eprintln!(
-            "FFO #{}: score {:+} best {:?} nodes {} in {:.2?}",
-            entry.id,
-            solution.score,
-            solution
-                .best_moves
-                .iter()
-                .map(|&m| entry.position.format_move(m))
-                .collect::<Vec<_>>(),
-            solution.nodes,
-            start.elapsed()
-        );
-        assert_eq!(solution.score, entry.score, "FFO #{}", entry.id);
-        assert!(!solution.best_moves.is_empty());
-        for mv in &solution.best_moves {
-            assert!(
-                entry.best_moves.contains(mv),
-                "FFO #{}: {} is not a listed best move",
-                entry.id,
-                entry.position.format_move(*mv)
-            );
-        }
-    }
-}
-
-#[test]
-fn every_best_move_of_ffo_40_and_44_when_asked() {
-    let mut solver = OthelloSolver::new().all_best_moves(true);
-    for entry in suite().iter().filter(|e| e.id == "40" || e.id == "44") {
-        solver.clear();
-        let solution = solver.solve(&entry.position);
-        assert_eq!(solution.score, entry.score, "FFO #{}", entry.id);
-        let mut found = solution.best_moves.clone();
-        found.sort_by_key(|m| m.0);
-        let mut listed = entry.best_moves.clone();
-        listed.sort_by_key(|m| m.0);
-        assert_eq!(found, listed, "FFO #{}", entry.id);
-    }
-}
-
-#[test]
 fn random_endgames_match_a_plain_negamax() {
     let mut state = 2026;
     let mut solver = OthelloSolver::with_hash_bits(16);
@@ -242,4 +192,62 @@ fn time_ffo_40_to_44() {
         "#41-44: {total:.2} s, {nodes} nodes, {:.1} Mn/s",
         nodes as f64 / total / 1e6
     );
+}
+
+/// The long suites: ignored by a plain `cargo test`, run by CI (`.ci/run`) and by
+/// `cargo test --test it -- --ignored ::long::`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn ffo_40_to_44_get_their_exact_scores_and_a_best_move() {
+        let mut solver = OthelloSolver::new();
+        // JOUTE_FFO=40,41 picks positions.
+        let ids = std::env::var("JOUTE_FFO").unwrap_or_else(|_| "40,41,42,43,44".into());
+        let ids: Vec<&str> = ids.split(',').collect();
+        for entry in suite().iter().filter(|e| ids.contains(&e.id.as_str())) {
+            solver.clear();
+            let start = Instant::now();
+            let solution = solver.solve(&entry.position);
+            eprintln!(
+                "FFO #{}: score {:+} best {:?} nodes {} in {:.2?}",
+                entry.id,
+                solution.score,
+                solution
+                    .best_moves
+                    .iter()
+                    .map(|&m| entry.position.format_move(m))
+                    .collect::<Vec<_>>(),
+                solution.nodes,
+                start.elapsed()
+            );
+            assert_eq!(solution.score, entry.score, "FFO #{}", entry.id);
+            assert!(!solution.best_moves.is_empty());
+            for mv in &solution.best_moves {
+                assert!(
+                    entry.best_moves.contains(mv),
+                    "FFO #{}: {} is not a listed best move",
+                    entry.id,
+                    entry.position.format_move(*mv)
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn every_best_move_of_ffo_40_and_44_when_asked() {
+        let mut solver = OthelloSolver::new().all_best_moves(true);
+        for entry in suite().iter().filter(|e| e.id == "40" || e.id == "44") {
+            solver.clear();
+            let solution = solver.solve(&entry.position);
+            assert_eq!(solution.score, entry.score, "FFO #{}", entry.id);
+            let mut found = solution.best_moves.clone();
+            found.sort_by_key(|m| m.0);
+            let mut listed = entry.best_moves.clone();
+            listed.sort_by_key(|m| m.0);
+            assert_eq!(found, listed, "FFO #{}", entry.id);
+        }
+    }
 }
