@@ -798,103 +798,109 @@ mod coverage {
         ]
     }
 
-    #[test]
-    fn small_and_large_matches_keep_the_nominal_coverage() {
-        let sizes = [8usize, 20, 100, 1000];
-        let setups: [(&str, &[f64]); 2] = [
-            ("two engines", &[200.0, 0.0]),
-            ("round robin of four", &[0.0, 100.0, 200.0, 300.0]),
-        ];
-        let runs = 400;
-        let methods = methods();
-        eprintln!(
-            "{:<20} {:>5} {:<26} {:>9} {:>8} {:>9} {:>8} {:>8} {:>6}",
-            "setup",
-            "games",
-            "method",
-            "diff cov",
-            "mean ±",
-            "adv. cov",
-            "bounds",
-            "adv. n/e",
-            "absurd"
-        );
-        for (setup, truth) in setups {
-            for &size in &sizes {
-                let mut tallies = vec![Tally::default(); methods.len()];
-                // Profile likelihood and BayesElo's prior, on the matches joute gives an
-                // interval (two engines only): [covered, total, summed half-widths].
-                let mut alternatives = [[0.0f64; 3]; 2];
-                for run in 0..runs {
-                    let seed = 90_000 + 1_000 * size as u64 + run;
-                    let results = results_of(truth.len(), &simulate(truth, size, seed));
-                    for ((_, intervals), tally) in methods.iter().zip(&mut tallies) {
-                        let r = fit(
-                            &results,
-                            &FitOptions {
-                                intervals: *intervals,
-                                ..FitOptions::default()
-                            },
-                        );
-                        count(&r, truth, tally);
-                        if truth.len() == 2
-                            && *intervals == Intervals::default()
-                            && r.difference_error(0, 1).is_some()
-                        {
-                            let c = cells_of(&results);
-                            let with_w = r.first_move.is_some();
-                            let d = truth[0] - truth[1];
-                            for (k, (lo, hi)) in
-                                [profile_interval(c, with_w), prior_interval(c, with_w)]
-                                    .into_iter()
-                                    .enumerate()
+    /// The long one: ignored by a plain `cargo test`, run by CI (`.ci/run`).
+    mod long {
+        use super::*;
+
+        #[test]
+        #[ignore = "long (CI runs it): cargo test --lib -- --ignored ::long::"]
+        fn small_and_large_matches_keep_the_nominal_coverage() {
+            let sizes = [8usize, 20, 100, 1000];
+            let setups: [(&str, &[f64]); 2] = [
+                ("two engines", &[200.0, 0.0]),
+                ("round robin of four", &[0.0, 100.0, 200.0, 300.0]),
+            ];
+            let runs = 400;
+            let methods = methods();
+            eprintln!(
+                "{:<20} {:>5} {:<26} {:>9} {:>8} {:>9} {:>8} {:>8} {:>6}",
+                "setup",
+                "games",
+                "method",
+                "diff cov",
+                "mean ±",
+                "adv. cov",
+                "bounds",
+                "adv. n/e",
+                "absurd"
+            );
+            for (setup, truth) in setups {
+                for &size in &sizes {
+                    let mut tallies = vec![Tally::default(); methods.len()];
+                    // Profile likelihood and BayesElo's prior, on the matches joute gives an
+                    // interval (two engines only): [covered, total, summed half-widths].
+                    let mut alternatives = [[0.0f64; 3]; 2];
+                    for run in 0..runs {
+                        let seed = 90_000 + 1_000 * size as u64 + run;
+                        let results = results_of(truth.len(), &simulate(truth, size, seed));
+                        for ((_, intervals), tally) in methods.iter().zip(&mut tallies) {
+                            let r = fit(
+                                &results,
+                                &FitOptions {
+                                    intervals: *intervals,
+                                    ..FitOptions::default()
+                                },
+                            );
+                            count(&r, truth, tally);
+                            if truth.len() == 2
+                                && *intervals == Intervals::default()
+                                && r.difference_error(0, 1).is_some()
                             {
-                                alternatives[k][1] += 1.0;
-                                alternatives[k][2] += ((hi - lo) / 2.0).min(4000.0);
-                                if lo <= d && d <= hi {
-                                    alternatives[k][0] += 1.0;
+                                let c = cells_of(&results);
+                                let with_w = r.first_move.is_some();
+                                let d = truth[0] - truth[1];
+                                for (k, (lo, hi)) in
+                                    [profile_interval(c, with_w), prior_interval(c, with_w)]
+                                        .into_iter()
+                                        .enumerate()
+                                {
+                                    alternatives[k][1] += 1.0;
+                                    alternatives[k][2] += ((hi - lo) / 2.0).min(4000.0);
+                                    if lo <= d && d <= hi {
+                                        alternatives[k][0] += 1.0;
+                                    }
                                 }
                             }
                         }
                     }
-                }
-                for ((name, intervals), t) in methods.iter().zip(&tallies) {
-                    let pairs = truth.len() * (truth.len() - 1) / 2 * runs as usize;
-                    eprintln!(
-                        "{setup:<20} {size:>5} {name:<26} {:>9.3} {:>8.1} {:>9.3} {:>7.1}% {:>7.1}% {:>6}",
-                        Tally::rate(t.covered, t.differences),
-                        t.width / t.differences.max(1) as f64,
-                        Tally::rate(t.advantage_covered, t.advantages),
-                        100.0 * t.bounds as f64 / pairs as f64,
-                        100.0 * t.not_estimated as f64 / runs as f64,
-                        t.absurd
-                    );
-                    if *intervals == Intervals::default() {
-                        if truth.len() == 2 {
-                            for (k, name) in ["profile likelihood", "prior: 2 draws (BayesElo)"]
-                                .iter()
-                                .enumerate()
-                            {
-                                let [c, n, w] = alternatives[k];
-                                eprintln!(
-                                    "{setup:<20} {size:>5} {name:<26} {:>9.3} {:>8.1}",
-                                    c / n,
-                                    w / n
-                                );
+                    for ((name, intervals), t) in methods.iter().zip(&tallies) {
+                        let pairs = truth.len() * (truth.len() - 1) / 2 * runs as usize;
+                        eprintln!(
+                            "{setup:<20} {size:>5} {name:<26} {:>9.3} {:>8.1} {:>9.3} {:>7.1}% {:>7.1}% {:>6}",
+                            Tally::rate(t.covered, t.differences),
+                            t.width / t.differences.max(1) as f64,
+                            Tally::rate(t.advantage_covered, t.advantages),
+                            100.0 * t.bounds as f64 / pairs as f64,
+                            100.0 * t.not_estimated as f64 / runs as f64,
+                            t.absurd
+                        );
+                        if *intervals == Intervals::default() {
+                            if truth.len() == 2 {
+                                for (k, name) in ["profile likelihood", "prior: 2 draws (BayesElo)"]
+                                    .iter()
+                                    .enumerate()
+                                {
+                                    let [c, n, w] = alternatives[k];
+                                    eprintln!(
+                                        "{setup:<20} {size:>5} {name:<26} {:>9.3} {:>8.1}",
+                                        c / n,
+                                        w / n
+                                    );
+                                }
                             }
-                        }
-                        let cov = Tally::rate(t.covered, t.differences);
-                        assert!(cov >= 0.90, "{setup}, {size} games: coverage {cov}");
-                        if t.advantages >= 40 {
-                            let adv = Tally::rate(t.advantage_covered, t.advantages);
-                            assert!(adv >= 0.90, "{setup}, {size} games: advantage {adv}");
-                        }
-                        assert_eq!(t.absurd, 0, "{setup}, {size} games");
-                        // Large matches: the sandwich's interval, widened by at most 2%.
-                        if size >= 1000 {
-                            let before = tallies[0].width / tallies[0].differences as f64;
-                            let ratio = t.width / t.differences as f64 / before;
-                            assert!((1.0..1.02).contains(&ratio), "{setup}: {ratio}");
+                            let cov = Tally::rate(t.covered, t.differences);
+                            assert!(cov >= 0.90, "{setup}, {size} games: coverage {cov}");
+                            if t.advantages >= 40 {
+                                let adv = Tally::rate(t.advantage_covered, t.advantages);
+                                assert!(adv >= 0.90, "{setup}, {size} games: advantage {adv}");
+                            }
+                            assert_eq!(t.absurd, 0, "{setup}, {size} games");
+                            // Large matches: the sandwich's interval, widened by at most 2%.
+                            if size >= 1000 {
+                                let before = tallies[0].width / tallies[0].differences as f64;
+                                let ratio = t.width / t.differences as f64 / before;
+                                assert!((1.0..1.02).contains(&ratio), "{setup}: {ratio}");
+                            }
                         }
                     }
                 }
