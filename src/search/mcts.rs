@@ -80,6 +80,67 @@ fn select<G: Game>(tree: &[Node<G>], exploration: f64) -> (usize, u32) {
     (idx, depth)
 }
 
+/// The expansion step of a playout: the node `idx` reached gets its children (once it has been
+/// visited), while the tree has room for them (at most `max_nodes`; a full tree stops growing
+/// and the search goes on from there), each counted in `nodes`; its first child, when it got
+/// any. `moves` is scratch space.
+#[inline]
+fn expand<G: Game>(
+    tree: &mut Vec<Node<G>>,
+    idx: usize,
+    max_nodes: usize,
+    moves: &mut MoveList<G::Move>,
+    nodes: &mut u64,
+) -> Option<usize> {
+    let mut grow = false;
+    if !tree[idx].expanded && (tree[idx].visits > 0 || idx == 0) {
+        moves.clear();
+        tree[idx].pos.legal_moves(moves);
+        grow = idx == 0 || tree.len() + moves.len() <= max_nodes;
+        tree[idx].expanded = grow;
+    }
+    if grow {
+        let first = tree.len() as u32;
+        let pos = tree[idx].pos;
+        for &mv in moves.iter() {
+            *nodes += 1;
+            tree.push(Node {
+                pos: pos.play(mv),
+                mv: Some(mv),
+                parent: idx as u32,
+                first_child: 0,
+                children: 0,
+                expanded: false,
+                visits: 0,
+                reward: 0.0,
+            });
+        }
+        tree[idx].first_child = first;
+        tree[idx].children = moves.len() as u32;
+        if !moves.is_empty() {
+            return Some(first as usize);
+        }
+    }
+    None
+}
+
+/// The backpropagation step of a playout that ended in `end`: each node from `idx` up to the
+/// root is visited once more and credited for the player who moved into it.
+#[inline]
+fn backpropagate<G: Game>(tree: &mut [Node<G>], idx: usize, end: &G) {
+    let mut cursor = idx;
+    loop {
+        let node = &mut tree[cursor];
+        node.visits += 1;
+        let mover = node.pos.side_to_move().opponent();
+        node.reward += reward_for(end, mover);
+        if node.parent == u32::MAX {
+            break;
+        }
+        cursor = node.parent as usize;
+    }
+}
+
 /// The root's most visited child (the first of the most visited), its move and its score
 /// (the mean result scaled to ±1000; 0 without a child).
 fn best_root_child<G: Game>(tree: &[Node<G>]) -> (Option<usize>, Option<G::Move>, i32) {
@@ -161,37 +222,9 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
             break;
         }
         let (mut idx, mut depth) = select(&tree, exploration);
-        // Expansion: the node reached gets its children (once it has been visited), while the
-        // tree has room for them; a full tree stops growing and the search goes on from here.
-        let mut grow = false;
-        if !tree[idx].expanded && (tree[idx].visits > 0 || idx == 0) {
-            moves.clear();
-            tree[idx].pos.legal_moves(&mut moves);
-            grow = idx == 0 || tree.len() + moves.len() <= max_nodes;
-            tree[idx].expanded = grow;
-        }
-        if grow {
-            let first = tree.len() as u32;
-            let pos = tree[idx].pos;
-            for &mv in &moves {
-                ctx.nodes += 1;
-                tree.push(Node {
-                    pos: pos.play(mv),
-                    mv: Some(mv),
-                    parent: idx as u32,
-                    first_child: 0,
-                    children: 0,
-                    expanded: false,
-                    visits: 0,
-                    reward: 0.0,
-                });
-            }
-            tree[idx].first_child = first;
-            tree[idx].children = moves.len() as u32;
-            if !moves.is_empty() {
-                idx = first as usize;
-                depth += 1;
-            }
+        if let Some(first) = expand(&mut tree, idx, max_nodes, &mut moves, &mut ctx.nodes) {
+            idx = first;
+            depth += 1;
         }
         max_depth = max_depth.max(depth);
         // Simulation: random moves to the end of the game.
@@ -206,18 +239,7 @@ pub(super) fn search<G: Game, E: Evaluator<G>>(
             pos = pos.play(moves[s.rng.random_range(0..moves.len())]);
         }
         ctx.leaves += 1;
-        // Backpropagation: each node is credited for the player who moved into it.
-        let mut cursor = idx;
-        loop {
-            let node = &mut tree[cursor];
-            node.visits += 1;
-            let mover = node.pos.side_to_move().opponent();
-            node.reward += reward_for(&pos, mover);
-            if node.parent == u32::MAX {
-                break;
-            }
-            cursor = node.parent as usize;
-        }
+        backpropagate(&mut tree, idx, &pos);
     }
     let (best, best_move, score) = best_root_child(&tree);
     let pv = principal_variation(&tree, best, best_move);
