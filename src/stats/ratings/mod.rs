@@ -294,20 +294,7 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         base,
         rated: &rated,
     };
-    let mut ratings: Vec<Rating> = (0..n)
-        .map(|i| {
-            let rating = Rating {
-                name: results.names[i].clone(),
-                elo: Some(r[i] + shift),
-                error: None,
-                bound: None,
-                reason: None,
-                games: games[i],
-                points: points[i],
-            };
-            place.say_where(rating, i, in_joint(i))
-        })
-        .collect();
+    let mut ratings = place.ratings(&results.names, &r, shift, in_joint);
 
     let covariance = add_intervals(
         &mut ratings,
@@ -456,6 +443,31 @@ struct Placement<'a> {
 }
 
 impl Placement<'_> {
+    /// Every engine's rating (of `names`): its estimate in `r` moved by `shift`, kept, made a
+    /// bound or dropped by [`Placement::say_where`].
+    fn ratings(
+        &self,
+        names: &[String],
+        r: &[f64],
+        shift: f64,
+        in_joint: impl Fn(usize) -> bool,
+    ) -> Vec<Rating> {
+        (0..names.len())
+            .map(|i| {
+                let rating = Rating {
+                    name: names[i].clone(),
+                    elo: Some(r[i] + shift),
+                    error: None,
+                    bound: None,
+                    reason: None,
+                    games: self.games[i],
+                    points: self.points[i],
+                };
+                self.say_where(rating, i, in_joint(i))
+            })
+            .collect()
+    }
+
     /// Engine `i`'s rating with its estimate kept, made a bound or dropped, and the reason:
     /// an estimate in the joint fit, a bound above or below it, the reference of the bounds,
     /// or no rating.
