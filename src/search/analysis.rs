@@ -144,28 +144,57 @@ pub fn analyze_counting(
     let probabilities = [p_worst, 0.5, 0.9];
     let thresholds: Vec<(i32, f64)> = probabilities.iter().map(|&p| threshold_for(p, d)).collect();
 
-    struct Spec {
-        name: String,
-        theory: Option<f64>,
-        trees: u32,
+    let specs = row_specs(b, d, trees, &thresholds);
+    // Per tree: (leaves, nodes) for every spec, or None where the spec skips that tree.
+    let per_tree: Vec<Vec<Option<(u64, u64)>>> = (0..trees)
+        .into_par_iter()
+        .map(|i| {
+            let root = RandomTree::new(branching, depth, seed.wrapping_add(i as u64));
+            let out = count_tree(&root, d, i < trees.min(50), &thresholds);
+            done.fetch_add(1, Ordering::Relaxed);
+            out
+        })
+        .collect();
+    Analysis {
+        branching,
+        depth,
+        seed,
+        rows: rows(specs, &per_tree),
     }
+}
+
+/// One row of the analysis before it is measured: what it counts, its theory, and over how
+/// many trees.
+struct RowSpec {
+    /// The algorithm (and its test threshold or ordering).
+    name: String,
+    /// The leaves the theory expects, where there is one.
+    theory: Option<f64>,
+    /// The trees it runs on.
+    trees: u32,
+}
+
+/// The analysis's rows, in the order [`count_tree`] counts them, for `trees` random trees of
+/// branching `b` and depth `d`, with the bisection tests at `thresholds` (the worst case
+/// first).
+fn row_specs(b: u32, d: u32, trees: u32, thresholds: &[(i32, f64)]) -> Vec<RowSpec> {
     let mut specs = vec![
-        Spec {
+        RowSpec {
             name: "minimax".into(),
             theory: Some((b as f64).powi(d as i32)),
             trees,
         },
-        Spec {
+        RowSpec {
             name: "negamax".into(),
             theory: Some((b as f64).powi(d as i32)),
             trees,
         },
-        Spec {
+        RowSpec {
             name: "alphabeta (perfect order)".into(),
             theory: Some(knuth_moore(b, d)),
             trees: trees.min(50),
         },
-        Spec {
+        RowSpec {
             name: "alphabeta (natural order)".into(),
             theory: None,
             trees,
@@ -177,58 +206,69 @@ pub fn analyze_counting(
         } else {
             format!("p={p:.4}")
         };
-        specs.push(Spec {
+        specs.push(RowSpec {
             name: format!("bisection test {label}"),
             theory: Some(bisection_theory(b, d, p)),
             trees,
         });
     }
     for name in ["bisection (full dichotomy)", "mtdf", "pvs"] {
-        specs.push(Spec {
+        specs.push(RowSpec {
             name: name.into(),
             theory: None,
             trees,
         });
     }
+    specs
+}
 
-    let config = |algorithm: Algorithm, ordering: MoveOrder| {
-        let mut c = SearchConfig::new(algorithm, d);
-        c.options.ordering = ordering;
-        c.options.tt_mib = 1;
-        c
+/// The search of depth `d` the analysis runs with `algorithm` and `ordering` (a small table).
+fn analysis_config(algorithm: Algorithm, ordering: MoveOrder, d: u32) -> SearchConfig {
+    let mut c = SearchConfig::new(algorithm, d);
+    c.options.ordering = ordering;
+    c.options.tt_mib = 1;
+    c
+}
+
+/// Every row's (leaves, nodes) on the tree `root` of depth `d`, in the order of
+/// [`row_specs`]; `None` for the perfectly ordered alpha-beta unless `perfect` (it costs a
+/// full search per node).
+fn count_tree(
+    root: &RandomTree,
+    d: u32,
+    perfect: bool,
+    thresholds: &[(i32, f64)],
+) -> Vec<Option<(u64, u64)>> {
+    let config =
+        |algorithm: Algorithm, ordering: MoveOrder| analysis_config(algorithm, ordering, d);
+    let run = |c: SearchConfig| {
+        let r = Searcher::new(c).search(root, &NodeValue);
+        Some((r.stats.leaves, r.stats.nodes))
     };
-    // Per tree: (leaves, nodes) for every spec, or None where the spec skips that tree.
-    let per_tree: Vec<Vec<Option<(u64, u64)>>> = (0..trees)
-        .into_par_iter()
-        .map(|i| {
-            let root = RandomTree::new(branching, depth, seed.wrapping_add(i as u64));
-            let run = |c: SearchConfig| {
-                let r = Searcher::new(c).search(&root, &NodeValue);
-                Some((r.stats.leaves, r.stats.nodes))
-            };
-            let mut out = vec![
-                run(config(Algorithm::Minimax, MoveOrder::Natural)),
-                run(config(Algorithm::Negamax, MoveOrder::Natural)),
-                if i < trees.min(50) {
-                    run(config(Algorithm::AlphaBeta, MoveOrder::Perfect))
-                } else {
-                    None
-                },
-                run(config(Algorithm::AlphaBeta, MoveOrder::Natural)),
-            ];
-            for &(x, _) in &thresholds {
-                let (_, stats) = bisection_test(&root, d, x, &NodeValue);
-                out.push(Some((stats.leaves, stats.nodes)));
-            }
-            out.push(run(config(Algorithm::Bisection, MoveOrder::Natural)));
-            out.push(run(config(Algorithm::Mtdf, MoveOrder::Natural)));
-            out.push(run(config(Algorithm::Pvs, MoveOrder::Natural)));
-            done.fetch_add(1, Ordering::Relaxed);
-            out
-        })
-        .collect();
+    let mut out = vec![
+        run(config(Algorithm::Minimax, MoveOrder::Natural)),
+        run(config(Algorithm::Negamax, MoveOrder::Natural)),
+        if perfect {
+            run(config(Algorithm::AlphaBeta, MoveOrder::Perfect))
+        } else {
+            None
+        },
+        run(config(Algorithm::AlphaBeta, MoveOrder::Natural)),
+    ];
+    for &(x, _) in thresholds {
+        let (_, stats) = bisection_test(root, d, x, &NodeValue);
+        out.push(Some((stats.leaves, stats.nodes)));
+    }
+    out.push(run(config(Algorithm::Bisection, MoveOrder::Natural)));
+    out.push(run(config(Algorithm::Mtdf, MoveOrder::Natural)));
+    out.push(run(config(Algorithm::Pvs, MoveOrder::Natural)));
+    out
+}
 
-    let rows = specs
+/// The rows of `specs`, each with the mean leaves and nodes over the trees of `per_tree` it
+/// ran on.
+fn rows(specs: Vec<RowSpec>, per_tree: &[Vec<Option<(u64, u64)>>]) -> Vec<Row> {
+    specs
         .into_iter()
         .enumerate()
         .map(|(k, spec)| {
@@ -245,13 +285,7 @@ pub fn analyze_counting(
                 trees: spec.trees,
             }
         })
-        .collect();
-    Analysis {
-        branching,
-        depth,
-        seed,
-        rows,
-    }
+        .collect()
 }
 
 #[cfg(test)]

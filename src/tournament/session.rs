@@ -234,34 +234,14 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
-        check_output_folder(out, options.force).map_err(SessionError::Input)?;
-        let log_path = out.join("games.jsonl");
-        // A fresh run checks its outside programs before it creates anything: a program that
-        // is missing or does not speak its protocol leaves no folder behind (the check's
-        // stderr is then only in the error).
-        let fresh = log_path.metadata().map_or(true, |m| m.len() == 0);
-        let checked_names = if fresh && spec.has_outside() {
-            Some(check_programs(spec, None).map_err(SessionError::Input)?)
-        } else {
-            None
-        };
-        create_out_folder(out).map_err(SessionError::Input)?;
-        let run_path = out.join("run.json");
-        // Lock the log before reading it: no other process may append while this one runs.
-        let mut writer = lock_log(out, &log_path)?;
-        let mut notices = Vec::new();
-        if options.fresh && (run_path.exists() || log_path.metadata().is_ok_and(|m| m.len() > 0)) {
-            notices.push(start_afresh(out, &run_path, &mut writer)?);
-        }
-        let holds_games = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
-        // Files a killed session was writing when it died (the lock says no run is live here).
-        remove_stale_temporaries(out);
+        let Folder {
+            log_path,
+            mut writer,
+            mut notices,
+            checked_names,
+            previous,
+        } = prepare_folder(spec, out, &options)?;
         let shard = options.shard;
-        let previous = if holds_games {
-            Some(RunInfo::load(&run_path).map_err(SessionError::Input)?)
-        } else {
-            None
-        };
         // What the folder's games allow this spec to be: the same run, or one it extends
         // (more openings or rounds, more engines); the run's earlier shapes come with it.
         let (spec, added) = match &previous {
@@ -271,21 +251,7 @@ impl Session {
         let spec = &spec;
         let total = spec.resolved.schedule().games();
         let pairings = spec.resolved.schedule().pairings.len() as u64;
-        let mut info = RunInfo {
-            joute_version: env!("CARGO_PKG_VERSION").to_string(),
-            spec_hash: spec.hash.clone(),
-            seed: spec.resolved.seed,
-            shard,
-            games_scheduled: (0..total)
-                .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
-                .count() as u64,
-            sessions: Vec::new(),
-            extends: Vec::new(),
-            additions: Vec::new(),
-            files: Vec::new(),
-            reported_names: Default::default(),
-            spec: spec.resolved.clone(),
-        };
+        let mut info = new_run_info(spec, shard, total, pairings);
         let mut summary = Summary::new(&spec.resolved, &spec.hash);
         let mut lines = RunLines::new(&spec.resolved, vec![spec.hash.clone()]);
         let mut opened = Opened::Fresh;
@@ -317,24 +283,12 @@ impl Session {
                     log_path.display()
                 ))
             })?;
-            opened = if previous.spec_hash == spec.hash {
-                Opened::Continued { games: scan.games }
-            } else {
-                Opened::Extended {
-                    games: scan.games,
-                    from: previous.spec_hash,
-                    added,
-                }
-            };
+            opened = continued_or_extended(previous.spec_hash, &spec.hash, scan.games, added);
         }
         // A sharded SPRT reads every shard's log; the run may be decided already.
         let (shared, shared_decision) = shared_sprt(spec, out, shard, &log_path, &mut notices)?;
         let decided_at = shared_decision.or(summary.decision()).map(|d| d.pairs);
-        let todo = (0..total)
-            .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
-            .filter(|&id| !lines.contains(id))
-            .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
-            .collect();
+        let todo = games_to_play(total, shard, pairings, &lines, decided_at);
         Ok(Session {
             spec: spec.clone(),
             out: out.to_path_buf(),
@@ -393,9 +347,7 @@ impl Session {
     ) -> Result<Outcome, SessionError> {
         observer.started(self.scheduled(), self.remaining());
         if matches!(self.opened, Opened::Extended { .. }) {
-            self.info.save(run_path).map_err(|e| {
-                SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
-            })?;
+            save_run_info(&self.info, run_path)?;
         }
         let (_, summary, _) = summarize_logs(&[log_path.to_path_buf()])
             .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
@@ -490,21 +442,8 @@ impl Session {
         if self.todo.is_empty() {
             return self.nothing_to_play(observer, &run_path, &log_path);
         }
-        self.start_session_record();
-        let save = |info: &RunInfo| {
-            info.save(&run_path).map_err(|e| {
-                SessionError::Failed(format!("cannot write {}: {e}", run_path.display()))
-            })
-        };
-        save(&self.info)?;
-        // Every outside program started once and its handshake spoken before play is
-        // announced (a fresh run's when its folder was opened): a program that does not start
-        // is the run's only message.
-        if self.spec.has_outside() {
-            self.start_outside_programs(&engine_logs)?;
-            save(&self.info)?;
-        }
-        observer.started(self.scheduled(), self.remaining());
+        self.begin(observer, &run_path, &engine_logs)?;
+        let save = |info: &RunInfo| save_run_info(info, &run_path);
 
         // `[output] records`, game by game (the report rewrites them whole at the end).
         let mut live = self.live_records()?;
@@ -536,25 +475,9 @@ impl Session {
                 cancel,
                 engine_logs: &engine_logs,
                 consume: |game: GameLine| {
-                    writer.append(&game).map_err(|e| {
-                        SessionError::Failed(format!(
-                            "cannot append to {}: {e}",
-                            log_path.display()
-                        ))
-                    })?;
-                    if let Some(live) = live.as_mut() {
-                        live.append(&game)
-                            .map_err(|e| SessionError::Failed(e.to_string()))?;
-                    }
+                    append_game(writer, live.as_mut(), &game, &log_path)?;
                     played += 1;
-                    let counted = summary.add(&game).map_err(|e| SessionError::Failed(e.0))?;
-                    // A shard's own pairs are not a prefix of the run's: its test is the
-                    // shared one.
-                    let counted = match shared.as_mut() {
-                        Some(s) => s.look(false).map_err(SessionError::Failed)?,
-                        None => counted,
-                    };
-                    if let Some(d) = counted {
+                    if let Some(d) = count_game(summary, shared.as_mut(), &game)? {
                         decided = true;
                         stop_pair.store(d.pairs, Ordering::Relaxed);
                     }
@@ -571,13 +494,7 @@ impl Session {
             },
         );
         let seconds = clock.elapsed().as_secs_f64();
-        let ending = if decided {
-            Ending::Decided
-        } else if played == todo.len() as u64 {
-            Ending::Complete
-        } else {
-            Ending::Interrupted
-        };
+        let ending = ending_of(decided, played, todo.len() as u64);
         // Record the session whatever happened: the games it logged are in the run.
         record_session_end(
             info,
@@ -586,7 +503,40 @@ impl Session {
         );
         save(info)?;
         result?;
-        let (_, summary, _) = summarize_logs(std::slice::from_ref(&log_path))
+        self.outcome(ending, played, seconds, &log_path)
+    }
+
+    /// Begins the session: records it in `run.json` (at `run_path`), starts the outside
+    /// programs (logging to `engine_logs`) and tells `observer` that play starts.
+    fn begin(
+        &mut self,
+        observer: &mut dyn Observer,
+        run_path: &Path,
+        engine_logs: &Path,
+    ) -> Result<(), SessionError> {
+        self.start_session_record();
+        save_run_info(&self.info, run_path)?;
+        // Every outside program started once and its handshake spoken before play is
+        // announced (a fresh run's when its folder was opened): a program that does not start
+        // is the run's only message.
+        if self.spec.has_outside() {
+            self.start_outside_programs(engine_logs)?;
+            save_run_info(&self.info, run_path)?;
+        }
+        observer.started(self.scheduled(), self.remaining());
+        Ok(())
+    }
+
+    /// The outcome of a session that played `played` games in `seconds` and ended so: the
+    /// summary read back from the log at `log_path`, and the sharded run's last look.
+    fn outcome(
+        mut self,
+        ending: Ending,
+        played: u64,
+        seconds: f64,
+        log_path: &Path,
+    ) -> Result<Outcome, SessionError> {
+        let (_, summary, _) = summarize_logs(&[log_path.to_path_buf()])
             .map_err(|e| SessionError::Failed(format!("cannot read the log back: {e}")))?;
         let (run_decision, notices) = self.last_look_at_shared_sprt()?;
         Ok(Outcome {
@@ -598,6 +548,162 @@ impl Session {
             run_decision,
             notices,
         })
+    }
+}
+
+/// The run folder as [`prepare_folder`] leaves it: its log locked, and the record of the run
+/// it held.
+struct Folder {
+    /// The run's log, `games.jsonl`.
+    log_path: PathBuf,
+    /// The log's writer, holding its lock.
+    writer: LogWriter,
+    /// What is worth telling the user so far (a run started afresh).
+    notices: Vec<Notice>,
+    /// The names the outside programs gave themselves, when a fresh run checked them.
+    checked_names: Option<Vec<(String, String)>>,
+    /// The folder's earlier record, when its log holds games.
+    previous: Option<RunInfo>,
+}
+
+/// Readies the run folder `out` for `spec`: checks it may be used, checks a fresh run's
+/// outside programs, creates the folder, locks its log (starting afresh when the options say
+/// so), removes a killed session's temporaries and loads the earlier run's record.
+fn prepare_folder(
+    spec: &TournamentSpec,
+    out: &Path,
+    options: &Options,
+) -> Result<Folder, SessionError> {
+    check_output_folder(out, options.force).map_err(SessionError::Input)?;
+    let log_path = out.join("games.jsonl");
+    // A fresh run checks its outside programs before it creates anything: a program that
+    // is missing or does not speak its protocol leaves no folder behind (the check's
+    // stderr is then only in the error).
+    let fresh = log_path.metadata().map_or(true, |m| m.len() == 0);
+    let checked_names = if fresh && spec.has_outside() {
+        Some(check_programs(spec, None).map_err(SessionError::Input)?)
+    } else {
+        None
+    };
+    create_out_folder(out).map_err(SessionError::Input)?;
+    let run_path = out.join("run.json");
+    // Lock the log before reading it: no other process may append while this one runs.
+    let mut writer = lock_log(out, &log_path)?;
+    let mut notices = Vec::new();
+    if options.fresh && (run_path.exists() || log_path.metadata().is_ok_and(|m| m.len() > 0)) {
+        notices.push(start_afresh(out, &run_path, &mut writer)?);
+    }
+    let holds_games = log_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+    // Files a killed session was writing when it died (the lock says no run is live here).
+    remove_stale_temporaries(out);
+    let previous = if holds_games {
+        Some(RunInfo::load(&run_path).map_err(SessionError::Input)?)
+    } else {
+        None
+    };
+    Ok(Folder {
+        log_path,
+        writer,
+        notices,
+        checked_names,
+        previous,
+    })
+}
+
+/// The run's record of `spec` before anything is carried over from the folder's earlier record:
+/// the games of the `total` (over `pairings` pairings) that are `shard`'s, no session yet.
+fn new_run_info(spec: &TournamentSpec, shard: Option<Shard>, total: u64, pairings: u64) -> RunInfo {
+    RunInfo {
+        joute_version: env!("CARGO_PKG_VERSION").to_string(),
+        spec_hash: spec.hash.clone(),
+        seed: spec.resolved.seed,
+        shard,
+        games_scheduled: (0..total)
+            .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
+            .count() as u64,
+        sessions: Vec::new(),
+        extends: Vec::new(),
+        additions: Vec::new(),
+        files: Vec::new(),
+        reported_names: Default::default(),
+        spec: spec.resolved.clone(),
+    }
+}
+
+/// What a folder holding `games` of the run with hash `from` was opened as, for the spec with
+/// hash `hash` (which adds `added` when it extends that run).
+fn continued_or_extended(from: String, hash: &str, games: u64, added: Vec<String>) -> Opened {
+    if from == hash {
+        Opened::Continued { games }
+    } else {
+        Opened::Extended { games, from, added }
+    }
+}
+
+/// The ids of the games still to play: `shard`'s games of the `total` (over `pairings`
+/// pairings) that `lines` does not hold, before the pair `decided_at` where an SPRT stopped.
+fn games_to_play(
+    total: u64,
+    shard: Option<Shard>,
+    pairings: u64,
+    lines: &RunLines,
+    decided_at: Option<u64>,
+) -> Vec<u64> {
+    (0..total)
+        .filter(|&id| shard.is_none_or(|s| s.holds(id, pairings)))
+        .filter(|&id| !lines.contains(id))
+        .filter(|&id| decided_at.is_none_or(|pairs| id / 2 < pairs))
+        .collect()
+}
+
+/// Writes the run's record `info` to `run_path`.
+fn save_run_info(info: &RunInfo, run_path: &Path) -> Result<(), SessionError> {
+    info.save(run_path)
+        .map_err(|e| SessionError::Failed(format!("cannot write {}: {e}", run_path.display())))
+}
+
+/// Appends a finished `game` to the run's log (`writer`, at `log_path`) and to the records
+/// written game by game, if any.
+fn append_game(
+    writer: &mut LogWriter,
+    live: Option<&mut LiveRecords>,
+    game: &GameLine,
+    log_path: &Path,
+) -> Result<(), SessionError> {
+    writer.append(game).map_err(|e| {
+        SessionError::Failed(format!("cannot append to {}: {e}", log_path.display()))
+    })?;
+    if let Some(live) = live {
+        live.append(game)
+            .map_err(|e| SessionError::Failed(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Counts a finished `game` in the `summary`; the SPRT's decision, if it decides now (a
+/// sharded run's is the `shared` test's).
+fn count_game(
+    summary: &mut Summary,
+    shared: Option<&mut SharedSprt>,
+    game: &GameLine,
+) -> Result<Option<Decided>, SessionError> {
+    let counted = summary.add(game).map_err(|e| SessionError::Failed(e.0))?;
+    // A shard's own pairs are not a prefix of the run's: its test is the shared one.
+    Ok(match shared {
+        Some(s) => s.look(false).map_err(SessionError::Failed)?,
+        None => counted,
+    })
+}
+
+/// How a session ended: the SPRT `decided`, or it played all its `todo` games, or it was
+/// interrupted after `played`.
+fn ending_of(decided: bool, played: u64, todo: u64) -> Ending {
+    if decided {
+        Ending::Decided
+    } else if played == todo {
+        Ending::Complete
+    } else {
+        Ending::Interrupted
     }
 }
 

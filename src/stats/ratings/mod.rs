@@ -272,16 +272,7 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
     // of the engines does not matter).
     let in_joint = |i: usize| joint_component == Some(components.of[i]) && games[i] > 0.0;
     let mut rated: Vec<bool> = (0..n).map(in_joint).collect();
-    let reference = if rated.iter().any(|&x| x) {
-        None
-    } else {
-        // No component has games inside it: the first engine with games is the reference, at 0.
-        let first = (0..n).find(|&i| games[i] > 0.0);
-        if let Some(first) = first {
-            rated[first] = true;
-        }
-        first
-    };
+    let reference = reference_engine(&mut rated, &games);
     place_components(&cells, &components, &mut r, w, &mut rated);
 
     // Above, below, or beside the joint fit.
@@ -291,15 +282,7 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         None => (vec![false; components.count], vec![false; components.count]),
     };
     let joint: Vec<usize> = (0..n).filter(|&i| in_joint(i)).collect();
-    let origin: Vec<usize> = if joint.len() >= 2 {
-        joint.clone()
-    } else {
-        (0..n).filter(|&i| rated[i] && games[i] > 0.0).collect()
-    };
-    let shift = match options.anchor {
-        Some((i, value)) => value - r[i],
-        None => -origin.iter().map(|&i| r[i]).sum::<f64>() / origin.len().max(1) as f64,
-    };
+    let shift = shift_to_origin(&r, options.anchor, &joint, &rated, &games);
 
     let place = Placement {
         components: &components,
@@ -311,43 +294,16 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         base,
         rated: &rated,
     };
-    let mut ratings: Vec<Rating> = (0..n)
-        .map(|i| {
-            let rating = Rating {
-                name: results.names[i].clone(),
-                elo: Some(r[i] + shift),
-                error: None,
-                bound: None,
-                reason: None,
-                games: games[i],
-                points: points[i],
-            };
-            place.say_where(rating, i, in_joint(i))
-        })
-        .collect();
+    let mut ratings = place.ratings(&results.names, &r, shift, in_joint);
 
-    // The joint fit's covariance in the origin's terms, and the intervals.
-    let mut covariance = None;
-    let quantile = student_t_quantile(0.975, solved.df);
-    if let Some(v) = &solved.covariance {
-        let anchored = options.anchor.map(|(a, _)| a).filter(|a| joint.contains(a));
-        let cov = joint_covariance(v, &solved.layout, &joint, anchored);
-        for (a, &i) in joint.iter().enumerate() {
-            if Some(i) == anchored {
-                ratings[i].reason = Some(ANCHOR_REASON.into());
-            } else {
-                ratings[i].error = Some(quantile * cov[a][a].max(0.0).sqrt());
-            }
-        }
-        covariance = Some(cov);
-    } else if joint.len() >= 2 {
-        for &i in &joint {
-            ratings[i].reason = Some(format!(
-                "no interval: the joint fit has {} engines, over the {MAX_COVARIANCE_ENGINES} whose covariance joute computes",
-                joint.len()
-            ));
-        }
-    }
+    let covariance = add_intervals(
+        &mut ratings,
+        solved.covariance.as_deref(),
+        &solved.layout,
+        solved.df,
+        &joint,
+        options.anchor,
+    );
     let first_move = (fit_w && reason.is_none()).then_some(Advantage {
         elo: w,
         error: solved.w_error,
@@ -362,6 +318,81 @@ pub fn fit(results: &Results, options: &FitOptions) -> Ratings {
         iterations: solved.iterations,
         converged: solved.converged,
     }
+}
+
+/// The reference engine when no engine is in the joint fit (no component has games inside
+/// it): the first engine with `games`, marked `rated` (at 0); `None` when some engine is rated
+/// already or none has games.
+fn reference_engine(rated: &mut [bool], games: &[f64]) -> Option<usize> {
+    if rated.iter().any(|&x| x) {
+        None
+    } else {
+        // No component has games inside it: the first engine with games is the reference, at 0.
+        let first = (0..rated.len()).find(|&i| games[i] > 0.0);
+        if let Some(first) = first {
+            rated[first] = true;
+        }
+        first
+    }
+}
+
+/// What is added to every rating of `r` so that the `anchor` has its value, or else the
+/// origin's mean is 0: the origin is the `joint` fit's engines when it has two or more, else
+/// every `rated` engine with `games`.
+fn shift_to_origin(
+    r: &[f64],
+    anchor: Option<(usize, f64)>,
+    joint: &[usize],
+    rated: &[bool],
+    games: &[f64],
+) -> f64 {
+    let origin: Vec<usize> = if joint.len() >= 2 {
+        joint.to_vec()
+    } else {
+        (0..rated.len())
+            .filter(|&i| rated[i] && games[i] > 0.0)
+            .collect()
+    };
+    match anchor {
+        Some((i, value)) => value - r[i],
+        None => -origin.iter().map(|&i| r[i]).sum::<f64>() / origin.len().max(1) as f64,
+    }
+}
+
+/// Gives the `joint` fit's `ratings` their intervals (the `anchor`, when in it, its reason)
+/// from the solved fit's covariance `v` (parameters laid out by `layout`, `df` degrees of
+/// freedom) or, when the fit has none, the reason why not; the joint fit's covariance in the
+/// origin's terms.
+fn add_intervals(
+    ratings: &mut [Rating],
+    v: Option<&[Vec<f64>]>,
+    layout: &Layout,
+    df: f64,
+    joint: &[usize],
+    anchor: Option<(usize, f64)>,
+) -> Option<Vec<Vec<f64>>> {
+    let mut covariance = None;
+    let quantile = student_t_quantile(0.975, df);
+    if let Some(v) = v {
+        let anchored = anchor.map(|(a, _)| a).filter(|a| joint.contains(a));
+        let cov = joint_covariance(v, layout, joint, anchored);
+        for (a, &i) in joint.iter().enumerate() {
+            if Some(i) == anchored {
+                ratings[i].reason = Some(ANCHOR_REASON.into());
+            } else {
+                ratings[i].error = Some(quantile * cov[a][a].max(0.0).sqrt());
+            }
+        }
+        covariance = Some(cov);
+    } else if joint.len() >= 2 {
+        for &i in joint {
+            ratings[i].reason = Some(format!(
+                "no interval: the joint fit has {} engines, over the {MAX_COVARIANCE_ENGINES} whose covariance joute computes",
+                joint.len()
+            ));
+        }
+    }
+    covariance
 }
 
 /// Solves the fit with the first-move advantage when the options ask for it and it is
@@ -412,6 +443,31 @@ struct Placement<'a> {
 }
 
 impl Placement<'_> {
+    /// Every engine's rating (of `names`): its estimate in `r` moved by `shift`, kept, made a
+    /// bound or dropped by [`Placement::say_where`].
+    fn ratings(
+        &self,
+        names: &[String],
+        r: &[f64],
+        shift: f64,
+        in_joint: impl Fn(usize) -> bool,
+    ) -> Vec<Rating> {
+        (0..names.len())
+            .map(|i| {
+                let rating = Rating {
+                    name: names[i].clone(),
+                    elo: Some(r[i] + shift),
+                    error: None,
+                    bound: None,
+                    reason: None,
+                    games: self.games[i],
+                    points: self.points[i],
+                };
+                self.say_where(rating, i, in_joint(i))
+            })
+            .collect()
+    }
+
     /// Engine `i`'s rating with its estimate kept, made a bound or dropped, and the reason:
     /// an estimate in the joint fit, a bound above or below it, the reference of the bounds,
     /// or no rating.
@@ -695,9 +751,26 @@ fn solve(
         return solved;
     }
     let c = likelihood::covariance(&solved.layout, results, inside, &solved.r, solved.w);
-    let k = solved.layout.len();
+    let (v, df) = interval_covariance(c, solved.layout.len(), options.intervals);
+    if fit_w {
+        let wi = solved.layout.ratings;
+        solved.w_error = Some(student_t_quantile(0.975, df) * v[wi][wi].max(0.0).sqrt());
+    }
+    solved.covariance = Some(v);
+    solved.df = df;
+    solved
+}
+
+/// The covariance (of the `k` parameters) the intervals are built with, and its degrees of
+/// freedom, from the fit's covariances `c` as `intervals` asks: the sandwich, the sandwich
+/// scaled for clustered t intervals, or the model's and the sandwich's pooled.
+fn interval_covariance(
+    c: likelihood::Covariances,
+    k: usize,
+    intervals: Intervals,
+) -> (Vec<Vec<f64>>, f64) {
     let g = c.clusters;
-    let (v, df): (Vec<Vec<f64>>, f64) = match options.intervals {
+    match intervals {
         Intervals::Sandwich => (c.sandwich, f64::INFINITY),
         Intervals::ClusteredT => {
             let scale = if g > 1.0 { g / (g - 1.0) } else { f64::NAN };
@@ -722,14 +795,7 @@ fn solve(
                 df,
             )
         }
-    };
-    if fit_w {
-        let wi = solved.layout.ratings;
-        solved.w_error = Some(student_t_quantile(0.975, df) * v[wi][wi].max(0.0).sqrt());
     }
-    solved.covariance = Some(v);
-    solved.df = df;
-    solved
 }
 
 /// Places the components outside the joint fit, wave after wave: a component with games

@@ -358,13 +358,16 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Fits the pattern weights to `data` from `start` (same phases), the ridge pulling towards
-/// `start`, by L-BFGS.
-pub fn fit_patterns(
+/// The pairs of steps and gradient changes the L-BFGS fit remembers.
+const MEMORY: usize = 10;
+
+/// Refuses a fit without positions, with start weights of other phases than `data`'s, or with
+/// a ridge that is not a number ≥ 0.
+fn check_fit_inputs(
     data: &PatternPositions,
     start: &PatternWeights,
     options: &PatternFitOptions,
-) -> Result<PatternFit, String> {
+) -> Result<(), String> {
     if data.is_empty() {
         return Err("no positions to fit".into());
     }
@@ -378,8 +381,101 @@ pub fn fit_patterns(
     if !(options.ridge.is_finite() && options.ridge >= 0.0) {
         return Err(format!("ridge {} is not a number ≥ 0", options.ridge));
     }
+    Ok(())
+}
+
+/// The L-BFGS descent direction `-H·g` at the gradient `g`, by the two-loop recursion over the
+/// remembered steps `s_hist` and gradient changes `y_hist` (oldest first), into `direction`.
+fn descent_direction(direction: &mut [f64], g: &[f64], s_hist: &[Vec<f64>], y_hist: &[Vec<f64>]) {
+    let mut alpha = [0.0; MEMORY];
+    direction.copy_from_slice(g);
+    for i in (0..s_hist.len()).rev() {
+        let rho = 1.0 / dot(&y_hist[i], &s_hist[i]);
+        alpha[i] = rho * dot(&s_hist[i], direction);
+        for (d, y) in direction.iter_mut().zip(&y_hist[i]) {
+            *d -= alpha[i] * y;
+        }
+    }
+    let gamma = match s_hist.last() {
+        Some(s) => {
+            let y = y_hist.last().expect("pairs");
+            dot(s, y) / dot(y, y)
+        }
+        // The first step: a unit step along the steepest descent would be far too long
+        // for a million weights; scale it to a change of about 0.1 in the largest.
+        None => 0.1 / g.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-12),
+    };
+    for d in direction.iter_mut() {
+        *d *= gamma;
+    }
+    for i in 0..s_hist.len() {
+        let rho = 1.0 / dot(&y_hist[i], &s_hist[i]);
+        let beta = rho * dot(&y_hist[i], direction);
+        for (d, s) in direction.iter_mut().zip(&s_hist[i]) {
+            *d += s * (alpha[i] - beta);
+        }
+    }
+    for d in direction.iter_mut() {
+        *d = -*d;
+    }
+}
+
+/// Backtracking line search (Armijo) from `x` (objective `f`, slope `slope`) along
+/// `direction`, halving the step from 1 at most 30 times: the accepted point in `x_new` with
+/// its gradient in `g_new`, and its objective and loss; `None` when no step decreases enough.
+fn line_search(
+    mut objective: impl FnMut(&[f64], &mut [f64]) -> (f64, f64),
+    x: &[f64],
+    direction: &[f64],
+    f: f64,
+    slope: f64,
+    x_new: &mut [f64],
+    g_new: &mut [f64],
+) -> Option<(f64, f64)> {
+    let mut step = 1.0;
+    for _ in 0..30 {
+        for ((xn, &xi), &d) in x_new.iter_mut().zip(x).zip(direction) {
+            *xn = xi + step * d;
+        }
+        let (f_new, l_new) = objective(x_new, g_new);
+        if f_new <= f + 1e-4 * step * slope {
+            return Some((f_new, l_new));
+        }
+        step *= 0.5;
+    }
+    None
+}
+
+/// Remembers the step from `x` to `x_new` and the gradient's change from `g` to `g_new`
+/// (forgetting the oldest pair beyond [`MEMORY`]), unless the curvature along it is not
+/// positive enough.
+fn remember_step(
+    s_hist: &mut Vec<Vec<f64>>,
+    y_hist: &mut Vec<Vec<f64>>,
+    (x, x_new): (&[f64], &[f64]),
+    (g, g_new): (&[f64], &[f64]),
+) {
+    let s: Vec<f64> = x_new.iter().zip(x).map(|(a, b)| a - b).collect();
+    let y: Vec<f64> = g_new.iter().zip(g).map(|(a, b)| a - b).collect();
+    if dot(&s, &y) > 1e-12 * dot(&y, &y) {
+        if s_hist.len() == MEMORY {
+            s_hist.remove(0);
+            y_hist.remove(0);
+        }
+        s_hist.push(s);
+        y_hist.push(y);
+    }
+}
+
+/// Fits the pattern weights to `data` from `start` (same phases), the ridge pulling towards
+/// `start`, by L-BFGS.
+pub fn fit_patterns(
+    data: &PatternPositions,
+    start: &PatternWeights,
+    options: &PatternFitOptions,
+) -> Result<PatternFit, String> {
+    check_fit_inputs(data, start, options)?;
     let lambda = options.ridge / data.len() as f64;
-    const MEMORY: usize = 10;
     let n = start.values.len();
     let x0: Vec<f64> = start.values.iter().map(|&v| v as f64).collect();
     let mut x = x0.clone();
@@ -391,40 +487,9 @@ pub fn fit_patterns(
     let mut direction = vec![0.0; n];
     let mut x_new = vec![0.0; n];
     let mut g_new = vec![0.0; n];
-    let mut alpha = [0.0; MEMORY];
     let mut iterations = 0;
     while iterations < options.max_iterations {
-        // Two-loop recursion: direction = -H·g.
-        direction.copy_from_slice(&g);
-        for i in (0..s_hist.len()).rev() {
-            let rho = 1.0 / dot(&y_hist[i], &s_hist[i]);
-            alpha[i] = rho * dot(&s_hist[i], &direction);
-            for (d, y) in direction.iter_mut().zip(&y_hist[i]) {
-                *d -= alpha[i] * y;
-            }
-        }
-        let gamma = match s_hist.last() {
-            Some(s) => {
-                let y = y_hist.last().expect("pairs");
-                dot(s, y) / dot(y, y)
-            }
-            // The first step: a unit step along the steepest descent would be far too long
-            // for a million weights; scale it to a change of about 0.1 in the largest.
-            None => 0.1 / g.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-12),
-        };
-        for d in direction.iter_mut() {
-            *d *= gamma;
-        }
-        for i in 0..s_hist.len() {
-            let rho = 1.0 / dot(&y_hist[i], &s_hist[i]);
-            let beta = rho * dot(&y_hist[i], &direction);
-            for (d, s) in direction.iter_mut().zip(&s_hist[i]) {
-                *d += s * (alpha[i] - beta);
-            }
-        }
-        for d in direction.iter_mut() {
-            *d = -*d;
-        }
+        descent_direction(&mut direction, &g, &s_hist, &y_hist);
         let slope = dot(&g, &direction);
         if slope >= 0.0 {
             // Not a descent direction (rounding): start the memory afresh.
@@ -435,34 +500,20 @@ pub fn fit_patterns(
             y_hist.clear();
             continue;
         }
-        // Backtracking line search (Armijo).
-        let mut step = 1.0;
-        let mut accepted = None;
-        for _ in 0..30 {
-            for ((xn, &xi), &d) in x_new.iter_mut().zip(&x).zip(&direction) {
-                *xn = xi + step * d;
-            }
-            let (f_new, l_new) = objective(data, &x_new, &x0, lambda, &mut g_new);
-            if f_new <= f + 1e-4 * step * slope {
-                accepted = Some((f_new, l_new));
-                break;
-            }
-            step *= 0.5;
-        }
-        let Some((f_new, l_new)) = accepted else {
+        let objective_at = |x: &[f64], g: &mut [f64]| objective(data, x, &x0, lambda, g);
+        let Some((f_new, l_new)) = line_search(
+            objective_at,
+            &x,
+            &direction,
+            f,
+            slope,
+            &mut x_new,
+            &mut g_new,
+        ) else {
             break;
         };
         iterations += 1;
-        let s: Vec<f64> = x_new.iter().zip(&x).map(|(a, b)| a - b).collect();
-        let y: Vec<f64> = g_new.iter().zip(&g).map(|(a, b)| a - b).collect();
-        if dot(&s, &y) > 1e-12 * dot(&y, &y) {
-            if s_hist.len() == MEMORY {
-                s_hist.remove(0);
-                y_hist.remove(0);
-            }
-            s_hist.push(s);
-            y_hist.push(y);
-        }
+        remember_step(&mut s_hist, &mut y_hist, (&x, &x_new), (&g, &g_new));
         std::mem::swap(&mut x, &mut x_new);
         std::mem::swap(&mut g, &mut g_new);
         let decrease = f - f_new;
