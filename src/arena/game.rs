@@ -35,6 +35,10 @@ pub enum PlayerError {
         /// Why it is no legal move.
         why: String,
     },
+    /// The player's program met one of its resource limits (memory, processes, CPU time,
+    /// bytes written): which, with its figures.
+    #[error("{0}")]
+    Limit(String),
 }
 
 /// An illegal move's detail: the move (or the line) and why it is none, `4: column 4 is full`.
@@ -500,17 +504,20 @@ pub enum Termination {
     IllegalMove(Side, String),
     /// `side` crashed, could not start or broke its protocol (what happened).
     Crash(Side, String),
+    /// `side`'s program met one of its resource limits (which, with its figures).
+    Limit(Side, String),
 }
 
 impl Termination {
     /// Every name the games log's `termination` field takes, in the order tables show them.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "normal",
         "adjudication",
         "timeout",
         "stall",
         "illegal-move",
         "crash",
+        "limit",
     ];
 
     /// The name of the games log's `termination` field: one of [`Termination::NAMES`].
@@ -522,6 +529,7 @@ impl Termination {
             Termination::Stall(..) => "stall",
             Termination::IllegalMove(..) => "illegal-move",
             Termination::Crash(..) => "crash",
+            Termination::Limit(..) => "limit",
         }
     }
 
@@ -533,7 +541,8 @@ impl Termination {
             | Termination::Timeout(_, d)
             | Termination::Stall(_, d)
             | Termination::IllegalMove(_, d)
-            | Termination::Crash(_, d) => Some(d),
+            | Termination::Crash(_, d)
+            | Termination::Limit(_, d) => Some(d),
         }
     }
 
@@ -544,7 +553,8 @@ impl Termination {
             Termination::Timeout(s, _)
             | Termination::Stall(s, _)
             | Termination::IllegalMove(s, _)
-            | Termination::Crash(s, _) => Some(*s),
+            | Termination::Crash(s, _)
+            | Termination::Limit(s, _) => Some(*s),
         }
     }
 
@@ -552,6 +562,7 @@ impl Termination {
     fn of_failure(side: Side, error: PlayerError, deadline: Option<Duration>) -> Termination {
         match error {
             PlayerError::Failed(e) => Termination::Crash(side, e),
+            PlayerError::Limit(e) => Termination::Limit(side, e),
             PlayerError::NoAnswer(d, unanswered) if deadline.is_some() => Termination::Timeout(
                 side,
                 format!(

@@ -2,6 +2,7 @@
 //! game, the parallel runner, the games log, and outside engines' processes.
 
 pub mod adjudication;
+pub mod affinity;
 pub mod bench;
 pub mod cancel;
 pub mod cpu;

@@ -214,6 +214,8 @@ pub struct EngineProcess {
     killed: bool,
     /// The CPU time of its process group.
     cpu: GroupCpu,
+    /// Stopped (SIGSTOP to its group) until it is next spoken to.
+    paused: bool,
 }
 
 impl EngineProcess {
@@ -317,6 +319,7 @@ impl EngineProcess {
             token,
             killed: false,
             cpu: GroupCpu::new(pid),
+            paused: false,
         })
     }
 
@@ -455,6 +458,8 @@ impl EngineProcess {
         goodbye: Option<&str>,
         grace: Duration,
     ) -> (Option<i32>, Vec<Leftover>) {
+        // A stopped program would not hear its goodbye.
+        self.resume();
         if let Some(line) = goodbye {
             let _ = self.send(line);
         }
@@ -471,6 +476,33 @@ impl EngineProcess {
             }
         };
         (status, self.kill())
+    }
+
+    /// Stops every process of its group (SIGSTOP) until [`EngineProcess::resume`]: an engine
+    /// paused while its opponent thinks cannot take the opponent's CPU. A process that left the
+    /// group (a daemon) is not stopped. Unix only: elsewhere nothing happens.
+    pub fn pause(&mut self) {
+        if self.paused || self.killed {
+            return;
+        }
+        self.paused = true;
+        #[cfg(unix)]
+        // SAFETY: kill(2) with a negative pid signals the group the engine leads; no memory.
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGSTOP);
+        }
+    }
+
+    /// Lets a paused engine run again (SIGCONT to its group); nothing when it is not paused.
+    pub fn resume(&mut self) {
+        if !std::mem::take(&mut self.paused) || self.killed {
+            return;
+        }
+        #[cfg(unix)]
+        // SAFETY: as in `pause`.
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGCONT);
+        }
     }
 
     /// The operating system's id of its process (and of its group).

@@ -239,7 +239,7 @@ mod tests {
     fn the_referees_lines_pass() {
         let c4 = GameKind::Connect4;
         check_game(&c4, &line(Connect4::start(), WIN, "normal")).unwrap();
-        for failure in ["timeout", "stall", "illegal-move", "crash"] {
+        for failure in ["timeout", "stall", "illegal-move", "crash", "limit"] {
             check_game(&c4, &line(Connect4::start(), "4 4 3", failure)).unwrap();
         }
         // Before the first move either side may fail to start.

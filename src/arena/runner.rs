@@ -418,11 +418,23 @@ pub fn run_games<G: Features, E>(
     // piling finished games up in memory.
     let (sender, receiver) = mpsc::sync_channel::<GameLine>(4 * threads.max(1));
     let mut outcome = Ok(());
+    // Pinned cores: each worker its block, which its built-in engines search on and its
+    // outside programs inherit (`affinity`; the run refused it where it cannot be had).
+    let cores = match spec.resolved.affinity {
+        true => super::affinity::cpus().map(|cpus| super::affinity::partition(&cpus, threads)),
+        false => None,
+    };
     pool.in_place_scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for worker in 0..threads.max(1) {
             let sender = sender.clone();
             let (next, schedule, start) = (&next, &schedule, &start);
+            let cores = cores.as_ref().map(|c| c[worker].clone());
             scope.spawn(move |_| {
+                if let Some(cores) = cores {
+                    // Refused before the run where the machine cannot pin (off Linux); a
+                    // failure here leaves the worker unpinned, as without `affinity`.
+                    let _ = super::affinity::pin_current_thread(&cores);
+                }
                 // This worker's outside programs, kept running from game to game (quit when
                 // the worker ends).
                 let mut seats = Seats::new(spec, engine_logs);

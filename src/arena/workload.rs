@@ -40,6 +40,38 @@ pub fn oversubscribed_on(spec: &ResolvedSpec, threads: usize, cores: usize) -> O
     })
 }
 
+/// Why a run asking for pinned cores (`affinity`) cannot have them with `threads` games at
+/// once, if it cannot: the machine cannot pin (not Linux), or more games than cores on a clock
+/// (two games' engines would then share a core and its time, which changes the games) unless
+/// `oversubscribe` says to go on.
+pub fn affinity_refusal(
+    spec: &ResolvedSpec,
+    threads: usize,
+    oversubscribe: bool,
+) -> Option<String> {
+    if !spec.affinity {
+        return None;
+    }
+    let Some(cpus) = super::affinity::cpus() else {
+        return Some("affinity = true needs Linux, where joute pins each game's thread and programs to cores; remove it".into());
+    };
+    affinity_refusal_on(spec, threads, cpus.len(), oversubscribe)
+}
+
+/// [`affinity_refusal`] on a machine where joute may use `cores` cores.
+pub fn affinity_refusal_on(
+    spec: &ResolvedSpec,
+    threads: usize,
+    cores: usize,
+    oversubscribe: bool,
+) -> Option<String> {
+    (spec.affinity && spec.on_time() && threads > cores && !oversubscribe).then(|| {
+        format!(
+            "affinity = true gives each game cores of its own, and {threads} games at once on {cores} cores would share them while engines play on time (a clock or a time limit), which changes the games: use --threads {cores} or fewer, or --oversubscribe to share cores anyway"
+        )
+    })
+}
+
 /// One line per engine whose games would take more than [`WARN_SECONDS_PER_GAME`] each.
 pub fn warnings(spec: &ResolvedSpec) -> Vec<String> {
     crate::eval::dispatch(&spec.game_kind(), Estimate { spec })

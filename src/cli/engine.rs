@@ -12,8 +12,10 @@ use super::{GAME_HELP, InputError, parse_game};
 use joute::arena::outside::check::{
     CheckConfig, CheckGame, CheckStep, GameResult, Progress, StepResult, refuse, run_check,
 };
-use joute::arena::outside::{OutsideSpec, Protocol};
-use joute::arena::spec::{check_option, clock_of};
+use joute::arena::outside::{Guard, OutsideSpec, Protocol, Restart};
+use joute::arena::spec::{
+    check_cpu, check_option, check_processes, check_restart, check_size, clock_of,
+};
 use joute::games::GameKind;
 use joute::games::Side;
 
@@ -87,6 +89,30 @@ pub struct CheckArgs {
     /// why and its moves up to the failure (1 to 10000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub games: Option<u32>,
+    /// The memory the program's processes may hold (512MiB, 2GiB), as a spec's memory_limit.
+    #[arg(long, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+    /// The processes and threads it may run at once, as a spec's process_limit.
+    #[arg(long, value_name = "N")]
+    pub process_limit: Option<i64>,
+    /// The CPU time it may use in one game (10m, 30s), as a spec's cpu_limit.
+    #[arg(long, value_name = "TIME")]
+    pub cpu_limit: Option<String>,
+    /// The bytes it may write to files in one game (100MiB), as a spec's write_limit.
+    #[arg(long, value_name = "SIZE")]
+    pub write_limit: Option<String>,
+    /// Confine the program: the file system read-only but for its own folders, no network.
+    #[arg(long)]
+    pub confine: bool,
+    /// A file or folder a confined program may read (repeatable).
+    #[arg(long, value_name = "PATH", requires = "confine")]
+    pub readable: Vec<PathBuf>,
+    /// Stop the program's processes while its opponent thinks.
+    #[arg(long)]
+    pub pause: bool,
+    /// Start the program afresh for every game (game) or only after a failed one (failure).
+    #[arg(long, value_name = "WHEN", value_parser = check_restart)]
+    pub restart: Option<Restart>,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -172,6 +198,7 @@ fn check_config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
             stall_ms: args.timeout.as_millis() as u64,
             program: None,
             folder: None,
+            guard: guard_of(args)?,
         },
         clock: clock.map(|c| (c.control, c.margin())),
         seed: args.seed,
@@ -181,6 +208,45 @@ fn check_config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
         return Err(input(why.replace("protocol = \"line\"", "--protocol line")));
     }
     Ok(config)
+}
+
+/// The guard the flags ask for, each checked as a spec's key is.
+fn guard_of(args: &CheckArgs) -> anyhow::Result<Guard> {
+    let input =
+        |text: String| anyhow::Error::from(InputError(format!("--{}", text.replace('_', "-"))));
+    let size = |key: &str, v: &Option<String>| {
+        v.as_deref()
+            .map(|t| check_size(key, t).map_err(input))
+            .transpose()
+    };
+    let mut readable_found = Vec::new();
+    for path in &args.readable {
+        if !path.exists() {
+            return Err(input(format!(
+                "readable: no file or folder at '{}'",
+                path.display()
+            )));
+        }
+        readable_found.push(std::path::absolute(path).unwrap_or_else(|_| path.clone()));
+    }
+    Ok(Guard {
+        memory_limit: size("memory_limit", &args.memory_limit)?,
+        process_limit: args
+            .process_limit
+            .map(|n| check_processes(n).map_err(input))
+            .transpose()?,
+        cpu_limit_ms: args
+            .cpu_limit
+            .as_deref()
+            .map(|t| check_cpu(t).map_err(input))
+            .transpose()?,
+        write_limit: size("write_limit", &args.write_limit)?,
+        confine: args.confine,
+        readable: args.readable.clone(),
+        pause: args.pause,
+        restart: args.restart.unwrap_or_default(),
+        readable_found,
+    })
 }
 
 fn run_check_command(args: &CheckArgs) -> anyhow::Result<()> {

@@ -125,6 +125,10 @@ pub struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
+    /// With `affinity = true`, share cores between games on a clock anyway (refused otherwise:
+    /// two games' engines on one core get less CPU than their time allows).
+    #[arg(long)]
+    pub oversubscribe: bool,
     /// Continue an interrupted run from its games log.
     #[arg(long, conflicts_with = "fresh")]
     pub resume: bool,
@@ -216,6 +220,13 @@ pub struct MatchArgs {
     /// Worker threads (default: all cores).
     #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
+    /// Pin each concurrent game, both its engines, to cores of its own (a spec's
+    /// `affinity = true`; Linux).
+    #[arg(long)]
+    pub affinity: bool,
+    /// With --affinity, share cores between games on a clock anyway (refused otherwise).
+    #[arg(long, requires = "affinity")]
+    pub oversubscribe: bool,
     /// Keep the match in this folder: games.jsonl (every game, appended as played), run.json,
     /// ratings.csv, crosstable.csv, pairs.csv, the charts (SVG and PNG) and index.html
     /// (default: nothing is kept).

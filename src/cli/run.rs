@@ -96,6 +96,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         force: args.force,
         fresh: args.fresh,
         anchor: anchor_option(args.anchor.as_deref(), &spec)?,
+        oversubscribe: args.oversubscribe,
     };
     let live = super::serve::start(args.serve.as_deref(), &out)?;
     let shown = Shown {
@@ -167,6 +168,8 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     {
         note!("{note}");
     }
+    // How the games are run, not which (left out of the spec's hash).
+    spec.resolved.affinity = args.affinity;
     let mut options = Options {
         threads: threads(args.threads)?,
         shard: None,
@@ -174,6 +177,7 @@ pub fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         force: args.force,
         fresh: args.fresh,
         anchor: anchor_option(args.anchor.as_deref(), &spec)?,
+        oversubscribe: args.oversubscribe,
     };
     let shown = Shown {
         voice,

@@ -501,9 +501,9 @@ mod tests {
         let text = std::fs::read_to_string(scratch.path().join("terminations.csv")).unwrap();
         assert_eq!(
             text,
-            "name,games,adjudicated,timeout,stall,illegal-move,crash,example\n\
-             edax,8,1,0,0,1,1,illegal-move in game 1: e9 <b>\n\
-             ab-4,8,1,1,0,1,0,timeout in game 2: no move in 1000 ms\n"
+            "name,games,adjudicated,timeout,stall,illegal-move,crash,limit,example\n\
+             edax,8,1,0,0,1,1,0,illegal-move in game 1: e9 <b>\n\
+             ab-4,8,1,1,0,1,0,0,timeout in game 2: no move in 1000 ms\n"
         );
     }
 

@@ -204,7 +204,7 @@ pub struct SessionTiming {
 }
 
 /// Engine `i`'s games that ended by adjudication and those it lost by each failure:
-/// `{"adjudicated": 0, "timeout": 0, "stall": 0, "illegal-move": 1, "crash": 0}`.
+/// `{"adjudicated": 0, "timeout": 0, "stall": 0, "illegal-move": 1, "crash": 0, "limit": 0}`.
 fn engine_terminations(summary: &Summary, i: usize) -> serde_json::Value {
     let counts = &summary.failures[i].counts;
     let mut object = serde_json::Map::new();
@@ -389,7 +389,7 @@ mod tests {
         assert_eq!(
             object["terminations"],
             json!({"normal": 2, "adjudication": 1, "timeout": 1, "stall": 1,
-                   "illegal-move": 2, "crash": 1})
+                   "illegal-move": 2, "crash": 1, "limit": 0})
         );
         let of = |name: &str| {
             object["ratings"]
@@ -402,11 +402,11 @@ mod tests {
         };
         assert_eq!(
             of("edax"),
-            json!({"adjudicated": 1, "timeout": 0, "stall": 0, "illegal-move": 1, "crash": 1})
+            json!({"adjudicated": 1, "timeout": 0, "stall": 0, "illegal-move": 1, "crash": 1, "limit": 0})
         );
         assert_eq!(
             of("ab-4"),
-            json!({"adjudicated": 1, "timeout": 1, "stall": 0, "illegal-move": 1, "crash": 0})
+            json!({"adjudicated": 1, "timeout": 1, "stall": 0, "illegal-move": 1, "crash": 0, "limit": 0})
         );
         // Each row's cost: these hand-made games have no moves, so nothing but zeros and nulls.
         for row in object["ratings"].as_array().unwrap() {

@@ -52,7 +52,7 @@ impl PairingStats {
 
 /// The ways a game can end by one engine's failure, as the games log names them, in the order
 /// the tables show them: the side that lost the game is the engine that failed.
-pub const FAILURES: [&str; 4] = ["timeout", "stall", "illegal-move", "crash"];
+pub const FAILURES: [&str; 5] = ["timeout", "stall", "illegal-move", "crash", "limit"];
 
 /// The longest example of a failure kept, in characters: enough to see what an engine wrote,
 /// short enough for a table cell.
@@ -592,15 +592,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_limit_met_is_a_failure_of_its_own_charged_to_the_engine_over_it() {
+        let spec = spec(&["edax", "ab-4"]);
+        let detail = "memory limit 64 MiB met";
+        let games = [game(&spec, 0, "limit", Some("edax"), Some(detail))];
+        let s = summary(&spec, &games);
+        let edax = spec.resolved.engine_index("edax").unwrap();
+        assert_eq!(s.failures[edax].counts, [0, 0, 0, 0, 1]);
+        assert_eq!(s.failures[1 - edax].counts, [0, 0, 0, 0, 0]);
+        assert_eq!(s.games_ended("limit"), 1);
+        assert_eq!(s.terminations, [0, 0, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
     fn failures_are_charged_to_the_engine_that_lost() {
         let (spec, games) = mixed();
         let s = summary(&spec, &games);
         let index = |name: &str| spec.resolved.engine_index(name).unwrap();
-        // timeout, stall, illegal-move, crash.
-        assert_eq!(s.failures[index("edax")].counts, [0, 0, 1, 1]);
-        assert_eq!(s.failures[index("ab-4")].counts, [1, 0, 1, 0]);
-        // normal, adjudication, timeout, stall, illegal-move, crash.
-        assert_eq!(s.terminations, [2, 1, 1, 1, 2, 1]);
+        // timeout, stall, illegal-move, crash, limit.
+        assert_eq!(s.failures[index("edax")].counts, [0, 0, 1, 1, 0]);
+        assert_eq!(s.failures[index("ab-4")].counts, [1, 0, 1, 0, 0]);
+        // normal, adjudication, timeout, stall, illegal-move, crash, limit.
+        assert_eq!(s.terminations, [2, 1, 1, 1, 2, 1, 0]);
         assert_eq!(s.games_ended("stall"), 1);
         assert_eq!(s.games_ended("no such"), 0);
         assert_eq!(s.games_of(0) + s.games_of(1), 16);
@@ -644,7 +657,7 @@ mod tests {
         reversed.reverse();
         let backward = summary(&spec, &reversed);
         assert_eq!(forward.failures, backward.failures);
-        assert_eq!(forward.failures[0].counts, [0, 0, 0, 4]);
+        assert_eq!(forward.failures[0].counts, [0, 0, 0, 4, 0]);
         let x = forward.failures[0].examples[3].as_ref().unwrap();
         assert_eq!((x.game, x.detail.as_str()), (0, "game 0"));
         // Alone, game 2's detail is cut, its escape and newline blanked.
@@ -674,7 +687,7 @@ mod tests {
             .map(|id| game(&spec, id, "normal", None, None))
             .collect();
         let s = summary(&spec, &games);
-        assert_eq!(s.terminations, [8, 0, 0, 0, 0, 0]);
+        assert_eq!(s.terminations, [8, 0, 0, 0, 0, 0, 0]);
         assert!(s.failures.iter().all(|f| f.total() == 0));
         assert!(!s.shows_terminations());
     }

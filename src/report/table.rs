@@ -985,9 +985,9 @@ mod tests {
         let (spec, games) = mixed();
         let table = terminations(&summary(&spec, &games)).unwrap();
         let expected = "\
-Terminations  games  adjudicated  timeout  stall  illegal-move  crash
-edax              8            1        0      0             1      1
-ab-4              8            1        1      0             1      0
+Terminations  games  adjudicated  timeout  stall  illegal-move  crash  limit
+edax              8            1        0      0             1      1      0
+ab-4              8            1        1      0             1      0      0
   (normal 2, adjudication 1 of 8 games; 1 drawn after a failure, charged to no engine)
 first failure of edax: illegal-move in game 1: e9 <b>
 first failure of ab-4: timeout in game 2: no move in 1000 ms
@@ -1008,10 +1008,10 @@ first failure of ab-4: timeout in game 2: no move in 1000 ms
         let cut = format!("{}…", "n".repeat(MAX_NAME_COLUMN - 1));
         assert!(lines[1].starts_with(&cut), "{table}");
         assert!(
-            lines[1].ends_with("  12345678             0      0"),
+            lines[1].ends_with("  12345678             0      0      0"),
             "{table}"
         );
-        assert!(lines[2].ends_with("  1"), "{table}");
+        assert!(lines[2].ends_with("  1      0"), "{table}");
         // Header and rows are equally wide: every count sits under its header.
         let widths: Vec<usize> = lines[..3].iter().map(|l| l.chars().count()).collect();
         assert_eq!(widths, [widths[0]; 3], "{table}");

@@ -29,6 +29,7 @@ use crate::arena::records::Format;
 use crate::arena::runner::{check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{Anchor, EarlierShape, ResolvedEngine, TournamentSpec};
+use crate::arena::workload::affinity_refusal;
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::{Game, GameVisitor};
@@ -91,6 +92,8 @@ pub struct Options {
     /// `Some(Some(a))` fixes engine `a.engine` at `a.elo`, `Some(None)` puts the engines' mean
     /// at 0, `None` keeps the spec's. A view of the same games: not in the spec's hash.
     pub anchor: Option<Option<Anchor>>,
+    /// With `affinity`, share cores between games on a clock anyway (`--oversubscribe`).
+    pub oversubscribe: bool,
 }
 
 /// What the folder held when the session opened.
@@ -234,6 +237,10 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
+        let refusal = affinity_refusal(&spec.resolved, options.threads, options.oversubscribe);
+        if let Some(why) = refusal {
+            return Err(SessionError::Input(why));
+        }
         let Folder {
             log_path,
             mut writer,

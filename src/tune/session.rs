@@ -457,6 +457,7 @@ impl TuneSession {
             force: false,
             fresh: false,
             anchor: None,
+            oversubscribe: false,
         };
         let session = Session::open(&tournament, &dir, options)?;
         let reported = session.play_and_report(observer, cancel, true)?;
@@ -871,6 +872,7 @@ fn match_spec(
         records: Vec::new(),
         engine_log_mib: None,
         grown: Vec::new(),
+        affinity: false,
     })
 }
 

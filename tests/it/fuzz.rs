@@ -156,6 +156,7 @@ fn run_files() -> &'static (String, String) {
             force: false,
             fresh: false,
             anchor: None,
+            oversubscribe: false,
         };
         Session::open(&spec, dir.path(), options)
             .unwrap()

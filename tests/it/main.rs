@@ -47,6 +47,7 @@ mod tune_compare;
 mod tune_outside;
 mod tune_regression;
 mod tune_shards;
+mod untrusted;
 
 /// Every Rust file under `tests/` is part of a test binary: a file left out of this list (or a
 /// new `tests/*.rs` beside the two that stay apart) would compile into nothing, or into a binary

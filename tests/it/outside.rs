@@ -20,12 +20,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// The fake engine, by absolute path.
-fn fake() -> String {
+pub(crate) fn fake() -> String {
     manifest("tests/engines/fake.py")
 }
 
 /// `text` as a TOML string (a JSON string is one).
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap()
 }
 
@@ -33,7 +33,14 @@ fn quoted(text: &str) -> String {
 /// move 2: it counts the opening's moves), `count` of them, the lines `top` at the top, the fake
 /// named `fake` speaking `protocol` with `flags` and the lines `engine` in its table, and
 /// `alphabeta` at depth 2 named `ab`.
-fn spec(game: &str, count: u32, top: &str, protocol: &str, flags: &[&str], engine: &str) -> String {
+pub(crate) fn spec(
+    game: &str,
+    count: u32,
+    top: &str,
+    protocol: &str,
+    flags: &[&str],
+    engine: &str,
+) -> String {
     let mut args = vec![fake(), "--protocol".into(), protocol.into()];
     args.extend(["--game".to_string(), game.to_string()]);
     args.extend(flags.iter().map(|f| f.to_string()));
@@ -48,7 +55,7 @@ fn spec(game: &str, count: u32, top: &str, protocol: &str, flags: &[&str], engin
 
 /// Writes `text` as `dir/spec.toml` and runs `joute run spec.toml --out out EXTRA` in `dir`
 /// (the spec named without a folder: its programs run in `dir`).
-fn run(dir: &Path, text: &str, extra: &[&str]) -> Output {
+pub(crate) fn run(dir: &Path, text: &str, extra: &[&str]) -> Output {
     std::fs::write(dir.join("spec.toml"), text).unwrap();
     let mut args = vec!["run", "spec.toml", "--out", "out"];
     args.extend_from_slice(extra);
@@ -56,7 +63,7 @@ fn run(dir: &Path, text: &str, extra: &[&str]) -> Output {
 }
 
 /// As [`run`], expecting success; returns stdout and stderr.
-fn run_ok(dir: &Path, text: &str, extra: &[&str]) -> (String, String) {
+pub(crate) fn run_ok(dir: &Path, text: &str, extra: &[&str]) -> (String, String) {
     let out = run(dir, text, extra);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -65,7 +72,7 @@ fn run_ok(dir: &Path, text: &str, extra: &[&str]) -> (String, String) {
 }
 
 /// The games of the log in `out`, by id.
-fn games(out: &Path) -> Vec<Value> {
+pub(crate) fn games(out: &Path) -> Vec<Value> {
     let mut all = common::jsonl(&out.join("games.jsonl"));
     all.sort_by_key(|g| g["id"].as_u64().unwrap());
     all
@@ -77,16 +84,16 @@ fn spec_hash(out: &Path) -> String {
     record["spec_hash"].as_str().unwrap().to_string()
 }
 
-fn termination(game: &Value) -> &str {
+pub(crate) fn termination(game: &Value) -> &str {
     game["termination"].as_str().unwrap()
 }
 
-fn detail(game: &Value) -> &str {
+pub(crate) fn detail(game: &Value) -> &str {
     game["detail"].as_str().unwrap_or("")
 }
 
 /// Whether the fake lost `game`.
-fn fake_lost(game: &Value) -> bool {
+pub(crate) fn fake_lost(game: &Value) -> bool {
     let expected = if game["first"] == "fake" {
         "0-1"
     } else {
@@ -96,10 +103,10 @@ fn fake_lost(game: &Value) -> bool {
 }
 
 /// The row of `engine` in the terminal's Terminations table: games, timeout, stall,
-/// illegal-move, crash.
-fn termination_row(stdout: &str, engine: &str) -> [u64; 5] {
+/// illegal-move, crash, limit.
+pub(crate) fn termination_row(stdout: &str, engine: &str) -> [u64; 6] {
     let table = &stdout[stdout
-        .find("Terminations  games  timeout  stall  illegal-move  crash")
+        .find("Terminations  games  timeout  stall  illegal-move  crash  limit")
         .unwrap_or_else(|| panic!("no Terminations table in {stdout}"))..];
     let row = table
         .lines()
@@ -114,7 +121,7 @@ fn termination_row(stdout: &str, engine: &str) -> [u64; 5] {
 }
 
 /// The stderr lines of `out/engines/NAME.log`, each `(pid, text)`.
-fn engine_log(out: &Path, name: &str) -> Vec<(u32, String)> {
+pub(crate) fn engine_log(out: &Path, name: &str) -> Vec<(u32, String)> {
     let path = out.join("engines").join(format!("{name}.log"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
@@ -211,10 +218,14 @@ fn plays_normally(protocol: &str, game: &str) {
     }
     assert_eq!(
         termination_row(&stdout, "fake"),
-        [6, 0, 0, 0, 0],
+        [6, 0, 0, 0, 0, 0],
         "{stdout}"
     );
-    assert_eq!(termination_row(&stdout, "ab"), [6, 0, 0, 0, 0], "{stdout}");
+    assert_eq!(
+        termination_row(&stdout, "ab"),
+        [6, 0, 0, 0, 0, 0],
+        "{stdout}"
+    );
     assert!(
         stdout.contains("(normal 6, adjudication 0 of 6 games)"),
         "{stdout}"
@@ -289,7 +300,7 @@ fn the_spec_hash_does_not_depend_on_where_the_run_is_started() {
 
 /// The fake over the line protocol as `joute match` and `joute play` take an engine, called
 /// `name`, with `flags` (`,arg=--crash-at,arg=3`).
-fn line_fake(name: &str, flags: &str) -> String {
+pub(crate) fn line_fake(name: &str, flags: &str) -> String {
     format!(
         "cmd=python3,proto=line,name={name},arg={},arg=--protocol,arg=line{flags}",
         fake()
@@ -297,7 +308,7 @@ fn line_fake(name: &str, flags: &str) -> String {
 }
 
 /// `joute match connect4 ENGINE alphabeta:2 --games GAMES --threads 1 EXTRA` in `dir`.
-fn match_fake(dir: &Path, engine: &str, games: &str, extra: &[&str]) -> Output {
+pub(crate) fn match_fake(dir: &Path, engine: &str, games: &str, extra: &[&str]) -> Output {
     let mut args = vec!["match", "connect4", engine, "alphabeta:2", "--games", games];
     args.extend(["--threads", "1"]);
     args.extend(extra);
@@ -380,7 +391,7 @@ fn joute_match_takes_an_outside_engine_on_the_command_line() {
     let all = games(&dir.join("m"));
     assert_eq!(all.len(), 4);
     assert!(all.iter().all(|g| termination(g) == "normal"));
-    assert_eq!(termination_row(&stdout, "fake"), [4, 0, 0, 0, 0]);
+    assert_eq!(termination_row(&stdout, "fake"), [4, 0, 0, 0, 0, 0]);
     assert!(
         engine_log(&dir.join("m"), "fake")
             .iter()
@@ -427,7 +438,7 @@ fn joute_match_takes_an_outside_engine_on_the_command_line() {
 
 /// Runs the fake with `flags` against alphabeta (`count` openings), expecting every game lost
 /// by the fake with `expected` termination; returns the games and stdout.
-fn every_game_fails(
+pub(crate) fn every_game_fails(
     protocol: &str,
     game: &str,
     top: &str,
@@ -450,14 +461,18 @@ fn every_game_fails(
         assert!(fake_lost(g), "{g}");
     }
     let n = all.len() as u64;
-    let mut row = [n, 0, 0, 0, 0];
-    let column = ["timeout", "stall", "illegal-move", "crash"]
+    let mut row = [n, 0, 0, 0, 0, 0];
+    let column = ["timeout", "stall", "illegal-move", "crash", "limit"]
         .iter()
         .position(|&t| t == expected)
         .unwrap();
     row[1 + column] = n;
     assert_eq!(termination_row(&stdout, "fake"), row, "{stdout}");
-    assert_eq!(termination_row(&stdout, "ab"), [n, 0, 0, 0, 0], "{stdout}");
+    assert_eq!(
+        termination_row(&stdout, "ab"),
+        [n, 0, 0, 0, 0, 0],
+        "{stdout}"
+    );
     assert!(
         stdout.contains(&format!("(normal 0, adjudication 0 of {n} games)")),
         "{stdout}"
@@ -616,7 +631,7 @@ fn chatter_is_passed_over() {
         assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
         // The fake did play (it was asked for moves), with chatter before each answer.
         assert!(all.iter().any(|g| g["moves"].as_array().unwrap().len() > 2));
-        assert_eq!(termination_row(&stdout, "fake"), [4, 0, 0, 0, 0]);
+        assert_eq!(termination_row(&stdout, "fake"), [4, 0, 0, 0, 0, 0]);
         // It ran in the spec's folder (its --log is relative).
         assert!(dir.join("received.txt").is_file());
     }
@@ -645,7 +660,7 @@ fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
             all.iter().all(|g| termination(g) == "normal"),
             "{protocol}: {all:?}"
         );
-        assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0]);
+        assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0, 0]);
         // The first ones are copied to the engine's log.
         let log = engine_log(&dir.join("out"), "fake");
         assert!(
@@ -673,7 +688,7 @@ fn lines_that_are_no_answer_are_passed_over_in_every_protocol() {
     let (stdout, _) = run_ok(&dir, &text, &[]);
     let all = games(&dir.join("out"));
     assert!(all.iter().all(|g| termination(g) == "normal"), "{all:?}");
-    assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0]);
+    assert_eq!(termination_row(&stdout, "fake")[1..], [0, 0, 0, 0, 0]);
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("out/run.json")).unwrap()).unwrap();
     assert_eq!(record["reported_names"]["fake"], "fake-gomocup");
@@ -720,8 +735,8 @@ fn misbehaves_once(
     for g in &all[1..] {
         assert_eq!(termination(g), "normal", "the game after the failure: {g}");
     }
-    let mut row = [6, 0, 0, 0, 0];
-    let column = ["timeout", "stall", "illegal-move", "crash"]
+    let mut row = [6, 0, 0, 0, 0, 0];
+    let column = ["timeout", "stall", "illegal-move", "crash", "limit"]
         .iter()
         .position(|&t| t == expected)
         .unwrap();
@@ -872,7 +887,7 @@ fn a_slow_engine_on_a_game_clock_loses_on_time_and_the_clocks_are_logged() {
         );
     }
     let row = termination_row(&stdout, "fake");
-    assert_eq!(row, [12, timeouts.len() as u64, 0, 0, 0], "{stdout}");
+    assert_eq!(row, [12, timeouts.len() as u64, 0, 0, 0, 0], "{stdout}");
 }
 
 // ---------------------------------------------------------------- 3. bad input
@@ -1491,7 +1506,7 @@ fn the_python_example_plays_a_tournament_with_no_failure() {
     for g in &all {
         assert_eq!(termination(g), "normal", "{g}");
     }
-    assert_eq!(termination_row(&stdout, "connect4-py"), [20, 0, 0, 0, 0]);
+    assert_eq!(termination_row(&stdout, "connect4-py"), [20, 0, 0, 0, 0, 0]);
 }
 
 /// One rule for a relative program, `engine check --dir` and `match "cmd=…,dir=…"` alike: it is

@@ -853,6 +853,7 @@ pub(crate) mod testing {
             stall_ms: 20_000,
             program: None,
             folder: None,
+            guard: Default::default(),
         }
     }
 

@@ -170,6 +170,84 @@ pub struct OutsideSpec {
     /// The folder found for `working_dir` (`None`: `working_dir`, or joute's).
     #[serde(skip)]
     pub folder: Option<PathBuf>,
+    /// How the program is held: limits, confinement, pausing, restarts (recorded only where
+    /// the spec asked for something, so specs from before keep their hash).
+    #[serde(flatten)]
+    pub guard: Guard,
+}
+
+/// When an outside program is started afresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Restart {
+    /// After a game it failed (a crash, a hang, a limit met): the default.
+    #[default]
+    Failure,
+    /// For every game (fastchess's `restart=on`): for programs that carry state between games.
+    Game,
+}
+
+impl Restart {
+    /// The name specs write.
+    pub fn name(self) -> &'static str {
+        match self {
+            Restart::Failure => "failure",
+            Restart::Game => "game",
+        }
+    }
+}
+
+/// How an untrusted program is held (`docs/protocols.md`, "Untrusted programs"): its resource
+/// limits (`None`: the default of [`crate::arena::limits`]), its confinement, whether it is
+/// paused while its opponent thinks, and when it is started afresh. Each field is what the spec
+/// wrote, recorded only when it differs from the default.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Guard {
+    /// The memory its processes may hold, in bytes (`memory_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
+    /// The processes and threads it may run at once (`process_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_limit: Option<u32>,
+    /// The CPU time its processes may use in one game, in milliseconds (`cpu_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_limit_ms: Option<u64>,
+    /// The bytes its processes may write to files in one game (`write_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_limit: Option<u64>,
+    /// Confined: the file system read-only but for its own folders, no network (`confine`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confine: bool,
+    /// What a confined program may read besides the system's folders and its own, as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readable: Vec<PathBuf>,
+    /// Stopped while its opponent thinks and between games (`pause`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pause: bool,
+    /// When it is started afresh (`restart`).
+    #[serde(default, skip_serializing_if = "is_default_restart")]
+    pub restart: Restart,
+    /// The paths found for `readable` (absolute), unrecorded.
+    #[serde(skip)]
+    pub readable_found: Vec<PathBuf>,
+}
+
+fn is_default_restart(r: &Restart) -> bool {
+    *r == Restart::Failure
+}
+
+impl PartialEq for Guard {
+    /// Equal when recorded alike: where the readable paths were found does not count.
+    fn eq(&self, other: &Self) -> bool {
+        self.memory_limit == other.memory_limit
+            && self.process_limit == other.process_limit
+            && self.cpu_limit_ms == other.cpu_limit_ms
+            && self.write_limit == other.write_limit
+            && self.confine == other.confine
+            && self.readable == other.readable
+            && self.pause == other.pause
+            && self.restart == other.restart
+    }
 }
 
 impl PartialEq for OutsideSpec {
@@ -184,6 +262,7 @@ impl PartialEq for OutsideSpec {
             && self.depth == other.depth
             && self.nodes == other.nodes
             && self.stall_ms == other.stall_ms
+            && self.guard == other.guard
     }
 }
 
@@ -435,8 +514,9 @@ impl<G: Game> OutsidePlayer<G> {
         }
     }
 
-    /// Runs `step` on the running program; a failure kills it (it starts again at the next
-    /// game).
+    /// Runs `step` on the running program (resumed if it was paused, paused again after it
+    /// with `pause = true`: it waits for its next turn stopped); a failure kills it (it starts
+    /// again at the next game).
     fn with_io<T>(
         &mut self,
         step: impl FnOnce(&mut dyn Dialect<G>, &mut EngineProcess, &Setup) -> Result<T, PlayerError>,
@@ -445,7 +525,11 @@ impl<G: Game> OutsidePlayer<G> {
             .io
             .as_mut()
             .ok_or_else(|| PlayerError::Failed("the program is not running".into()))?;
+        io.resume();
         let result = step(self.dialect.as_mut(), io, &self.setup);
+        if self.setup.spec.guard.pause && result.is_ok() {
+            io.pause();
+        }
         if let Some(name) = self.dialect.reported_name() {
             self.name = Some(name.to_string());
         }
@@ -499,7 +583,12 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
         result
     }
 
-    fn game_over(&mut self, _outcome: &Outcome) {}
+    /// With `restart = "game"`, the program leaves now: the next game starts a fresh one.
+    fn game_over(&mut self, _outcome: &Outcome) {
+        if self.setup.spec.guard.restart == Restart::Game {
+            self.quit();
+        }
+    }
 
     /// Its program's process group's CPU time ([`EngineProcess::cpu_time`]): `None` when no
     /// program runs, or off Linux.

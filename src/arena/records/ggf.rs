@@ -39,7 +39,7 @@ fn result_value(r: &Record) -> String {
     };
     let suffix = match r.termination.as_str() {
         "timeout" | "stall" => ":t",
-        "crash" | "illegal-move" => ":r",
+        "crash" | "illegal-move" | "limit" => ":r",
         _ => "",
     };
     if margin == 0 {

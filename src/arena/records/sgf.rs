@@ -45,7 +45,7 @@ pub fn write(records: &[Record], game: &str, rows: u8, cols: u8) -> String {
         let how = match (winner, r.termination.as_str()) {
             ("0", _) => "",
             (_, "timeout" | "stall") => "T",
-            (_, "crash" | "illegal-move") => "F",
+            (_, "crash" | "illegal-move" | "limit") => "F",
             _ => "",
         };
         out.push_str(&format!(

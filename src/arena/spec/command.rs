@@ -106,6 +106,7 @@ impl Default for OutsideWords {
                 stall_ms: DEFAULT_STALL.as_millis() as u64,
                 program: None,
                 folder: None,
+                guard: Default::default(),
             },
         }
     }
@@ -151,6 +152,28 @@ impl OutsideWords {
                     .map_err(bad)?;
                 spec.stall_ms = d.as_millis() as u64;
             }
+            "memory_limit" => spec.guard.memory_limit = Some(check_size(key, value).map_err(bad)?),
+            "write_limit" => spec.guard.write_limit = Some(check_size(key, value).map_err(bad)?),
+            "process_limit" => {
+                let n = value.parse::<i64>().map_err(|_| {
+                    bad(format!(
+                        "process_limit is '{value}'; give a number of processes"
+                    ))
+                })?;
+                spec.guard.process_limit = Some(check_processes(n).map_err(bad)?);
+            }
+            "cpu_limit" => spec.guard.cpu_limit_ms = Some(check_cpu(value).map_err(bad)?),
+            "confine" => spec.guard.confine = flag(key, value).map_err(bad)?,
+            "pause" => spec.guard.pause = flag(key, value).map_err(bad)?,
+            "restart" => spec.guard.restart = check_restart(value).map_err(bad)?,
+            "readable" => {
+                let path = Path::new(value);
+                if value.is_empty() || !path.exists() {
+                    return Err(bad(format!("readable: no file or folder at '{value}'")));
+                }
+                spec.guard.readable.push(path.to_path_buf());
+                spec.guard.readable_found.push(absolute(path));
+            }
             k if k.starts_with("option.") && k.len() > 7 => {
                 spec.options.insert(k[7..].to_string(), value.to_string());
             }
@@ -190,6 +213,11 @@ impl OutsideWords {
             && !dir.is_dir()
         {
             return Err(bad(format!("no folder at '{}'", dir.display())));
+        }
+        if !spec.guard.readable.is_empty() && !spec.guard.confine {
+            return Err(bad(
+                "readable lists what a confined program may read: it goes with confine=true".into(),
+            ));
         }
         let name = name.unwrap_or_else(|| default_name(&args, &command));
         check_name(&name).map_err(bad)?;
@@ -233,6 +261,15 @@ fn check_protocol(
     Ok(())
 }
 
+/// A `true` or `false` word.
+fn flag(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{key} is '{value}'; allowed: true, false")),
+    }
+}
+
 /// An outside engine's name when `name=` is not given: the program's file name; for an
 /// interpreter (`python3 engine.py`), the script's: the first argument that is a file.
 fn default_name(args: &[String], command: &str) -> String {
@@ -248,7 +285,7 @@ fn default_name(args: &[String], command: &str) -> String {
 
 impl MatchEngine {
     /// The keys of an outside engine on the command line.
-    pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, tc, st, timemargin, option.NAME";
+    pub const KEYS: &'static str = "cmd (required), proto (required: line, gtp, nboard, gomocup), name, arg (repeatable), args (split at spaces), dir, depth, nodes, version (nboard), stall, tc, st, timemargin, option.NAME, memory_limit, process_limit, cpu_limit, write_limit, confine, readable (repeatable), pause, restart";
 
     /// The keys that may follow a built-in engine.
     pub const BUILT_IN_KEYS: &'static str = "name, tc, st, timemargin";
@@ -468,6 +505,7 @@ pub fn match_spec(
                     records: Vec::new(),
                     engine_log_mib: None,
                     grown: Vec::new(),
+                    affinity: false,
                 },
                 note,
             ))

@@ -58,6 +58,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -79,6 +80,7 @@ use crate::stats::sprt::{EloModel, Sprt};
 
 mod command;
 mod engines;
+mod guard;
 mod keys;
 mod opening_source;
 mod outside;
@@ -89,6 +91,8 @@ mod validate;
 
 pub use command::*;
 pub(crate) use engines::*;
+pub use guard::{check_cpu, check_processes, check_restart, check_size};
+pub(crate) use guard::{outside_table_used, resolve_guard};
 pub(crate) use keys::*;
 use opening_source::*;
 pub(crate) use opening_source::{opening_balance, opening_plies};

@@ -230,7 +230,11 @@ pub(crate) fn no_outside_keys(
             raw.stall_timeout.as_ref().map(|v| v.span().start),
         ),
     ];
-    if let Some((k, Some(at))) = given.into_iter().find(|(_, at)| at.is_some()) {
+    let first = given
+        .into_iter()
+        .find_map(|(k, at)| at.map(|at| (k, at)))
+        .or_else(|| raw.first_guard_key());
+    if let Some((k, at)) = first {
         return Err(loc.at(
             at,
             &format!("{prefix}.{k}"),
@@ -285,11 +289,13 @@ pub fn check_option(protocol: Protocol, name: &str, value: &str) -> Result<(), S
 }
 
 /// Validates an outside engine's table; `prefix` is its key path in errors (`engine[2]`).
+/// `shared` is the spec's `[outside]` table (tournaments only).
 pub(crate) fn outside_engine(
     e: &Spanned<RawEngine>,
     prefix: &str,
     name: &str,
     game: &GameKind,
+    shared: Option<&RawGuard>,
     loc: &Locator<'_>,
 ) -> Result<ResolvedEngine, SpecError> {
     let raw = e.get_ref();
@@ -352,6 +358,7 @@ pub(crate) fn outside_engine(
         stall_ms: stall.as_millis() as u64,
         program: Some(absolute(&program)),
         folder: Some(absolute(&folder)),
+        guard: resolve_guard(raw.guard_keys(), prefix, name, shared, loc)?,
     };
     Ok(ResolvedEngine::outside(name, spec))
 }

@@ -27,8 +27,27 @@ pub struct RawSpec {
     pub(super) timemargin: Option<Spanned<String>>,
     pub(super) adjudication: Option<Spanned<RawAdjudication>>,
     pub(super) output: Option<Spanned<RawOutput>>,
+    /// `[outside]`: how every outside program is held (its engines' own keys win).
+    pub(super) outside: Option<Spanned<RawGuard>>,
+    /// Each concurrent game on its own cores.
+    pub(super) affinity: Option<Spanned<bool>>,
     #[serde(default)]
     pub(super) engine: Vec<Spanned<RawEngine>>,
+}
+
+/// `[outside]`, and the same keys in an outside engine's table: how an untrusted program is
+/// held (`spec::guard`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawGuard {
+    pub(super) memory_limit: Option<Spanned<String>>,
+    pub(super) process_limit: Option<Spanned<i64>>,
+    pub(super) cpu_limit: Option<Spanned<String>>,
+    pub(super) write_limit: Option<Spanned<String>>,
+    pub(super) confine: Option<Spanned<bool>>,
+    pub(super) readable: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) pause: Option<Spanned<bool>>,
+    pub(super) restart: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -130,6 +149,16 @@ pub(crate) struct RawEngine {
     pub(super) tc: Option<Spanned<String>>,
     pub(super) st: Option<Spanned<String>>,
     pub(super) timemargin: Option<Spanned<String>>,
+    // How the program is held (`RawGuard`'s keys: serde's `flatten` cannot go with
+    // `deny_unknown_fields`, so they are repeated here).
+    pub(super) memory_limit: Option<Spanned<String>>,
+    pub(super) process_limit: Option<Spanned<i64>>,
+    pub(super) cpu_limit: Option<Spanned<String>>,
+    pub(super) write_limit: Option<Spanned<String>>,
+    pub(super) confine: Option<Spanned<bool>>,
+    pub(super) readable: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) pause: Option<Spanned<bool>>,
+    pub(super) restart: Option<Spanned<String>>,
 }
 
 impl RawEngine {
@@ -241,7 +270,7 @@ const TUNING_KEYS: [&str; 9] = [
 
 /// Keys of a spec's top level that no engine table has, besides [`TUNING_KEYS`]: written below
 /// an engine's table header, they land in that table.
-const TOP_LEVEL_ONLY: [&str; 14] = [
+const TOP_LEVEL_ONLY: [&str; 16] = [
     "game",
     "seed",
     "format",
@@ -256,6 +285,8 @@ const TOP_LEVEL_ONLY: [&str; 14] = [
     "adjudication",
     "output",
     "regression",
+    "outside",
+    "affinity",
 ];
 
 /// The table the byte `offset` of `text` lies in, as a key path — `engine[2]` in the second

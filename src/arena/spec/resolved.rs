@@ -440,6 +440,10 @@ pub struct ResolvedSpec {
     /// ([`Schedule::grown`]); left out of the hash, which is the spec's as written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grown: Vec<EarlierShape>,
+    /// Each concurrent game on cores of its own, both its engines with it (`affinity`;
+    /// [`crate::arena::affinity`]). How the games are run, not which: left out of the hash.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub affinity: bool,
 }
 
 /// An earlier shape of a run that gained engines.
@@ -474,13 +478,18 @@ impl ResolvedSpec {
     /// The hash of the canonical JSON form: 16 hex digits (FNV-1a, 64 bits), stable across
     /// platforms and versions as long as the form is.
     pub fn hash(&self) -> String {
-        if self.records.is_empty() && self.engine_log_mib.is_none() && self.grown.is_empty() {
+        if self.records.is_empty()
+            && self.engine_log_mib.is_none()
+            && self.grown.is_empty()
+            && !self.affinity
+        {
             hash_json(self)
         } else {
             hash_json(&ResolvedSpec {
                 records: Vec::new(),
                 engine_log_mib: None,
                 grown: Vec::new(),
+                affinity: false,
                 ..self.clone()
             })
         }

@@ -105,6 +105,7 @@ pub(super) fn validate(raw: RawSpec, loc: &Locator<'_>) -> Result<TournamentSpec
         records: resolve_records(&raw, &kind, loc)?,
         engine_log_mib: resolve_engine_log(&raw, loc)?,
         grown: Vec::new(),
+        affinity: raw.affinity.as_ref().is_some_and(|a| *a.get_ref()),
     };
     let total = resolved.schedule().games();
     if total > MAX_GAMES {
@@ -323,12 +324,14 @@ fn resolve_engines(
     kind: &GameKind,
     loc: &Locator<'_>,
 ) -> Result<Vec<ResolvedEngine>, SpecError> {
+    outside_table_used(raw, loc)?;
+    let shared = raw.outside.as_ref().map(Spanned::get_ref);
     let mut engines = Vec::new();
     for (i, e) in raw.engine.iter().enumerate() {
         let prefix = format!("engine[{}]", i + 1);
         let own_clock = resolve_engine_clock(e, clock, &prefix, &names[i], loc)?;
         let mut engine = if e.get_ref().command.is_some() {
-            outside_engine(e, &prefix, &names[i], kind, loc)?
+            outside_engine(e, &prefix, &names[i], kind, shared, loc)?
         } else {
             let clocked = clock.is_some() || own_clock.is_some();
             engine_budget(e, &prefix, &names[i], clocked, loc)?

@@ -79,7 +79,7 @@ const CHUNK: usize = 8192;
 /// The table of the exact solver that labels positions ([`CollectOptions::exact_labels`]).
 const SOLVER_TABLE_MIB: usize = 64;
 
-const FAILURES: [&str; 4] = ["timeout", "stall", "illegal-move", "crash"];
+const FAILURES: [&str; 5] = ["timeout", "stall", "illegal-move", "crash", "limit"];
 
 /// What [`Collector`] keeps of each game (by default: every position after the opening of
 /// every game not lost by a failure).

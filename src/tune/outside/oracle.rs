@@ -127,6 +127,7 @@ impl<G: Features> OutsideOracle<G> {
             records: Vec::new(),
             engine_log_mib: None,
             grown: Vec::new(),
+            affinity: false,
         })
     }
 }

@@ -149,7 +149,7 @@ fn tuned_engine(
     let outside = raw.engine.get_ref().is_outside();
     crate::arena::spec::no_engine_clock(raw.engine.get_ref(), "engine", "tuned", loc)?;
     let engine = if outside {
-        crate::arena::spec::outside_engine(&raw.engine, "engine", "tuned", kind, loc)?
+        crate::arena::spec::outside_engine(&raw.engine, "engine", "tuned", kind, None, loc)?
     } else {
         engine_budget(&raw.engine, "engine", "tuned", false, loc)?
     };

@@ -1,0 +1,217 @@
+//! Untrusted programs held fairly and safely (`docs/protocols.md`, "Untrusted programs"):
+//! resource limits met and lost by `limit`, confinement, programs paused off their turn,
+//! restarted for every game, pinned to cores. The programs are the fake engine of
+//! `tests/engines/fake.py` (misbehaving on request) and the example Connect 4 engine of
+//! `examples/engines/connect4.py` (deterministic).
+//!
+//! Linux only: the engines are `python3` scripts, and the checks read `/proc`.
+#![cfg(target_os = "linux")]
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::common::manifest;
+use crate::outside::{engine_log, games, quoted, run, run_ok};
+
+/// A spec of Connect 4 with `count` random openings of 2 plies, the lines `top` at its top,
+/// the example engine (started by `sh`, which first writes `start` to stderr: `$$` is the
+/// engine's own process id, as `exec` keeps it) with the lines `engine` in its table, and
+/// alphabeta at depth 3.
+fn example_spec(count: u32, top: &str, start: &str, engine: &str) -> String {
+    let script = format!(
+        "{start} >&2; exec python3 {}",
+        manifest("examples/engines/connect4.py")
+    );
+    format!(
+        "name = \"t\"\ngame = \"connect4\"\nseed = 3\nopenings = {{ plies = 2, count = {count} }}\n{top}\n\n\
+         [[engine]]\nname = \"example\"\ncommand = \"sh\"\nargs = [\"-c\", {}]\nprotocol = \"line\"\n{engine}\n\n\
+         [[engine]]\nname = \"ab\"\nalgorithm = \"alphabeta\"\ndepth = 3\n",
+        quoted(&script)
+    )
+}
+
+/// The games of `out` as (id, first, result, moves): what a game is, whatever its timings.
+fn played(out: &Path) -> Vec<(u64, String, String, String)> {
+    games(out)
+        .iter()
+        .map(|g| {
+            (
+                g["id"].as_u64().unwrap(),
+                g["first"].as_str().unwrap().to_string(),
+                g["result"].as_str().unwrap().to_string(),
+                g["moves"].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn restart_per_game_starts_a_fresh_process_for_every_game_and_changes_no_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = example_spec(3, "", "echo \"pid $$\"", "");
+    run_ok(dir.path(), &kept, &["--threads", "1"]);
+    let restarted = example_spec(3, "", "echo \"pid $$\"", "restart = \"game\"");
+    std::fs::rename(dir.path().join("out"), dir.path().join("kept")).unwrap();
+    run_ok(dir.path(), &restarted, &["--threads", "1"]);
+    let pids = |out: &str| -> Vec<u32> {
+        engine_log(&dir.path().join(out), "example")
+            .into_iter()
+            .filter(|(_, text)| text.starts_with("pid "))
+            .map(|(pid, text)| {
+                assert_eq!(text, format!("pid {pid}"), "the log's pid is the process's");
+                pid
+            })
+            .collect()
+    };
+    let games_played = games(&dir.path().join("out")).len();
+    assert_eq!(games_played, 6);
+    // One start for the check before the run, then one per game; all different.
+    let fresh = pids("out");
+    assert_eq!(fresh.len(), 1 + games_played, "{fresh:?}");
+    assert_eq!(fresh.iter().collect::<BTreeSet<_>>().len(), fresh.len());
+    // Kept: the check's start and one process for all the games.
+    assert_eq!(pids("kept").len(), 2);
+    assert_eq!(
+        played(&dir.path().join("out")),
+        played(&dir.path().join("kept"))
+    );
+}
+
+/// The CPU sets the example engine's processes reported at start (`Cpus_allowed_list` of
+/// `/proc/self/status`, read by the `sh` that then becomes the engine).
+fn reported_cpu_sets(out: &Path) -> Vec<String> {
+    engine_log(out, "example")
+        .into_iter()
+        .filter_map(|(_, text)| {
+            text.strip_prefix("Cpus_allowed_list:")
+                .map(|s| s.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn affinity_pins_each_game_and_its_program_to_cores_of_its_own() {
+    let cores = joute::arena::affinity::cpus().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let report = "grep Cpus_allowed_list /proc/self/status";
+    let threads = cores.len().min(4);
+    let text = example_spec(4, "affinity = true", report, "restart = \"game\"");
+    run_ok(dir.path(), &text, &["--threads", &threads.to_string()]);
+    let sets = reported_cpu_sets(&dir.path().join("out"));
+    // The check before the run starts the program from the main thread, unpinned; every game's
+    // process then runs on its worker's block.
+    let blocks = joute::arena::affinity::partition(&cores, threads);
+    let texts: BTreeSet<String> = blocks
+        .iter()
+        .map(|b| joute::arena::affinity::list_text(b))
+        .collect();
+    let all = joute::arena::affinity::list_text(&cores);
+    assert_eq!(sets[0], all, "{sets:?}");
+    assert_eq!(sets.len(), 1 + games(&dir.path().join("out")).len());
+    for set in &sets[1..] {
+        assert!(
+            texts.contains(set),
+            "{set} is no worker's block of {texts:?}"
+        );
+    }
+    if threads > 1 {
+        assert!(
+            sets[1..].iter().collect::<BTreeSet<_>>().len() > 1,
+            "{sets:?}"
+        );
+    }
+    // Without affinity, every process may run anywhere.
+    let free = example_spec(2, "", report, "restart = \"game\"");
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    run_ok(dir.path(), &free, &["--threads", &threads.to_string()]);
+    for set in reported_cpu_sets(&dir.path().join("out")) {
+        assert_eq!(set, all);
+    }
+}
+
+#[test]
+fn affinity_refuses_more_games_than_cores_on_a_clock_unless_told_to_oversubscribe() {
+    let cores = joute::arena::affinity::cpus().unwrap().len();
+    let dir = tempfile::tempdir().unwrap();
+    let text = example_spec(2, "affinity = true\nst = \"50ms\"", "true", "");
+    let too_many = (cores + 1).to_string();
+    let out = run(dir.path(), &text, &["--threads", &too_many]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{too_many} games at once on {cores} cores"))
+            && stderr.contains("--oversubscribe"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").join("games.jsonl").exists());
+    run_ok(
+        dir.path(),
+        &text,
+        &["--threads", &too_many, "--oversubscribe"],
+    );
+    // Off the clock, games may share cores.
+    let unclocked = example_spec(2, "affinity = true", "true", "");
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    run_ok(dir.path(), &unclocked, &["--threads", &too_many]);
+}
+
+/// `joute run` on `text` in a fresh folder: exit status 2 and its stderr.
+fn refused(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), text, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    stderr
+}
+
+#[test]
+fn bad_guard_keys_are_refused_with_their_place() {
+    let e = |engine: &str| refused(&example_spec(1, "", "true", engine));
+    let s = e("memory_limit = \"5 parsecs\"");
+    assert!(
+        s.contains("engine[1].memory_limit") && s.contains("'5 parsecs'"),
+        "{s}"
+    );
+    let s = e("process_limit = 0");
+    assert!(
+        s.contains("engine[1].process_limit") && s.contains("allowed: 1 to"),
+        "{s}"
+    );
+    let s = e("cpu_limit = \"10\"");
+    assert!(s.contains("cpu_limit '10' needs a unit"), "{s}");
+    let s = e("restart = \"sometimes\"");
+    assert!(s.contains("unknown restart 'sometimes'"), "{s}");
+    let s = e("readable = [\"/\"]");
+    assert!(s.contains("goes with confine = true"), "{s}");
+    let s = e("confine = true\nreadable = [\"no/such/folder\"]");
+    assert!(
+        s.contains("engine[1].readable") && s.contains("no file or folder at 'no/such/folder'"),
+        "{s}"
+    );
+    let s = refused(&example_spec(
+        1,
+        "[outside]\nwrite_limit = \"0\"",
+        "true",
+        "",
+    ));
+    assert!(
+        s.contains("outside.write_limit") && s.contains("write_limit is 0"),
+        "{s}"
+    );
+    // A built-in engine is no program to hold.
+    let text = example_spec(1, "", "true", "").replace("depth = 3", "depth = 3\npause = true");
+    let s = refused(&text);
+    assert!(
+        s.contains("engine[2].pause") && s.contains("belongs to outside programs"),
+        "{s}"
+    );
+    // [outside] with no outside engine.
+    let built_in = "name = \"t\"\ngame = \"connect4\"\nseed = 1\nopenings = { plies = 2, count = 1 }\n\
+                    [outside]\npause = true\n[[engine]]\nname = \"a\"\nalgorithm = \"random\"\n\
+                    [[engine]]\nname = \"b\"\nalgorithm = \"random\"\n";
+    let s = refused(built_in);
+    assert!(
+        s.contains("'outside'") && s.contains("this spec has none"),
+        "{s}"
+    );
+}
