@@ -4,6 +4,7 @@
 pub mod adjudication;
 pub mod bench;
 pub mod cancel;
+pub mod confine;
 pub mod cpu;
 pub mod descendants;
 pub mod duel;
