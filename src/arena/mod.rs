@@ -5,6 +5,7 @@ pub mod adjudication;
 pub mod affinity;
 pub mod bench;
 pub mod cancel;
+pub mod confine;
 pub mod cpu;
 pub mod descendants;
 pub mod duel;

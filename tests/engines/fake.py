@@ -703,6 +703,45 @@ def daemonize(marker, clean_env):
     os.waitpid(pid, 0)
 
 
+def host_port(text):
+    """HOST:PORT (an IPv6 host in brackets) for --try-connect."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError("expected HOST:PORT, got %r" % text)
+    return host.strip("[]"), int(port)
+
+
+def try_access(a):
+    """--try-read/--try-write/--try-connect: tries each, one stderr line each, then plays on."""
+    def attempt(what, call):
+        try:
+            call()
+            err("fake: %s: ok" % what)
+        except Exception as e:  # the class and text tell denied (PermissionError) from missing
+            err("fake: %s: denied (%s: %s)" % (what, type(e).__name__, e))
+
+    def read():
+        with open(a.try_read, "rb") as f:
+            f.read()
+
+    def write():
+        with open(a.try_write, "w") as f:
+            f.write("written by fake.py\n")
+
+    def connect():
+        import socket
+        socket.create_connection(a.try_connect, timeout=5).close()
+
+    if a.try_read is not None:
+        attempt("read %s" % a.try_read, read)
+    if a.try_write is not None:
+        attempt("write %s" % a.try_write, write)
+    if a.try_connect is not None:
+        host, port = a.try_connect
+        shown = "[%s]" % host if ":" in host else host
+        attempt("connect %s:%d" % (shown, port), connect)
+
+
 def main():
     p = argparse.ArgumentParser(description="fake engine for joute's tests")
     p.add_argument("--protocol", required=True, choices=["gtp", "nboard", "gomocup", "line"])
@@ -735,6 +774,10 @@ def main():
                    help="starts one child for the whole run; before each move answer, it uses MS ms of CPU")
     p.add_argument("--report", action="store_true",
                    help="says what its search did, as each protocol's engines write it")
+    p.add_argument("--try-read", metavar="PATH", help="at start, tries to read PATH and says how it went on stderr")
+    p.add_argument("--try-write", metavar="PATH", help="at start, tries to write PATH and says how it went on stderr")
+    p.add_argument("--try-connect", metavar="HOST:PORT", type=host_port,
+                   help="at start, tries a TCP connection to HOST:PORT and says how it went on stderr")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     if "--worker" in sys.argv[1:]:
         return worker()
@@ -761,6 +804,7 @@ def main():
         err("fake stderr line %d" % (i + 1))
     if a.slow_start:
         time.sleep(a.slow_start / 1000.0)
+    try_access(a)
 
     try:
         sys.stdin.reconfigure(errors="replace")  # a stray byte must not crash the fake
