@@ -89,6 +89,7 @@ fn outside(role: &str) -> OutsideSpec {
         stall_ms: 10_000,
         program: None,
         folder: None,
+        guard: Default::default(),
     }
 }
 

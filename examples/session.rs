@@ -53,6 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         force: false,
         fresh: false,
         anchor: None,
+        oversubscribe: false,
     };
     let session = Session::open(&spec, folder.path(), options)?;
     // A token the caller may raise (from another thread, a signal handler) to stop scheduling.

@@ -324,6 +324,11 @@ pub struct RunInfo {
     /// myname`, Gomocup `ABOUT`, the line protocol's `ok name=`), by the spec's engine name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub reported_names: BTreeMap<String, String>,
+    /// What held each outside engine at the run's start, by the spec's engine name, one line
+    /// each: its confinement and limits as the machine applied them, pausing, restarts
+    /// (`docs/protocols.md`, "Untrusted programs").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engines_held: BTreeMap<String, Vec<String>>,
     /// The resolved spec.
     pub spec: ResolvedSpec,
 }

@@ -15,6 +15,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::confine::Confinement;
 use super::cpu::GroupCpu;
 use super::descendants::{self, Leftover};
 use super::engine_log::{CappedLog, EngineLog};
@@ -57,16 +58,37 @@ pub fn program_name(command: &std::path::Path, args: &[String], dir: Option<&Pat
         || command.display().to_string(),
         |f| f.to_string_lossy().into_owned(),
     );
-    let interpreted = INTERPRETERS.iter().any(|i| {
-        file.strip_prefix(i)
-            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
-    });
+    if !is_interpreter(command) {
+        return file;
+    }
     let is_file = |a: &&String| dir.map_or_else(|| Path::new(a).is_file(), |d| d.join(a).is_file());
     let script = (args.iter().find(is_file)).or_else(|| args.iter().find(|a| !a.starts_with('-')));
-    match script {
-        Some(script) if interpreted => crate::arena::game::cut(script, 80),
-        _ => file,
+    script.map_or(file, |script| crate::arena::game::cut(script, 80))
+}
+
+/// Whether `command` is an interpreter ([`INTERPRETERS`], a version number allowed after it:
+/// `python3.12`).
+fn is_interpreter(command: &Path) -> bool {
+    let file = command
+        .file_name()
+        .map(|f| f.to_string_lossy())
+        .unwrap_or_default();
+    INTERPRETERS.iter().any(|i| {
+        file.strip_prefix(i)
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    })
+}
+
+/// The script an interpreter runs (`python3 engine.py`): its first argument that is a file
+/// (relative to `dir`, the folder it runs in, when given); `None` for a program that is no
+/// interpreter.
+pub fn script_of(command: &Path, args: &[String], dir: Option<&Path>) -> Option<PathBuf> {
+    if !is_interpreter(command) {
+        return None;
     }
+    args.iter()
+        .map(|a| dir.map_or_else(|| PathBuf::from(a), |d| d.join(a)))
+        .find(|p| p.is_file())
 }
 
 /// How to start an outside engine.
@@ -81,6 +103,10 @@ pub struct ProcessSpec {
     /// The log its stderr is appended to, line by line, capped (kept only in memory when
     /// `None`).
     pub stderr_log: Option<EngineLog>,
+    /// Confined ([`crate::arena::confine`]): what it may reach beyond the system's folders. A
+    /// temporary folder of its own is added (its `TMPDIR` and `HOME`, and its working folder
+    /// when it has none).
+    pub confine: Option<Confinement>,
 }
 
 /// The last lines of an engine's stderr, and whether it has closed.
@@ -165,6 +191,29 @@ impl Output {
     }
 }
 
+/// Makes `c` ready for `command`, with a fresh temporary folder of the program's own (its
+/// `TMPDIR` and `HOME`, and its working folder when `spec` gives none): outside the run folder,
+/// removed when the program is done with.
+fn confine_in_own_folder(
+    c: &Confinement,
+    command: &mut Command,
+    spec: &ProcessSpec,
+) -> Result<(super::confine::Prepared, tempfile::TempDir), String> {
+    let folder = tempfile::Builder::new()
+        .prefix("joute-engine-")
+        .tempdir()
+        .map_err(|e| format!("no temporary folder of its own ({e})"))?;
+    let mut c = c.clone();
+    c.own.push(folder.path().to_path_buf());
+    command
+        .env("TMPDIR", folder.path())
+        .env("HOME", folder.path());
+    if spec.working_dir.is_none() {
+        command.current_dir(folder.path());
+    }
+    Ok((super::confine::prepare(&c)?, folder))
+}
+
 /// Waits until `pipe` has something to read (or its writer closed it): `false` when `wait`
 /// passed first.
 fn wait_readable(pipe: &ChildStdout, wait: Duration) -> std::io::Result<bool> {
@@ -216,10 +265,15 @@ pub struct EngineProcess {
     cpu: GroupCpu,
     /// Stopped (SIGSTOP to its group) until it is next spoken to.
     paused: bool,
+    /// What holds it, one line each (its confinement, its limits).
+    held: Vec<String>,
+    /// The temporary folder of its own a confined program gets, removed with it.
+    _own_folder: Option<tempfile::TempDir>,
 }
 
 impl EngineProcess {
-    /// Starts `spec` in a new process group, its stdin and stdout piped, its stderr kept.
+    /// Starts `spec` in a new process group, its stdin and stdout piped, its stderr kept;
+    /// confined when `spec.confine` says so.
     pub fn spawn(spec: &ProcessSpec) -> Result<EngineProcess, PlayerError> {
         let name = program_name(&spec.command, &spec.args, spec.working_dir.as_deref());
         let mut command = Command::new(&spec.command);
@@ -231,6 +285,21 @@ impl EngineProcess {
         if let Some(dir) = &spec.working_dir {
             command.current_dir(dir);
         }
+        let cannot = |what: &str, e: String| {
+            PlayerError::Failed(format!(
+                "cannot start {} {what}: {e}",
+                spec.command.display()
+            ))
+        };
+        let (confined, own_folder) = match &spec.confine {
+            None => (None, None),
+            Some(c) => {
+                let (prepared, folder) = confine_in_own_folder(c, &mut command, spec)
+                    .map_err(|e| cannot("confined", e))?;
+                (Some(Arc::new(prepared)), Some(folder))
+            }
+        };
+        let held = confined.as_ref().map_or_else(Vec::new, |c| c.applied());
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
@@ -241,12 +310,17 @@ impl EngineProcess {
         {
             use std::os::unix::process::CommandExt;
             // SAFETY: the closure runs in the child between fork and exec and calls only
-            // prctl(2), which is async-signal-safe; it touches no memory of the parent.
+            // prctl(2) and `Prepared::enter` (system calls on what the parent made ready, no
+            // allocation, no lock); it touches no memory of the parent's beyond reading those.
             unsafe {
-                command.pre_exec(|| {
+                command.pre_exec(move || {
                     // Killed with joute, even by SIGKILL, which no exit path of joute's sees.
                     if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                         return Err(std::io::Error::last_os_error());
+                    }
+                    // Last: once confined, nothing more of joute's may be done to it.
+                    if let Some(c) = &confined {
+                        c.enter()?;
                     }
                     Ok(())
                 });
@@ -255,6 +329,7 @@ impl EngineProcess {
         let (mut child, token) = descendants::spawn(&mut command).map_err(|e| {
             PlayerError::Failed(format!("cannot start {}: {e}", spec.command.display()))
         })?;
+        drop(command); // the ruleset's descriptor with it
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         {
@@ -320,6 +395,8 @@ impl EngineProcess {
             killed: false,
             cpu: GroupCpu::new(pid),
             paused: false,
+            held,
+            _own_folder: own_folder,
         })
     }
 
@@ -505,6 +582,11 @@ impl EngineProcess {
         }
     }
 
+    /// What holds it, one line each: its confinement as the kernel enforces it, its limits.
+    pub fn held(&self) -> &[String] {
+        &self.held
+    }
+
     /// The operating system's id of its process (and of its group).
     pub fn id(&self) -> u32 {
         self.child.id()
@@ -618,6 +700,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             working_dir: None,
             stderr_log: None,
+            confine: None,
         })
         .unwrap()
     }
@@ -778,6 +861,7 @@ mod tests {
             ],
             working_dir: None,
             stderr_log: Some(EngineLog::new(log.path().to_path_buf())),
+            confine: None,
         })
         .unwrap();
         p.send("genmove b").unwrap();
@@ -816,6 +900,7 @@ mod tests {
             args: Vec::new(),
             working_dir: None,
             stderr_log: None,
+            confine: None,
         })
         .err()
         .unwrap()

@@ -79,14 +79,25 @@ pub fn engine_log(dir: &Path, name: &str) -> PathBuf {
     dir.join(crate::outputs::file_name(name, ".log"))
 }
 
+/// What starting an outside program once told of it ([`check_outside`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The spec's name of the engine.
+    pub engine: String,
+    /// The name the program gave itself, if it did.
+    pub reported_name: Option<String>,
+    /// What holds it, one line each ([`OutsidePlayer::held`]).
+    pub held: Vec<String>,
+}
+
 /// Starts every outside program of `spec` once and speaks its handshake, so that a program
 /// that is missing or does not speak its protocol is an error before the first game, naming
-/// the engine. Returns the names the programs gave themselves, by engine name.
+/// the engine. Returns, for each program, the name it gave itself and what holds it.
 pub fn check_outside<G: Game>(
     spec: &TournamentSpec,
     logs: Option<&Path>,
-) -> Result<Vec<(String, String)>, String> {
-    let mut names = Vec::new();
+) -> Result<Vec<Checked>, String> {
+    let mut checked = Vec::new();
     for (i, entrant) in spec.engines.iter().enumerate() {
         if let Entrant::Outside(outside) = entrant {
             let name = &spec.resolved.engines[i].name;
@@ -101,13 +112,15 @@ pub fn check_outside<G: Game>(
                     outside.command_line()
                 )
             })?;
-            if let Some(own) = player.reported_name() {
-                names.push((name.clone(), own.to_string()));
-            }
+            checked.push(Checked {
+                engine: name.clone(),
+                reported_name: player.reported_name().map(str::to_string),
+                held: player.held(),
+            });
             player.quit();
         }
     }
-    Ok(names)
+    Ok(checked)
 }
 
 /// Plays game `slot` of `spec` after `opening` (the moves of the slot's opening from `start`),

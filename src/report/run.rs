@@ -349,6 +349,7 @@ mod tests {
             additions: Vec::new(),
             files: Vec::new(),
             reported_names: Default::default(),
+            engines_held: Default::default(),
             spec: spec.resolved.clone(),
         };
         // The live page's "21 games in -0.0 s": no session finished, an empty sum.
@@ -378,6 +379,7 @@ mod tests {
             additions: Vec::new(),
             files: Vec::new(),
             reported_names: Default::default(),
+            engines_held: Default::default(),
             spec: spec.resolved.clone(),
         };
         let ratings = s.ratings();

@@ -26,7 +26,7 @@ use crate::arena::log::{create_out_folder, now, peak_rss_kib};
 use crate::arena::openings;
 use crate::arena::reader::{Duplicate, RunLines, read_log};
 use crate::arena::records::Format;
-use crate::arena::runner::{check_outside, run_games};
+use crate::arena::runner::{Checked, check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{Anchor, EarlierShape, ResolvedEngine, TournamentSpec};
 use crate::arena::workload::affinity_refusal;
@@ -226,7 +226,7 @@ pub struct Session {
     shared: Option<SharedSprt>,
     /// The names the outside programs gave themselves, when they were checked as the folder
     /// was opened (a fresh run's).
-    checked_names: Option<Vec<(String, String)>>,
+    checked_names: Option<Vec<Checked>>,
 }
 
 impl Session {
@@ -240,6 +240,11 @@ impl Session {
         let refusal = affinity_refusal(&spec.resolved, options.threads, options.oversubscribe);
         if let Some(why) = refusal {
             return Err(SessionError::Input(why));
+        }
+        for e in &spec.resolved.engines {
+            if let Some(why) = e.outside.as_ref().and_then(|o| o.reaches_run_folder(out)) {
+                return Err(SessionError::Input(format!("engine '{}': {why}", e.name)));
+            }
         }
         let Folder {
             log_path,
@@ -379,11 +384,18 @@ impl Session {
         std::fs::create_dir_all(engine_logs).map_err(|e| {
             SessionError::Failed(format!("cannot create {}: {e}", engine_logs.display()))
         })?;
-        let names = match self.checked_names.take() {
-            Some(names) => names,
+        let checked = match self.checked_names.take() {
+            Some(checked) => checked,
             None => check_programs(&self.spec, Some(engine_logs)).map_err(SessionError::Input)?,
         };
-        self.info.reported_names.extend(names);
+        for c in checked {
+            if let Some(own) = c.reported_name {
+                self.info.reported_names.insert(c.engine.clone(), own);
+            }
+            if !c.held.is_empty() {
+                self.info.engines_held.insert(c.engine, c.held);
+            }
+        }
         Ok(())
     }
 
@@ -568,7 +580,7 @@ struct Folder {
     /// What is worth telling the user so far (a run started afresh).
     notices: Vec<Notice>,
     /// The names the outside programs gave themselves, when a fresh run checked them.
-    checked_names: Option<Vec<(String, String)>>,
+    checked_names: Option<Vec<Checked>>,
     /// The folder's earlier record, when its log holds games.
     previous: Option<RunInfo>,
 }
@@ -633,6 +645,7 @@ fn new_run_info(spec: &TournamentSpec, shard: Option<Shard>, total: u64, pairing
         additions: Vec::new(),
         files: Vec::new(),
         reported_names: Default::default(),
+        engines_held: Default::default(),
         spec: spec.resolved.clone(),
     }
 }
@@ -761,6 +774,7 @@ fn carry_over_record(
     }
     info.sessions = previous.sessions.clone();
     info.reported_names = previous.reported_names.clone();
+    info.engines_held = previous.engines_held.clone();
 }
 
 /// The SPRT of a sharded run, which reads every shard's log, and its decision if the run is
@@ -1020,13 +1034,10 @@ impl<F: FnMut(GameLine) -> Result<(), SessionError>> FeaturesVisitor for Play<'_
 /// Starts every outside program of `spec` once and speaks its handshake
 /// ([`check_outside`]), its stderr to `logs` when given; the names the programs gave
 /// themselves, by engine name.
-fn check_programs(
-    spec: &TournamentSpec,
-    logs: Option<&Path>,
-) -> Result<Vec<(String, String)>, String> {
+fn check_programs(spec: &TournamentSpec, logs: Option<&Path>) -> Result<Vec<Checked>, String> {
     struct Check<'a>(&'a TournamentSpec, Option<&'a Path>);
     impl GameVisitor for Check<'_> {
-        type Output = Result<Vec<(String, String)>, String>;
+        type Output = Result<Vec<Checked>, String>;
         fn visit<G: Game>(self, _: G) -> Self::Output {
             check_outside::<G>(self.0, self.1)
         }

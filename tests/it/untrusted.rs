@@ -65,12 +65,12 @@ fn restart_per_game_starts_a_fresh_process_for_every_game_and_changes_no_game() 
     };
     let games_played = games(&dir.path().join("out")).len();
     assert_eq!(games_played, 6);
-    // One start for the check before the run, then one per game; all different.
+    // One process per game, all different (the check before a fresh run logs nowhere).
     let fresh = pids("out");
-    assert_eq!(fresh.len(), 1 + games_played, "{fresh:?}");
+    assert_eq!(fresh.len(), games_played, "{fresh:?}");
     assert_eq!(fresh.iter().collect::<BTreeSet<_>>().len(), fresh.len());
-    // Kept: the check's start and one process for all the games.
-    assert_eq!(pids("kept").len(), 2);
+    // Kept: one process for all the games.
+    assert_eq!(pids("kept").len(), 1);
     assert_eq!(
         played(&dir.path().join("out")),
         played(&dir.path().join("kept"))
@@ -98,27 +98,23 @@ fn affinity_pins_each_game_and_its_program_to_cores_of_its_own() {
     let text = example_spec(4, "affinity = true", report, "restart = \"game\"");
     run_ok(dir.path(), &text, &["--threads", &threads.to_string()]);
     let sets = reported_cpu_sets(&dir.path().join("out"));
-    // The check before the run starts the program from the main thread, unpinned; every game's
-    // process then runs on its worker's block.
+    // Every game's process runs on its worker's block (the check before a fresh run, from the
+    // main thread, logs nowhere).
     let blocks = joute::arena::affinity::partition(&cores, threads);
     let texts: BTreeSet<String> = blocks
         .iter()
         .map(|b| joute::arena::affinity::list_text(b))
         .collect();
     let all = joute::arena::affinity::list_text(&cores);
-    assert_eq!(sets[0], all, "{sets:?}");
-    assert_eq!(sets.len(), 1 + games(&dir.path().join("out")).len());
-    for set in &sets[1..] {
+    assert_eq!(sets.len(), games(&dir.path().join("out")).len());
+    for set in &sets {
         assert!(
             texts.contains(set),
             "{set} is no worker's block of {texts:?}"
         );
     }
     if threads > 1 {
-        assert!(
-            sets[1..].iter().collect::<BTreeSet<_>>().len() > 1,
-            "{sets:?}"
-        );
+        assert!(sets.iter().collect::<BTreeSet<_>>().len() > 1, "{sets:?}");
     }
     // Without affinity, every process may run anywhere.
     let free = example_spec(2, "", report, "restart = \"game\"");
@@ -213,5 +209,93 @@ fn bad_guard_keys_are_refused_with_their_place() {
     assert!(
         s.contains("'outside'") && s.contains("this spec has none"),
         "{s}"
+    );
+}
+
+/// The system's own Python: a version manager's shim (pyenv's, in the home folder) is out of a
+/// confined program's reach unless listed in `readable`.
+fn system_python() -> Option<&'static str> {
+    ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+}
+
+/// The stderr lines `fake: ...` of the fake's processes in the run `out`.
+fn fake_says(out: &Path) -> Vec<String> {
+    engine_log(out, "fake")
+        .into_iter()
+        .map(|(_, text)| text)
+        .filter(|t| t.starts_with("fake: "))
+        .collect()
+}
+
+#[test]
+fn a_confined_program_is_refused_what_is_not_its_own_and_plays_every_game() {
+    if joute::arena::confine::landlock_abi().is_none() {
+        eprintln!("skipped: this kernel has no Landlock");
+        return;
+    }
+    let Some(python) = system_python() else {
+        eprintln!("skipped: no system python3");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let secret = elsewhere.path().join("secret.txt");
+    std::fs::write(&secret, "another engine's book").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let into_run = dir.path().join("out").join("stolen.txt");
+    let flags = [
+        "--try-read",
+        secret.to_str().unwrap(),
+        "--try-write",
+        into_run.to_str().unwrap(),
+        "--try-connect",
+        &format!("127.0.0.1:{port}"),
+    ];
+    let play = |engine: &str| {
+        let text = crate::outside::spec("connect4", 2, "", "line", &flags, engine).replace(
+            "command = \"python3\"",
+            &format!("command = {}", quoted(python)),
+        );
+        let _ = std::fs::remove_dir_all(dir.path().join("out"));
+        let (stdout, _) = run_ok(dir.path(), &text, &["--threads", "1"]);
+        let all = games(&dir.path().join("out"));
+        assert_eq!(all.len(), 4);
+        for g in &all {
+            assert_eq!(g["termination"], "normal", "{g}");
+        }
+        (fake_says(&dir.path().join("out")), stdout)
+    };
+    // Unconfined, every call succeeds: the test can fail.
+    let (free, _) = play("");
+    let secret_line = format!("fake: read {}: ", secret.display());
+    let write_line = format!("fake: write {}: ", into_run.display());
+    let connect_line = format!("fake: connect 127.0.0.1:{port}: ");
+    for line in [&secret_line, &write_line, &connect_line] {
+        assert!(free.contains(&format!("{line}ok")), "{line} in {free:?}");
+    }
+    std::fs::remove_file(&into_run).ok();
+    // Confined, each fails at that call, with the error the program got.
+    let (held, _) = play("confine = true");
+    assert!(!into_run.exists());
+    for line in [&secret_line, &write_line, &connect_line] {
+        let got = held
+            .iter()
+            .find(|l| l.starts_with(line.as_str()))
+            .unwrap_or_else(|| panic!("{line} in {held:?}"));
+        assert!(got.contains("denied (PermissionError"), "{got}");
+    }
+    // What held it is in run.json.
+    let run: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out").join("run.json")).unwrap(),
+    )
+    .unwrap();
+    let lines = run["engines_held"]["fake"].as_array().unwrap();
+    let text = serde_json::to_string(lines).unwrap();
+    assert!(
+        text.contains("Landlock ABI") && text.contains("network"),
+        "{text}"
     );
 }

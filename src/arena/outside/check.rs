@@ -691,12 +691,7 @@ fn clock_text(clock: &TimeControl) -> String {
 
 /// How to start the program of `spec`.
 fn process_spec(spec: &OutsideSpec) -> ProcessSpec {
-    ProcessSpec {
-        command: spec.program.clone().unwrap_or_else(|| spec.command.clone()),
-        args: spec.args.clone(),
-        working_dir: spec.folder.clone().or_else(|| spec.working_dir.clone()),
-        stderr_log: None,
-    }
+    spec.process(None)
 }
 
 /// `1 move`, `12 moves`.

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::confine::Confinement;
 use super::engine_log::EngineLog;
 use super::game::{Opening, PassedOver, Player, PlayerError, Thought, TimeControl, Turn};
 pub use super::process::Heard;
@@ -282,6 +283,81 @@ impl OutsideSpec {
         text
     }
 
+    /// How to start the program, its stderr to `stderr_log`.
+    pub fn process(&self, stderr_log: Option<EngineLog>) -> ProcessSpec {
+        ProcessSpec {
+            command: self.program.clone().unwrap_or_else(|| self.command.clone()),
+            args: self.args.clone(),
+            working_dir: self.working_folder(),
+            stderr_log,
+            confine: self.confinement(),
+        }
+    }
+
+    /// The folder the program runs in: its `working_dir`, else the spec's folder, except for a
+    /// confined program, which without a `working_dir` runs in a temporary folder of its own
+    /// (the spec's folder may hold other engines and the run's folder).
+    fn working_folder(&self) -> Option<PathBuf> {
+        if self.guard.confine && self.working_dir.is_none() {
+            return None;
+        }
+        self.folder.clone().or_else(|| self.working_dir.clone())
+    }
+
+    /// What a confined program may reach besides the system's folders (`None` unconfined):
+    /// its `working_dir`, when the spec gives one, to read and write; the program's folder,
+    /// an interpreter's script's folder (`python3 engine.py`: the script and its modules),
+    /// and the spec's `readable` paths, to read.
+    pub fn confinement(&self) -> Option<Confinement> {
+        if !self.guard.confine {
+            return None;
+        }
+        let working = self.working_folder();
+        let program = self.program.clone().unwrap_or_else(|| self.command.clone());
+        let script = super::process::script_of(&program, &self.args, working.as_deref());
+        let mut readable: Vec<PathBuf> = [Some(program), script]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                std::path::absolute(&p)
+                    .ok()?
+                    .parent()
+                    .map(Path::to_path_buf)
+            })
+            .collect();
+        readable.extend(self.guard.readable_found.iter().cloned());
+        readable.retain(|p| !p.as_os_str().is_empty());
+        readable.sort();
+        readable.dedup();
+        Some(Confinement {
+            own: working.into_iter().collect(),
+            readable,
+        })
+    }
+
+    /// Why a confined program could reach the run's `folder` (its working folder or a folder
+    /// it may read holds it), if it could: a run refuses that, as confinement promises the
+    /// program sees no run folder.
+    pub fn reaches_run_folder(&self, folder: &Path) -> Option<String> {
+        let c = self.confinement()?;
+        let folder = std::path::absolute(folder).ok()?;
+        let inside = |p: &PathBuf| folder.starts_with(p);
+        if let Some(p) = c.own.iter().find(|p| inside(p)) {
+            return Some(format!(
+                "it is confined, but the run's folder {} is inside its working folder {}, which it may write: give the run another --out, or the program a working_dir of its own",
+                folder.display(),
+                p.display()
+            ));
+        }
+        c.readable.iter().find(|p| inside(p)).map(|p| {
+            format!(
+                "it is confined, but the run's folder {} is inside {}, which it may read (its program's folder, a script's or a readable path): give the run another --out",
+                folder.display(),
+                p.display()
+            )
+        })
+    }
+
     /// A one-line description: `gtp: edax -gtp -l 4`.
     pub fn describe(&self) -> String {
         format!("{} engine: {}", self.protocol, self.command_line())
@@ -433,19 +509,15 @@ pub struct OutsidePlayer<G: Game> {
     passed_over: PassedOver,
     /// The name the program gave itself, kept across restarts.
     name: Option<String>,
+    /// What held the program at its last start ([`EngineProcess::held`]).
+    held: Vec<String>,
 }
 
 impl<G: Game> OutsidePlayer<G> {
     /// A player for the engine `setup.spec`; `stderr_log` receives the program's stderr. The
     /// program starts at the first game (or at [`OutsidePlayer::start`]).
     pub fn new(setup: Setup, stderr_log: Option<EngineLog>) -> OutsidePlayer<G> {
-        let spec = &setup.spec;
-        let process = ProcessSpec {
-            command: spec.program.clone().unwrap_or_else(|| spec.command.clone()),
-            args: spec.args.clone(),
-            working_dir: spec.folder.clone().or_else(|| spec.working_dir.clone()),
-            stderr_log,
-        };
+        let process = setup.spec.process(stderr_log);
         OutsidePlayer {
             dialect: dialect(setup.spec.protocol),
             setup,
@@ -457,6 +529,7 @@ impl<G: Game> OutsidePlayer<G> {
             starts: 0,
             passed_over: PassedOver::default(),
             name: None,
+            held: Vec::new(),
         }
     }
 
@@ -467,6 +540,7 @@ impl<G: Game> OutsidePlayer<G> {
         }
         let mut io = EngineProcess::spawn(&self.process)?;
         self.starts += 1;
+        self.held = io.held().to_vec();
         self.dialect = dialect(self.setup.spec.protocol);
         let shaken = self.dialect.handshake(&mut io, &self.setup);
         if let Some(name) = self.dialect.reported_name() {
@@ -499,6 +573,20 @@ impl<G: Game> OutsidePlayer<G> {
         if let Some(io) = self.io.take() {
             self.passed_over.absorb(io.passed_over());
         }
+    }
+
+    /// What holds the program, one line each: its confinement and limits as the machine
+    /// applied them (at its last start), whether it is paused off its turn and restarted for
+    /// every game.
+    pub fn held(&self) -> Vec<String> {
+        let mut lines = self.held.clone();
+        if self.setup.spec.guard.pause {
+            lines.push("paused off its turn: its process group stopped (SIGSTOP) while the opponent thinks and between games".into());
+        }
+        if self.setup.spec.guard.restart == Restart::Game {
+            lines.push("restarted for every game".into());
+        }
+        lines
     }
 
     /// Times the program was started (a restart after each failed game).
