@@ -231,6 +231,10 @@ struct Readings {
     oom_base: u64,
     /// The pids cgroup's failed forks at the start of the game.
     forks_base: u64,
+    /// Where there is no cgroup, the processes of the program's process group, as last found
+    /// in `/proc`: its leader, the processes, when.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    members: Option<(u32, Vec<u32>, std::time::Instant)>,
 }
 
 /// The limits of one program, ready: its cgroups (removed on drop) and resource limits.

@@ -18,6 +18,10 @@ use super::{
 /// Numbers the cgroups of one joute (`joute-<pid>-<n>-<label>`).
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
+/// How long the processes of a program without a cgroup are trusted before `/proc` is scanned
+/// again for new ones.
+const RESCAN: Duration = Duration::from_millis(200);
+
 /// How long [`remove`] keeps trying to remove a cgroup whose tasks are dying.
 const REMOVE_PATIENCE: Duration = Duration::from_secs(2);
 
@@ -423,15 +427,29 @@ fn write_bytes(pid: u32) -> u64 {
 }
 
 /// The bytes written by the program's processes: those of its cgroup, else of process group
-/// `pid` (a scan of `/proc`).
-fn written(inner: &Inner, pid: u32) -> u64 {
+/// `pid`, found by a scan of `/proc` at most every [`RESCAN`] (a scan costs about 1 ms where
+/// reading the known processes costs microseconds; `cpu::GroupCpu` does the same).
+fn written(inner: &Inner, readings: &mut Readings, pid: u32) -> u64 {
     let pids = match inner.groups.first() {
         Some(g) => members(&g.dir),
-        None => crate::arena::descendants::processes()
-            .into_iter()
-            .filter(|p| p.group == pid && !p.zombie)
-            .map(|p| p.pid)
-            .collect(),
+        None => {
+            let fresh = readings
+                .members
+                .as_ref()
+                .is_some_and(|(group, _, when)| *group == pid && when.elapsed() < RESCAN);
+            if !fresh {
+                let pids = crate::arena::descendants::processes()
+                    .into_iter()
+                    .filter(|p| p.group == pid && !p.zombie)
+                    .map(|p| p.pid)
+                    .collect();
+                readings.members = Some((pid, pids, Instant::now()));
+            }
+            readings
+                .members
+                .as_ref()
+                .map_or(Vec::new(), |m| m.1.clone())
+        }
     };
     pids.into_iter().map(write_bytes).sum()
 }
@@ -652,17 +670,14 @@ pub(super) fn enter(inner: &Inner) -> std::io::Result<()> {
 
 pub(super) fn new_game(bounds: &mut Bounds, pid: u32, group_cpu: Option<Duration>) {
     let inner = &bounds.inner;
-    bounds.readings = Readings {
-        cpu_base: group_cpu,
-        cpu_used: group_cpu.map(|_| Duration::ZERO),
-        write_base: if bounds.limits.write.is_some() {
-            written(inner, pid)
-        } else {
-            0
-        },
-        oom_base: inner.oom_kills(),
-        forks_base: inner.failed_forks(),
-    };
+    let readings = &mut bounds.readings;
+    readings.cpu_base = group_cpu;
+    readings.cpu_used = group_cpu.map(|_| Duration::ZERO);
+    if bounds.limits.write.is_some() {
+        readings.write_base = written(inner, readings, pid);
+    }
+    readings.oom_base = inner.oom_kills();
+    readings.forks_base = inner.failed_forks();
     if let Some(cpu) = bounds.limits.cpu
         && inner.rlimits.iter().any(|r| r.0 == Resource::Cpu)
         && let Some(used) = own_cpu(pid)
@@ -702,7 +717,8 @@ pub(super) fn check(bounds: &mut Bounds, pid: u32, group_cpu: Option<Duration>) 
         }
     }
     if let Some(limit) = bounds.limits.write {
-        let bytes = written(&bounds.inner, pid).saturating_sub(bounds.readings.write_base);
+        let bytes = written(&bounds.inner, &mut bounds.readings, pid)
+            .saturating_sub(bounds.readings.write_base);
         if bytes > limit {
             return Some(bounds.write_breach(format!("{} written", format_size(bytes))));
         }
