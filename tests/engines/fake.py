@@ -241,6 +241,48 @@ def worker():
         sys.stdout.flush()
 
 
+def report_pid(a):
+    """--report-pid: says its pid on stderr at start."""
+    if a.report_pid:
+        err("fake: pid %d" % os.getpid())
+
+
+def meet_a_limit(a):
+    """--alloc-forever, --fork-bomb, --write-forever: at its first move, heads for a resource
+    limit and never answers."""
+    if a.alloc_forever:
+        held = []
+        while True:
+            held.append(b"\1" * (10 << 20))  # filled, so every page is touched
+    if a.fork_bomb:
+        # Children fork too; each process makes 7 children and the third generation none:
+        # 399 children at most, past the default process_limit (256), and a machine with no
+        # limit survives it. Failed forks are retried, forever.
+        generation, made = 0, 0
+        while True:
+            if generation >= 3 or made >= 7:
+                time.sleep(3600)
+                continue
+            try:
+                if os.fork() == 0:
+                    generation, made = generation + 1, 0
+                else:
+                    made += 1
+            except OSError:
+                time.sleep(0.001)
+    if a.write_forever:
+        import signal
+        # Python ignores SIGXFSZ (its writes fail instead): die of it as a C program does.
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        with open(a.write_forever, "ab") as f:
+            while True:
+                try:
+                    f.write(b"x" * (1 << 20))
+                    f.flush()
+                except OSError:
+                    time.sleep(0.01)
+
+
 def figures(ply):
     """What --report says of the search of the move at ply PLY (moves before it, opening
     included): depth, selective depth, nodes."""
@@ -262,6 +304,7 @@ class Fake:
     def work(self):
         """The CPU time of a move: in this process, in a child started for the move (and
         reaped), or in the persistent worker."""
+        meet_a_limit(self.a)
         if self.a.burn_ms:
             burn(self.a.burn_ms)
         if self.a.child_burn_ms:
@@ -778,10 +821,18 @@ def main():
     p.add_argument("--try-write", metavar="PATH", help="at start, tries to write PATH and says how it went on stderr")
     p.add_argument("--try-connect", metavar="HOST:PORT", type=host_port,
                    help="at start, tries a TCP connection to HOST:PORT and says how it went on stderr")
+    p.add_argument("--alloc-forever", action="store_true",
+                   help="at its first move, allocates 10 MiB chunks, touching them, forever")
+    p.add_argument("--fork-bomb", action="store_true",
+                   help="at its first move, forks children that fork (399 of them at most), retrying failed forks forever")
+    p.add_argument("--write-forever", metavar="FILE",
+                   help="at its first move, appends 1 MiB blocks to FILE forever")
+    p.add_argument("--report-pid", action="store_true", help="writes 'fake: pid PID' to stderr at start")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     if "--worker" in sys.argv[1:]:
         return worker()
     a = p.parse_args()
+    report_pid(a)
 
     if a.protocol in ("gtp", "nboard") and a.game not in (None, "othello"):
         p.error("--protocol %s plays othello only" % a.protocol)
