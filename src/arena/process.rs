@@ -20,6 +20,7 @@ use super::cpu::GroupCpu;
 use super::descendants::{self, Leftover};
 use super::engine_log::{CappedLog, EngineLog};
 use super::game::{PassedOver, PlayerError, Unanswered};
+use super::limits::{Bounds, Limits};
 
 /// The longest line an engine may write, in bytes.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -107,6 +108,8 @@ pub struct ProcessSpec {
     /// temporary folder of its own is added (its `TMPDIR` and `HOME`, and its working folder
     /// when it has none).
     pub confine: Option<Confinement>,
+    /// Its resource limits ([`crate::arena::limits`]; `None`: none at all).
+    pub limits: Option<Limits>,
 }
 
 /// The last lines of an engine's stderr, and whether it has closed.
@@ -269,6 +272,10 @@ pub struct EngineProcess {
     held: Vec<String>,
     /// The temporary folder of its own a confined program gets, removed with it.
     _own_folder: Option<tempfile::TempDir>,
+    /// Its resource limits (its cgroups removed when it is dropped, after it is killed).
+    bounds: Option<Bounds>,
+    /// How it exited, once known.
+    exit: Option<std::process::ExitStatus>,
 }
 
 impl EngineProcess {
@@ -299,7 +306,20 @@ impl EngineProcess {
                 (Some(Arc::new(prepared)), Some(folder))
             }
         };
-        let held = confined.as_ref().map_or_else(Vec::new, |c| c.applied());
+        let bounds = match &spec.limits {
+            Some(limits) => {
+                let label = name.clone();
+                Some(Arc::new(
+                    super::limits::prepare(limits, &label).map_err(|e| cannot("", e))?,
+                ))
+            }
+            None => None,
+        };
+        let mut held = confined.as_ref().map_or_else(Vec::new, |c| c.applied());
+        if let Some(b) = &bounds {
+            held.extend(b.applied().lines());
+        }
+        let hook_bounds = bounds.clone();
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
@@ -318,6 +338,11 @@ impl EngineProcess {
                     if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
+                    // Its cgroups and resource limits, before the confinement, which would
+                    // refuse the writes that join a cgroup.
+                    if let Some(b) = &hook_bounds {
+                        b.enter()?;
+                    }
                     // Last: once confined, nothing more of joute's may be done to it.
                     if let Some(c) = &confined {
                         c.enter()?;
@@ -329,7 +354,8 @@ impl EngineProcess {
         let (mut child, token) = descendants::spawn(&mut command).map_err(|e| {
             PlayerError::Failed(format!("cannot start {}: {e}", spec.command.display()))
         })?;
-        drop(command); // the ruleset's descriptor with it
+        drop(command); // the hook with it: the ruleset's descriptor, the limits' other owner
+        let bounds = bounds.map(|b| Arc::try_unwrap(b).expect("the spawn hook is gone"));
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         {
@@ -397,6 +423,8 @@ impl EngineProcess {
             paused: false,
             held,
             _own_folder: own_folder,
+            bounds,
+            exit: None,
         })
     }
 
@@ -582,6 +610,33 @@ impl EngineProcess {
         }
     }
 
+    /// A new game begins: its CPU time and bytes written count from here for its limits.
+    pub fn new_game(&mut self) {
+        let cpu = self.cpu_time();
+        let pid = self.child.id();
+        if let Some(b) = &mut self.bounds {
+            b.new_game(pid, cpu);
+        }
+    }
+
+    /// The limit it met, if any, said with its figures ([`crate::arena::limits::Breach`]):
+    /// read after each move and after a failure (when it has exited: how, as SIGXCPU tells a
+    /// CPU limit met).
+    pub fn limit_met(&mut self) -> Option<String> {
+        self.bounds.as_ref()?;
+        if self.exit.is_none() && !self.killed {
+            self.exit = self.child.try_wait().ok().flatten();
+        }
+        let cpu = self.cpu_time();
+        let pid = self.child.id();
+        let bounds = self.bounds.as_mut()?;
+        let breach = match self.exit {
+            Some(status) => bounds.ended(pid, Some(status)),
+            None => bounds.check(pid, cpu),
+        };
+        breach.map(|b| format!("{}: {b}", self.name))
+    }
+
     /// What holds it, one line each: its confinement as the kernel enforces it, its limits.
     pub fn held(&self) -> &[String] {
         &self.held
@@ -615,8 +670,14 @@ impl EngineProcess {
             libc::kill(-(pid as i32), libc::SIGKILL);
         }
         let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Ok(status) = self.child.wait() {
+            self.exit.get_or_insert(status);
+        }
         descendants::forget(pid);
+        // What left the group but not its cgroups.
+        if let Some(b) = &self.bounds {
+            b.kill_all();
+        }
         let group: Vec<u32> = left.iter().map(|l| l.pid).collect();
         left.extend(descendants::after_kill(&self.token, &group));
         left
@@ -633,6 +694,7 @@ impl EngineProcess {
         for _ in 0..100 {
             if !exited && let Ok(Some(status)) = self.child.try_wait() {
                 text.push_str(&format!(" (it exited: {status})"));
+                self.exit = Some(status);
                 exited = true;
             }
             let closed = self.stderr.lock().unwrap_or_else(|e| e.into_inner()).closed;
@@ -701,6 +763,7 @@ mod tests {
             working_dir: None,
             stderr_log: None,
             confine: None,
+            limits: None,
         })
         .unwrap()
     }
@@ -862,6 +925,7 @@ mod tests {
             working_dir: None,
             stderr_log: Some(EngineLog::new(log.path().to_path_buf())),
             confine: None,
+            limits: None,
         })
         .unwrap();
         p.send("genmove b").unwrap();
@@ -901,6 +965,7 @@ mod tests {
             working_dir: None,
             stderr_log: None,
             confine: None,
+            limits: None,
         })
         .err()
         .unwrap()

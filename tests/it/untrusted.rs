@@ -299,3 +299,67 @@ fn a_confined_program_is_refused_what_is_not_its_own_and_plays_every_game() {
         "{text}"
     );
 }
+
+/// The fake with `flags` under the limits `engine` loses every game by `limit`, the run goes
+/// on, its opponent fails nothing; each game's detail names the limit met.
+fn every_game_over(flags: &[&str], engine: &str, limit: &str) -> Vec<String> {
+    let (all, _) = crate::outside::every_game_fails("line", "connect4", "", flags, engine, "limit");
+    all.iter()
+        .map(|g| {
+            let d = crate::outside::detail(g).to_string();
+            assert!(d.contains(limit), "{limit} in {d}");
+            d
+        })
+        .collect()
+}
+
+#[test]
+fn an_engine_allocating_without_end_loses_by_the_memory_limit_and_the_run_goes_on() {
+    let details = every_game_over(
+        &["--alloc-forever"],
+        "memory_limit = \"64MiB\"",
+        "memory limit 64 MiB met",
+    );
+    // The memory never went past the limit (where a cgroup bounds it, its peak is said).
+    for d in &details {
+        if let Some(at) = d.find("(peak ") {
+            let peak: f64 = d[at + 6..].split(' ').next().unwrap().parse().unwrap();
+            assert!(peak <= 64.5, "{d}");
+        }
+    }
+}
+
+#[test]
+fn a_fork_bomb_loses_by_the_process_limit_and_leaves_nothing() {
+    let marker = format!("bomb-{}", std::process::id());
+    every_game_over(
+        &["--fork-bomb", "--name", &marker],
+        "process_limit = 16\nstall_timeout = \"5s\"",
+        "process limit 16 met",
+    );
+    // Every process of the bombs was killed with its program.
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(&marker))
+        .count();
+    assert_eq!(left, 0);
+}
+
+#[test]
+fn an_engine_writing_without_end_loses_by_the_write_limit() {
+    every_game_over(
+        &["--write-forever", "endless.bin"],
+        "write_limit = \"8MiB\"\nstall_timeout = \"10s\"",
+        "write limit 8 MiB",
+    );
+}
+
+#[test]
+fn an_engine_over_its_cpu_time_in_a_game_loses_by_the_cpu_limit() {
+    every_game_over(
+        &["--burn-ms", "1500"],
+        "cpu_limit = \"1s\"",
+        "cpu limit 1s per game met",
+    );
+}

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use super::confine::Confinement;
 use super::engine_log::EngineLog;
 use super::game::{Opening, PassedOver, Player, PlayerError, Thought, TimeControl, Turn};
+use super::limits::Limits;
 pub use super::process::Heard;
 use super::process::{EngineProcess, ProcessSpec};
 use crate::games::{Game, GameKind, Outcome};
@@ -291,6 +292,19 @@ impl OutsideSpec {
             working_dir: self.working_folder(),
             stderr_log,
             confine: self.confinement(),
+            limits: Some(self.limits()),
+        }
+    }
+
+    /// Its resource limits: the spec's, else the defaults ([`crate::arena::limits::DEFAULT`]).
+    pub fn limits(&self) -> Limits {
+        let g = &self.guard;
+        let d = crate::arena::limits::DEFAULT;
+        Limits {
+            memory: g.memory_limit.or(d.memory),
+            processes: g.process_limit.or(d.processes),
+            cpu: g.cpu_limit_ms.map(Duration::from_millis).or(d.cpu),
+            write: g.write_limit.or(d.write),
         }
     }
 
@@ -614,7 +628,13 @@ impl<G: Game> OutsidePlayer<G> {
             .as_mut()
             .ok_or_else(|| PlayerError::Failed("the program is not running".into()))?;
         io.resume();
-        let result = step(self.dialect.as_mut(), io, &self.setup);
+        let mut result = step(self.dialect.as_mut(), io, &self.setup);
+        // A limit met is the failure, whatever else went wrong with it (a program killed by
+        // the kernel for its memory closes its output); one met with an answer given still
+        // loses the game, once the program is stopped.
+        if let Some(breach) = io.limit_met() {
+            result = Err(PlayerError::Limit(breach));
+        }
         if self.setup.spec.guard.pause && result.is_ok() {
             io.pause();
         }
@@ -638,6 +658,9 @@ impl<G: Game> Player<G> for OutsidePlayer<G> {
         if let Err(e) = self.start() {
             self.drop_io();
             return Err(e);
+        }
+        if let Some(io) = &mut self.io {
+            io.new_game();
         }
         let initial = opening.initial;
         let moves = std::mem::take(&mut self.moves);
