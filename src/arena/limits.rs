@@ -176,6 +176,7 @@ pub fn format_size(bytes: u64) -> String {
 }
 
 /// A CPU limit as written in specs: `1h`, `10m`, `2s`, or `1500ms`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn format_limit_duration(d: Duration) -> String {
     let s = d.as_secs();
     if d.subsec_nanos() != 0 || s == 0 {
@@ -295,6 +296,7 @@ impl Bounds {
         imp::kill_all(&self.inner);
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn memory_breach(&self, peak: Option<u64>) -> Breach {
         let limit = self.limits.memory.unwrap_or(0);
         let peak = peak.map_or(String::new(), |p| {
@@ -306,6 +308,7 @@ impl Bounds {
         }
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn processes_breach(&self) -> Breach {
         Breach {
             limit: LimitKind::Processes,
@@ -316,6 +319,7 @@ impl Bounds {
         }
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn cpu_breach(&self, how: String) -> Breach {
         let limit = self.limits.cpu.unwrap_or_default();
         Breach {
@@ -327,6 +331,7 @@ impl Bounds {
         }
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn write_breach(&self, how: String) -> Breach {
         Breach {
             limit: LimitKind::Write,

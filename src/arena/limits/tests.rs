@@ -571,6 +571,12 @@ fn sizes_are_written_for_people() {
 }
 
 #[test]
+fn bounds_may_be_shared_with_the_pre_exec_hook() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    shared(&prepare_with(&Limits::default(), "x", false).unwrap());
+}
+
+#[test]
 fn zero_limits_and_names_are_refused_or_made_safe() {
     for (limits, error) in [
         (
