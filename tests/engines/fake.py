@@ -241,6 +241,20 @@ def worker():
         sys.stdout.flush()
 
 
+def spin_forever(n):
+    """--busy N: N child processes in its process group that spin for its whole life (an
+    engine pondering, or a stray busy loop), on the opponent's time as on its own."""
+    for _ in range(n):
+        if os.fork() == 0:
+            try:
+                os.close(0)  # the child must not hold joute's pipes open
+                os.close(1)
+            except OSError:
+                pass
+            while True:
+                pass
+
+
 def report_pid(a):
     """--report-pid: says its pid on stderr at start."""
     if a.report_pid:
@@ -828,11 +842,14 @@ def main():
     p.add_argument("--write-forever", metavar="FILE",
                    help="at its first move, appends 1 MiB blocks to FILE forever")
     p.add_argument("--report-pid", action="store_true", help="writes 'fake: pid PID' to stderr at start")
+    p.add_argument("--busy", type=int, default=0, metavar="N",
+                   help="at start, N child processes that spin for its whole life")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     if "--worker" in sys.argv[1:]:
         return worker()
     a = p.parse_args()
     report_pid(a)
+    spin_forever(a.busy)
 
     if a.protocol in ("gtp", "nboard") and a.game not in (None, "othello"):
         p.error("--protocol %s plays othello only" % a.protocol)

@@ -363,3 +363,75 @@ fn an_engine_over_its_cpu_time_in_a_game_loses_by_the_cpu_limit() {
         "cpu limit 1s per game met",
     );
 }
+
+mod long {
+    //! Measured on the machine: slow, and run with the long suites
+    //! (`cargo test --test it -- --include-ignored ::long::`).
+
+    use super::*;
+
+    /// The nodes per second of the built-in engine `pvs` (a 60 ms time budget a move) over
+    /// `games` Connect 4 games against the fake with `fake_flags` and the lines `engine` in its
+    /// table: its nodes over its moves' wall time, from the games log.
+    fn pvs_speed(dir: &Path, fake_flags: &[&str], engine: &str, games_count: u32) -> f64 {
+        let mut args = vec![crate::outside::fake(), "--protocol".into(), "line".into()];
+        args.extend(fake_flags.iter().map(|f| f.to_string()));
+        let args: Vec<String> = args.iter().map(|a| quoted(a)).collect();
+        let text = format!(
+            "name = \"t\"\ngame = \"connect4\"\nseed = 5\nopenings = {{ plies = 2, count = {games_count} }}\n\n\
+             [[engine]]\nname = \"fake\"\ncommand = \"python3\"\nargs = [{}]\nprotocol = \"line\"\n{engine}\n\n\
+             [[engine]]\nname = \"pvs\"\nalgorithm = \"pvs\"\ntime = \"60ms\"\n",
+            args.join(", ")
+        );
+        let _ = std::fs::remove_dir_all(dir.join("out"));
+        run_ok(dir, &text, &["--threads", "1"]);
+        let (mut nodes, mut us) = (0u64, 0u64);
+        for g in games(&dir.join("out")) {
+            let moves = g["move_nodes"].as_array().unwrap();
+            for (n, t) in moves.iter().zip(g["move_us"].as_array().unwrap()) {
+                // The fake reports no nodes: the moves with nodes are pvs's.
+                if let Some(n) = n.as_u64() {
+                    nodes += n;
+                    us += t.as_u64().unwrap();
+                }
+            }
+        }
+        nodes as f64 / (us as f64 / 1e6)
+    }
+
+    fn median(mut v: Vec<f64>) -> f64 {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+
+    #[test]
+    #[ignore = "long: measures search speeds on the machine"]
+    fn a_paused_busy_engine_leaves_its_opponents_speed_alone() {
+        let cores = joute::arena::affinity::cpus().map_or(2, |c| c.len());
+        let busy = cores.to_string();
+        let dir = tempfile::tempdir().unwrap();
+        let (mut alone, mut paused, mut free) = (Vec::new(), Vec::new(), Vec::new());
+        // Interleaved, so that the machine's load falls on all three alike.
+        for _ in 0..3 {
+            alone.push(pvs_speed(dir.path(), &[], "", 2));
+            paused.push(pvs_speed(dir.path(), &["--busy", &busy], "pause = true", 2));
+            free.push(pvs_speed(dir.path(), &["--busy", &busy], "", 2));
+        }
+        let (alone, paused, free) = (median(alone), median(paused), median(free));
+        eprintln!(
+            "pvs nodes/s: alone {alone:.0}, against a busy engine paused {paused:.0} ({:.3}), not paused {free:.0} ({:.3})",
+            paused / alone,
+            free / alone
+        );
+        // Spinning on every core, the unpaused engine takes a share of pvs's core; paused, it
+        // takes nothing.
+        assert!(
+            paused / alone > 0.9,
+            "paused: {paused:.0} against {alone:.0} alone"
+        );
+        assert!(
+            free / paused < 0.85,
+            "not paused: {free:.0} against {paused:.0} paused"
+        );
+    }
+}
