@@ -300,7 +300,9 @@ impl<'a, G: Game> Steps<'a, G> {
         self.record(
             "start and handshake".into(),
             match started {
-                Ok(()) => StepResult::Passed(String::new()),
+                // What holds the program, as the machine applied it (`engine check --confine`
+                // says here what confinement the kernel enforced).
+                Ok(()) => StepResult::Passed(format!("held: {}", self.player.held().join("; "))),
                 Err(e) => StepResult::Failed(e),
             },
             clock,

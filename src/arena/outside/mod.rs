@@ -288,7 +288,7 @@ impl OutsideSpec {
     pub fn process(&self, stderr_log: Option<EngineLog>) -> ProcessSpec {
         ProcessSpec {
             command: self.program.clone().unwrap_or_else(|| self.command.clone()),
-            args: self.args.clone(),
+            args: self.passed_args(),
             working_dir: self.working_folder(),
             stderr_log,
             confine: self.confinement(),
@@ -306,6 +306,28 @@ impl OutsideSpec {
             cpu: g.cpu_limit_ms.map(Duration::from_millis).or(d.cpu),
             write: g.write_limit.or(d.write),
         }
+    }
+
+    /// The arguments as passed: as written, except that a confined program running in a
+    /// folder of its own (no `working_dir`) gets those naming a file or folder of the folder
+    /// it would have run in (`engine.py`, beside the spec) as absolute paths.
+    fn passed_args(&self) -> Vec<String> {
+        if !(self.guard.confine && self.working_dir.is_none()) {
+            return self.args.clone();
+        }
+        let base = self.folder.clone().unwrap_or_else(|| PathBuf::from("."));
+        self.args
+            .iter()
+            .map(|a| {
+                let path = base.join(a);
+                match std::path::absolute(&path) {
+                    Ok(full) if Path::new(a).is_relative() && !a.is_empty() && path.exists() => {
+                        full.display().to_string()
+                    }
+                    _ => a.clone(),
+                }
+            })
+            .collect()
     }
 
     /// The folder the program runs in: its `working_dir`, else the spec's folder, except for a
@@ -328,7 +350,8 @@ impl OutsideSpec {
         }
         let working = self.working_folder();
         let program = self.program.clone().unwrap_or_else(|| self.command.clone());
-        let script = super::process::script_of(&program, &self.args, working.as_deref());
+        let args = self.passed_args();
+        let script = super::process::script_of(&program, &args, working.as_deref());
         let mut readable: Vec<PathBuf> = [Some(program), script]
             .into_iter()
             .flatten()

@@ -192,7 +192,7 @@ pub(crate) fn resolve_guard(
 /// A size limit as written (`"512MiB"`): more than 0, at most [`MAX_SIZE`]; the error names
 /// `key`.
 pub fn check_size(key: &str, text: &str) -> Result<u64, String> {
-    match parse_size(text) {
+    match crate::arena::limits::parse_size(text) {
         Ok(0) => Err(format!("{key} is 0; give a size such as \"512MiB\"")),
         Ok(n) if n <= MAX_SIZE => Ok(n),
         Ok(_) => Err(format!("{key} '{text}' is more than 1 PiB")),
@@ -246,24 +246,4 @@ pub(crate) fn outside_table_used(raw: &RawSpec, loc: &Locator<'_>) -> Result<(),
         )),
         _ => Ok(()),
     }
-}
-
-/// A size as written: bytes, or a number with a unit (`KiB`, `MiB`, `GiB`, `TiB`; `KB`, `MB`,
-/// `GB`, `TB` in powers of ten; `B`).
-fn parse_size(text: &str) -> Result<u64, String> {
-    // TEMPORARY until arena::limits lands.
-    let t = text.trim();
-    let digits = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (n, unit) = t.split_at(digits);
-    let n: f64 = n.parse().map_err(|_| format!("'{text}' is no size"))?;
-    let m = match unit.trim() {
-        "" | "B" => 1u64,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        _ => return Err(format!("'{text}' is no size")),
-    };
-    Ok((n * m as f64) as u64)
 }
