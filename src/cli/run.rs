@@ -648,6 +648,9 @@ fn say_opened(session: &Session, spec: &TournamentSpec, resume: bool, keep: bool
                     String::new()
                 };
                 note!("{}: {}{kept}", e.name, o.describe());
+                if let Some(held) = o.guard.describe() {
+                    note!("  held: {held} (what the machine applied: run.json, engines_held)");
+                }
             }
         }
     }

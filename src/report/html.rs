@@ -43,6 +43,9 @@ pub struct Timing {
     pub sessions: Vec<crate::arena::log::Session>,
     /// The names outside engines gave themselves, by the spec's engine name.
     pub reported_names: std::collections::BTreeMap<String, String>,
+    /// What held each outside engine (its confinement, limits, pausing, restarts), by the
+    /// spec's engine name, one line each.
+    pub engines_held: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// One session of the run, for the timing table.
@@ -101,6 +104,8 @@ struct EngineView {
     exact: String,
     weights: String,
     describe: String,
+    /// What held an outside program, one line each (empty for a built-in engine).
+    held: Vec<String>,
 }
 
 /// One row of the rating table, numbers already formatted (`v_*`: the sort keys).
@@ -256,6 +261,8 @@ struct Page<'a> {
     /// The run's progress in one line: games rated of those scheduled, and the SPRT's state.
     progress: String,
     engines: Vec<EngineView>,
+    /// Whether any engine was held (the engines table then has a column for it).
+    held_shown: bool,
     ratings: Vec<RatingView>,
     first_move: String,
     origin: String,
@@ -543,6 +550,7 @@ pub fn render(
     let spec = &summary.spec;
     let names = spec.engine_names();
     let engines = engine_views(spec, timing.as_ref());
+    let held_shown = engines.iter().any(|e| !e.held.is_empty());
     let rows = rating_rows(summary, ratings);
     let scale = RatingScale::of(summary, ratings);
     let rating_views = rows.iter().map(rating_view).collect();
@@ -571,6 +579,7 @@ pub fn render(
         games: summary.games,
         progress,
         engines,
+        held_shown,
         ratings: rating_views,
         first_move: scale.first_move_text("±"),
         origin: scale.origin(),
@@ -646,6 +655,10 @@ fn engine_views(spec: &ResolvedSpec, timing: Option<&Timing>) -> Vec<EngineView>
                     e.weights_origin.clone()
                 },
                 describe: e.describe(),
+                held: timing
+                    .and_then(|t| t.engines_held.get(&e.name))
+                    .cloned()
+                    .unwrap_or_default(),
             }
         })
         .collect()

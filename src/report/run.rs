@@ -141,6 +141,7 @@ pub fn page_timing(run: &RunInfo, now: Option<f64>) -> html::Timing {
         threads,
         sessions: run.sessions.clone(),
         reported_names: run.reported_names.clone(),
+        engines_held: run.engines_held.clone(),
     }
 }
 

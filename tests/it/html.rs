@@ -40,6 +40,7 @@ fn report(name: &str, text: &str) -> (common::Scratch, PathBuf, PathBuf) {
         threads: 2,
         sessions: Vec::new(),
         reported_names: Default::default(),
+        engines_held: Default::default(),
     });
     let page = write_report(
         &summary,

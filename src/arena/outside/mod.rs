@@ -234,6 +234,38 @@ pub struct Guard {
     pub readable_found: Vec<PathBuf>,
 }
 
+impl Guard {
+    /// What the spec asked for, in a few words (`None` for nothing but the defaults):
+    /// `confined, paused off its turn, memory 512 MiB, cpu 2m a game`.
+    pub fn describe(&self) -> Option<String> {
+        let size = crate::arena::limits::format_size;
+        let mut words = Vec::new();
+        if self.confine {
+            words.push("confined".to_string());
+        }
+        if self.pause {
+            words.push("paused off its turn".into());
+        }
+        if self.restart == Restart::Game {
+            words.push("restarted for every game".into());
+        }
+        if let Some(m) = self.memory_limit {
+            words.push(format!("memory {}", size(m)));
+        }
+        if let Some(p) = self.process_limit {
+            words.push(format!("{p} processes"));
+        }
+        if let Some(ms) = self.cpu_limit_ms {
+            let cpu = crate::arena::game::seconds_text(Duration::from_millis(ms));
+            words.push(format!("cpu {cpu} a game"));
+        }
+        if let Some(w) = self.write_limit {
+            words.push(format!("writes {} a game", size(w)));
+        }
+        (!words.is_empty()).then(|| words.join(", "))
+    }
+}
+
 fn is_default_restart(r: &Restart) -> bool {
     *r == Restart::Failure
 }

@@ -211,16 +211,29 @@ pub fn check_processes(n: i64) -> Result<u32, String> {
     }
 }
 
-/// A CPU time per game as written (`"10m"`), in milliseconds: more than 0, at most a week.
+/// A CPU time per game as written: `"10m"`, `"1h"`, `"30s"`, `"500ms"` (minutes and hours
+/// too, as CPU limits are long), in milliseconds: more than 0, at most a week.
 pub fn check_cpu(text: &str) -> Result<u64, String> {
-    match parse_time(text.trim()) {
-        Some(Ok(d)) if !d.is_zero() && d <= MAX_CPU => Ok(d.as_millis() as u64),
-        Some(Ok(_)) => Err(format!(
-            "cpu_limit '{text}' is out of range: more than 0 and at most a week (\"168h\")"
-        )),
-        Some(Err(reason)) => Err(reason),
-        None => Err(format!(
-            "cpu_limit '{text}' needs a unit: \"10m\", \"30s\" or \"500ms\" of CPU time per game"
+    let t = text.trim();
+    let (number, seconds) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        return Err(format!(
+            "cpu_limit '{text}' needs a unit: \"10m\", \"1h\", \"30s\" or \"500ms\" of CPU time per game"
+        ));
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v * seconds <= MAX_CPU.as_secs_f64() => {
+            Ok(((v * seconds * 1000.0).round() as u64).max(1))
+        }
+        _ => Err(format!(
+            "cpu_limit '{text}' is not a time from 1ms to a week (\"168h\")"
         )),
     }
 }
