@@ -459,3 +459,47 @@ mod long {
         );
     }
 }
+
+#[test]
+fn the_class_tournament_runs_every_program_held() {
+    if joute::arena::confine::landlock_abi().is_none() || !cgroups_here() {
+        eprintln!("skipped: tournaments/class-connect4.toml needs Landlock and cgroups");
+        return;
+    }
+    if system_python() != Some("/usr/bin/python3") {
+        eprintln!("skipped: the class tournament runs /usr/bin/python3");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("class");
+    let spec = manifest("tournaments/class-connect4.toml");
+    let out_text = out.to_str().unwrap();
+    let output = crate::common::joute_in(
+        dir.path(),
+        &["run", &spec, "--out", out_text, "--threads", "2"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let all = games(&out);
+    assert_eq!(all.len(), 120);
+    assert!(all.iter().all(|g| g["termination"] == "normal"));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    for student in ["alice", "bob"] {
+        let held = serde_json::to_string(&run["engines_held"][student]).unwrap();
+        for what in [
+            "Landlock",
+            "memory 256 MiB",
+            "processes 16",
+            "paused",
+            "restarted",
+        ] {
+            assert!(held.contains(what), "{student}: {what} in {held}");
+        }
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains(">Held</th>") && page.contains("cgroup v1"));
+}
