@@ -157,13 +157,14 @@ mod tests {
         let core = *all.last().unwrap();
         let seen = std::thread::spawn(move || {
             pin_current_thread(&[core]).unwrap();
-            let mut child = std::process::Command::new("sleep")
-                .arg("5")
-                .spawn()
-                .unwrap();
+            let mut command = std::process::Command::new("sleep");
+            command.arg("5");
+            // Registered as joute's own child, as every program is (`descendants`).
+            let (mut child, _) = crate::arena::descendants::spawn(&mut command).unwrap();
             let seen = cpus_of(child.id());
             child.kill().unwrap();
             child.wait().unwrap();
+            crate::arena::descendants::forget(child.id());
             seen
         })
         .join()

@@ -428,7 +428,9 @@ mod tests {
                 cmd.pre_exec(move || p.enter());
             }
         }
-        let mut child = cmd.spawn().expect("spawn python3");
+        // Registered as joute's own child, as every program is: a test of the compliance check
+        // running at the same time kills every child of joute's it does not know.
+        let (mut child, _) = crate::arena::descendants::spawn(&mut cmd).expect("spawn python3");
         let mut out = String::new();
         child
             .stdout
@@ -444,6 +446,7 @@ mod tests {
             .read_to_string(&mut err)
             .unwrap();
         let status = child.wait().unwrap();
+        crate::arena::descendants::forget(child.id());
         assert!(status.success(), "python3 failed: {status}\n{err}");
         out.trim().to_string()
     }

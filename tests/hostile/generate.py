@@ -321,6 +321,23 @@ for label, old, new, where, key, base in [
     ("stall_timeout zero", 'protocol = "line"', 'protocol = "line"\nstall_timeout = "0s"', '"0s"', "engine[1].stall_timeout", OUT_BASE),
     ("working_dir missing", 'protocol = "line"', 'protocol = "line"\nworking_dir = "no/such/folder"', '"no/such/folder"', "engine[1].working_dir", OUT_BASE),
     ("args not strings", 'args = ["-c", "exit 0"]', "args = [1, 2]", "1, 2]", "engine[1].args", OUT_BASE),
+    ("memory_limit no size", 'protocol = "line"', 'protocol = "line"\nmemory_limit = "5 parsecs"', '"5 parsecs"', "engine[1].memory_limit", OUT_BASE),
+    ("memory_limit a number", 'protocol = "line"', 'protocol = "line"\nmemory_limit = 512', "512", "engine[1].memory_limit", OUT_BASE),
+    ("write_limit zero", 'protocol = "line"', 'protocol = "line"\nwrite_limit = "0MiB"', '"0MiB"', "engine[1].write_limit", OUT_BASE),
+    ("write_limit huge", 'protocol = "line"', 'protocol = "line"\nwrite_limit = "99999999999TiB"', '"99999999999TiB"', "engine[1].write_limit", OUT_BASE),
+    ("process_limit zero", 'protocol = "line"', 'protocol = "line"\nprocess_limit = 0', "0", "engine[1].process_limit", OUT_BASE),
+    ("process_limit huge", 'protocol = "line"', 'protocol = "line"\nprocess_limit = ' + HUGE_INT, HUGE_INT, "engine[1].process_limit", OUT_BASE),
+    ("cpu_limit without unit", 'protocol = "line"', 'protocol = "line"\ncpu_limit = "10"', '"10"', "engine[1].cpu_limit", OUT_BASE),
+    ("cpu_limit over a week", 'protocol = "line"', 'protocol = "line"\ncpu_limit = "200h"', '"200h"', "engine[1].cpu_limit", OUT_BASE),
+    ("cpu_limit nan", 'protocol = "line"', 'protocol = "line"\ncpu_limit = "nanm"', '"nanm"', "engine[1].cpu_limit", OUT_BASE),
+    ("confine not a boolean", 'protocol = "line"', 'protocol = "line"\nconfine = "yes"', '"yes"', "engine[1].confine", OUT_BASE),
+    ("readable without confine", 'protocol = "line"', 'protocol = "line"\nreadable = ["."]', '"."', "engine[1].readable", OUT_BASE),
+    ("readable missing", 'protocol = "line"', 'protocol = "line"\nconfine = true\nreadable = ["no/such/file"]', '"no/such/file"', "engine[1].readable", OUT_BASE),
+    ("restart unknown", 'protocol = "line"', 'protocol = "line"\nrestart = "always"', '"always"', "engine[1].restart", OUT_BASE),
+    ("pause on a built-in engine", "depth = 1", 'depth = 1\npause = true', "true", "engine[2].pause", OUT_BASE),
+    ("[outside] unknown key", "count = 2 }\n", 'count = 2 }\n[outside]\nmemory = "1GiB"\n', "memory", "outside.memory", OUT_BASE),
+    ("[outside] bad memory_limit", "count = 2 }\n", 'count = 2 }\n[outside]\nmemory_limit = "-1MiB"\n', '"-1MiB"', "outside.memory_limit", OUT_BASE),
+    ("affinity not a boolean", "seed = 1", 'seed = 1\naffinity = 2', "2", "affinity", OUT_BASE),
 ]:
     outside_case(label, old, new, where, key, base)
 for engine, expect in [("proto=line,name=x", "cmd=PROGRAM is missing"), ("cmd=sh,proto=uci", "unknown protocol 'uci'"),
@@ -330,7 +347,13 @@ for engine, expect in [("proto=line,name=x", "cmd=PROGRAM is missing"), ("cmd=sh
                        ("cmd=sh,proto=line,option.a b=1", "option name 'a b'"), ("cmd=./no-such-engine,proto=line", "no program"),
                        ("cmd=sh,proto=line,dir=no/such/folder", "no folder"), ("cmd=sh,proto=line,name=", "engine name"),
                        ("cmd=sh,proto=gtp", "plays othello, not connect4"), ("cmd=sh,proto=line,version=1", "version belongs to nboard"),
-                       ("cmd=sh,proto=line,nonsense", "is not KEY=VALUE")]:
+                       ("cmd=sh,proto=line,nonsense", "is not KEY=VALUE"),
+                       ("cmd=sh,proto=line,memory_limit=lots", "memory_limit: size 'lots'"),
+                       ("cmd=sh,proto=line,process_limit=-3", "process_limit is -3"),
+                       ("cmd=sh,proto=line,cpu_limit=5", "needs a unit"),
+                       ("cmd=sh,proto=line,confine=maybe", "confine is 'maybe'"),
+                       ("cmd=sh,proto=line,readable=.", "goes with confine=true"),
+                       ("cmd=sh,proto=line,restart=never", "unknown restart 'never'")]:
     case(f"match: outside engine {engine!r}", ["match", "connect4", engine, "random"], expect)
 for flag, value in [("--tc", "ten"), ("--tc", "-1"), ("--st", "100"), ("--timemargin", "50ms")]:
     case(f"match: {flag} {value}", ["match", "connect4", "random", "random", flag, value])
