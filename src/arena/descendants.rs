@@ -130,7 +130,7 @@ fn carries(pid: u32, token: &str) -> bool {
         .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == wanted.as_bytes()))
 }
 
-fn name_of(pid: u32) -> String {
+pub(crate) fn name_of(pid: u32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map_or_else(|_| "?".into(), |n| n.trim().to_string())
 }
@@ -193,7 +193,7 @@ fn kill_and_reap(pid: u32) {
 }
 
 /// Reaps those of `pids` that are joute's children and end within a moment (zombies now).
-fn reap(pids: &[u32]) {
+pub(crate) fn reap(pids: &[u32]) {
     let deadline = Instant::now() + Duration::from_millis(500);
     let mut left: Vec<u32> = pids.to_vec();
     while !left.is_empty() {

@@ -296,6 +296,11 @@ impl Bounds {
         imp::kill_all(&self.inner);
     }
 
+    /// The processes in its cgroups now (none without cgroups).
+    pub fn members(&self) -> Vec<u32> {
+        imp::members_of(&self.inner)
+    }
+
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn memory_breach(&self, peak: Option<u64>) -> Breach {
         let limit = self.limits.memory.unwrap_or(0);
@@ -416,6 +421,10 @@ mod imp {
     }
 
     pub(super) fn kill_all(_inner: &Inner) {}
+
+    pub(super) fn members_of(_inner: &Inner) -> Vec<u32> {
+        Vec::new()
+    }
 
     pub(super) fn remove(_inner: &Inner) {}
 }

@@ -674,12 +674,27 @@ impl EngineProcess {
             self.exit.get_or_insert(status);
         }
         descendants::forget(pid);
-        // What left the group but not its cgroups.
+        // What left the group but not its cgroups (a daemon, its mark dropped or not), named
+        // before it is killed.
+        let in_cgroup: Vec<Leftover> = (self.bounds.iter().flat_map(Bounds::members))
+            .filter(|&p| p != pid)
+            .map(|p| Leftover {
+                pid: p,
+                name: descendants::name_of(p),
+            })
+            .collect();
+        let group: Vec<u32> = left.iter().map(|l| l.pid).collect();
+        left.extend(descendants::after_kill(&self.token, &group));
         if let Some(b) = &self.bounds {
             b.kill_all();
         }
-        let group: Vec<u32> = left.iter().map(|l| l.pid).collect();
-        left.extend(descendants::after_kill(&self.token, &group));
+        let reaped: Vec<u32> = in_cgroup.iter().map(|l| l.pid).collect();
+        descendants::reap(&reaped);
+        for l in in_cgroup {
+            if !left.iter().any(|k| k.pid == l.pid) {
+                left.push(l);
+            }
+        }
         left
     }
 

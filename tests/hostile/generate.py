@@ -331,7 +331,7 @@ for label, old, new, where, key, base in [
     ("cpu_limit over a week", 'protocol = "line"', 'protocol = "line"\ncpu_limit = "200h"', '"200h"', "engine[1].cpu_limit", OUT_BASE),
     ("cpu_limit nan", 'protocol = "line"', 'protocol = "line"\ncpu_limit = "nanm"', '"nanm"', "engine[1].cpu_limit", OUT_BASE),
     ("confine not a boolean", 'protocol = "line"', 'protocol = "line"\nconfine = "yes"', '"yes"', "engine[1].confine", OUT_BASE),
-    ("readable without confine", 'protocol = "line"', 'protocol = "line"\nreadable = ["."]', '"."', "engine[1].readable", OUT_BASE),
+    ("readable without confine", 'protocol = "line"', 'protocol = "line"\nreadable = ["."]', '["."]', "engine[1].readable", OUT_BASE),
     ("readable missing", 'protocol = "line"', 'protocol = "line"\nconfine = true\nreadable = ["no/such/file"]', '"no/such/file"', "engine[1].readable", OUT_BASE),
     ("restart unknown", 'protocol = "line"', 'protocol = "line"\nrestart = "always"', '"always"', "engine[1].restart", OUT_BASE),
     ("pause on a built-in engine", "depth = 1", 'depth = 1\npause = true', "true", "engine[2].pause", OUT_BASE),

@@ -436,7 +436,7 @@ mod long {
         let dir = tempfile::tempdir().unwrap();
         let (mut alone, mut paused, mut free) = (Vec::new(), Vec::new(), Vec::new());
         // Interleaved, so that the machine's load falls on all three alike.
-        for _ in 0..3 {
+        for _ in 0..5 {
             alone.push(pvs_speed(dir.path(), &[], "", 2));
             paused.push(pvs_speed(dir.path(), &["--busy", &busy], "pause = true", 2));
             free.push(pvs_speed(dir.path(), &["--busy", &busy], "", 2));
@@ -502,4 +502,62 @@ fn the_class_tournament_runs_every_program_held() {
     }
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(page.contains(">Held</th>") && page.contains("cgroup v1"));
+}
+
+#[test]
+fn joute_match_and_engine_check_take_the_same_settings_as_words_and_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    // A word that cannot be had is refused before anything is played.
+    let word = crate::outside::line_fake("f", ",restart=sometimes");
+    let out = crate::outside::match_fake(dir.path(), &word, "2", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("unknown restart 'sometimes'"), "{stderr}");
+    // Paused and restarted for every game, on pinned cores: it plays.
+    let word = crate::outside::line_fake("f", ",pause=true,restart=game,cpu_limit=1m");
+    let out = crate::outside::match_fake(dir.path(), &word, "4", &["--affinity"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("4 games played"), "{stdout}");
+    // --oversubscribe goes with --affinity only.
+    let out = crate::outside::match_fake(dir.path(), &word, "2", &["--oversubscribe"]);
+    assert_eq!(out.status.code(), Some(2));
+    // engine check says what holds the program in its first step.
+    if let Some(python) = system_python()
+        && joute::arena::confine::landlock_abi().is_some()
+    {
+        let fake = crate::outside::fake();
+        let out = crate::common::joute_in(
+            dir.path(),
+            &[
+                "engine",
+                "check",
+                "connect4",
+                "--protocol",
+                "line",
+                "--confine",
+                "--pause",
+                "--cpu-limit",
+                "30s",
+                "--",
+                python,
+                &fake,
+                "--protocol",
+                "line",
+            ],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        let first = stdout.lines().nth(1).unwrap();
+        assert!(
+            first.starts_with("ok   1 start and handshake: held: files: Landlock ABI")
+                && first.contains("cpu 30s per game")
+                && first.contains("paused off its turn"),
+            "{first}"
+        );
+    }
 }

@@ -756,6 +756,13 @@ pub(super) fn kill_all(inner: &Inner) {
     }
 }
 
+pub(super) fn members_of(inner: &Inner) -> Vec<u32> {
+    let mut pids: Vec<u32> = inner.groups.iter().flat_map(|g| members(&g.dir)).collect();
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
 pub(super) fn remove(inner: &Inner) {
     for group in &inner.groups {
         remove_dir(&group.dir, group.v2);

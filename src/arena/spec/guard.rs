@@ -27,35 +27,33 @@ pub(crate) struct GuardKeys<'r> {
     restart: Option<&'r Spanned<String>>,
 }
 
+/// The guard keys of a table that has them all, by name (`RawGuard`, `RawEngine`).
+macro_rules! guard_keys_of {
+    ($table:expr) => {
+        GuardKeys {
+            memory_limit: $table.memory_limit.as_ref(),
+            process_limit: $table.process_limit.as_ref(),
+            cpu_limit: $table.cpu_limit.as_ref(),
+            write_limit: $table.write_limit.as_ref(),
+            confine: $table.confine.as_ref(),
+            readable: $table.readable.as_ref(),
+            pause: $table.pause.as_ref(),
+            restart: $table.restart.as_ref(),
+        }
+    };
+}
+
 impl RawGuard {
     /// Its keys.
     pub(crate) fn keys(&self) -> GuardKeys<'_> {
-        GuardKeys {
-            memory_limit: self.memory_limit.as_ref(),
-            process_limit: self.process_limit.as_ref(),
-            cpu_limit: self.cpu_limit.as_ref(),
-            write_limit: self.write_limit.as_ref(),
-            confine: self.confine.as_ref(),
-            readable: self.readable.as_ref(),
-            pause: self.pause.as_ref(),
-            restart: self.restart.as_ref(),
-        }
+        guard_keys_of!(self)
     }
 }
 
 impl RawEngine {
     /// Its guard keys.
     pub(crate) fn guard_keys(&self) -> GuardKeys<'_> {
-        GuardKeys {
-            memory_limit: self.memory_limit.as_ref(),
-            process_limit: self.process_limit.as_ref(),
-            cpu_limit: self.cpu_limit.as_ref(),
-            write_limit: self.write_limit.as_ref(),
-            confine: self.confine.as_ref(),
-            readable: self.readable.as_ref(),
-            pause: self.pause.as_ref(),
-            restart: self.restart.as_ref(),
-        }
+        guard_keys_of!(self)
     }
 
     /// The first guard key given, with its name (a built-in engine refuses them).
