@@ -24,6 +24,8 @@ use super::limits::{Bounds, Limits};
 
 /// The longest line an engine may write, in bytes.
 pub const MAX_LINE: usize = 64 * 1024;
+/// How often, at most, a running program's limits are read ([`EngineProcess::limit_met`]).
+const LIMITS_READ: Duration = Duration::from_millis(50);
 /// Lines of stderr kept for error messages.
 const STDERR_LINES: usize = 5;
 /// What comes before those lines in a message.
@@ -276,6 +278,8 @@ pub struct EngineProcess {
     bounds: Option<Bounds>,
     /// How it exited, once known.
     exit: Option<std::process::ExitStatus>,
+    /// When its limits' counters were last read.
+    checked_at: Option<Instant>,
 }
 
 impl EngineProcess {
@@ -425,6 +429,7 @@ impl EngineProcess {
             _own_folder: own_folder,
             bounds,
             exit: None,
+            checked_at: None,
         })
     }
 
@@ -610,8 +615,14 @@ impl EngineProcess {
         }
     }
 
-    /// A new game begins: its CPU time and bytes written count from here for its limits.
+    /// A new game begins: its CPU time and bytes written count from here for its limits —
+    /// unless its limits were read less than [`LIMITS_READ`] ago: games that short are counted
+    /// together, from the first of them (reading the counters costs as much as such a game).
     pub fn new_game(&mut self) {
+        if self.checked_at.is_some_and(|at| at.elapsed() < LIMITS_READ) {
+            return;
+        }
+        self.checked_at = Some(Instant::now());
         let cpu = self.cpu_time();
         let pid = self.child.id();
         if let Some(b) = &mut self.bounds {
@@ -627,6 +638,19 @@ impl EngineProcess {
         if self.exit.is_none() && !self.killed {
             self.exit = self.child.try_wait().ok().flatten();
         }
+        // The counters are read at most every LIMITS_READ while it runs (reading them costs
+        // tens of microseconds, as much as a fast program's whole move): the kernel holds
+        // memory, processes, each file's size and the CPU time meanwhile, and a failure is
+        // always read.
+        let now = Instant::now();
+        if self.exit.is_none()
+            && self
+                .checked_at
+                .is_some_and(|at| now.duration_since(at) < LIMITS_READ)
+        {
+            return None;
+        }
+        self.checked_at = Some(now);
         let cpu = self.cpu_time();
         let pid = self.child.id();
         let bounds = self.bounds.as_mut()?;
