@@ -196,6 +196,92 @@ impl Output {
     }
 }
 
+/// What the child does between fork and exec: a process group of its own (a kill reaches
+/// whatever it starts too), death with joute (Linux), its cgroups and resource limits, then its
+/// confinement.
+fn hold_in_child(
+    command: &mut Command,
+    bounds: Option<Arc<Bounds>>,
+    confined: Option<Arc<super::confine::Prepared>>,
+) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec and calls only
+        // prctl(2), `Bounds::enter` and `Prepared::enter` (system calls on what the parent made
+        // ready, no allocation, no lock); it touches no memory of the parent's beyond reading
+        // those.
+        unsafe {
+            command.pre_exec(move || {
+                // Killed with joute, even by SIGKILL, which no exit path of joute's sees.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // Its cgroups and resource limits, before the confinement, which would refuse
+                // the writes that join a cgroup.
+                if let Some(b) = &bounds {
+                    b.enter()?;
+                }
+                // Last: once confined, nothing more of joute's may be done to it.
+                if let Some(c) = &confined {
+                    c.enter()?;
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (bounds, confined);
+}
+
+/// Makes the program's output non-blocking: a read takes what is there, and poll(2) does the
+/// waiting.
+fn set_nonblocking(stdout: &ChildStdout) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fcntl(2) on the pipe's own descriptor, which stays open with `stdout`.
+    unsafe {
+        let fd = stdout.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+}
+
+/// Reads the stderr of process `pid` on a thread of its own until it closes: each line to
+/// `log` (with the pid), the last ones kept in `tail` for error messages.
+fn read_stderr(
+    pipe: std::process::ChildStderr,
+    log: Option<Arc<Mutex<CappedLog>>>,
+    tail: Arc<Mutex<StderrTail>>,
+    pid: u32,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("joute-engine-stderr".into())
+        .spawn(move || {
+            let mut reader = BufReader::new(pipe);
+            while let Ok(Some(line)) = read_capped(&mut reader) {
+                if let (Some(log), Some(text)) = (log.as_ref(), line.as_deref()) {
+                    // One line at a time through the log's one writer: the lines of several
+                    // processes of one engine interleave whole, each with its process id.
+                    let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+                    let _ = log.write_line(format!("[{pid}] {text}\n").as_bytes());
+                }
+                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if tail.lines.len() == STDERR_LINES {
+                    tail.lines.pop_front();
+                }
+                let line = line.unwrap_or_else(|| "(a line too long to keep)".into());
+                tail.lines.push_back(line);
+            }
+            tail.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        })
+        .map(|_| ())
+}
+
 /// Makes `c` ready for `command`, with a fresh temporary folder of the program's own (its
 /// `TMPDIR` and `HOME`, and its working folder when `spec` gives none): outside the run folder,
 /// removed when the program is done with.
@@ -323,38 +409,7 @@ impl EngineProcess {
         if let Some(b) = &bounds {
             held.extend(b.applied().lines());
         }
-        let hook_bounds = bounds.clone();
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            // Its own group: a kill reaches whatever it started too.
-            command.process_group(0);
-        }
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: the closure runs in the child between fork and exec and calls only
-            // prctl(2) and `Prepared::enter` (system calls on what the parent made ready, no
-            // allocation, no lock); it touches no memory of the parent's beyond reading those.
-            unsafe {
-                command.pre_exec(move || {
-                    // Killed with joute, even by SIGKILL, which no exit path of joute's sees.
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    // Its cgroups and resource limits, before the confinement, which would
-                    // refuse the writes that join a cgroup.
-                    if let Some(b) = &hook_bounds {
-                        b.enter()?;
-                    }
-                    // Last: once confined, nothing more of joute's may be done to it.
-                    if let Some(c) = &confined {
-                        c.enter()?;
-                    }
-                    Ok(())
-                });
-            }
-        }
+        hold_in_child(&mut command, bounds.clone(), confined);
         let (mut child, token) = descendants::spawn(&mut command).map_err(|e| {
             PlayerError::Failed(format!("cannot start {}: {e}", spec.command.display()))
         })?;
@@ -362,16 +417,7 @@ impl EngineProcess {
         let bounds = bounds.map(|b| Arc::try_unwrap(b).expect("the spawn hook is gone"));
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        {
-            use std::os::fd::AsRawFd;
-            // Non-blocking: a read takes what is there, and poll(2) does the waiting.
-            // SAFETY: fcntl(2) on the pipe's own descriptor, which stays open with `stdout`.
-            unsafe {
-                let fd = stdout.as_raw_fd();
-                let flags = libc::fcntl(fd, libc::F_GETFL);
-                libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-            }
-        }
+        set_nonblocking(&stdout);
         let stderr = Arc::new(Mutex::new(StderrTail::default()));
         let tail = stderr.clone();
         let log = match &spec.stderr_log {
@@ -385,26 +431,7 @@ impl EngineProcess {
         };
         let pid = child.id();
         let passed_over_log = log.clone();
-        std::thread::Builder::new()
-            .name("joute-engine-stderr".into())
-            .spawn(move || {
-                let mut reader = BufReader::new(stderr_pipe);
-                while let Ok(Some(line)) = read_capped(&mut reader) {
-                    if let (Some(log), Some(text)) = (log.as_ref(), line.as_deref()) {
-                        // One line at a time through the log's one writer: the lines of several
-                        // processes of one engine interleave whole, each with its process id.
-                        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-                        let _ = log.write_line(format!("[{pid}] {text}\n").as_bytes());
-                    }
-                    let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-                    if tail.lines.len() == STDERR_LINES {
-                        tail.lines.pop_front();
-                    }
-                    let line = line.unwrap_or_else(|| "(a line too long to keep)".into());
-                    tail.lines.push_back(line);
-                }
-                tail.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
-            })
+        read_stderr(stderr_pipe, log, tail, pid)
             .map_err(|e| PlayerError::Failed(format!("cannot read {name}: {e}")))?;
         Ok(EngineProcess {
             name,

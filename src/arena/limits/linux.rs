@@ -484,107 +484,13 @@ pub(super) fn prepare(limits: &Limits, label: &str, cgroups: bool) -> Result<Bou
     };
 
     if let Some(memory) = limits.memory {
-        let size = format_size(memory);
-        let made = group(inner, "memory").and_then(|i| {
-            if inner.groups[i].v2 {
-                inner.write(i, "memory.max", &memory.to_string())?;
-                // No swap: memory.max then bounds all the program holds.
-                let swap = inner.write(i, "memory.swap.max", "0").is_ok();
-                Ok((
-                    i,
-                    if swap {
-                        format!("memory {size}: cgroup v2 memory.max, memory.swap.max 0")
-                    } else {
-                        format!("memory {size}: cgroup v2 memory.max (swap not counted here)")
-                    },
-                ))
-            } else {
-                inner.write(i, "memory.limit_in_bytes", &memory.to_string())?;
-                let swap = inner.groups[i]
-                    .dir
-                    .join("memory.memsw.limit_in_bytes")
-                    .exists()
-                    && inner
-                        .write(i, "memory.memsw.limit_in_bytes", &memory.to_string())
-                        .is_ok();
-                Ok((
-                    i,
-                    if swap {
-                        format!(
-                            "memory {size}: cgroup v1 memory.limit_in_bytes and \
-                             memory.memsw.limit_in_bytes (swap included)"
-                        )
-                    } else {
-                        format!(
-                            "memory {size}: cgroup v1 memory.limit_in_bytes (swap not counted here)"
-                        )
-                    },
-                ))
-            }
-        });
-        match made {
-            Ok((i, line)) => {
-                inner.memory = Some(i);
-                lines.push(line);
-            }
-            Err(why) if limits.memory == DEFAULT.memory => lines.push(format!(
-                "memory: not limited ({}; memory_limit would bound the address space)",
-                no_cgroup(&why)
-            )),
-            Err(why) => {
-                let (_, hard) = get_rlimit(0, Resource::AddressSpace);
-                let value = memory.min(hard);
-                inner.rlimits.push((Resource::AddressSpace, value, value));
-                lines.push(format!(
-                    "memory {size}: RLIMIT_AS, the address space, not the memory used ({})",
-                    no_cgroup(&why)
-                ));
-            }
-        }
+        let line = memory_limit(inner, memory, limits.memory == DEFAULT.memory, &group);
+        lines.push(line);
     }
-
     if let Some(processes) = limits.processes {
-        let made = group(inner, "pids").and_then(|i| {
-            inner.write(i, "pids.max", &processes.to_string())?;
-            Ok(i)
-        });
-        match made {
-            Ok(i) => {
-                inner.pids = Some(i);
-                let v = if inner.groups[i].v2 { "v2" } else { "v1" };
-                lines.push(format!("processes {processes}: cgroup {v} pids.max"));
-            }
-            Err(why) => {
-                // SAFETY: geteuid(2) cannot fail and touches no memory.
-                let root = unsafe { libc::geteuid() } == 0;
-                if root && limits.processes == DEFAULT.processes {
-                    lines.push(format!(
-                        "processes: not limited ({}; RLIMIT_NPROC does not bind root)",
-                        no_cgroup(&why)
-                    ));
-                } else if root {
-                    return Err(format!(
-                        "process_limit {processes} cannot be had here: {}, and RLIMIT_NPROC \
-                         does not bind root",
-                        no_cgroup(&why)
-                    ));
-                } else {
-                    // RLIMIT_NPROC counts all the user's tasks: the program may add its
-                    // limit to those running now.
-                    let others = user_tasks();
-                    let (_, hard) = get_rlimit(0, Resource::Processes);
-                    let value = (others + u64::from(processes)).min(hard);
-                    inner.rlimits.push((Resource::Processes, value, value));
-                    lines.push(format!(
-                        "processes {processes}: RLIMIT_NPROC over the user's {others} \
-                         processes ({})",
-                        no_cgroup(&why)
-                    ));
-                }
-            }
-        }
+        let default = limits.processes == DEFAULT.processes;
+        lines.push(process_limit(inner, processes, default, &group)?);
     }
-
     if let Some(cpu) = limits.cpu {
         let (_, hard) = get_rlimit(0, Resource::Cpu);
         // Whole seconds, rounded up; the hard limit stays joute's, so that `new_game` may
@@ -593,7 +499,7 @@ pub(super) fn prepare(limits: &Limits, label: &str, cgroups: bool) -> Result<Bou
         inner.rlimits.push((Resource::Cpu, soft.min(hard), hard));
         lines.push(format!(
             "cpu {} per game: RLIMIT_CPU of the program's process, raised at each game, and \
-             the group's CPU read at each move",
+             the group's CPU read after its exchanges (at most every 50 ms)",
             format_limit_duration(cpu)
         ));
     }
@@ -608,12 +514,120 @@ pub(super) fn prepare(limits: &Limits, label: &str, cgroups: bool) -> Result<Bou
             "the cgroup's processes'"
         };
         lines.push(format!(
-            "writes {} per game: RLIMIT_FSIZE per file, and {whose} write_bytes read at each move",
+            "writes {} per game: RLIMIT_FSIZE per file, and {whose} write_bytes read after its \
+             exchanges (at most every 50 ms)",
             format_size(write)
         ));
     }
     bounds.applied = Applied { lines };
     Ok(bounds)
+}
+
+/// Makes a cgroup of a controller for the program (or says why not).
+type MakeGroup<'a> = dyn Fn(&mut Inner, &str) -> Result<usize, String> + 'a;
+
+/// The memory limit: the memory cgroup's, else the address space's for a limit asked for
+/// (none for the default); the line that says which.
+fn memory_limit(inner: &mut Inner, memory: u64, default: bool, group: &MakeGroup<'_>) -> String {
+    let made = group(inner, "memory").and_then(|i| memory_cgroup(inner, i, memory).map(|l| (i, l)));
+    match made {
+        Ok((i, line)) => {
+            inner.memory = Some(i);
+            line
+        }
+        Err(why) if default => format!(
+            "memory: not limited ({}; memory_limit would bound the address space)",
+            no_cgroup(&why)
+        ),
+        Err(why) => {
+            let (_, hard) = get_rlimit(0, Resource::AddressSpace);
+            let value = memory.min(hard);
+            inner.rlimits.push((Resource::AddressSpace, value, value));
+            format!(
+                "memory {}: RLIMIT_AS, the address space, not the memory used ({})",
+                format_size(memory),
+                no_cgroup(&why)
+            )
+        }
+    }
+}
+
+/// Sets the memory cgroup `i`'s limit (swap included where the machine counts it); the line.
+fn memory_cgroup(inner: &mut Inner, i: usize, memory: u64) -> Result<String, String> {
+    let size = format_size(memory);
+    if inner.groups[i].v2 {
+        inner.write(i, "memory.max", &memory.to_string())?;
+        // No swap: memory.max then bounds all the program holds.
+        let swap = inner.write(i, "memory.swap.max", "0").is_ok();
+        return Ok(if swap {
+            format!("memory {size}: cgroup v2 memory.max, memory.swap.max 0")
+        } else {
+            format!("memory {size}: cgroup v2 memory.max (swap not counted here)")
+        });
+    }
+    inner.write(i, "memory.limit_in_bytes", &memory.to_string())?;
+    let swap = inner.groups[i]
+        .dir
+        .join("memory.memsw.limit_in_bytes")
+        .exists()
+        && inner
+            .write(i, "memory.memsw.limit_in_bytes", &memory.to_string())
+            .is_ok();
+    Ok(if swap {
+        format!(
+            "memory {size}: cgroup v1 memory.limit_in_bytes and \
+             memory.memsw.limit_in_bytes (swap included)"
+        )
+    } else {
+        format!("memory {size}: cgroup v1 memory.limit_in_bytes (swap not counted here)")
+    })
+}
+
+/// The process limit: the pids cgroup's, else `RLIMIT_NPROC` over the user's processes (not
+/// for root: refused when asked for, not applied for the default); the line that says which.
+fn process_limit(
+    inner: &mut Inner,
+    processes: u32,
+    default: bool,
+    group: &MakeGroup<'_>,
+) -> Result<String, String> {
+    let made = group(inner, "pids").and_then(|i| {
+        inner.write(i, "pids.max", &processes.to_string())?;
+        Ok(i)
+    });
+    let why = match made {
+        Ok(i) => {
+            inner.pids = Some(i);
+            let v = if inner.groups[i].v2 { "v2" } else { "v1" };
+            return Ok(format!("processes {processes}: cgroup {v} pids.max"));
+        }
+        Err(why) => why,
+    };
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root && default {
+        return Ok(format!(
+            "processes: not limited ({}; RLIMIT_NPROC does not bind root)",
+            no_cgroup(&why)
+        ));
+    }
+    if root {
+        return Err(format!(
+            "process_limit {processes} cannot be had here: {}, and RLIMIT_NPROC does not bind \
+             root",
+            no_cgroup(&why)
+        ));
+    }
+    // RLIMIT_NPROC counts all the user's tasks: the program may add its limit to those
+    // running now.
+    let others = user_tasks();
+    let (_, hard) = get_rlimit(0, Resource::Processes);
+    let value = (others + u64::from(processes)).min(hard);
+    inner.rlimits.push((Resource::Processes, value, value));
+    Ok(format!(
+        "processes {processes}: RLIMIT_NPROC over the user's {others} processes ({})",
+        no_cgroup(&why)
+    ))
 }
 
 /// Writes `pid` in decimal into `buf`; the number of bytes.

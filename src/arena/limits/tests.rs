@@ -210,12 +210,12 @@ fn the_defaults_without_cgroups_say_what_is_not_applied() {
     assert_eq!(
         lines[2],
         "cpu 1h per game: RLIMIT_CPU of the program's process, raised at each game, and the \
-         group's CPU read at each move"
+         group's CPU read after its exchanges (at most every 50 ms)"
     );
     assert_eq!(
         lines[3],
         "writes 1 GiB per game: RLIMIT_FSIZE per file, and the process group's write_bytes \
-         read at each move"
+         read after its exchanges (at most every 50 ms)"
     );
 }
 
