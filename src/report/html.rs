@@ -240,10 +240,25 @@ struct FailureView {
     detail: String,
 }
 
-/// One inlined chart.
-struct ChartView {
-    name: String,
-    svg: String,
+/// One inlined chart, as the run's page and the tuning page (`tune::report`) show it.
+pub struct ChartView {
+    /// Its name (the file name without `.svg`).
+    pub name: String,
+    /// The SVG, inlined.
+    pub svg: String,
+}
+
+impl ChartView {
+    /// The views of `charts`, each `(name, svg)`.
+    pub fn all(charts: &[(String, String)]) -> Vec<ChartView> {
+        charts
+            .iter()
+            .map(|(name, svg)| ChartView {
+                name: name.clone(),
+                svg: svg.clone(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Template)]
@@ -588,13 +603,7 @@ pub fn render(
         los,
         pairs,
         cost: cost_view(summary, &rows),
-        charts: charts
-            .iter()
-            .map(|(name, svg)| ChartView {
-                name: name.clone(),
-                svg: svg.clone(),
-            })
-            .collect(),
+        charts: ChartView::all(charts),
         timing,
         sessions,
         sprt,

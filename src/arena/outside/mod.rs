@@ -318,12 +318,13 @@ impl OutsideSpec {
 
     /// How to start the program, its stderr to `stderr_log`.
     pub fn process(&self, stderr_log: Option<EngineLog>) -> ProcessSpec {
+        let args = self.passed_args();
         ProcessSpec {
             command: self.program.clone().unwrap_or_else(|| self.command.clone()),
-            args: self.passed_args(),
+            confine: self.confinement_with(&args),
+            args,
             working_dir: self.working_folder(),
             stderr_log,
-            confine: self.confinement(),
             limits: Some(self.limits()),
         }
     }
@@ -377,13 +378,17 @@ impl OutsideSpec {
     /// an interpreter's script's folder (`python3 engine.py`: the script and its modules),
     /// and the spec's `readable` paths, to read.
     pub fn confinement(&self) -> Option<Confinement> {
+        self.confinement_with(&self.passed_args())
+    }
+
+    /// [`OutsideSpec::confinement`], the arguments as passed being `args`.
+    fn confinement_with(&self, args: &[String]) -> Option<Confinement> {
         if !self.guard.confine {
             return None;
         }
         let working = self.working_folder();
         let program = self.program.clone().unwrap_or_else(|| self.command.clone());
-        let args = self.passed_args();
-        let script = super::process::script_of(&program, &args, working.as_deref());
+        let script = super::process::script_of(&program, args, working.as_deref());
         let mut readable: Vec<PathBuf> = [Some(program), script]
             .into_iter()
             .flatten()

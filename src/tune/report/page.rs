@@ -1,6 +1,7 @@
 //! The page of a tuning run: the record formatted for the askama template `tune.html`.
 
 use super::*;
+use crate::report::html::ChartView;
 
 /// A confirmation or A/A match, formatted.
 pub(super) struct MatchView {
@@ -80,12 +81,6 @@ pub(super) struct HistoryView {
     pub(super) elo: String,
     pub(super) llr: String,
     pub(super) accepted: bool,
-}
-
-/// One inlined chart.
-pub(super) struct ChartView {
-    pub(super) name: String,
-    pub(super) svg: String,
 }
 
 #[derive(Template)]
@@ -362,13 +357,7 @@ fn render_page(
         aa: aa_view(record),
         weights: weight_views(record),
         tapered: record.tuned_endgame.is_some(),
-        charts: charts
-            .iter()
-            .map(|(name, svg)| ChartView {
-                name: name.clone(),
-                svg: svg.clone(),
-            })
-            .collect(),
+        charts: ChartView::all(charts),
         history,
         history_note,
         style: STYLE,
