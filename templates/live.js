@@ -11,6 +11,9 @@
 function jouteFollow(event, live, status, redraw) {
   var timer = null, busy = false, again = false, last = 0;
   function refresh() {
+    // Once the state after the end is drawn there is nothing more to read (the server may be
+    // gone: a late timer must not ask it).
+    if (live.final) return;
     if (busy) { again = true; return; }
     busy = true;
     last = Date.now();
@@ -54,6 +57,7 @@ function jouteFollow(event, live, status, redraw) {
   events.addEventListener("end", function () {
     live.ended = true;
     events.close();
+    if (timer) { clearTimeout(timer); timer = null; }
     refresh();
   });
   events.onerror = function () {
