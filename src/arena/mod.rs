@@ -12,6 +12,7 @@ pub mod duel;
 pub mod engine;
 pub mod engine_log;
 pub mod game;
+pub mod hosted;
 pub mod limits;
 pub mod log;
 pub mod openings;

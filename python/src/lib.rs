@@ -1,0 +1,10 @@
+//! The native part of joute's Python package: see `docs/python.md`.
+
+use pyo3::prelude::*;
+
+/// joute's native module, imported by `joute/__init__.py`.
+#[pymodule]
+fn _joute(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
