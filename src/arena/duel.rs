@@ -49,6 +49,10 @@ fn player<G: Features>(
             // Its stderr is kept in memory: its last lines are in the message if it fails.
             Ok((name, Box::new(OutsidePlayer::<G>::new(setup, None))))
         }
+        // The parser makes none: hosted engines come from a program embedding joute.
+        MatchEngine::Hosted { name, .. } => Err(format!(
+            "engine '{name}' is hosted: joute play has no hosted engines"
+        )),
     }
 }
 

@@ -21,6 +21,7 @@ use super::engine::Engine;
 use super::game::{
     Adjudicator, GameRecord, MoveRecord, Opening, Player, Referee, Termination, play_game,
 };
+use super::hosted::HostedSeat;
 use super::log::GameLine;
 use super::outside::{OutsidePlayer, OutsideSpec, Setup};
 use super::schedule::{Schedule, Slot, game_seed};
@@ -136,6 +137,7 @@ pub fn play_slot<G: Features>(
     let seed = game_seed(resolved.seed, slot.id);
     let mut own = built_in_engines(spec, start, slot, seed);
     let mut kept = [seats.take(spec, slot.first), seats.take(spec, slot.second)];
+    let mut hosted = hosted_seats(spec, start, slot, seed);
     let opening = Opening {
         initial: *start,
         moves: opening,
@@ -153,13 +155,16 @@ pub fn play_slot<G: Features>(
     let record = {
         let [own_first, own_second] = &mut own;
         let [kept_first, kept_second] = &mut kept;
-        let first: &mut dyn Player<G> = match kept_first {
-            Some(p) => p,
-            None => own_first.as_mut().expect("a built-in engine"),
+        let [hosted_first, hosted_second] = &mut hosted;
+        let first: &mut dyn Player<G> = match (kept_first, hosted_first) {
+            (Some(p), _) => p,
+            (None, Some(p)) => p,
+            (None, None) => own_first.as_mut().expect("a built-in engine"),
         };
-        let second: &mut dyn Player<G> = match kept_second {
-            Some(p) => p,
-            None => own_second.as_mut().expect("a built-in engine"),
+        let second: &mut dyn Player<G> = match (kept_second, hosted_second) {
+            (Some(p), _) => p,
+            (None, Some(p)) => p,
+            (None, None) => own_second.as_mut().expect("a built-in engine"),
         };
         play_game(&opening, [first, second], &mut referee, |_, _| {})
     };
@@ -257,7 +262,7 @@ fn built_in_engines<G: Features>(
             weights.clone(),
             combine(seed, side),
         )),
-        Entrant::Outside(_) => None,
+        Entrant::Outside(_) | Entrant::Hosted(_) => None,
     };
     let mut own = [build(slot.first, 0), build(slot.second, 1)];
     // An engine on a clock depends on the CPU it gets: its moves' CPU time is read.
@@ -269,6 +274,35 @@ fn built_in_engines<G: Features>(
         }
     }
     own
+}
+
+/// The hosted engines' players of game `slot` (`None` for the others), made fresh for the game
+/// and given its seed, each side its own stream (as built-in engines are).
+fn hosted_seats<G: Game>(
+    spec: &TournamentSpec,
+    start: &G,
+    slot: &Slot,
+    seed: u64,
+) -> [Option<HostedSeat<G>>; 2] {
+    let seat = |index: usize, side: Side| match &spec.engines[index] {
+        Entrant::Hosted(key) => {
+            let engine = spec
+                .hosts
+                .get(key)
+                .expect("hosted engines checked at the start");
+            Some(HostedSeat::new(
+                engine.as_ref(),
+                *start,
+                side,
+                combine(seed, side as u64),
+            ))
+        }
+        _ => None,
+    };
+    [
+        seat(slot.first, Side::First),
+        seat(slot.second, Side::Second),
+    ]
 }
 
 /// What the games log gathers from a game's moves besides their costs.
@@ -334,7 +368,7 @@ fn adjudication_line<G: Game>(
 }
 
 /// Why game `slot` may not replay the same: a clock, a move cut short by a time limit, an
-/// outside program.
+/// outside program, a hosted engine.
 fn not_reproducible(
     spec: &TournamentSpec,
     slot: &Slot,
@@ -349,11 +383,12 @@ fn not_reproducible(
         why.push("time limit".to_string());
     }
     for index in [slot.first, slot.second] {
-        if matches!(spec.engines[index], Entrant::Outside(_)) {
-            why.push(format!(
-                "outside program '{}'",
-                spec.resolved.engines[index].name
-            ));
+        let name = &spec.resolved.engines[index].name;
+        match spec.engines[index] {
+            Entrant::Outside(_) => why.push(format!("outside program '{name}'")),
+            // A function joute does not see into: it may use its own randomness.
+            Entrant::Hosted(_) => why.push(format!("hosted engine '{name}'")),
+            Entrant::BuiltIn(..) => {}
         }
     }
     why

@@ -40,6 +40,25 @@ pub fn oversubscribed_on(spec: &ResolvedSpec, threads: usize, cores: usize) -> O
     })
 }
 
+/// Why a run whose hosted engine plays on a clock cannot play `threads` games at once, unless
+/// `oversubscribe` says to go on: hosted engines (Python functions) share one interpreter,
+/// which runs one of them at a time, so a bot's clock would run while it waits for another
+/// game's bot.
+pub fn hosted_refusal(spec: &ResolvedSpec, threads: usize, oversubscribe: bool) -> Option<String> {
+    if threads <= 1 || oversubscribe {
+        return None;
+    }
+    let (_, e) = spec
+        .engines
+        .iter()
+        .enumerate()
+        .find(|(i, e)| e.hosted.is_some() && spec.engine_clock(*i).is_some())?;
+    Some(format!(
+        "engine '{}' is hosted (a function of the program running the spec) and plays on a clock, with {threads} games at once: hosted engines share one interpreter, which runs one of them at a time (Python's GIL), so its clock would run while it waits for another game's; play one game at a time (threads = 1), or pass oversubscribe to go on",
+        e.name
+    ))
+}
+
 /// Why a run asking for pinned cores (`affinity`) cannot have them with `threads` games at
 /// once, if it cannot: the machine cannot pin (not Linux), or more games than cores on a clock
 /// (two games' engines would then share a core and its time, which changes the games) unless

@@ -43,7 +43,7 @@ fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> std::io::Res
 }
 
 /// The columns of [`games_csv`].
-pub const GAMES_CSV_HEADER: [&str; 21] = [
+pub const GAMES_CSV_HEADER: [&str; 23] = [
     "id",
     "round",
     "pair",
@@ -65,6 +65,8 @@ pub const GAMES_CSV_HEADER: [&str; 21] = [
     "second_depth_mean",
     "second_ms",
     "second_cpu_ms",
+    "detail",
+    "moves",
 ];
 
 /// `joute export --format csv`: one row per game ([`GAMES_CSV_HEADER`]) — who played, the
@@ -72,7 +74,9 @@ pub const GAMES_CSV_HEADER: [&str; 21] = [
 /// played, how it ended, the opening's moves joined by spaces, then for each side (first,
 /// second) what its moves cost from the log's per-move arrays: its moves, their nodes (empty
 /// when it gave no count), the mean depth of the moves that say one, wall milliseconds (empty in
-/// a log without move times) and CPU milliseconds (empty when none was measured).
+/// a log without move times) and CPU milliseconds (empty when none was measured); last, what
+/// happened when the game did not end by the rules (`detail`) and the engines' moves joined by
+/// spaces.
 pub fn games_csv(games: &[crate::arena::log::GameLine]) -> std::io::Result<Vec<u8>> {
     let table: Vec<Vec<String>> = games
         .iter()
@@ -140,6 +144,8 @@ pub fn games_csv(games: &[crate::arena::log::GameLine]) -> std::io::Result<Vec<u
                 };
                 row.extend([plies.len().to_string(), nodes, depth, ms, cpu]);
             }
+            row.push(g.detail.clone().unwrap_or_default());
+            row.push(g.moves.join(" "));
             row
         })
         .collect();
@@ -655,6 +661,7 @@ mod tests {
             result: "1/2-1/2".into(),
             margin: 0,
             termination: "adjudication".into(),
+            detail: Some("=both scores within 10".into()),
             moves: vec!["1".into(), "2".into(), "3".into()],
             plies: 3,
             move_ms: vec![2, 4, 6],
@@ -670,7 +677,7 @@ mod tests {
             text,
             format!(
                 "{}\n3,2,1,'=cmd|x,b\\e[2J,1/2-1/2,0.5,0,3,adjudication,4,\
-                 1,,,4.000,1.500,2,15,4.000,8.000,\n",
+                 1,,,4.000,1.500,2,15,4.000,8.000,,'=both scores within 10,1 2 3\n",
                 GAMES_CSV_HEADER.join(",")
             )
         );

@@ -654,11 +654,11 @@ fn engine_views(spec: &ResolvedSpec, timing: Option<&Timing>) -> Vec<EngineView>
                 budget: budget.join(", "),
                 exact: match (&e.outside, e.exact) {
                     (Some(_), _) => String::new(),
-                    _ if e.algorithm == "random" => String::new(),
+                    _ if e.algorithm == "random" || e.hosted.is_some() => String::new(),
                     (None, 0) => "never".into(),
                     (None, n) => format!("from {n} empties"),
                 },
-                weights: if e.algorithm == "random" {
+                weights: if e.algorithm == "random" || e.hosted.is_some() {
                     String::new()
                 } else {
                     e.weights_origin.clone()

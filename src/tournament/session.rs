@@ -29,7 +29,7 @@ use crate::arena::records::Format;
 use crate::arena::runner::{Checked, check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{Anchor, EarlierShape, ResolvedEngine, TournamentSpec};
-use crate::arena::workload::affinity_refusal;
+use crate::arena::workload::{affinity_refusal, hosted_refusal};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::{Game, GameVisitor};
@@ -237,10 +237,13 @@ impl Session {
         out: &Path,
         options: Options,
     ) -> Result<Session, SessionError> {
-        let refusal = affinity_refusal(&spec.resolved, options.threads, options.oversubscribe);
+        let refusal = affinity_refusal(&spec.resolved, options.threads, options.oversubscribe)
+            .or_else(|| hosted_refusal(&spec.resolved, options.threads, options.oversubscribe));
         if let Some(why) = refusal {
             return Err(SessionError::Input(why));
         }
+        spec.check_hosts().map_err(SessionError::Input)?;
+        let spec_hosts = &spec.hosts;
         for e in &spec.resolved.engines {
             if let Some(why) = e.outside.as_ref().and_then(|o| o.reaches_run_folder(out)) {
                 return Err(SessionError::Input(format!("engine '{}': {why}", e.name)));
@@ -256,10 +259,12 @@ impl Session {
         let shard = options.shard;
         // What the folder's games allow this spec to be: the same run, or one it extends
         // (more openings or rounds, more engines); the run's earlier shapes come with it.
-        let (spec, added) = match &previous {
+        let (mut spec, added) = match &previous {
             Some(previous) => what_the_folder_allows(spec, previous, out, &options)?,
             None => (spec.clone(), Vec::new()),
         };
+        // The run's spec as the folder has it plays with the caller's hosted engines.
+        spec.hosts = spec_hosts.clone();
         let spec = &spec;
         let total = spec.resolved.schedule().games();
         let pairings = spec.resolved.schedule().pairings.len() as u64;

@@ -72,6 +72,16 @@ pub enum MatchEngine {
         /// Its own clock, if any.
         clock: ClockWords,
     },
+    /// A hosted engine called `name`: the function the program running the match supplies
+    /// under `key` (a Python bot given to `joute.match`; the command line has none).
+    Hosted {
+        /// Its name in tables.
+        name: String,
+        /// Its key among the match's [`crate::arena::hosted::Hosts`].
+        key: String,
+        /// Its own clock, if any.
+        clock: ClockWords,
+    },
 }
 
 /// An outside engine's `KEY=VALUE` words on the command line, as they are read
@@ -342,14 +352,16 @@ impl MatchEngine {
     pub fn name(&self) -> &str {
         match self {
             MatchEngine::BuiltIn { engine, .. } => &engine.name,
-            MatchEngine::Outside { name, .. } => name,
+            MatchEngine::Outside { name, .. } | MatchEngine::Hosted { name, .. } => name,
         }
     }
 
     /// The engine's own clock words.
     fn clock_words(&self) -> &ClockWords {
         match self {
-            MatchEngine::BuiltIn { clock, .. } | MatchEngine::Outside { clock, .. } => clock,
+            MatchEngine::BuiltIn { clock, .. }
+            | MatchEngine::Outside { clock, .. }
+            | MatchEngine::Hosted { clock, .. } => clock,
         }
     }
 }
@@ -474,6 +486,11 @@ pub fn match_spec(
                         engine.clock = own_clock;
                         engine
                     }
+                    MatchEngine::Hosted { key, .. } => {
+                        let mut engine = ResolvedEngine::hosted(name, key);
+                        engine.clock = own_clock;
+                        engine
+                    }
                 });
             }
             let kind = GameKind::parse(&start.name()).expect("own name");
@@ -561,6 +578,7 @@ fn built_in_engine<G: Features>(
         endgame: None,
         patterns: None,
         outside: None,
+        hosted: None,
         clock: own_clock,
     };
     engine.set_weights(start, &w);

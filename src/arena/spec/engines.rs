@@ -253,6 +253,7 @@ pub(crate) fn default_exact<G: crate::games::Game>(
 ) {
     if raw.exact.is_none()
         && engine.outside.is_none()
+        && engine.hosted.is_none()
         && let Ok(algorithm) = engine.algorithm.parse()
     {
         engine.exact = crate::search::endgame::default_exact(start, algorithm, engine.depth);

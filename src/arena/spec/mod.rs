@@ -81,6 +81,7 @@ use crate::stats::sprt::{EloModel, Sprt};
 mod command;
 mod engines;
 mod guard;
+mod hosted;
 mod keys;
 mod opening_source;
 mod outside;
@@ -93,6 +94,7 @@ pub use command::*;
 pub(crate) use engines::*;
 pub use guard::{check_cpu, check_processes, check_restart, check_size};
 pub(crate) use guard::{outside_table_used, resolve_guard};
+pub use hosted::HOSTED;
 pub(crate) use keys::*;
 use opening_source::*;
 pub(crate) use opening_source::{opening_balance, opening_plies};
@@ -205,6 +207,9 @@ pub enum Entrant {
     BuiltIn(EngineSpec, Weights),
     /// An outside program.
     Outside(OutsideSpec),
+    /// A hosted engine: the key of the function the program running the spec supplies
+    /// ([`TournamentSpec::hosts`]).
+    Hosted(String),
 }
 
 /// A validated spec, ready to run.
@@ -216,6 +221,9 @@ pub struct TournamentSpec {
     pub hash: String,
     /// The engines, ready to build, in the spec's order.
     pub engines: Vec<Entrant>,
+    /// The hosted engines' functions, by key, which the program running the spec supplies
+    /// ([`TournamentSpec::with_hosts`]); none for a spec the command line reads.
+    pub hosts: crate::arena::hosted::Hosts,
 }
 
 /// The text of the spec file at `path` (a tournament's or a tuning run's), read as an input
@@ -257,6 +265,42 @@ impl TournamentSpec {
         validate(raw, &loc)
     }
 
+    /// The spec with the hosted engines' functions: each hosted engine's key must be among
+    /// `hosts`. Refused, naming the engine, when one is missing.
+    pub fn with_hosts(
+        mut self,
+        hosts: crate::arena::hosted::Hosts,
+    ) -> Result<TournamentSpec, String> {
+        self.hosts = hosts;
+        self.check_hosts()?;
+        Ok(self)
+    }
+
+    /// Every hosted engine has its function: else the error naming the first without.
+    pub fn check_hosts(&self) -> Result<(), String> {
+        for (entrant, e) in self.engines.iter().zip(&self.resolved.engines) {
+            if let Entrant::Hosted(key) = entrant
+                && self.hosts.get(key).is_none()
+            {
+                return Err(format!(
+                    "engine '{}' is hosted ('{key}'): a function the program running the spec supplies (in Python, joute.run(spec, bots={{'{key}': function}})); {}",
+                    e.name,
+                    if self.hosts.is_empty() {
+                        "this program supplies none (the command line cannot play it)".to_string()
+                    } else {
+                        "none was given under that key".to_string()
+                    }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a hosted engine plays in the run.
+    pub fn has_hosted(&self) -> bool {
+        self.engines.iter().any(|e| matches!(e, Entrant::Hosted(_)))
+    }
+
     /// Whether an outside program plays in the run.
     pub fn has_outside(&self) -> bool {
         self.engines
@@ -271,9 +315,10 @@ impl TournamentSpec {
         let engines = resolved
             .engines
             .iter()
-            .map(|e| match &e.outside {
-                Some(o) => Entrant::Outside(o.clone()),
-                None => Entrant::BuiltIn(
+            .map(|e| match (&e.outside, &e.hosted) {
+                (_, Some(key)) => Entrant::Hosted(key.clone()),
+                (Some(o), None) => Entrant::Outside(o.clone()),
+                (None, None) => Entrant::BuiltIn(
                     EngineSpec {
                         name: e.name.clone(),
                         config: e.config(),
@@ -297,6 +342,7 @@ impl TournamentSpec {
             hash: resolved.hash(),
             resolved,
             engines,
+            hosts: Default::default(),
         }
     }
 }

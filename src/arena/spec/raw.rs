@@ -125,6 +125,8 @@ pub(crate) struct RawEngine {
     /// Required for a built-in engine; an outside engine has `command` instead.
     pub(super) algorithm: Option<Spanned<String>>,
     pub(super) command: Option<Spanned<String>>,
+    /// A hosted engine: the key of a function the program running the spec supplies.
+    pub(super) hosted: Option<Spanned<String>>,
     pub(super) args: Option<Spanned<Vec<String>>>,
     pub(super) protocol: Option<Spanned<String>>,
     pub(super) protocol_version: Option<Spanned<i64>>,

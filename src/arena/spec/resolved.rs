@@ -205,6 +205,11 @@ pub struct ResolvedEngine {
     /// their defaults); left out of `run.json` for built-in engines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside: Option<OutsideSpec>,
+    /// A hosted engine: the key of the function the program running the spec supplies (its
+    /// `algorithm` is then `hosted`, and the search fields keep their defaults); left out of
+    /// `run.json` for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosted: Option<String>,
     /// The engine's own clock (`tc`/`st`/`timemargin` in its table: time odds), in place of the
     /// spec's; left out of `run.json` when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -240,6 +245,7 @@ impl ResolvedEngine {
             endgame: None,
             patterns: None,
             outside: None,
+            hosted: None,
             clock: None,
         }
     }
@@ -267,6 +273,14 @@ impl ResolvedEngine {
             nodes: spec.nodes,
             outside: Some(spec),
             ..ResolvedEngine::with_defaults(name, OUTSIDE)
+        }
+    }
+
+    /// A hosted engine called `name`, supplied under `key` by the program running the spec.
+    pub fn hosted(name: &str, key: &str) -> ResolvedEngine {
+        ResolvedEngine {
+            hosted: Some(key.to_string()),
+            ..ResolvedEngine::with_defaults(name, super::HOSTED)
         }
     }
 
@@ -323,6 +337,9 @@ impl ResolvedEngine {
     /// A one-line description: `alphabeta depth 4, weights weights/othello.toml`, or
     /// `gtp engine: edax -gtp -l 4`.
     pub fn describe(&self) -> String {
+        if let Some(key) = &self.hosted {
+            return format!("hosted engine '{key}' (supplied by the program running the run)");
+        }
         if let Some(o) = &self.outside {
             let mut text = o.describe();
             if let Some(d) = o.depth {
@@ -523,7 +540,15 @@ impl ResolvedSpec {
                     e.name
                 ));
             }
-            if let Some(o) = &e.outside {
+            if e.hosted.is_some() != (e.algorithm == super::HOSTED) {
+                return Err(format!(
+                    "engine '{}': a hosted engine is recorded as algorithm '{}' with its key",
+                    e.name,
+                    super::HOSTED
+                ));
+            }
+            if e.hosted.is_some() {
+            } else if let Some(o) = &e.outside {
                 if let Some(why) = o
                     .protocol
                     .refuses(&GameKind::parse(&self.game).map_err(|e| e.to_string())?)

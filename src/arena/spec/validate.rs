@@ -330,7 +330,9 @@ fn resolve_engines(
     for (i, e) in raw.engine.iter().enumerate() {
         let prefix = format!("engine[{}]", i + 1);
         let own_clock = resolve_engine_clock(e, clock, &prefix, &names[i], loc)?;
-        let mut engine = if e.get_ref().command.is_some() {
+        let mut engine = if e.get_ref().hosted.is_some() {
+            hosted::hosted_engine(e, &prefix, &names[i], loc)?
+        } else if e.get_ref().command.is_some() {
             outside_engine(e, &prefix, &names[i], kind, shared, loc)?
         } else {
             let clocked = clock.is_some() || own_clock.is_some();
@@ -357,7 +359,7 @@ impl FeaturesVisitor for WithGame<'_, '_> {
     type Output = Result<(Vec<ResolvedEngine>, OpeningSource, Vec<String>), SpecError>;
     fn visit<G: Features>(mut self, start: G) -> Self::Output {
         for (i, e) in self.raw.engine.iter().enumerate() {
-            if self.engines[i].outside.is_some() {
+            if self.engines[i].outside.is_some() || self.engines[i].hosted.is_some() {
                 continue;
             }
             default_exact(&start, e.get_ref(), &mut self.engines[i]);
