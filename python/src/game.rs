@@ -396,3 +396,48 @@ impl Game {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Game>()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hosted_players_history_becomes_a_game() {
+        let mut history = History::new(Connect4::start());
+        for col in [3, 3, 4] {
+            history.play(joute::games::connect4::Column(col));
+        }
+        let game = Game::from_history(&history).unwrap();
+        assert!(matches!(game.played(), Played::Connect4(h) if *h == history));
+        assert_eq!(game.position_text().as_deref(), Some("445"));
+        assert_eq!(game.moves(), ["4", "4", "5"]);
+        // A Connect 4 game from a position whose moves are unknown has no text.
+        let elsewhere = History::new(*history.current());
+        assert_eq!(
+            Game::from_history(&elsewhere).unwrap().position_text(),
+            None
+        );
+        // Othello and Morpion positions are boards: any start has one.
+        let othello = History::new(Othello::start().play_sequence("f5").unwrap());
+        let game = Game::from_history(&othello).unwrap();
+        assert_eq!(
+            game.position_text().unwrap(),
+            othello.current().to_board_string()
+        );
+        assert!(game.__repr__().contains("position="));
+        let morpion = History::new(Morpion::start(3, 3, 3));
+        let game = Game::from_history(&morpion).unwrap();
+        assert_eq!(game.position_text().as_deref(), Some(".../.../..."));
+        assert_eq!(game.__repr__(), "Game(\"morpion\")");
+        let tree = History::new(RandomTree::new(3, 2, 0));
+        assert_eq!(
+            Game::from_history(&tree)
+                .unwrap()
+                .position_text()
+                .as_deref(),
+            Some("")
+        );
+        assert!(Game::from_history(&7u32).is_none());
+        assert!(Game::from_history(&Connect4::start()).is_none());
+    }
+}
