@@ -11,8 +11,7 @@ use std::borrow::Cow;
 use joute::arena::adjudication::position_text;
 use joute::arena::hosted::History;
 use joute::games::{
-    Connect4, Game as Rules, GameError, GameKind, GameVisitor, Morpion, MoveList, Othello,
-    RandomTree, Side,
+    Connect4, Game as Rules, GameKind, GameVisitor, Morpion, MoveList, Othello, RandomTree, Side,
 };
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -85,20 +84,20 @@ struct Setup<'a> {
 }
 
 impl GameVisitor for Setup<'_> {
-    type Output = Result<Game, GameError>;
+    type Output = PyResult<Game>;
 
-    fn visit<G: Rules>(self, root: G) -> Result<Game, GameError> {
+    fn visit<G: Rules>(self, root: G) -> PyResult<Game> {
         let Some(text) = self.position else {
-            return Ok(Game::wrap(History::new(root), Start::Root));
+            return Game::of(History::new(root), Start::Root);
         };
-        let start = root.parse_position(text)?;
+        let start = root.parse_position(text).map_err(value_error)?;
         let any = &root as &dyn Any;
         let text = if any.is::<Connect4>() || any.is::<RandomTree>() {
             // Their positions are the moves from the root: kept in canonical form, so that the
             // moves played after can be appended to it.
             let mut pos = root;
             let mut written = Vec::new();
-            for mv in root.parse_sequence(text)? {
+            for mv in root.parse_sequence(text).map_err(value_error)? {
                 written.push(pos.format_move(mv));
                 pos = pos.play(mv);
             }
@@ -106,7 +105,7 @@ impl GameVisitor for Setup<'_> {
         } else {
             position_text(&start, &[])
         };
-        Ok(Game::wrap(History::new(start), Start::Text(text)))
+        Game::of(History::new(start), Start::Text(text))
     }
 }
 
@@ -121,58 +120,32 @@ fn sequence_separator<G: Rules>(pos: &G) -> &'static str {
 }
 
 impl Game {
+    /// A game holding `history`, which starts at `start`.
+    fn of<G: Rules>(history: History<G>, start: Start) -> PyResult<Game> {
+        // `Played` holds every type `GameKind::dispatch` visits: never refused.
+        let mut game = Game::from_history(&history).ok_or_else(|| {
+            value_error(format!("{}: no such game type", history.current().name()))
+        })?;
+        game.start = start;
+        Ok(game)
+    }
+
     /// The game a hosted player is handed (a [`History`] of one of joute's games behind
     /// `Any`, as `joute::arena::hosted` gives it), copied; `None` if it holds something else.
     /// A Connect 4 or random-tree history must start at the game's root for
     /// [`Game::position_text`] to have a text (a hosted run's always does).
     pub fn from_history(history: &dyn Any) -> Option<Game> {
-        if let Some(h) = history.downcast_ref::<History<Othello>>() {
-            Some(Game::with_start_of(h.clone()))
+        let played = if let Some(h) = history.downcast_ref::<History<Othello>>() {
+            Played::Othello(h.clone())
         } else if let Some(h) = history.downcast_ref::<History<Connect4>>() {
-            Some(Game::with_start_of(h.clone()))
+            Played::Connect4(h.clone())
         } else if let Some(h) = history.downcast_ref::<History<Morpion>>() {
-            Some(Game::with_start_of(h.clone()))
+            Played::Morpion(h.clone())
         } else {
-            history
-                .downcast_ref::<History<RandomTree>>()
-                .map(|h| Game::with_start_of(h.clone()))
-        }
-    }
-
-    /// A game holding `history`, its start told from the history's first position.
-    fn with_start_of<G: Rules>(history: History<G>) -> Game {
-        let first = history.positions[0];
-        let root = GameKind::parse(&first.name())
-            .ok()
-            .and_then(|kind| kind.dispatch(RootOf::<G>(std::marker::PhantomData)));
-        let any = &first as &dyn Any;
-        let start = if root == Some(first) {
-            Start::Root
-        } else if any.is::<Connect4>() || any.is::<RandomTree>() {
-            Start::Unknown
-        } else {
-            Start::Text(position_text(&first, &[]))
+            Played::RandomTree(history.downcast_ref::<History<RandomTree>>()?.clone())
         };
-        Game::wrap(history, start)
-    }
-
-    /// `history` in its variant of [`Played`].
-    fn wrap<G: Rules>(history: History<G>, start: Start) -> Game {
-        let mut slot = Some(history);
-        let any = &mut slot as &mut dyn Any;
-        let played = if let Some(h) = any.downcast_mut::<Option<History<Othello>>>() {
-            Played::Othello(h.take().expect("just put"))
-        } else if let Some(h) = any.downcast_mut::<Option<History<Connect4>>>() {
-            Played::Connect4(h.take().expect("just put"))
-        } else if let Some(h) = any.downcast_mut::<Option<History<Morpion>>>() {
-            Played::Morpion(h.take().expect("just put"))
-        } else if let Some(h) = any.downcast_mut::<Option<History<RandomTree>>>() {
-            Played::RandomTree(h.take().expect("just put"))
-        } else {
-            // GameKind::dispatch visits these four types only.
-            unreachable!("joute has four game types")
-        };
-        Game { played, start }
+        let start = on!(&played, h => start_of(&h.positions[0]));
+        Some(Game { played, start })
     }
 
     /// The game's name (`othello`, `morpion-15x15-5-exact`).
@@ -215,6 +188,21 @@ impl Game {
     }
 }
 
+/// Where a history starting at `first` starts.
+fn start_of<G: Rules>(first: &G) -> Start {
+    let root = GameKind::parse(&first.name())
+        .ok()
+        .and_then(|kind| kind.dispatch(RootOf::<G>(std::marker::PhantomData)));
+    let any = first as &dyn Any;
+    if root.as_ref() == Some(first) {
+        Start::Root
+    } else if any.is::<Connect4>() || any.is::<RandomTree>() {
+        Start::Unknown
+    } else {
+        Start::Text(position_text(first, &[]))
+    }
+}
+
 /// The root of a game of type `G` (`None` if the kind's start is another type).
 struct RootOf<G>(std::marker::PhantomData<G>);
 
@@ -238,11 +226,9 @@ impl Game {
         moves: Option<Cow<'_, str>>,
     ) -> PyResult<Game> {
         let kind = GameKind::parse(&name).map_err(value_error)?;
-        let mut game = kind
-            .dispatch(Setup {
-                position: position.as_deref(),
-            })
-            .map_err(value_error)?;
+        let mut game = kind.dispatch(Setup {
+            position: position.as_deref(),
+        })?;
         if let Some(moves) = moves {
             game.play_sequence(&moves)?;
         }
