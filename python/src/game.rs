@@ -217,20 +217,29 @@ impl<G: Rules> GameVisitor for RootOf<G> {
 impl Game {
     /// `Game(name, position=None, moves=None)`: a game by joute's name (`othello`,
     /// `connect4`, `morpion`, `morpion-RxC-K[-exact|-renju]`, `renju`, `random-tree-BxD`),
-    /// from `position` (the game's notation) or its start, then `moves` played.
+    /// from `position` (the game's notation) or its start, then `moves` played (a sequence
+    /// as `play_sequence` reads it, or a list of moves such as `moves()` gives).
     #[new]
     #[pyo3(signature = (name, position=None, moves=None))]
     pub(crate) fn new(
         name: Cow<'_, str>,
         position: Option<Cow<'_, str>>,
-        moves: Option<Cow<'_, str>>,
+        moves: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Game> {
         let kind = GameKind::parse(&name).map_err(value_error)?;
         let mut game = kind.dispatch(Setup {
             position: position.as_deref(),
         })?;
-        if let Some(moves) = moves {
-            game.play_sequence(&moves)?;
+        match moves {
+            None => {}
+            Some(moves) => match moves.extract::<Cow<'_, str>>() {
+                Ok(text) => game.play_sequence(&text)?,
+                Err(_) => {
+                    for mv in moves.try_iter()? {
+                        game.play(mv?.extract::<Cow<'_, str>>()?)?;
+                    }
+                }
+            },
         }
         Ok(game)
     }

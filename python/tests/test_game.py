@@ -225,6 +225,13 @@ def test_moves_and_play_sequence():
     c4 = joute.Game("connect4", position="4453", moves="1 2")
     assert c4.position() == "445312" and c4.moves() == ["1", "2"]
     assert joute.Game("morpion-3x3-3").name == "morpion"
+    # A list of moves, as moves() gives them.
+    again = joute.Game("othello", moves=game.moves())
+    assert again.hash() == game.hash() and again.moves() == game.moves()
+    with pytest.raises(ValueError, match="invalid othello move 'a1'"):
+        joute.Game("othello", moves=["f5", "a1"])
+    with pytest.raises(TypeError):
+        joute.Game("othello", moves=5)
 
 
 def test_copies_are_independent():
