@@ -1,4 +1,4 @@
 """joute from Python: see docs/python.md."""
-from ._joute import __version__
+from ._joute import Game, __version__, perft, solve
 
-__all__ = ["__version__"]
+__all__ = ["Game", "__version__", "perft", "solve"]

@@ -2,9 +2,14 @@
 
 use pyo3::prelude::*;
 
+mod analysis;
+pub mod game;
+
 /// joute's native module, imported by `joute/__init__.py`.
 #[pymodule]
 fn _joute(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    game::register(m)?;
+    analysis::register(m)?;
     Ok(())
 }
