@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 
 mod analysis;
 pub mod game;
+mod run;
 
 /// joute's native module, imported by `joute/__init__.py`.
 #[pymodule]
@@ -11,5 +12,6 @@ fn _joute(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     game::register(m)?;
     analysis::register(m)?;
+    run::register(m)?;
     Ok(())
 }
