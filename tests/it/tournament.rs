@@ -2155,3 +2155,45 @@ fn a_gauntlet_s_unbeaten_opponents_share_a_rank_in_every_table() {
         );
     }
 }
+
+#[test]
+fn a_spec_with_a_hosted_engine_is_refused_by_the_command_line_naming_it_and_its_keys_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |engine: &str| {
+        format!(
+            "name = \"h\"\ngame = \"connect4\"\nseed = 1\nopenings = {{ plies = 2, count = 2 }}\n\n\
+             [[engine]]\nname = \"mine\"\n{engine}\n\n[[engine]]\nname = \"ab\"\nalgorithm = \"alphabeta\"\ndepth = 2\n"
+        )
+    };
+    // A hosted engine is a function of the program running the spec: the command line has none.
+    let line = crate::common::refused_spec(
+        dir.path(),
+        "run",
+        &spec("hosted = \"negamax\""),
+        &[],
+        &[
+            "engine 'mine' is hosted ('negamax')",
+            "the command line cannot play it",
+        ],
+    );
+    assert!(line.contains("joute.run"), "{line}");
+    assert!(!dir.path().join("out").join("games.jsonl").exists());
+    // Nothing of a built-in engine or a program beside it: the key is named where it is.
+    crate::common::refused_spec(
+        dir.path(),
+        "run",
+        &spec("hosted = \"negamax\"\ndepth = 4"),
+        &[],
+        &[
+            "bad.toml:9:9: key 'engine[1].depth'",
+            "depth does not go with hosted",
+        ],
+    );
+    crate::common::refused_spec(
+        dir.path(),
+        "run",
+        &spec("hosted = \"\""),
+        &[],
+        &["key 'engine[1].hosted'", "hosted must be a key of 1 to"],
+    );
+}
