@@ -131,8 +131,7 @@ def load(folder):
     folder = Path(folder)
     if not (folder / "games.jsonl").exists():
         raise ValueError(f"{folder}: no games.jsonl here (not a run's folder)")
-    summary = {}
-    return Run(folder, summary)
+    return Run(folder, json.loads(_joute.report_json(str(folder))))
 
 
 class _Bot:
@@ -374,9 +373,18 @@ def run(
             _Options(**_options(out, threads, resume, force, fresh, oversubscribe)),
             update,
         )
+    except KeyboardInterrupt as stop:
+        _resumable(stop, out, "the same joute.run call")
+        raise
     finally:
         close()
     return Run(out, json.loads(summary))
+
+
+def _resumable(stop, out, again):
+    """Says on a KeyboardInterrupt what was kept and how to go on (Python 3.11's notes)."""
+    if hasattr(stop, "add_note"):
+        stop.add_note(f"joute: the games played are logged and reported in {out}; to play the rest: {again}")
 
 
 def _engine(engine, bots):
@@ -422,6 +430,7 @@ def match(
         out = Path(scratch.name) / "match"
     hosted = {k: (_Bot(e), _Bot(e).describe()) for k, e in bots.items()}
     update, close = _progress(progress, "match")
+    again = "the same joute.match call" if scratch is None else "nothing: a match without out= keeps no folder"
     try:
         summary = _joute.run_match(
             game,
@@ -435,6 +444,9 @@ def match(
             _Options(**_options(out, threads, resume, force, False, oversubscribe)),
             update,
         )
+    except KeyboardInterrupt as stop:
+        _resumable(stop, out, again)
+        raise
     finally:
         close()
     return Run(out, json.loads(summary), scratch)

@@ -28,6 +28,7 @@ use joute::report::Summary;
 use joute::report::load::summarize_logs;
 use joute::report::records::counted_games;
 use joute::report::run::{SessionTiming, summary_json};
+use joute::report::table::{RatingScale, rating_rows};
 use joute::tournament::{Ending, Observer, Options, Session, SessionError};
 
 use crate::game::Game;
@@ -476,6 +477,20 @@ pub fn games_csv(py: Python<'_>, folder: PathBuf) -> PyResult<String> {
     })
 }
 
+/// The summary of the run in `folder` from its log, as `joute report --json` prints it (no
+/// file written), for `joute.load`.
+#[pyfunction]
+pub fn report_json(py: Python<'_>, folder: PathBuf) -> PyResult<String> {
+    py.detach(|| {
+        let logs = [folder.join("games.jsonl")];
+        let (info, summary, _) = summarize_logs(&logs).map_err(PyValueError::new_err)?;
+        let ratings = summary.ratings();
+        let rows = rating_rows(&summary, &ratings);
+        let scale = RatingScale::of(&summary, &ratings);
+        Ok(summary_json(&summary, &rows, &scale, None, &info, None).to_string())
+    })
+}
+
 /// Adds this module's functions to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_spec, m)?)?;
@@ -483,5 +498,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spec_name, m)?)?;
     m.add_function(wrap_pyfunction!(default_threads, m)?)?;
     m.add_function(wrap_pyfunction!(games_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(report_json, m)?)?;
     Ok(())
 }

@@ -123,9 +123,11 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path):
     }
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as stop:
         joute.run(spec, out=out, progress=False, threads=2)
     timer.cancel()
+    if sys.version_info >= (3, 11):
+        assert any(str(out) in note for note in stop.value.__notes__), stop.value.__notes__
     logged = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines() if '"id"' in l]
     assert 0 < len(logged) < 120, len(logged)
     record = json.loads((out / "run.json").read_text())
@@ -169,6 +171,13 @@ def test_ratings_to_pandas_are_numeric_and_the_command_lines(tmp_path):
     strip = lambda rows: [{k: r[k] for k in ("name", "elo", "error", "games", "points")} for r in rows]
     assert strip(mine) == strip(theirs)
     assert (tmp_path / "py" / "ratings.csv").read_text() == (cli / "ratings.csv").read_text()
+    # The command line's folder read back: the same tables, the same summary's ratings.
+    loaded = joute.load(cli)
+    assert loaded.ratings == run.ratings
+    assert strip(loaded.summary["ratings"]) == strip(theirs)
+    assert [g["moves"] for g in loaded.games] == [g["moves"] for g in run.games]
+    with pytest.raises(ValueError, match="not a run's folder"):
+        joute.load(tmp_path)
 
 
 def test_a_spec_with_a_hosted_engine_needs_its_bot():
