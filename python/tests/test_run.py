@@ -206,3 +206,15 @@ def test_a_python_bot_on_a_clock_plays_one_game_at_a_time():
         joute.match("connect4", first_legal, "alphabeta:2", games=2, st="50ms", progress=False, threads=2)
     run = joute.match("connect4", first_legal, "alphabeta:2", games=2, st="50ms", progress=False, threads=1)
     assert len(run.games) == 2
+    assert all(g["termination"] != "timeout" for g in run.games), run.games
+
+    def slow(state, clock):
+        time.sleep(clock["deadline"] + 0.2)  # past the referee's limit, margin included
+        return first_legal(state)
+
+    run = joute.match("connect4", slow, "alphabeta:2", games=2, st="50ms", progress=False, threads=1)
+    assert [g["termination"] for g in run.games] == ["timeout", "timeout"], run.games
+    # Its time was measured by the referee: at least the sleep.
+    for g in run.games:
+        took = int(g["detail"].split("the move took ")[1].split(" ms")[0])
+        assert took >= 250 and g["detail"].endswith("with 50 ms allowed"), g["detail"]
