@@ -244,27 +244,16 @@ def _progress(show, what):
     return update, close
 
 
-def _options(out, threads, resume, force, fresh, oversubscribe):
-    return {
-        "out": str(out),
-        "threads": int(threads) if threads is not None else _joute.default_threads(),
-        "resume": bool(resume),
-        "force": bool(force),
-        "fresh": bool(fresh),
-        "oversubscribe": bool(oversubscribe),
-    }
-
-
 class _Options:
     """What the native part reads as its RunOptions (attributes)."""
 
     def __init__(self, out, threads, resume, force, fresh, oversubscribe):
-        self.out = out
-        self.threads = threads
-        self.resume = resume
-        self.force = force
-        self.fresh = fresh
-        self.oversubscribe = oversubscribe
+        self.out = str(out)
+        self.threads = int(threads) if threads is not None else _joute.default_threads()
+        self.resume = bool(resume)
+        self.force = bool(force)
+        self.fresh = bool(fresh)
+        self.oversubscribe = bool(oversubscribe)
 
 
 def _toml(value, path=()):
@@ -363,22 +352,30 @@ def run(
         raise TypeError("spec: a path to a .toml file, a TOML text or a dict")
     if out is None:
         out = Path("reports") / _joute.spec_name(path, text)
-    hosted = {k: (_Bot(e), _Bot(e).describe()) for k, e in (bots or {}).items()}
-    update, close = _progress(progress, "run")
+    options = _Options(out, threads, resume, force, fresh, oversubscribe)
+    summary = _play(
+        "run",
+        lambda hosted, update: _joute.run_spec(path, text, hosted, options, update),
+        bots or {},
+        progress,
+        out,
+        "the same joute.run call",
+    )
+    return Run(out, json.loads(summary))
+
+
+def _play(what, native, bots, progress, out, again):
+    """Calls ``native(hosted, update)`` — the native run of a spec or a match — with the bots
+    made hosted engines and a progress display; on Ctrl-C says what was kept, and re-raises."""
+    hosted = {k: (_Bot(e), _Bot(e).describe()) for k, e in bots.items()}
+    update, close = _progress(progress, what)
     try:
-        summary = _joute.run_spec(
-            path,
-            text,
-            hosted,
-            _Options(**_options(out, threads, resume, force, fresh, oversubscribe)),
-            update,
-        )
+        return native(hosted, update)
     except KeyboardInterrupt as stop:
-        _resumable(stop, out, "the same joute.run call")
+        _resumable(stop, out, again)
         raise
     finally:
         close()
-    return Run(out, json.loads(summary))
 
 
 def _resumable(stop, out, again):
@@ -428,25 +425,15 @@ def match(
     if out is None:
         scratch = tempfile.TemporaryDirectory(prefix="joute-match-")
         out = Path(scratch.name) / "match"
-    hosted = {k: (_Bot(e), _Bot(e).describe()) for k, e in bots.items()}
-    update, close = _progress(progress, "match")
-    again = "the same joute.match call" if scratch is None else "nothing: a match without out= keeps no folder"
-    try:
-        summary = _joute.run_match(
-            game,
-            engines,
-            int(games),
-            int(seed),
-            openings,
-            tc,
-            st,
-            hosted,
-            _Options(**_options(out, threads, resume, force, False, oversubscribe)),
-            update,
-        )
-    except KeyboardInterrupt as stop:
-        _resumable(stop, out, again)
-        raise
-    finally:
-        close()
+    options = _Options(out, threads, resume, force, False, oversubscribe)
+    summary = _play(
+        "match",
+        lambda hosted, update: _joute.run_match(
+            game, engines, int(games), int(seed), openings, tc, st, hosted, options, update
+        ),
+        bots,
+        progress,
+        out,
+        "the same joute.match call" if scratch is None else "nothing: a match without out= keeps no folder",
+    )
     return Run(out, json.loads(summary), scratch)

@@ -378,29 +378,30 @@ pub fn run_spec(
     options: RunOptions,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let spec = match (path, text) {
+    let spec = spec_of(path, text)?
+        .with_hosts(hosts_of(bots)?)
+        .map_err(PyValueError::new_err)?;
+    play(py, spec, options, progress)
+}
+
+/// The spec at `path`, or of the TOML `text`; its error as a `ValueError`.
+fn spec_of(path: Option<PathBuf>, text: Option<String>) -> PyResult<TournamentSpec> {
+    match (path, text) {
         (Some(path), _) => TournamentSpec::load(&path),
         (None, Some(text)) => TournamentSpec::parse(&text, "(spec)"),
         (None, None) => return Err(PyValueError::new_err("a spec is needed")),
     }
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let spec = spec
-        .with_hosts(hosts_of(bots)?)
-        .map_err(PyValueError::new_err)?;
-    play(py, spec, options, progress)
+    .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The spec's name, for the default run folder (`reports/NAME`).
 #[pyfunction]
 #[pyo3(signature = (path, text))]
 pub fn spec_name(path: Option<PathBuf>, text: Option<String>) -> PyResult<String> {
-    let spec = match (path, text) {
-        (Some(path), _) => TournamentSpec::load(&path),
-        (None, Some(text)) => TournamentSpec::parse(&text, "(spec)"),
-        (None, None) => return Err(PyValueError::new_err("a spec is needed")),
-    }
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(joute::outputs::file_name(&spec.resolved.name, ""))
+    Ok(joute::outputs::file_name(
+        &spec_of(path, text)?.resolved.name,
+        "",
+    ))
 }
 
 /// One engine of `joute.match` as the package passes it: `("word", "alphabeta:4")` or
