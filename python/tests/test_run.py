@@ -218,3 +218,32 @@ def test_a_python_bot_on_a_clock_plays_one_game_at_a_time():
     for g in run.games:
         took = int(g["detail"].split("the move took ")[1].split(" ms")[0])
         assert took >= 250 and g["detail"].endswith("with 50 ms allowed"), g["detail"]
+
+
+def test_a_bot_a_built_in_engine_and_an_outside_program_play_one_round_robin(tmp_path):
+    spec = {
+        "name": "mixed",
+        "game": "connect4",
+        "seed": 2,
+        "openings": {"plies": 2, "count": 4},
+        "engine": [
+            {"name": "negamax-py", "bot": negamax_connect4.bot},
+            {"name": "ab3", "algorithm": "alphabeta", "depth": 3},
+            {
+                "name": "example",
+                "command": sys.executable,
+                "args": [str(ROOT / "examples" / "engines" / "connect4.py")],
+                "protocol": "line",
+            },
+        ],
+    }
+    run = joute.run(spec, out=tmp_path / "mixed", progress=False, threads=2)
+    assert len(run.games) == 3 * 4 * 2
+    assert all(g["termination"] == "normal" for g in run.games), run.games
+    assert sorted(r["name"] for r in run.ratings) == ["ab3", "example", "negamax-py"]
+    assert all(r["games"] == 16 for r in run.ratings)
+    # The report's page names the bot's engine as hosted.
+    record = json.loads((tmp_path / "mixed" / "run.json").read_text())
+    engines = {e["name"]: e for e in record["spec"]["engines"]}
+    assert engines["negamax-py"]["algorithm"] == "hosted"
+    assert engines["negamax-py"]["hosted"] == "negamax-py"
