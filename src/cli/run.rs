@@ -23,7 +23,7 @@ use joute::report::run::{SessionTiming, check_report_folder, run_timing, summary
 use joute::report::table::{RatingRow, RatingScale};
 use joute::report::{table, write_run_report};
 use joute::stats::ratings::FirstMove;
-use joute::stats::sprt::{Decision, EloModel, Sprt};
+use joute::stats::sprt::{Decision, Sprt};
 use joute::tournament::session::Notice;
 use joute::tournament::{Ending, Observer, Opened, Options, Outcome, Session};
 
@@ -384,110 +384,9 @@ pub(super) fn threads(requested: Option<usize>) -> anyhow::Result<usize> {
     }
 }
 
-/// The forms `--sprt` takes, for its errors.
-const SPRT_FORMS: &str = "ELO0,ELO1[,MODEL] or elo0=E0,elo1=E1[,alpha=A][,beta=B][,model=MODEL], MODEL logistic or normalized, e.g. 0,10 or elo0=0,elo1=10,model=normalized";
-
-/// The keys of `--sprt`'s KEY=VALUE form (fastchess's).
-const SPRT_KEYS: [&str; 5] = ["elo0", "elo1", "alpha", "beta", "model"];
-
-/// `--sprt`: `ELO0,ELO1`, `ELO0,ELO1,MODEL`, or fastchess's
-/// `elo0=E0,elo1=E1,alpha=A,beta=B,model=MODEL` (alpha and beta 0.05 and the model logistic
-/// unless given). The bounds are checked by the spec's own rules ([`match_spec`]).
+/// `--sprt`: the library's forms ([`Sprt::parse`]), its error named by the flag.
 pub(super) fn parse_sprt(text: &str) -> Result<Sprt, InputError> {
-    let fail = |why: String| InputError(format!("--sprt '{text}': {why}; the forms: {SPRT_FORMS}"));
-    let number = |key: &str, value: &str| -> Result<f64, InputError> {
-        value
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| fail(format!("{key} '{}' is not a number", value.trim())))
-    };
-    let model_of = |value: &str| match value.trim() {
-        "logistic" => Ok(EloModel::Logistic),
-        "normalized" | "normalised" => Ok(EloModel::Normalized),
-        other => Err(fail(format!(
-            "unknown model '{other}'; allowed: logistic, normalized"
-        ))),
-    };
-    let words: Vec<&str> = text.split(',').collect();
-    let mut test = Sprt {
-        elo0: f64::NAN,
-        elo1: f64::NAN,
-        alpha: 0.05,
-        beta: 0.05,
-        model: EloModel::Logistic,
-    };
-    if words.iter().any(|w| w.contains('=')) {
-        let mut seen: Vec<&str> = Vec::new();
-        for word in &words {
-            let Some((key, value)) = word.split_once('=') else {
-                return Err(fail(format!(
-                    "'{}' is not KEY=VALUE (keys: {})",
-                    word.trim(),
-                    SPRT_KEYS.join(", ")
-                )));
-            };
-            let key = key.trim();
-            if seen.contains(&key) {
-                return Err(fail(format!("{key} is given twice")));
-            }
-            match key {
-                "elo0" => test.elo0 = number(key, value)?,
-                "elo1" => test.elo1 = number(key, value)?,
-                "alpha" | "beta" => {
-                    let rate = number(key, value)?;
-                    if !(rate > 0.0 && rate < 0.5) {
-                        return Err(fail(format!(
-                            "{key} {} is out of range; allowed: between 0 and 0.5 (e.g. 0.05)",
-                            value.trim()
-                        )));
-                    }
-                    if key == "alpha" {
-                        test.alpha = rate;
-                    } else {
-                        test.beta = rate;
-                    }
-                }
-                "model" => test.model = model_of(value)?,
-                other => {
-                    let meant = SPRT_KEYS
-                        .iter()
-                        .map(|k| (strsim::damerau_levenshtein(other, k), *k))
-                        .filter(|(d, k)| *d <= 2 && *d < k.len())
-                        .min();
-                    return Err(fail(match meant {
-                        Some((_, k)) => format!("unknown key '{other}'; did you mean '{k}'?"),
-                        None => format!("unknown key '{other}'; keys: {}", SPRT_KEYS.join(", ")),
-                    }));
-                }
-            }
-            seen.push(key);
-        }
-        for key in ["elo0", "elo1"] {
-            if !seen.contains(&key) {
-                return Err(fail(format!("{key} is missing")));
-            }
-        }
-    } else {
-        match words.as_slice() {
-            [a, b] | [a, b, _] => {
-                test.elo0 = number("ELO0", a)?;
-                test.elo1 = number("ELO1", b)?;
-            }
-            _ => return Err(fail("not two bounds and a model".into())),
-        }
-        if let [_, _, model] = words.as_slice() {
-            test.model = model_of(model)?;
-        }
-    }
-    if test.elo0 >= test.elo1 {
-        return Err(fail(format!(
-            "elo1 ({}) must be greater than elo0 ({})",
-            test.elo1, test.elo0
-        )));
-    }
-    Ok(test)
+    Sprt::parse(text).map_err(|e| InputError(format!("--sprt {e}")))
 }
 
 /// Plays the games of `spec` that `out` does not hold yet (this shard's, when sharded), then
@@ -1107,30 +1006,5 @@ mod tests {
         let mut p = progress(100, 900, None);
         p.sprt = false;
         assert_eq!(p.eta(1.0, 100.0), "ETA 15m 00s");
-    }
-
-    #[test]
-    fn every_sprt_form_parses_to_its_test() {
-        let t = parse_sprt("elo0=-1.5,elo1=4,alpha=0.1,beta=0.2,model=normalised").unwrap();
-        assert_eq!(
-            (t.elo0, t.elo1, t.alpha, t.beta, t.model),
-            (-1.5, 4.0, 0.1, 0.2, EloModel::Normalized)
-        );
-        assert_eq!(parse_sprt("0,10").unwrap().model, EloModel::Logistic);
-        assert_eq!(
-            parse_sprt("0,10,normalized").unwrap().model,
-            EloModel::Normalized
-        );
-        for bad in [
-            "",
-            ",",
-            "0,",
-            "1,1",
-            "elo1=1",
-            "elo0=0,elo1=1,alpha=",
-            "x=1",
-        ] {
-            assert!(parse_sprt(bad).is_err(), "{bad}");
-        }
     }
 }
