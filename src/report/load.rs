@@ -341,3 +341,49 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
             format!("{k}: {} against {}", shown(a.get(k)), shown(b.get(k)))
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_files_are_read_by_extension_in_the_order_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = |w: &str, b: &str, r: &str| {
+            format!("[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{r}\"]\n\n{r}\n\n")
+        };
+        let a = dir.path().join("a.PGN");
+        std::fs::write(&a, game("x", "y", "1-0") + &game("y", "x", "1/2-1/2")).unwrap();
+        let b = dir.path().join("b.pgn");
+        std::fs::write(&b, game("y", "z", "0-1")).unwrap();
+        let read = rated_games(&[a, b]).unwrap();
+        let scores: Vec<Vec<(String, String, f64)>> = (read.games.iter())
+            .map(|g| {
+                g.iter()
+                    .map(|g| (g.first.clone(), g.second.clone(), g.score))
+                    .collect()
+            })
+            .collect();
+        let t = |f: &str, s: &str, x: f64| (f.to_string(), s.to_string(), x);
+        assert_eq!(
+            scores,
+            [
+                vec![t("x", "y", 1.0), t("y", "x", 0.5)],
+                vec![t("y", "z", 0.0)]
+            ]
+        );
+        assert!(read.runs.is_empty() && read.costs.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_extension_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.txt");
+        std::fs::write(&path, "").unwrap();
+        let Err(e) = rated_games(std::slice::from_ref(&path)) else {
+            panic!("a .txt file was read")
+        };
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        assert!(e.contains("unknown record file"), "{e}");
+    }
+}
