@@ -2,6 +2,7 @@
 a run's own ratings and against the logistic formula."""
 import json
 import math
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -97,8 +98,11 @@ def test_a_small_tuning_run_tells_its_events_and_reads_back(tmp_path):
     assert again.weights == tuning.weights
 
 
-def test_a_keyboardinterrupt_stops_the_run_resumably(tmp_path):
-    whole = joute.tune(spec(), out=tmp_path / "whole", threads=1, progress=False)
+def test_a_keyboardinterrupt_stops_the_run_resumably(tmp_path, monkeypatch):
+    # The whole run from the spec as a dict, in its default folder (reports/NAME).
+    monkeypatch.chdir(tmp_path)
+    whole = joute.tune(tomllib.loads(spec()), threads=1, progress=False)
+    assert whole.folder == Path("reports") / "t" and (tmp_path / "reports/t/summary.json").exists()
 
     def interrupt(event):
         if event["kind"] == "step" and event["candidate"] == 2:
