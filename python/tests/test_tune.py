@@ -2,7 +2,6 @@
 a run's own ratings and against the logistic formula."""
 import json
 import math
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -100,6 +99,7 @@ def test_a_small_tuning_run_tells_its_events_and_reads_back(tmp_path):
 
 def test_a_keyboardinterrupt_stops_the_run_resumably(tmp_path, monkeypatch):
     # The whole run from the spec as a dict, in its default folder (reports/NAME).
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
     monkeypatch.chdir(tmp_path)
     whole = joute.tune(tomllib.loads(spec()), threads=1, progress=False)
     assert whole.folder == Path("reports") / "t" and (tmp_path / "reports/t/summary.json").exists()
@@ -121,6 +121,20 @@ def test_a_keyboardinterrupt_stops_the_run_resumably(tmp_path, monkeypatch):
     assert [e["candidate"] for e in events if e["kind"] == "step"] == [3, 4]
     assert resumed.weights == whole.weights
     assert [h["theta"] for h in resumed.history] == [h["theta"] for h in whole.history]
+
+
+def test_a_callback_that_raises_stops_the_run_with_its_exception(tmp_path):
+    def broken(event):
+        if event["kind"] == "step":
+            raise RuntimeError("the display broke")
+
+    with pytest.raises(RuntimeError, match="the display broke"):
+        joute.tune(spec(), out=tmp_path / "t", threads=1, callback=broken, progress=False)
+    # Stopped right after the first candidate, resumable from there.
+    events = []
+    joute.tune(spec(), out=tmp_path / "t", resume=True, callback=events.append, progress=False)
+    assert events[0]["candidates"] == 1
+    assert [e["candidate"] for e in events if e["kind"] == "step"] == [2, 3, 4]
 
 
 def test_a_bad_tuning_spec_raises_valueerror_with_file_line_and_column(tmp_path):
