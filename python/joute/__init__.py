@@ -2,5 +2,19 @@
 See docs/python.md."""
 from ._joute import Game, __version__, perft, solve
 from ._run import Run, Table, load, match, run
+from ._tune import Tuning, rate, tune
 
-__all__ = ["Game", "Run", "Table", "__version__", "load", "match", "perft", "run", "solve"]
+__all__ = [
+    "Game",
+    "Run",
+    "Table",
+    "Tuning",
+    "__version__",
+    "load",
+    "match",
+    "perft",
+    "rate",
+    "run",
+    "solve",
+    "tune",
+]

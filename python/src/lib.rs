@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 mod analysis;
 pub mod game;
 mod run;
+mod tune;
 
 /// joute's native module, imported by `joute/__init__.py`.
 #[pymodule]
@@ -13,5 +14,6 @@ fn _joute(m: &Bound<'_, PyModule>) -> PyResult<()> {
     game::register(m)?;
     analysis::register(m)?;
     run::register(m)?;
+    tune::register(m)?;
     Ok(())
 }

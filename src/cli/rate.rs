@@ -5,64 +5,17 @@
 //! A game without a result (`*`), or anything malformed, is refused with the file and the
 //! game's number. joute's own games logs (`games.jsonl`, with the `run.json` beside each) of
 //! one or more runs rate together too: a ladder grown run by run, engines matched by name
-//! (`joute::report::load::rated_games_of_runs`).
+//! (`joute::report::load::rated_games`, which reads every file).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use super::{InputError, RateArgs};
-use joute::arena::records::{self, RatedGame};
-use joute::inputs::{self, Input};
+use joute::arena::records;
 use joute::outputs::check_output_file;
 use joute::report::{cost, files, table};
 use joute::stats::ratings::{FirstMove, FitOptions, fit};
-
-/// Reads one file's games, by its extension.
-fn read(path: &Path) -> Result<Vec<RatedGame>, InputError> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let fail = |e: String| InputError(format!("{}: {e}", path.display()));
-    let bytes =
-        inputs::read(path, Input::Records).map_err(|e| fail(format!("cannot read: {e}")))?;
-    let text = || String::from_utf8_lossy(&bytes).into_owned();
-    let from_records = |rs: Vec<records::Record>| {
-        rs.into_iter()
-            .map(|r| RatedGame {
-                first: r.first,
-                second: r.second,
-                score: r.score,
-                pair: None,
-            })
-            .collect()
-    };
-    Ok(match ext.as_str() {
-        "pgn" => records::pgn::read(&text()).map_err(fail)?,
-        "ggf" => from_records(records::ggf::read(&text()).map_err(fail)?),
-        "wtb" => {
-            let jou = path.with_extension("jou");
-            let players = if jou.is_file() {
-                let b = inputs::read(&jou, Input::Records)
-                    .map_err(|e| InputError(format!("{}: cannot read: {e}", jou.display())))?;
-                Some(
-                    records::wthor::read_players(&b)
-                        .map_err(|e| InputError(format!("{}: {e}", jou.display())))?,
-                )
-            } else {
-                None
-            };
-            from_records(records::wthor::read(&bytes, players.as_deref()).map_err(fail)?)
-        }
-        _ => {
-            return Err(fail(
-                "unknown record file; expected .pgn (results), .wtb (WThor), .ggf or a joute games log (.jsonl)".into(),
-            ));
-        }
-    })
-}
 
 /// Runs `joute rate`.
 pub fn run(args: &RateArgs) -> anyhow::Result<()> {
@@ -72,22 +25,8 @@ pub fn run(args: &RateArgs) -> anyhow::Result<()> {
             check_output_file(&dir.join(name), &inputs, args.force, false).map_err(InputError)?;
         }
     }
-    let is_log = |p: &&std::path::PathBuf| p.extension().is_some_and(|e| e == "jsonl");
-    let logs: Vec<std::path::PathBuf> = args.files.iter().filter(is_log).cloned().collect();
-    let mut files = args
-        .files
-        .iter()
-        .filter(|p| !is_log(p))
-        .map(|path| read(path))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut runs = Vec::new();
-    let mut costs = Default::default();
-    if !logs.is_empty() {
-        let read = joute::report::load::rated_games_of_runs(&logs).map_err(InputError)?;
-        files.extend(read.games);
-        runs = read.runs;
-        costs = read.costs;
-    }
+    let read = joute::report::load::rated_games(&args.files).map_err(InputError)?;
+    let (files, runs, costs) = (read.games, read.runs, read.costs);
     let games: usize = files.iter().map(Vec::len).sum();
     let (results, draws) = records::rating_inputs(&files).map_err(InputError)?;
     let first_move = match args.first_move.as_deref() {

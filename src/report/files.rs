@@ -154,13 +154,14 @@ pub fn games_csv(games: &[crate::arena::log::GameLine]) -> std::io::Result<Vec<u
 
 use super::table::fixed as f;
 
-/// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound,reason` (score and
-/// draws in percent; bound `>`/`<` when the Elo is a bound, not an estimate; elo empty when
-/// there is no estimate, error empty when there is no interval; reason why, when either is
-/// missing or the Elo is a bound).
-pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
-    let rows: Vec<Vec<String>> = rows
-        .iter()
+/// The columns of `ratings.csv` ([`ratings_csv`]).
+const RATINGS_CSV_HEADER: [&str; 10] = [
+    "rank", "name", "elo", "error", "games", "points", "score", "draws", "bound", "reason",
+];
+
+/// The rows of `ratings.csv`.
+fn ratings_cells(rows: &[RatingRow]) -> Vec<Vec<String>> {
+    rows.iter()
         .map(|r| {
             vec![
                 r.rank.to_string(),
@@ -175,13 +176,24 @@ pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
                 r.reason.clone().unwrap_or_default(),
             ]
         })
-        .collect();
+        .collect()
+}
+
+/// `ratings.csv`'s text ([`write_ratings`]), for those who want it without the file (the
+/// Python package's `joute.rate`).
+pub fn ratings_csv(rows: &[RatingRow]) -> std::io::Result<Vec<u8>> {
+    csv_bytes(&RATINGS_CSV_HEADER, &ratings_cells(rows))
+}
+
+/// `ratings.csv`: `rank,name,elo,error,games,points,score,draws,bound,reason` (score and
+/// draws in percent; bound `>`/`<` when the Elo is a bound, not an estimate; elo empty when
+/// there is no estimate, error empty when there is no interval; reason why, when either is
+/// missing or the Elo is a bound).
+pub fn write_ratings(dir: &Path, rows: &[RatingRow]) -> std::io::Result<()> {
     write_csv(
         &dir.join("ratings.csv"),
-        &[
-            "rank", "name", "elo", "error", "games", "points", "score", "draws", "bound", "reason",
-        ],
-        &rows,
+        &RATINGS_CSV_HEADER,
+        &ratings_cells(rows),
     )
 }
 

@@ -226,6 +226,83 @@ pub fn rated_games_of_runs(logs: &[PathBuf]) -> Result<Runs, String> {
     Ok(runs)
 }
 
+/// The games of the files `joute rate` rates, read by their extension: result PGN (`.pgn`,
+/// White moved first; a `JoutePair` tag makes the two games of an opening pair one cluster),
+/// WThor (`.wtb`, with the players' names from the `.jou` beside it when there is one), GGF
+/// (`.ggf`), and joute's games logs (`.jsonl`, read together by [`rated_games_of_runs`]).
+/// The record files come first in `games`, one group each in the order given, then the logs'
+/// runs; `runs` and `costs` are the logs' (empty without logs). Errors name the file.
+pub fn rated_games(paths: &[PathBuf]) -> Result<Runs, String> {
+    let is_log = |p: &&PathBuf| p.extension().is_some_and(|e| e == "jsonl");
+    let logs: Vec<PathBuf> = paths.iter().filter(is_log).cloned().collect();
+    let mut games = paths
+        .iter()
+        .filter(|p| !is_log(p))
+        .map(|path| rated_games_of_records(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs = Runs {
+        games: Vec::new(),
+        runs: Vec::new(),
+        costs: std::collections::BTreeMap::new(),
+    };
+    if !logs.is_empty() {
+        runs = rated_games_of_runs(&logs)?;
+    }
+    games.append(&mut runs.games);
+    runs.games = games;
+    Ok(runs)
+}
+
+/// The games of one record file (PGN, WThor or GGF), by its extension ([`rated_games`]).
+pub fn rated_games_of_records(
+    path: &Path,
+) -> Result<Vec<crate::arena::records::RatedGame>, String> {
+    use crate::arena::records::{self, RatedGame};
+    use crate::inputs::{self, Input};
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let fail = |e: String| format!("{}: {e}", path.display());
+    let bytes =
+        inputs::read(path, Input::Records).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = || String::from_utf8_lossy(&bytes).into_owned();
+    let from_records = |rs: Vec<records::Record>| {
+        rs.into_iter()
+            .map(|r| RatedGame {
+                first: r.first,
+                second: r.second,
+                score: r.score,
+                pair: None,
+            })
+            .collect()
+    };
+    Ok(match ext.as_str() {
+        "pgn" => records::pgn::read(&text()).map_err(fail)?,
+        "ggf" => from_records(records::ggf::read(&text()).map_err(fail)?),
+        "wtb" => {
+            let jou = path.with_extension("jou");
+            let players = if jou.is_file() {
+                let b = inputs::read(&jou, Input::Records)
+                    .map_err(|e| format!("{}: cannot read: {e}", jou.display()))?;
+                Some(
+                    records::wthor::read_players(&b)
+                        .map_err(|e| format!("{}: {e}", jou.display()))?,
+                )
+            } else {
+                None
+            };
+            from_records(records::wthor::read(&bytes, players.as_deref()).map_err(fail)?)
+        }
+        _ => {
+            return Err(fail(
+                "unknown record file; expected .pgn (results), .wtb (WThor), .ggf or a joute games log (.jsonl)".into(),
+            ));
+        }
+    })
+}
+
 /// The `run.json` beside `log`, for messages.
 fn run_record(log: &Path) -> PathBuf {
     log.parent().unwrap_or(Path::new(".")).join("run.json")
@@ -263,4 +340,50 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
         .map_or("their records differ".into(), |k| {
             format!("{k}: {} against {}", shown(a.get(k)), shown(b.get(k)))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_files_are_read_by_extension_in_the_order_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = |w: &str, b: &str, r: &str| {
+            format!("[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{r}\"]\n\n{r}\n\n")
+        };
+        let a = dir.path().join("a.PGN");
+        std::fs::write(&a, game("x", "y", "1-0") + &game("y", "x", "1/2-1/2")).unwrap();
+        let b = dir.path().join("b.pgn");
+        std::fs::write(&b, game("y", "z", "0-1")).unwrap();
+        let read = rated_games(&[a, b]).unwrap();
+        let scores: Vec<Vec<(String, String, f64)>> = (read.games.iter())
+            .map(|g| {
+                g.iter()
+                    .map(|g| (g.first.clone(), g.second.clone(), g.score))
+                    .collect()
+            })
+            .collect();
+        let t = |f: &str, s: &str, x: f64| (f.to_string(), s.to_string(), x);
+        assert_eq!(
+            scores,
+            [
+                vec![t("x", "y", 1.0), t("y", "x", 0.5)],
+                vec![t("y", "z", 0.0)]
+            ]
+        );
+        assert!(read.runs.is_empty() && read.costs.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_extension_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.txt");
+        std::fs::write(&path, "").unwrap();
+        let Err(e) = rated_games(std::slice::from_ref(&path)) else {
+            panic!("a .txt file was read")
+        };
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        assert!(e.contains("unknown record file"), "{e}");
+    }
 }
