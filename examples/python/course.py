@@ -68,7 +68,40 @@ print(
 terminations = duel.games.to_pandas()["termination"].value_counts()
 print(terminations.to_string())
 
-# 4. The ratings plotted against their cost (matplotlib when installed).
+# 4. A small tuning run: SPSA on two weights of alphabeta's Connect 4 evaluation, each
+# candidate heard as it is played, then the confirmation match against the start.
+tuning_spec = {
+    "name": "course-tuning",
+    "game": "connect4",
+    "seed": 5,
+    "method": "spsa",
+    "engine": {
+        "algorithm": "alphabeta",
+        "depth": 2,
+        "weights": str(ROOT / "weights" / "connect4-centre.toml"),
+    },
+    "openings": {"plies": 6},
+    "budget": {"iterations": 4 if QUICK else 30},
+    "spsa": {"pairs": 2 if QUICK else 8},
+    "confirm": {"games": 20 if QUICK else 200, "aa_games": 8 if QUICK else 100},
+    "param": [
+        {"name": "own_threes", "min": -20, "max": 40, "step": 4},
+        {"name": "own_immediate", "min": -20, "max": 100, "step": 10},
+    ],
+}
+steps = []
+tuning = joute.tune(
+    tuning_spec,
+    out=Path("reports") / "course-tuning",
+    fresh=True,
+    callback=lambda e: steps.append(e) if e["kind"] == "step" else None,
+    progress=not QUICK,
+)
+print(f"{len(steps)} candidates; tuned:", {k: tuning.weights[k] for k in ("own_threes", "own_immediate")})
+if tuning.confirmation:
+    print("confirmation against the start:", {k: tuning.confirmation.get(k) for k in ("elo", "error")})
+
+# 5. The ratings plotted against their cost (matplotlib when installed).
 try:
     import matplotlib
 

@@ -212,9 +212,9 @@ def _bot_name(engine):
     return getattr(engine, "name", None) or getattr(target, "__name__", "bot")
 
 
-def _progress(show, what):
-    """A progress callback ``(done, total)``: tqdm's bar (a notebook's own under Jupyter) when
-    tqdm is installed, else a line every few seconds; ``None`` when not shown."""
+def _progress(show, what, unit="game"):
+    """A progress callback ``(done, total)`` of ``unit``s: tqdm's bar (a notebook's own under
+    Jupyter) when tqdm is installed, else a line every few seconds; ``None`` when not shown."""
     if not show:
         return None, lambda: None
     try:
@@ -226,7 +226,7 @@ def _progress(show, what):
     def update(done, total):
         if tqdm is not None:
             if state["bar"] is None:
-                state["bar"] = tqdm(total=total, initial=done, desc=what, unit="game")
+                state["bar"] = tqdm(total=total, initial=done, desc=what, unit=unit)
             state["bar"].n = done
             state["bar"].refresh()
             return
@@ -235,7 +235,7 @@ def _progress(show, what):
         now = time.monotonic()
         if now - state["last"] >= 5 or done == total:
             state["last"] = now
-            print(f"{what}: {done}/{total} games", flush=True)
+            print(f"{what}: {done}/{total} {unit}s", flush=True)
 
     def close():
         if state["bar"] is not None:
@@ -406,6 +406,7 @@ def match(
     openings=None,
     tc=None,
     st=None,
+    sprt=None,
     out=None,
     threads=None,
     resume=False,
@@ -417,7 +418,8 @@ def match(
     (``"alphabeta:4"``, ``"cmd=./bot.py,proto=line"``) or Python engines — from openings of
     ``openings`` plies (the game's default when None), each played twice with colours swapped,
     as ``joute match`` does. ``tc`` is a game clock (``"10+0.1"``), ``st`` a time per move
-    (``"100ms"``). Without ``out`` the run's folder is a temporary one, removed with the
+    (``"100ms"``). ``sprt`` a sequential test as ``--sprt`` writes it (``"0,10"``,
+    ``"elo0=0,elo1=5,model=normalized"``): the match stops when it decides. Without ``out`` the run's folder is a temporary one, removed with the
     returned :class:`Run`."""
     bots = {}
     engines = (_engine(a, bots), _engine(b, bots))
@@ -429,7 +431,7 @@ def match(
     summary = _play(
         "match",
         lambda hosted, update: _joute.run_match(
-            game, engines, int(games), int(seed), openings, tc, st, hosted, options, update
+            game, engines, int(games), int(seed), openings, tc, st, sprt, hosted, options, update
         ),
         bots,
         progress,

@@ -108,7 +108,7 @@ class _Display:
         if kind == "start":
             self.by_candidates = event.get("planned_games") is None
             self.total = event["planned_candidates"] if self.by_candidates else event["planned_games"]
-            self._bar("tune")
+            self._bar("tune", "candidate" if self.by_candidates else "game")
             self.update(self._done(event), self.total)
         elif kind == "step":
             self.update(min(self._done(event), self.total), self.total)
@@ -122,9 +122,9 @@ class _Display:
     def _done(self, event):
         return event["candidates"] if self.by_candidates else event["games_total"]
 
-    def _bar(self, what):
+    def _bar(self, what, unit="game"):
         self.close()
-        self.update, self.close = _progress(self.show, what)
+        self.update, self.close = _progress(self.show, what, unit)
         if self.update is None:
             self.update = lambda done, total: None
 

@@ -29,6 +29,7 @@ use joute::report::load::summarize_logs;
 use joute::report::records::counted_games;
 use joute::report::run::{SessionTiming, summary_json};
 use joute::report::table::{RatingScale, rating_rows};
+use joute::stats::sprt::Sprt;
 use joute::tournament::{Ending, Observer, Options, Session, SessionError};
 
 use crate::game::Game;
@@ -423,10 +424,10 @@ fn match_engine(engine: &Bound<'_, PyTuple>) -> PyResult<MatchEngine> {
 
 /// `joute.match`'s native part: `game`, two engines ([`match_engine`]), `games` games from
 /// the match's openings (`plies`, the game's default when `None`), `seed`, an optional clock
-/// for both (`tc` a game clock `40/60+0.6`, `st` a time per move `100ms`) and the hosted
-/// engines `bots`.
+/// for both (`tc` a game clock `40/60+0.6`, `st` a time per move `100ms`), an SPRT as
+/// `--sprt` writes it, and the hosted engines `bots`.
 #[pyfunction]
-#[pyo3(signature = (game, engines, games, seed, plies, tc, st, bots, options, progress=None))]
+#[pyo3(signature = (game, engines, games, seed, plies, tc, st, sprt, bots, options, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_match(
     py: Python<'_>,
@@ -437,6 +438,7 @@ pub fn run_match(
     plies: Option<u32>,
     tc: Option<String>,
     st: Option<String>,
+    sprt: Option<String>,
     bots: &Bound<'_, PyDict>,
     options: RunOptions,
     progress: Option<Py<PyAny>>,
@@ -449,7 +451,11 @@ pub fn run_match(
         plies,
         repeat: false,
     };
-    let (spec, _) = match_spec(kind, engines, games, openings, seed, None, clock)
+    let sprt = (sprt.as_deref())
+        .map(Sprt::parse)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("sprt {e}")))?;
+    let (spec, _) = match_spec(kind, engines, games, openings, seed, sprt, clock)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let spec = spec
         .with_hosts(hosts_of(bots)?)

@@ -247,3 +247,11 @@ def test_a_bot_a_built_in_engine_and_an_outside_program_play_one_round_robin(tmp
     engines = {e["name"]: e for e in record["spec"]["engines"]}
     assert engines["negamax-py"]["algorithm"] == "hosted"
     assert engines["negamax-py"]["hosted"] == "negamax-py"
+
+
+def test_a_match_with_an_sprt_stops_when_it_decides():
+    run = joute.match("connect4", "alphabeta:4", "random", games=400, sprt="0,50", progress=False)
+    assert run.summary["sprt"]["result"] == "H1", run.summary["sprt"]
+    assert len(run.games) < 400
+    with pytest.raises(ValueError, match="sprt '1,1'"):
+        joute.match("connect4", "alphabeta:4", "random", sprt="1,1", progress=False)
