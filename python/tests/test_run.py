@@ -121,11 +121,17 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path):
             {"name": "ab2", "algorithm": "alphabeta", "depth": 2},
         ],
     }
+    # Python turns SIGINT into KeyboardInterrupt only where it was not ignored when the
+    # interpreter started (a shell's background job ignores it): say so here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
-    with pytest.raises(KeyboardInterrupt) as stop:
-        joute.run(spec, out=out, progress=False, threads=2)
-    timer.cancel()
+    try:
+        with pytest.raises(KeyboardInterrupt) as stop:
+            joute.run(spec, out=out, progress=False, threads=2)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     if sys.version_info >= (3, 11):
         assert any(str(out) in note for note in stop.value.__notes__), stop.value.__notes__
     logged = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines() if '"id"' in l]
