@@ -17,6 +17,9 @@ function jouteFollow(event, live, status, redraw) {
     if (busy) { again = true; return; }
     busy = true;
     last = Date.now();
+    // Only what was read after the server said the run ended is its final state: a read
+    // begun before may show the last match still playing.
+    var afterEnd = live.ended;
     Promise.all([
       fetch("/summary.json", { cache: "no-store" }).then(function (r) { return r.json(); }),
       fetch("/index.html", { cache: "no-store" }).then(function (r) { return r.text(); })
@@ -25,7 +28,7 @@ function jouteFollow(event, live, status, redraw) {
       live.redraws++;
       status.textContent = text;
       status.classList.toggle("over", live.ended || !(got[0].progress || {}).playing);
-      if (live.ended) live.final = true;
+      if (afterEnd) live.final = true;
     }).catch(function () {
       // The server is gone (the run ended or was stopped): the page keeps its last state.
       live.lost = true;
@@ -33,7 +36,8 @@ function jouteFollow(event, live, status, redraw) {
       status.classList.add("lost");
     }).then(function () {
       busy = false;
-      if (again) { again = false; later(); }
+      // After the end, the final read at once: the server may not wait long.
+      if (again) { again = false; if (live.ended) refresh(); else later(); }
       if (live.check) live.check();
     });
   }
