@@ -16,6 +16,10 @@
 //!   corners, the opponent's potential mobility, the parity of the square's quadrant and a
 //!   static square value; near the leaves only the parity of the empty squares of each
 //!   quadrant (odd first) and corners first;
+//! - from 16 empty squares up, the moves are re-ordered by a shallow alpha-beta search (4 plies
+//!   at 16 empties, one more every 3, at most 8) of a cheap evaluation (mobility, stable
+//!   corners, potential mobility), the fastest-first key breaking ties: where the subtree is
+//!   large a better first move saves most, and such nodes are few (its nodes are counted);
 //! - a stability cutoff: discs of the opponent that can never flip bound the score from above;
 //! - dedicated code for the last four empty squares, which never generates a move list: it tries
 //!   the known empties and, for the very last one, counts its flips directly.
@@ -35,6 +39,10 @@ pub const SHALLOW_EMPTIES: u32 = 7;
 /// From this many empties up, null-window nodes look for a cutoff among their children's table
 /// entries before searching.
 const ETC_EMPTIES: u32 = 10;
+
+/// From this many empties up, moves are ordered by a shallow search of a mobility evaluation
+/// ([`OthelloSolver::sort_by_search`]): at the top of the tree a wrong first move costs most.
+const SORT_SEARCH_EMPTIES: u32 = 16;
 
 /// A score above every final disc difference, for "no move yet" sentinels.
 const INF: i32 = 127;
@@ -521,6 +529,9 @@ impl OthelloSolver {
             n > SHALLOW_EMPTIES + 1,
             &mut moves,
         );
+        if n >= SORT_SEARCH_EMPTIES {
+            self.sort_by_search(p, o, n, &mut moves);
+        }
         let mut best = -INF;
         let mut best_moves = Vec::new();
         for i in 0..moves.len() {
@@ -561,6 +572,52 @@ impl OthelloSolver {
         }
         self.store(p, o, n, best, best, best_moves[0].0);
         (best, best_moves, (best, best))
+    }
+
+    /// Re-keys `moves` (all but a hash move or a wipe-out) by a shallow search of each child
+    /// with [`order_eval`], the fastest-first key breaking its ties.
+    fn sort_by_search(&mut self, p: u64, o: u64, n: u32, moves: &mut MoveBuf) {
+        let depth = sort_depth(n);
+        for m in moves.iter_mut() {
+            if m.key >= 1 << 29 {
+                continue;
+            }
+            let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
+            let v = -self.order_search(np, no, depth - 1, -ORDER_INF, ORDER_INF);
+            m.key = v.clamp(-500, 500) * (1 << 20) + (m.key >> 2);
+        }
+    }
+
+    /// Alpha-beta of [`order_eval`] to `depth` plies, for ordering only (its nodes counted).
+    fn order_search(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if depth == 0 {
+            return order_eval(p, o);
+        }
+        let mut mask = legal_moves_mask(p, o);
+        if mask == 0 {
+            if legal_moves_mask(o, p) == 0 {
+                return final_score(p, o) * 64;
+            }
+            return -self.order_search(o, p, depth, -beta, -alpha);
+        }
+        let mut best = -ORDER_INF;
+        while mask != 0 {
+            let sq = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let f = flips(sq, p, o);
+            let v = -self.order_search(o ^ f, p | f | 1u64 << sq, depth - 1, -beta, -alpha);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
     }
 
     /// Fills `moves` with the moves of `mask` and their ordering keys: the hash move first,
@@ -707,6 +764,9 @@ impl OthelloSolver {
             n > SHALLOW_EMPTIES + 1,
             &mut moves,
         );
+        if n >= SORT_SEARCH_EMPTIES {
+            self.sort_by_search(p, o, n, &mut moves);
+        }
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = 64;
@@ -852,6 +912,9 @@ impl OthelloSolver {
                     return score;
                 }
             }
+        }
+        if n >= SORT_SEARCH_EMPTIES {
+            self.sort_by_search(p, o, n, &mut moves);
         }
         for i in 0..moves.len() {
             let m = pick(&mut moves, i);
@@ -1124,6 +1187,30 @@ fn solve_1(p: u64, o: u64, alpha: i32, x: usize) -> i32 {
     if base + 1 > 0 { base + 2 } else { base }
 }
 
+/// Beyond every value of [`order_eval`] and every final score times 64.
+const ORDER_INF: i32 = 1 << 16;
+
+/// Plies of the ordering search at `n` empties: 4 at 16–18 empties, one more every 3 (the
+/// deeper the subtree, the more a better first move saves), at most 8.
+#[inline]
+fn sort_depth(n: u32) -> u32 {
+    (4 + (n - SORT_SEARCH_EMPTIES) / 3).min(8)
+}
+
+/// A cheap evaluation for move ordering, from the side to move's view: mobility (corners
+/// twice), stable corners and their edges, potential mobility.
+#[inline]
+fn order_eval(p: u64, o: u64) -> i32 {
+    let (mp, mo) = (legal_moves_mask(p, o), legal_moves_mask(o, p));
+    let mobility = (mp.count_ones() + (mp & CORNERS).count_ones()) as i32
+        - (mo.count_ones() + (mo & CORNERS).count_ones()) as i32;
+    let empties = !(p | o);
+    let potential = (neighbours_of(o) & empties).count_ones() as i32
+        - (neighbours_of(p) & empties).count_ones() as i32;
+    let corners = corner_stability(p) as i32 - corner_stability(o) as i32;
+    16 * mobility + 16 * corners + 2 * potential
+}
+
 /// Moves the best remaining move (highest key) of `moves[i..]` to `i` and returns it: a lazy
 /// selection sort, since a cutoff often comes after the first move or two.
 #[inline]
@@ -1277,6 +1364,81 @@ mod tests {
         let edge = stability::edge_table();
         let p = 0x1234_5678_9abc_def0u64;
         assert_eq!(stability::stable_count(edge, p, !p), p.count_ones());
+    }
+
+    /// Plain negamax of [`order_eval`], without pruning: the reference for the ordering
+    /// search's alpha-beta.
+    fn order_negamax(p: u64, o: u64, depth: u32) -> i32 {
+        if depth == 0 {
+            return order_eval(p, o);
+        }
+        let mut mask = legal_moves_mask(p, o);
+        if mask == 0 {
+            if legal_moves_mask(o, p) == 0 {
+                return final_score(p, o) * 64;
+            }
+            return -order_negamax(o, p, depth);
+        }
+        let mut best = -ORDER_INF;
+        while mask != 0 {
+            let sq = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let f = flips(sq, p, o);
+            best = best.max(-order_negamax(o ^ f, p | f | 1u64 << sq, depth - 1));
+        }
+        best
+    }
+
+    #[test]
+    fn the_ordering_search_is_the_negamax_of_its_evaluation() {
+        let mut solver = OthelloSolver::with_hash_bits(4);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut checked = 0;
+        for _ in 0..60 {
+            // A random game from the start, stopped at 20 to 50 empties.
+            let start = Othello::start();
+            let (mut p, mut o) = (start.player, start.opponent);
+            x = crate::games::hash::mix64(x);
+            let stop_at = 20 + (x % 31) as u32;
+            while (!(p | o)).count_ones() > stop_at {
+                let mask = legal_moves_mask(p, o);
+                if mask == 0 {
+                    if legal_moves_mask(o, p) == 0 {
+                        break;
+                    }
+                    (p, o) = (o, p);
+                    continue;
+                }
+                x = crate::games::hash::mix64(x);
+                let mut pick = (x % mask.count_ones() as u64) as u32;
+                let mut m = mask;
+                while pick > 0 {
+                    m &= m - 1;
+                    pick -= 1;
+                }
+                let sq = m.trailing_zeros() as usize;
+                let f = flips(sq, p, o);
+                (p, o) = (o ^ f, p | f | 1u64 << sq);
+            }
+            for depth in 0..=3 {
+                assert_eq!(
+                    solver.order_search(p, o, depth, -ORDER_INF, ORDER_INF),
+                    order_negamax(p, o, depth),
+                    "{p:#x} {o:#x} depth {depth}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 240);
+    }
+
+    #[test]
+    fn the_ordering_search_deepens_with_the_empties() {
+        assert_eq!(sort_depth(SORT_SEARCH_EMPTIES), 4);
+        assert_eq!(sort_depth(18), 4);
+        assert_eq!(sort_depth(19), 5);
+        assert_eq!(sort_depth(26), 7);
+        assert_eq!(sort_depth(60), 8);
     }
 
     #[test]
