@@ -584,6 +584,10 @@ impl OthelloSolver {
             }
             let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
             let v = -self.order_search(np, no, depth - 1, -ORDER_INF, ORDER_INF);
+            if self.stop.stopped() {
+                // A node or time limit met while ordering: the search ends at its next node.
+                break;
+            }
             m.key = v.clamp(-500, 500) * (1 << 20) + (m.key >> 2);
         }
     }
@@ -591,6 +595,10 @@ impl OthelloSolver {
     /// Alpha-beta of [`order_eval`] to `depth` plies, for ordering only (its nodes counted).
     fn order_search(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
+        // Its nodes are the solve's: a node budget or a deadline holds inside it too.
+        if self.stop.poll(self.nodes) {
+            return 0;
+        }
         if depth == 0 {
             return order_eval(p, o);
         }
@@ -607,6 +615,9 @@ impl OthelloSolver {
             mask &= mask - 1;
             let f = flips(sq, p, o);
             let v = -self.order_search(o ^ f, p | f | 1u64 << sq, depth - 1, -beta, -alpha);
+            if self.stop.stopped() {
+                return 0;
+            }
             if v > best {
                 best = v;
                 if v > alpha {
