@@ -6,6 +6,7 @@ mod analysis;
 pub mod game;
 mod run;
 mod tune;
+mod wait;
 
 /// joute's native module, imported by `joute/__init__.py`.
 #[pymodule]

@@ -33,6 +33,7 @@ use joute::stats::sprt::Sprt;
 use joute::tournament::{Ending, Observer, Options, Session, SessionError};
 
 use crate::game::Game;
+use crate::wait::wait_detached;
 
 /// A Python bot as a hosted engine: the package's `_Bot` wrapper, whose `player()` makes each
 /// game's `_Seat` (`new_game(state, side, seed)`, `think(state, clock)` → `(move, info)`,
@@ -289,53 +290,33 @@ fn play(
     let session = Session::open(&spec, &out, open).map_err(session_error)?;
     let cancel = CancelToken::new();
     let (tx, rx) = mpsc::channel();
-    let (reported, interrupted) = py.detach(move || {
-        let mut interrupted: Option<PyErr> = None;
-        let reported = std::thread::scope(|scope| {
-            let cancel = &cancel;
-            let playing = scope.spawn(move || {
-                let mut relay = Relay { tx, done: 0 };
-                session.play_and_report(&mut relay, cancel, true)
-            });
-            let mut total = 0;
-            loop {
-                let heard = rx.recv_timeout(Duration::from_millis(100));
-                let ended = matches!(heard, Err(mpsc::RecvTimeoutError::Disconnected));
-                Python::attach(|py| {
-                    let done = match heard {
-                        Ok(Heard::Started {
-                            scheduled,
-                            remaining,
-                        }) => {
-                            total = scheduled;
-                            Some(scheduled - remaining)
-                        }
-                        Ok(Heard::Game { done }) => Some(done),
-                        Err(_) => None,
-                    };
-                    if let (Some(done), Some(f)) = (done, &progress)
-                        && let Err(e) = f.call1(py, (done, total))
-                        && interrupted.is_none()
-                    {
-                        // A progress display that fails stops the run as Ctrl-C does.
-                        cancel.cancel();
-                        interrupted = Some(e);
-                    }
-                    if let Err(e) = py.check_signals()
-                        && interrupted.is_none()
-                    {
-                        cancel.cancel();
-                        interrupted = Some(e);
-                    }
-                });
-                if ended {
-                    break;
+    let mut total = 0;
+    let (reported, interrupted) = wait_detached(
+        py,
+        rx,
+        &cancel,
+        || {
+            let mut relay = Relay { tx, done: 0 };
+            session.play_and_report(&mut relay, &cancel, true)
+        },
+        |py, heard| {
+            let done = match *heard {
+                Heard::Started {
+                    scheduled,
+                    remaining,
+                } => {
+                    total = scheduled;
+                    scheduled - remaining
                 }
+                Heard::Game { done } => done,
+            };
+            // A progress display that fails stops the run as Ctrl-C does.
+            match &progress {
+                Some(f) => f.call1(py, (done, total)).map(drop),
+                None => Ok(()),
             }
-            playing.join().expect("the session's thread does not panic")
-        });
-        (reported, interrupted)
-    });
+        },
+    );
     let reported = reported.map_err(session_error)?;
     if let Some(e) = interrupted {
         return Err(e);

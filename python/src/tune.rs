@@ -8,9 +8,9 @@
 //! (a `KeyboardInterrupt`) stops the run as the command line's does: the checkpoint (or the
 //! match's games) saved, the folder resumable.
 
+use crate::wait::wait_detached;
 use std::path::PathBuf;
 use std::sync::mpsc;
-use std::time::Duration;
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -296,58 +296,31 @@ pub fn run_tune(
         _answer: None,
     });
     let cancel = CancelToken::new();
-    let (finished, interrupted, session) = py.detach(move || {
-        let mut interrupted: Option<PyErr> = None;
-        let (finished, session) = std::thread::scope(|scope| {
-            let cancel = &cancel;
-            let playing = scope.spawn(move || {
-                let mut relay = TuneRelay {
-                    tx: tx.clone(),
-                    names,
-                    matches: MatchRelay {
-                        tx,
-                        kind: MatchKind::Confirm,
-                        total: 0,
-                        done: 0,
-                    },
-                };
-                let finished = session.run(&spec_path, threads, &mut relay, cancel);
-                (finished, session)
-            });
-            loop {
-                let heard = rx.recv_timeout(Duration::from_millis(100));
-                let ended = matches!(heard, Err(mpsc::RecvTimeoutError::Disconnected));
-                // Every event waiting, at once: a burst of games costs one attach.
-                let mut batch: Vec<Heard> = heard.into_iter().collect();
-                batch.extend(rx.try_iter());
-                Python::attach(|py| {
-                    if let Some(f) = &events {
-                        for Heard { event, .. } in &batch {
-                            if interrupted.is_some() {
-                                break;
-                            }
-                            if let Err(e) = f.call1(py, (event.to_string(),)) {
-                                // A callback that fails stops the run as Ctrl-C does.
-                                cancel.cancel();
-                                interrupted = Some(e);
-                            }
-                        }
-                    }
-                    if let Err(e) = py.check_signals()
-                        && interrupted.is_none()
-                    {
-                        cancel.cancel();
-                        interrupted = Some(e);
-                    }
-                });
-                if ended {
-                    break;
-                }
-            }
-            playing.join().expect("the tuning thread does not panic")
-        });
-        (finished, interrupted, session)
-    });
+    let ((finished, session), interrupted) = wait_detached(
+        py,
+        rx,
+        &cancel,
+        || {
+            let mut relay = TuneRelay {
+                tx: tx.clone(),
+                names,
+                matches: MatchRelay {
+                    tx,
+                    kind: MatchKind::Confirm,
+                    total: 0,
+                    done: 0,
+                },
+            };
+            let finished = session.run(&spec_path, threads, &mut relay, &cancel);
+            (finished, session)
+        },
+        // A step waits until its event is heard (its answer dropped with it); a callback that
+        // fails stops the run as Ctrl-C does.
+        |py, Heard { event, .. }| match &events {
+            Some(f) => f.call1(py, (event.to_string(),)).map(drop),
+            None => Ok(()),
+        },
+    );
     match finished {
         Ok(finished) => {
             if let Some(e) = interrupted {
