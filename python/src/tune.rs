@@ -23,7 +23,7 @@ use joute::stats::ratings::{FirstMove, FitOptions, fit};
 use joute::tournament::Observer;
 use joute::tune::checkpoint::{Checkpoint, MatchKind, Stage, TuneError, read_history};
 use joute::tune::record::HistoryLine;
-use joute::tune::session::{PlayedMatch, TuneObserver, TuneOptions, TuneSession};
+use joute::tune::session::{Finished, PlayedMatch, TuneObserver, TuneOptions, TuneSession};
 use joute::tune::spec::{ResolvedTuneSpec, load, parse};
 
 /// A tuning spec from a path or a TOML text (its relative paths then relative to the current
@@ -241,6 +241,23 @@ pub struct TuneRunOptions {
     fresh: bool,
 }
 
+/// The `start` event of a tuning run opened at checkpoint `ck`, its parameters `names`.
+fn start_event(ck: &Checkpoint, names: &[String]) -> Value {
+    json!({
+        "kind": "start", "stage": "tuning",
+        "method": ck.spec.method.name(),
+        "params": names,
+        "weights": named(names, ck.state.theta()),
+        "candidates": ck.candidates,
+        "games_total": ck.games,
+        "planned_candidates": ck.spec.iterations,
+        "planned_games": planned_games(ck),
+        "confirm_games": ck.plan.confirm,
+        "aa_games": ck.plan.aa,
+        "resumed": ck.candidates > 0,
+    })
+}
+
 /// `joute.tune`'s native part: runs the tuning spec (a path, or a TOML text) in
 /// `options.out`, calling `events(event_json)` with every observer event (JSON text), and
 /// returns `summary.json`'s object as JSON text. A KeyboardInterrupt stops the run resumably
@@ -277,22 +294,8 @@ pub fn run_tune(
         .map(|p| p.name.clone())
         .collect();
     let (tx, rx) = mpsc::channel();
-    let ck = &session.ck;
-    let start = json!({
-        "kind": "start", "stage": "tuning",
-        "method": ck.spec.method.name(),
-        "params": names,
-        "weights": named(&names, ck.state.theta()),
-        "candidates": ck.candidates,
-        "games_total": ck.games,
-        "planned_candidates": ck.spec.iterations,
-        "planned_games": planned_games(ck),
-        "confirm_games": ck.plan.confirm,
-        "aa_games": ck.plan.aa,
-        "resumed": ck.candidates > 0,
-    });
     let _ = tx.send(Heard {
-        event: start,
+        event: start_event(&session.ck, &names),
         _answer: None,
     });
     let cancel = CancelToken::new();
@@ -321,6 +324,19 @@ pub fn run_tune(
             None => Ok(()),
         },
     );
+    outcome(py, finished, interrupted, &session, &out)
+}
+
+/// What `joute.tune` returns of a run that `finished` (or not), with the Python error met
+/// while waiting (`interrupted`): `summary.json`'s text, the error, or a KeyboardInterrupt
+/// saying where the run stopped and that its folder `out` resumes.
+fn outcome(
+    py: Python<'_>,
+    finished: Result<Finished, TuneError>,
+    interrupted: Option<PyErr>,
+    session: &TuneSession,
+    out: &std::path::Path,
+) -> PyResult<String> {
     match finished {
         Ok(finished) => {
             if let Some(e) = interrupted {
