@@ -241,6 +241,10 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
             .iter()
             .map(|c| json!({"line": c.line, "id": c.id, "expected": c.expected, "got": c.got, "best_move": c.best, "best_move_ok": c.move_ok}))
             .collect();
+        let each: Vec<Value> = checked
+            .iter()
+            .map(|c| json!({"line": c.line, "id": c.id, "empties": c.empties, "expected": c.expected, "got": c.got, "best_move": c.best, "correct": c.correct(), "nodes": c.nodes, "seconds": c.seconds}))
+            .collect();
         say!(
             "{}",
             json!({
@@ -252,12 +256,33 @@ fn report_suite(file: &Path, checked: &[Checked], as_json: bool) -> anyhow::Resu
                 "nodes": nodes,
                 "mean_nodes": nodes as f64 / n,
                 "nodes_per_second": nodes as f64 / seconds.max(1e-9),
+                "each": each,
             })
         )?;
         return Ok(());
     }
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: {} positions", file.display(), checked.len())?;
+    writeln!(
+        out,
+        "{:>8} {:>7} {:>6} {:>6} {:>5} {:>14} {:>10} {:>12}",
+        "id", "empties", "value", "found", "move", "nodes", "seconds", "nodes/s"
+    )?;
+    for c in checked {
+        writeln!(
+            out,
+            "{:>8} {:>7} {:>+6} {:>+6} {:>5} {:>14} {:>10.3} {:>12.0}{}",
+            c.id,
+            c.empties,
+            c.expected,
+            c.got,
+            c.best,
+            c.nodes,
+            c.seconds,
+            c.nodes as f64 / c.seconds.max(1e-9),
+            if c.correct() { "" } else { "  wrong" }
+        )?;
+    }
     writeln!(
         out,
         "correct: {}/{}",

@@ -370,7 +370,27 @@ mod long {
             .args(["solve", "othello", "--file", &suite])
             .assert()
             .success()
-            .stdout(predicate::str::contains("correct: 1/1"));
+            .stdout(predicate::str::contains("correct: 1/1"))
+            // Its own line: id, empties, the known and the found value, the move, nodes.
+            .stdout(
+                predicate::str::is_match(r"(?m)^\s+40\s+20\s+\+38\s+\+38\s+a2\s+[1-9]\d*\s")
+                    .unwrap(),
+            );
+        let out = joute()
+            .args(["solve", "othello", "--file", &suite, "--json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let each = &v["each"][0];
+        assert_eq!(
+            (each["id"].as_str(), each["empties"].as_u64()),
+            (Some("40"), Some(20))
+        );
+        assert_eq!(
+            (each["got"].as_i64(), each["correct"].as_bool()),
+            (Some(38), Some(true))
+        );
+        assert_eq!(each["nodes"], v["nodes"]);
         // A suite with a wrong expected score reports the position as wrong.
         let wrong = weights_file(&dir, "wrong.txt", "4453 5\n");
         joute()

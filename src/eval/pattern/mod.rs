@@ -398,5 +398,20 @@ mod file;
 #[cfg(test)]
 mod tests;
 
+/// The pattern weights shipped in `weights/othello-patterns.jpw`, built into the library: the
+/// exact solver orders its moves with them wherever joute runs, with no file to find.
+static SHIPPED_WEIGHTS: &[u8] = include_bytes!("../../../weights/othello-patterns.jpw");
+
+/// The evaluator of the shipped pattern weights ([`SHIPPED_WEIGHTS`]), built once (about
+/// 12 ms) at its first use and shared.
+pub fn shipped() -> &'static PatternEval {
+    static EVAL: std::sync::OnceLock<PatternEval> = std::sync::OnceLock::new();
+    EVAL.get_or_init(|| {
+        let weights = PatternWeights::parse(SHIPPED_WEIGHTS, "weights/othello-patterns.jpw")
+            .expect("the shipped pattern weights are a valid weights file (tested)");
+        PatternEval::new(&weights)
+    })
+}
+
 pub use evaluate::{PatternEval, PatternState};
 pub use file::{CSV_FIRST_LINE, CSV_HEADER, MAGIC, PatternWeights, VERSION};

@@ -747,3 +747,12 @@ proptest! {
         let _ = PatternWeights::parse(&bytes, "w");
     }
 }
+
+#[test]
+fn the_shipped_weights_built_in_are_the_file_in_weights() {
+    let file = PatternWeights::load(Path::new("weights/othello-patterns.jpw")).unwrap();
+    let eval = PatternEval::new(&file);
+    for pos in random_positions(45, 20) {
+        assert_eq!(shipped().evaluate(&pos), eval.evaluate(&pos));
+    }
+}

@@ -16,10 +16,11 @@
 //!   corners, the opponent's potential mobility, the parity of the square's quadrant and a
 //!   static square value; near the leaves only the parity of the empty squares of each
 //!   quadrant (odd first) and corners first;
-//! - from 16 empty squares up, the moves are re-ordered by a shallow alpha-beta search (4 plies
-//!   at 16 empties, one more every 3, at most 8) of a cheap evaluation (mobility, stable
-//!   corners, potential mobility), the fastest-first key breaking ties: where the subtree is
-//!   large a better first move saves most, and such nodes are few (its nodes are counted);
+//! - from 14 empty squares up, the moves are re-ordered by a shallow alpha-beta search (2 plies
+//!   at 14 empties, one more every 3, at most 8) of the shipped pattern evaluation, added to the
+//!   fastest-first key (a quarter logit of the evaluation weighs one opponent move): where the
+//!   subtree is large a better first move saves most, and such nodes are few (its nodes are
+//!   counted);
 //! - a stability cutoff: discs of the opponent that can never flip bound the score from above;
 //! - dedicated code for the last four empty squares, which never generates a move list: it tries
 //!   the known empties and, for the very last one, counts its flips directly.
@@ -29,8 +30,10 @@
 use arrayvec::ArrayVec;
 
 use super::{Solution, Stop, Stopped};
+use crate::eval::pattern;
 use crate::games::othello::{Othello, OthelloMove, flips, legal_moves_mask, parse_square};
-use crate::games::{Game, GameError};
+use crate::games::{Game, GameError, Side};
+use crate::search::Evaluator;
 
 /// Up to this many empty squares, searches use parity ordering and no transposition table:
 /// the table costs more than it saves so close to the end.
@@ -40,9 +43,9 @@ pub const SHALLOW_EMPTIES: u32 = 7;
 /// entries before searching.
 const ETC_EMPTIES: u32 = 10;
 
-/// From this many empties up, moves are ordered by a shallow search of a mobility evaluation
+/// From this many empties up, moves are ordered by a shallow search of the pattern evaluation
 /// ([`OthelloSolver::sort_by_search`]): at the top of the tree a wrong first move costs most.
-const SORT_SEARCH_EMPTIES: u32 = 16;
+const SORT_SEARCH_EMPTIES: u32 = 14;
 
 /// A score above every final disc difference, for "no move yet" sentinels.
 const INF: i32 = 127;
@@ -575,7 +578,8 @@ impl OthelloSolver {
     }
 
     /// Re-keys `moves` (all but a hash move or a wipe-out) by a shallow search of each child
-    /// with [`order_eval`], the fastest-first key breaking its ties.
+    /// with [`order_eval`], added to the fastest-first key (its mobility term has the same
+    /// scale: one unit of the search's value weighs one opponent move).
     fn sort_by_search(&mut self, p: u64, o: u64, n: u32, moves: &mut MoveBuf) {
         let depth = sort_depth(n);
         for m in moves.iter_mut() {
@@ -588,7 +592,7 @@ impl OthelloSolver {
                 // A node or time limit met while ordering: the search ends at its next node.
                 break;
             }
-            m.key = v.clamp(-500, 500) * (1 << 20) + (m.key >> 2);
+            m.key = v.clamp(-500, 500) * (1 << 13) + (m.key >> 2);
         }
     }
 
@@ -1201,26 +1205,31 @@ fn solve_1(p: u64, o: u64, alpha: i32, x: usize) -> i32 {
 /// Beyond every value of [`order_eval`] and every final score times 64.
 const ORDER_INF: i32 = 1 << 16;
 
-/// Plies of the ordering search at `n` empties: 4 at 16–18 empties, one more every 3 (the
+/// Plies of the ordering search at `n` empties: 2 at 14–16 empties, one more every 3 (the
 /// deeper the subtree, the more a better first move saves), at most 8.
 #[inline]
 fn sort_depth(n: u32) -> u32 {
-    (4 + (n - SORT_SEARCH_EMPTIES) / 3).min(8)
+    (2 + (n - SORT_SEARCH_EMPTIES) / 3).min(8)
 }
 
-/// A cheap evaluation for move ordering, from the side to move's view: mobility (corners
-/// twice), stable corners and their edges, potential mobility.
+/// The evaluation of the ordering search, from the side to move's view: the shipped pattern
+/// evaluation ([`pattern::shipped`], 1024 per logit of the win probability), a unit of it
+/// 1/4 logit — about one opponent move of the fastest-first key, which breaks its ties.
 #[inline]
 fn order_eval(p: u64, o: u64) -> i32 {
-    let (mp, mo) = (legal_moves_mask(p, o), legal_moves_mask(o, p));
-    let mobility = (mp.count_ones() + (mp & CORNERS).count_ones()) as i32
-        - (mo.count_ones() + (mo & CORNERS).count_ones()) as i32;
-    let empties = !(p | o);
-    let potential = (neighbours_of(o) & empties).count_ones() as i32
-        - (neighbours_of(p) & empties).count_ones() as i32;
-    let corners = corner_stability(p) as i32 - corner_stability(o) as i32;
-    16 * mobility + 16 * corners + 2 * potential
+    let pos = Othello {
+        player: p,
+        opponent: o,
+        // The pattern evaluation reads the side to move's discs; the colour does not matter.
+        side: Side::First,
+    };
+    pattern::shipped().evaluate(&pos) / ORDER_EVAL_DIVISOR
 }
+
+/// The pattern evaluation's units per unit of the ordering key (see [`order_eval`]): 256, a
+/// quarter logit, measured best (fewest nodes) among 64–1024 on 30 positions of 21–22 empties
+/// from joute's self-play (not the FFO suite).
+const ORDER_EVAL_DIVISOR: i32 = 256;
 
 /// Moves the best remaining move (highest key) of `moves[i..]` to `i` and returns it: a lazy
 /// selection sort, since a cutoff often comes after the first move or two.
@@ -1445,11 +1454,37 @@ mod tests {
 
     #[test]
     fn the_ordering_search_deepens_with_the_empties() {
-        assert_eq!(sort_depth(SORT_SEARCH_EMPTIES), 4);
-        assert_eq!(sort_depth(18), 4);
-        assert_eq!(sort_depth(19), 5);
-        assert_eq!(sort_depth(26), 7);
+        assert_eq!(sort_depth(SORT_SEARCH_EMPTIES), 2);
+        assert_eq!(sort_depth(16), 2);
+        assert_eq!(sort_depth(17), 3);
+        assert_eq!(sort_depth(26), 6);
         assert_eq!(sort_depth(60), 8);
+    }
+
+    #[test]
+    fn the_ordering_evaluation_prefers_the_side_ahead() {
+        // FFO #40 and #49 (+38 and +16 for the side to move): the pattern evaluation must
+        // see the side to move ahead, more so in the lopsided one, and the other side behind.
+        let ffo = std::fs::read_to_string("tests/data/othello-ffo-40-59.txt").unwrap();
+        let eval = |id: &str| {
+            let line = ffo
+                .lines()
+                .find(|l| l.starts_with(&format!("{id}\t")))
+                .unwrap();
+            let pos = parse_ffo_line(line).unwrap().position;
+            (
+                order_eval(pos.player, pos.opponent),
+                order_eval(pos.opponent, pos.player),
+            )
+        };
+        let (forty, forty_other) = eval("40");
+        let (forty_nine, forty_nine_other) = eval("49");
+        assert!(forty > 0 && forty_other < 0, "{forty} {forty_other}");
+        assert!(
+            forty > forty_nine && forty_nine >= 0,
+            "{forty} {forty_nine}"
+        );
+        assert!(forty_nine_other <= 0, "{forty_nine_other}");
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct Checked {
     pub move_ok: bool,
     /// The best move found, where the suite lists best moves (else empty).
     pub best: String,
+    /// Empty squares (cells) of the position.
+    pub empties: u32,
     /// Positions searched for this one alone.
     pub nodes: u64,
     /// Wall-clock seconds of its solve.
@@ -100,6 +102,7 @@ pub fn check_suite(
                     got,
                     move_ok: true,
                     best: String::new(),
+                    empties: 42 - pos.stones(),
                     // The nodes of this position's search alone.
                     nodes: solver.nodes(),
                     seconds: clock.elapsed().as_secs_f64(),
@@ -128,6 +131,7 @@ pub fn check_suite(
                     best: best
                         .map(|m| entry.position.format_move(m))
                         .unwrap_or_default(),
+                    empties: (!(entry.position.player | entry.position.opponent)).count_ones(),
                     nodes: s.nodes,
                     seconds: clock.elapsed().as_secs_f64(),
                 });
