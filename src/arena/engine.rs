@@ -600,6 +600,14 @@ mod tests {
         let err = |t: &str| EngineSpec::parse(t).unwrap_err().to_string();
         assert!(err("pvs:6:near=16").contains("0..=15"));
         assert!(err("alphabeta:6:near=2").contains("near belongs to pvs and mtdf"));
+        let e = EngineSpec::parse("pvs:8:threads=2:exact=20").unwrap();
+        assert_eq!((e.config.options.threads, e.exact), (2, Some(20)));
+        assert_eq!(
+            EngineSpec::parse("pvs:8").unwrap().config.options.threads,
+            1
+        );
+        assert!(err("pvs:8:threads=0").contains("1..=256"));
+        assert!(err("pvs:8:threads=257").contains("1..=256"));
         let natural = EngineSpec::parse("alphabeta:5:ordering=natural").unwrap();
         assert_eq!(natural.config.options.ordering, MoveOrder::Natural);
         assert_eq!(

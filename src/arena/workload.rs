@@ -286,6 +286,17 @@ mod tests {
     }
 
     #[test]
+    fn engine_threads_enter_the_hash_only_above_one() {
+        let plain = spec("othello", "algorithm = \"pvs\"\ndepth = 4");
+        let one = spec("othello", "algorithm = \"pvs\"\ndepth = 4\nthreads = 1");
+        let two = spec("othello", "algorithm = \"pvs\"\ndepth = 4\nthreads = 2");
+        assert_eq!(plain.hash(), one.hash());
+        assert_ne!(plain.hash(), two.hash());
+        assert_eq!(two.engines[0].config().options.threads, 2);
+        assert_eq!(plain.engines[0].config().options.threads, 1);
+    }
+
+    #[test]
     fn durations_read_in_the_largest_fitting_unit() {
         assert_eq!(readable(40.0), "40 s");
         assert_eq!(readable(720.0), "12 min");

@@ -125,8 +125,9 @@ pub struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
-    /// With `affinity = true`, share cores between games on a clock anyway (refused otherwise:
-    /// two games' engines on one core get less CPU than their time allows).
+    /// With `affinity = true`, or engines whose `threads` with the games at once exceed the
+    /// cores, share cores between games on a clock anyway (refused otherwise: two games'
+    /// engines on one core get less CPU than their time allows).
     #[arg(long)]
     pub oversubscribe: bool,
     /// Continue an interrupted run from its games log.

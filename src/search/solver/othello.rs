@@ -10,7 +10,10 @@
 //! - a two-way transposition table keyed on both bitboards (the full position is stored, so a
 //!   hit is never a collision), with lower and upper bounds and the best move, used above
 //!   [`SHALLOW_EMPTIES`] empty squares, one cache line per probe, the children's lines
-//!   prefetched; enhanced transposition cutoffs from the children's entries;
+//!   prefetched; enhanced transposition cutoffs from the children's entries. The table is
+//!   lockless (each slot three atomic words, the keys XOR-ed with the data word, so a slot
+//!   read while another thread writes it is a miss) and a new entry replaces a shallower one,
+//!   or any of an earlier generation ([`OthelloSolver::age`]);
 //! - move ordering: the hash move first, searched before the others are even generated; then
 //!   fastest-first (fewest opponent replies, corners counted twice), the mover's stable
 //!   corners, the opponent's potential mobility, the parity of the square's quadrant and a
@@ -23,6 +26,16 @@
 //! - a stability cutoff: discs of the opponent that can never flip bound the score from above;
 //! - dedicated code for the last four empty squares, which never generates a move list: it tries
 //!   the known empties and, for the very last one, counts its flips directly.
+//!
+//! - on several threads ([`OthelloSolver::set_threads`]), lazy SMP: once the main thread has
+//!   ordered its root moves, helper threads search the same root (each rotating the order by
+//!   its number) on the shared table until the main thread is done; at null-window nodes of
+//!   [`DEFER_EMPTIES`] empties or more, once one move is searched, a move whose position
+//!   another thread is searching waits until the others are (ABDADA's idea, simplified), so
+//!   that the threads share out a node's moves. The table being sound, the score is exact
+//!   whatever the helpers store, and the best move is the first in the main thread's order
+//!   that reaches it: the same as on one thread. The node count (every thread's) varies from
+//!   run to run. One node budget and one deadline hold for all the threads together.
 //!
 //! Nothing is allocated inside the search: move lists are arrays on the stack.
 
@@ -570,7 +583,7 @@ pub const PARALLEL_EMPTIES: u32 = 12;
 
 /// From this many empties up, a thread of a parallel solve leaves for later the moves another
 /// thread is searching ([`Busy`]).
-const DEFER_EMPTIES: u32 = 12;
+pub const DEFER_EMPTIES: u32 = 12;
 
 /// The positions the threads of a parallel solve are searching, by a hash (ABDADA's
 /// "exclusive" marks, simplified): at a null-window node, a move whose position another
