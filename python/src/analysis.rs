@@ -109,6 +109,7 @@ fn solve<'py>(
         nodes,
         time,
         hash_mib,
+        threads: 1,
     };
     let clock = Instant::now();
     let solved = py

@@ -144,7 +144,7 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
 }
 
 /// The options an engine word may set between its budget and its weights.
-pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering";
+pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering, threads";
 
 /// The largest `near` radius: the widest board.
 pub const MAX_NEAR: u32 = crate::games::morpion::MAX_SIDE as u32;
@@ -157,6 +157,8 @@ struct EngineWords {
     near: u32,
     /// `ordering=...`.
     ordering: MoveOrder,
+    /// `threads=N`.
+    threads: u32,
 }
 
 /// The syntax error of the engine written `text`.
@@ -180,6 +182,7 @@ fn parse_words<'a>(
         exact: None,
         near: 0,
         ordering: SearchOptions::default().ordering,
+        threads: 1,
     };
     while let Some(r) = rest {
         let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
@@ -253,6 +256,18 @@ fn set_word(
                     "ordering belongs to alphabeta, not {algorithm} (the others order their moves themselves)"
                 )));
             }
+        }
+        "threads" => {
+            let most = crate::search::solver::othello::MAX_THREADS as u32;
+            words.threads = value
+                .parse()
+                .ok()
+                .filter(|n| (1..=most).contains(n))
+                .ok_or_else(|| {
+                    syntax(format!(
+                        "threads={value} is not a number of threads in 1..={most} (the cores the engine may use: its exact endgame's threads)"
+                    ))
+                })?;
         }
         other => {
             return Err(syntax(format!(
@@ -336,7 +351,8 @@ impl EngineSpec {
     /// default: the game's, see [`crate::search::endgame::default_exact`]); `near=N` (`pvs`
     /// and `mtdf`), search only the cells within N of a mark ([`SearchOptions::near`]; 0:
     /// every move, the default); `ordering=natural|evaluation|perfect` (`alphabeta`), the order
-    /// it tries moves in (the spec's `ordering`). Examples:
+    /// it tries moves in (the spec's `ordering`); `threads=N`, the cores the engine may use
+    /// (its exact endgame's threads, [`SearchOptions::threads`]; 1 by default). Examples:
     /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
     /// `pvs:6:near=2:weights/renju.toml`, `alphabeta:5:ordering=natural`,
     /// `mcts:2000`, `pvs:n200000`, `random`.
@@ -358,6 +374,7 @@ impl EngineSpec {
         let mut options = SearchOptions {
             near: words.near,
             ordering: words.ordering,
+            threads: words.threads,
             ..SearchOptions::default()
         };
         parse_budget(text, algorithm, budget, &mut limits, &mut options)?;
@@ -583,6 +600,14 @@ mod tests {
         let err = |t: &str| EngineSpec::parse(t).unwrap_err().to_string();
         assert!(err("pvs:6:near=16").contains("0..=15"));
         assert!(err("alphabeta:6:near=2").contains("near belongs to pvs and mtdf"));
+        let e = EngineSpec::parse("pvs:8:threads=2:exact=20").unwrap();
+        assert_eq!((e.config.options.threads, e.exact), (2, Some(20)));
+        assert_eq!(
+            EngineSpec::parse("pvs:8").unwrap().config.options.threads,
+            1
+        );
+        assert!(err("pvs:8:threads=0").contains("1..=256"));
+        assert!(err("pvs:8:threads=257").contains("1..=256"));
         let natural = EngineSpec::parse("alphabeta:5:ordering=natural").unwrap();
         assert_eq!(natural.config.options.ordering, MoveOrder::Natural);
         assert_eq!(

@@ -59,6 +59,32 @@ pub fn hosted_refusal(spec: &ResolvedSpec, threads: usize, oversubscribe: bool) 
     ))
 }
 
+/// Why a run whose built-in engines may use several threads (`threads`) cannot play `games`
+/// games at once on the machine's cores, unless `oversubscribe` says to go on: on time (a
+/// clock or a time limit) `games × the most threads of an engine` above the cores would have
+/// threads wait for a core while their clock runs, which changes the games.
+pub fn threads_refusal(spec: &ResolvedSpec, games: usize, oversubscribe: bool) -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    threads_refusal_on(spec, games, cores, oversubscribe)
+}
+
+/// [`threads_refusal`] on a machine of `cores` cores.
+pub fn threads_refusal_on(
+    spec: &ResolvedSpec,
+    games: usize,
+    cores: usize,
+    oversubscribe: bool,
+) -> Option<String> {
+    let e = spec.engines.iter().max_by_key(|e| e.threads)?;
+    let wanted = games.saturating_mul(e.threads as usize);
+    (e.threads > 1 && spec.on_time() && wanted > cores && !oversubscribe).then(|| {
+        format!(
+            "engine '{}' may use threads = {} and engines play on time (a clock or a time limit): {games} games at once (--threads) need {wanted} cores, and this machine has {cores}; threads would wait for a core while their clock runs, which changes the games: lower --threads or the engine's threads, or pass --oversubscribe to go on",
+            e.name, e.threads
+        )
+    })
+}
+
 /// Why a run asking for pinned cores (`affinity`) cannot have them with `threads` games at
 /// once, if it cannot: the machine cannot pin (not Linux), or more games than cores on a clock
 /// (two games' engines would then share a core and its time, which changes the games) unless
@@ -232,6 +258,42 @@ mod tests {
             warnings(&spec("othello", "algorithm = \"pvs\"\ntime = \"3600s\"")).len(),
             1
         );
+    }
+
+    #[test]
+    fn engine_threads_beyond_the_cores_on_time_are_refused() {
+        let on_time = spec(
+            "othello",
+            "algorithm = \"pvs\"\ntime = \"100ms\"\nthreads = 2",
+        );
+        // 2 games × 2 threads on 4 cores fit; on 3 they do not, unless oversubscribed.
+        assert_eq!(threads_refusal_on(&on_time, 2, 4, false), None);
+        let why = threads_refusal_on(&on_time, 2, 3, false).unwrap();
+        assert!(
+            why.contains("engine 'big'")
+                && why.contains("threads = 2")
+                && why.contains("--threads")
+                && why.contains("need 4 cores")
+                && why.contains("--oversubscribe"),
+            "{why}"
+        );
+        assert_eq!(threads_refusal_on(&on_time, 2, 3, true), None);
+        // At a fixed depth the games do not depend on the CPU they get; one thread is today's.
+        let fixed = spec("othello", "algorithm = \"pvs\"\ndepth = 4\nthreads = 8");
+        assert_eq!(threads_refusal_on(&fixed, 4, 2, false), None);
+        let one = spec("othello", "algorithm = \"pvs\"\ntime = \"100ms\"");
+        assert_eq!(threads_refusal_on(&one, 4, 2, false), None);
+    }
+
+    #[test]
+    fn engine_threads_enter_the_hash_only_above_one() {
+        let plain = spec("othello", "algorithm = \"pvs\"\ndepth = 4");
+        let one = spec("othello", "algorithm = \"pvs\"\ndepth = 4\nthreads = 1");
+        let two = spec("othello", "algorithm = \"pvs\"\ndepth = 4\nthreads = 2");
+        assert_eq!(plain.hash(), one.hash());
+        assert_ne!(plain.hash(), two.hash());
+        assert_eq!(two.engines[0].config().options.threads, 2);
+        assert_eq!(plain.engines[0].config().options.threads, 1);
     }
 
     #[test]

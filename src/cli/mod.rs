@@ -125,8 +125,9 @@ pub struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, visible_alias = "concurrency")]
     pub threads: Option<usize>,
-    /// With `affinity = true`, share cores between games on a clock anyway (refused otherwise:
-    /// two games' engines on one core get less CPU than their time allows).
+    /// With `affinity = true`, or engines whose `threads` with the games at once exceed the
+    /// cores, share cores between games on a clock anyway (refused otherwise: two games'
+    /// engines on one core get less CPU than their time allows).
     #[arg(long)]
     pub oversubscribe: bool,
     /// Continue an interrupted run from its games log.
@@ -404,6 +405,10 @@ pub struct SolveArgs {
     /// Transposition table size in MiB (default: Connect 4 64, Othello 32; 1..=8192).
     #[arg(long, value_name = "MB")]
     pub hash: Option<u64>,
+    /// Threads of an Othello solve (1..=256; default 1, whose node counts compare with
+    /// published ones): the score and best moves are the same, the node count varies.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: u64,
     /// One JSON object on stdout and nothing else.
     #[arg(long)]
     pub json: bool,

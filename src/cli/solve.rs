@@ -50,10 +50,24 @@ fn limits(args: &SolveArgs) -> anyhow::Result<Limits> {
             "--hash is {h} MiB; allowed: 1..={MAX_HASH_MIB}"
         )));
     }
+    let most = joute::search::solver::othello::MAX_THREADS as u64;
+    if !(1..=most).contains(&args.threads) {
+        return Err(input(format!(
+            "--threads is {}; allowed: 1..={most}",
+            args.threads
+        )));
+    }
+    if args.threads > 1 && args.game != GameKind::Othello {
+        return Err(input(format!(
+            "--threads applies to Othello solves; the {} solver runs on one thread",
+            args.game
+        )));
+    }
     Ok(Limits {
         nodes: args.nodes,
         time,
         hash_mib: args.hash,
+        threads: args.threads as usize,
     })
 }
 
@@ -223,10 +237,11 @@ fn report_stopped(
 fn suite(kind: GameKind, file: &Path, limits: &Limits, as_json: bool) -> anyhow::Result<()> {
     let text = joute::inputs::read_to_string(file, joute::inputs::Input::Positions)
         .map_err(|e| input(format!("{}: cannot read the suite: {e}", file.display())))?;
-    let checked = check_suite(kind, &text, limits.hash_mib).map_err(|e| match e {
-        SuiteError::Line { .. } => input(format!("{}:{e}", file.display())),
-        SuiteError::NoFormat(_) => input(e),
-    })?;
+    let checked =
+        check_suite(kind, &text, limits.hash_mib, limits.threads).map_err(|e| match e {
+            SuiteError::Line { .. } => input(format!("{}:{e}", file.display())),
+            SuiteError::NoFormat(_) => input(e),
+        })?;
     report_suite(file, &checked, as_json)
 }
 

@@ -127,15 +127,18 @@ pub(crate) struct Endgame {
     othello: Option<Box<OthelloSolver>>,
     connect4: Option<Box<Connect4Solver>>,
     table_mib: usize,
+    threads: usize,
 }
 
 impl Endgame {
-    /// No solver yet; their tables will take `table_mib` MiB.
-    pub fn new(table_mib: usize) -> Endgame {
+    /// No solver yet; their tables will take `table_mib` MiB, Othello's solves of a root run
+    /// on `threads` threads.
+    pub fn new(table_mib: usize, threads: usize) -> Endgame {
         Endgame {
             othello: None,
             connect4: None,
             table_mib: table_mib.max(1),
+            threads: threads.max(1),
         }
     }
 
@@ -190,12 +193,15 @@ impl Endgame {
             .get_or_insert_with(|| Box::new(OthelloSolver::with_table_mib(mib)));
         solver.set_stop(budget.stop(0));
         solver.set_all_best_moves(all_best);
+        solver.set_threads(self.threads);
         let root = solver.solve(pos);
         let mut nodes = root.nodes;
         if root.stopped.is_some() {
             return (None, nodes);
         }
-        // The line to the end: each position's best move, from the table the solve filled.
+        // The line to the end: each position's best move, from the table the solve filled
+        // (mostly hits: one thread, no helpers to start).
+        solver.set_threads(1);
         solver.set_all_best_moves(false);
         let mut pv = Vec::new();
         let mut cursor = *pos;

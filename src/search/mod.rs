@@ -221,6 +221,10 @@ pub struct SearchOptions {
     /// places marks on a grid (Morpion: [`Game::retain_near`]); 0: every legal move. A
     /// pruning: the search is then no longer the exact fixed-depth minimax of every move.
     pub near: u32,
+    /// The threads the engine may use: today those of its exact endgame solve (Othello's
+    /// solver; [`endgame`]), 1 by default. A parallel solve's node count varies from run to
+    /// run, its score and move do not.
+    pub threads: u32,
     /// Seed of every random choice the engine makes.
     pub seed: u64,
 }
@@ -238,6 +242,7 @@ impl Default for SearchOptions {
             tie_break: false,
             exact: 0,
             near: 0,
+            threads: 1,
             seed: 0,
         }
     }
@@ -321,7 +326,7 @@ impl<G: Game> Searcher<G> {
         let tt = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs)
             .then(|| TranspositionTable::new(config.options.tt_mib));
         let rng = ChaCha8Rng::seed_from_u64(config.options.seed);
-        let endgame = endgame::Endgame::new(config.options.tt_mib);
+        let endgame = endgame::Endgame::new(config.options.tt_mib, config.options.threads as usize);
         let tracked = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
         Searcher {
             config,

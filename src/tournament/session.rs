@@ -29,7 +29,7 @@ use crate::arena::records::Format;
 use crate::arena::runner::{Checked, check_outside, run_games};
 use crate::arena::schedule::{Shard, ShardUnit};
 use crate::arena::spec::{Anchor, EarlierShape, ResolvedEngine, TournamentSpec};
-use crate::arena::workload::{affinity_refusal, hosted_refusal};
+use crate::arena::workload::{affinity_refusal, hosted_refusal, threads_refusal};
 use crate::arena::{CancelToken, spec::ResolvedSpec};
 use crate::eval::{Features, FeaturesVisitor};
 use crate::games::{Game, GameVisitor};
@@ -238,7 +238,8 @@ impl Session {
         options: Options,
     ) -> Result<Session, SessionError> {
         let refusal = affinity_refusal(&spec.resolved, options.threads, options.oversubscribe)
-            .or_else(|| hosted_refusal(&spec.resolved, options.threads, options.oversubscribe));
+            .or_else(|| hosted_refusal(&spec.resolved, options.threads, options.oversubscribe))
+            .or_else(|| threads_refusal(&spec.resolved, options.threads, options.oversubscribe));
         if let Some(why) = refusal {
             return Err(SessionError::Input(why));
         }

@@ -91,7 +91,9 @@ for a in [["othello", "--time", "0s"], ["othello", "--time", "2d"], ["othello", 
           ["connect4", "--hash", "999999"], ["othello"], ["morpion-15x15-5"], ["connect4", "12121212"],
           ["connect4", "12345678"], ["othello", "-" * 64], ["chess"], ["connect4", "--file", "missing.txt"],
           ["morpion", "--file", "suite.txt"], ["connect4", "4453", "--file", "suite.txt"],
-          ["connect4", "--file", "suite.txt", "--time", "1s"], ["connect4", "--file", "."]]:
+          ["connect4", "--file", "suite.txt", "--time", "1s"], ["connect4", "--file", "."],
+          ["othello", "--threads", "0"], ["othello", "--threads", "257"], ["othello", "--threads", "two"],
+          ["connect4", "--threads", "2"]]:
     case(f"solve: {' '.join(a)[:40]}", ["solve"] + a, **({"suite": "4453 1\n4453 x\n"} if "suite.txt" in a else {}))
 for g in ["chess", "", ESC]:
     case(f"features: game {g!r}", ["features", g])
@@ -204,7 +206,9 @@ for key, value in [("name", '""'), ("name", '"a,b"'), ("name", toml_str("e" + ES
                    ("tree_mib", "64"), ("weights", "3"), ("weights", '"missing.toml"'), ("weights", '""'),
                    ("weights", '"."'), ("weights", "{ nothing = 1 }"), ("weights", "{ centre = \"high\" }"),
                    ("weights", "{ centre = 3e307 }"), ("weights", "{ centre = nan }"), ("weights", "{ centre = inf }"),
-                   ("weights", "{ centre = -1e7 }"), ("weights", "[1, 2]"), ("colour", '"red"')]:
+                   ("weights", "{ centre = -1e7 }"), ("weights", "[1, 2]"), ("colour", '"red"'),
+                   ("threads", "0"), ("threads", "257"), ("threads", "1.5"), ("threads", '"two"'),
+                   ("threads", HUGE_INT)]:
     text = BASE.replace('depth = 1\n', f'depth = 1\n{key} = {value}\n', 1) if key not in ("name", "algorithm", "depth") \
         else BASE.replace({"name": 'name = "a"', "algorithm": 'algorithm = "alphabeta"', "depth": "depth = 1"}[key],
                           f"{key} = {value}", 1)

@@ -210,6 +210,62 @@ fn solve_gives_the_known_values_of_small_games() {
 }
 
 #[test]
+fn solve_on_two_threads_gives_the_one_thread_value_and_moves() {
+    // 16 empties: a parallel solve (from 12), a fraction of a second.
+    let pos = "OXOOOOOXXOOOOOOXOOXXOOOXOOXOOOXXOOOOOOXXO--OOOOX----O--X-------- X";
+    let solve = |threads: &str, file: Option<&std::path::Path>| {
+        let mut cmd = joute();
+        cmd.args(["solve", "othello", "--threads", threads, "--json"]);
+        match file {
+            Some(f) => cmd.arg("--file").arg(f),
+            None => cmd.arg(pos),
+        };
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (one, two) = (solve("1", None), solve("2", None));
+    assert_eq!(one["score"], two["score"]);
+    assert_eq!(one["best_moves"], two["best_moves"]);
+    assert!(two["nodes"].as_u64().unwrap() > 0);
+    // A suite line with that value and those moves is correct on two threads too.
+    let moves: Vec<&str> = one["best_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let (board, side) = pos.split_once(' ').unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.txt");
+    std::fs::write(
+        &suite,
+        format!(
+            "1\t{board}\t{side}\t{:+}\t{}\n",
+            one["score"].as_i64().unwrap(),
+            moves.join(",")
+        ),
+    )
+    .unwrap();
+    let v = solve("2", Some(&suite));
+    assert_eq!(
+        (v["positions"].as_u64(), v["correct"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // Other games' solvers run on one thread.
+    let out = joute()
+        .args(["solve", "connect4", "4453", "--threads", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--threads"));
+}
+
+#[test]
 fn solve_refuses_what_it_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     let bad = weights_file(&dir, "bad.txt", "4453 1\n4453 x\n");

@@ -103,6 +103,112 @@ fn random_endgames_match_a_plain_negamax() {
     assert!(finished > 0, "no finished game");
 }
 
+/// Alpha-beta over the `Game` trait only, fail-hard within `(alpha, beta)`: the exact value
+/// when it lies inside the window.
+fn alphabeta(pos: &Othello, mut alpha: i32, beta: i32) -> i32 {
+    if pos.outcome().is_some() {
+        return negamax(pos);
+    }
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    for &m in moves.iter() {
+        alpha = alpha.max(-alphabeta(&pos.play(m), -beta, -alpha));
+        if alpha >= beta {
+            return beta;
+        }
+    }
+    alpha
+}
+
+/// Solves `pos` on `threads` threads from a clear table, one best move or all.
+fn solve_on(pos: &Othello, threads: usize, all: bool) -> (i32, Vec<OthelloMove>, u64) {
+    let mut solver = OthelloSolver::with_hash_bits(18)
+        .all_best_moves(all)
+        .threads(threads);
+    let s = solver.solve(pos);
+    assert!(s.stopped.is_none());
+    (s.score, s.best_moves, s.nodes)
+}
+
+#[test]
+fn two_threads_find_the_scores_and_moves_of_one() {
+    let mut state = 45;
+    let mut checked = 0;
+    for i in 0..40 {
+        let pos = random_position(&mut state, 14 + i % 5);
+        if pos.outcome().is_some() {
+            continue;
+        }
+        for all in [false, true] {
+            let (score, moves, _) = solve_on(&pos, 1, all);
+            for threads in [2, 3] {
+                let (s, m, nodes) = solve_on(&pos, threads, all);
+                assert_eq!((s, &m), (score, &moves), "{}", pos.to_board_string());
+                assert!(nodes > 0);
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 35, "{checked}");
+}
+
+#[test]
+fn two_threads_solve_small_endgames_exactly() {
+    // 12 and 13 empties: parallel (from `PARALLEL_EMPTIES`), and small enough for a plain
+    // alpha-beta of every root move.
+    let mut state = 4545;
+    let mut checked = 0;
+    for i in 0..16 {
+        let pos = random_position(&mut state, 12 + i % 2);
+        if pos.outcome().is_some() || pos.moves_mask() == 0 {
+            continue;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let values: Vec<(OthelloMove, i32)> = moves
+            .iter()
+            .map(|&m| (m, -alphabeta(&pos.play(m), -65, 65)))
+            .collect();
+        let score = values.iter().map(|&(_, v)| v).max().unwrap();
+        let mut best: Vec<OthelloMove> = values
+            .iter()
+            .filter(|&&(_, v)| v == score)
+            .map(|&(m, _)| m)
+            .collect();
+        best.sort_by_key(|m| m.0);
+        let (s, mut all, _) = solve_on(&pos, 2, true);
+        all.sort_by_key(|m| m.0);
+        assert_eq!((s, all), (score, best.clone()), "{}", pos.to_board_string());
+        let (s, one, _) = solve_on(&pos, 2, false);
+        assert_eq!(s, score);
+        assert!(best.contains(&one[0]), "{}", pos.to_board_string());
+        checked += 1;
+    }
+    assert!(checked >= 12, "{checked}");
+}
+
+#[test]
+fn limits_hold_for_every_thread_of_a_solve() {
+    use joute::search::solver::{Stop, StopReason};
+    let entry = &suite()[0];
+    for budget in [5_000u64, 200_000] {
+        let mut solver = OthelloSolver::with_hash_bits(16).threads(2);
+        solver.set_stop(Stop::new(Some(budget), None, None));
+        let s = solver.solve(&entry.position);
+        let stopped = s.stopped.expect("FFO #40 takes more nodes");
+        assert_eq!(stopped.reason, StopReason::Nodes);
+        // Each thread may finish the shallow search (at most 7 empties) it is in.
+        assert!(s.nodes <= budget + 2 * 20_000, "{} > {budget}", s.nodes);
+        // Stopped solves forget what they stored while stopping: a solve after is exact.
+        solver.set_stop(Stop::unlimited());
+        assert_eq!(solver.solve(&entry.position).score, entry.score);
+    }
+    let mut solver = OthelloSolver::with_hash_bits(16).threads(2);
+    solver.set_stop(Stop::new(None, Some(std::time::Duration::ZERO), None));
+    let s = solver.solve(&entry.position);
+    assert_eq!(s.stopped.map(|s| s.reason), Some(StopReason::Time));
+}
+
 #[test]
 fn passes_and_finished_games_at_the_root() {
     let mut solver = OthelloSolver::new();
@@ -231,6 +337,19 @@ mod long {
                     entry.id,
                     entry.position.format_move(*mv)
                 );
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "long (CI runs it): cargo test --test it -- --ignored ::long::"]
+    fn two_threads_solve_ffo_40_to_42_as_one() {
+        for entry in suite().iter().take(3) {
+            for all in [false, true] {
+                let one = solve_on(&entry.position, 1, all);
+                let two = solve_on(&entry.position, 2, all);
+                assert_eq!(one.0, entry.score, "FFO #{}", entry.id);
+                assert_eq!((two.0, &two.1), (one.0, &one.1), "FFO #{}", entry.id);
             }
         }
     }

@@ -162,7 +162,7 @@ fn budget(
 }
 
 /// A built-in engine's search options: `ordering`, `fail_soft`, `tt_mib`, `tolerance`,
-/// `exploration`, `tree_mib` (mcts), `tie_break`, `exact` and `near` (pvs, mtdf).
+/// `exploration`, `tree_mib` (mcts), `tie_break`, `exact`, `near` (pvs, mtdf) and `threads`.
 fn search_options(
     raw: &RawEngine,
     algorithm: Algorithm,
@@ -239,6 +239,12 @@ fn search_options(
         }
         resolved.near = at.int_in(x, "near", 0..=MAX_NEAR as i64, |v| {
             format!("near is {v}; allowed: 0..={MAX_NEAR} cells (0: every move)")
+        })?;
+    }
+    if let Some(x) = &raw.threads {
+        let most = crate::search::solver::othello::MAX_THREADS as i64;
+        resolved.threads = at.int_in(x, "threads", 1..=most, |v| {
+            format!("threads is {v}; allowed: 1..={most} (the cores the engine may use: its exact endgame's threads)")
         })?;
     }
     Ok(())

@@ -72,6 +72,7 @@ fn other_keys(raw: &RawEngine) -> Vec<(&'static str, Option<usize>)> {
         ("tie_break", at(&raw.tie_break)),
         ("exact", at(&raw.exact)),
         ("near", at(&raw.near)),
+        ("threads", at(&raw.threads)),
         ("memory_limit", at(&raw.memory_limit)),
         ("process_limit", at(&raw.process_limit)),
         ("cpu_limit", at(&raw.cpu_limit)),

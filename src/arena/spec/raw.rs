@@ -147,6 +147,8 @@ pub(crate) struct RawEngine {
     pub(super) tie_break: Option<Spanned<bool>>,
     pub(super) exact: Option<Spanned<i64>>,
     pub(super) near: Option<Spanned<i64>>,
+    /// The cores the engine may use (today: its exact endgame's threads).
+    pub(super) threads: Option<Spanned<i64>>,
     /// The engine's own clock (time odds), in place of the spec's.
     pub(super) tc: Option<Spanned<String>>,
     pub(super) st: Option<Spanned<String>>,

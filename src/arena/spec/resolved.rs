@@ -96,6 +96,14 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
 pub(super) fn default_tree_mib() -> usize {
     crate::search::DEFAULT_TREE_MIB
 }
@@ -189,6 +197,10 @@ pub struct ResolvedEngine {
     /// hash; [`SearchOptions::near`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub near: u32,
+    /// The cores the engine may use: its exact endgame's threads ([`SearchOptions::threads`];
+    /// left out of `run.json` when 1, so that specs from before the key keep their hash).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub threads: u32,
     /// Where the weights came from (a path, `inline`, or `built-in default`).
     pub weights_origin: String,
     /// The weights, feature by feature, in the game's feature order.
@@ -240,6 +252,7 @@ impl ResolvedEngine {
             tie_break: defaults.tie_break,
             exact: defaults.exact,
             near: defaults.near,
+            threads: defaults.threads,
             weights_origin: String::new(),
             weights: Vec::new(),
             endgame: None,
@@ -310,6 +323,7 @@ impl ResolvedEngine {
                 tie_break: self.tie_break,
                 exact: self.exact,
                 near: self.near,
+                threads: self.threads,
                 seed: 0,
             },
         }

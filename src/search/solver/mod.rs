@@ -2,7 +2,7 @@
 //! the game's bitboards directly instead of the generic [`crate::games::Game`] interface.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub mod connect4;
@@ -62,6 +62,29 @@ impl StopReason {
 /// Nodes between two looks at the clock (and updates of the progress counter).
 const CHECK_EVERY: u64 = 1 << 16;
 
+/// The same in a parallel solve, shorter: a helper then also looks whether the solve is over,
+/// and a short solve (a game's) should not wait long for its helpers to see it.
+const CHECK_EVERY_SHARED: u64 = 1 << 12;
+
+/// What the threads of one parallel solve share of its limits.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    /// Nodes of the node budget handed out to the threads so far, in chunks (it may count past
+    /// the budget; the chunks handed out never do).
+    granted: AtomicU64,
+    /// Nodes the threads have reported so far, for the progress counter.
+    counted: AtomicU64,
+    /// Set when the solve is over (its main thread done or stopped): the helpers stop.
+    halt: AtomicBool,
+}
+
+impl Shared {
+    /// Tells every thread of the solve to stop at its next look.
+    pub(crate) fn halt(&self) {
+        self.halt.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A solve's limits: a node budget, a deadline, and a counter a progress display may watch.
 /// The searches call [`Stop::poll`] once per node: a comparison, and every [`CHECK_EVERY`]
 /// nodes a look at the clock.
@@ -73,6 +96,12 @@ pub struct Stop {
     next_check: u64,
     reason: Option<StopReason>,
     progress: Option<Arc<AtomicU64>>,
+    /// In a parallel solve, what its threads share; `None` for a solve on one thread.
+    shared: Option<Arc<Shared>>,
+    /// In a parallel solve under a node budget, the nodes this thread was handed so far.
+    granted: u64,
+    /// In a parallel solve, the nodes this thread has reported to [`Shared::counted`].
+    reported: u64,
 }
 
 impl Stop {
@@ -123,10 +152,39 @@ impl Stop {
         self.reason
     }
 
+    /// Makes this (started) stop the main thread's of a parallel solve, and returns what its
+    /// threads share: the node budget then holds for all of them together, the deadline is
+    /// the same for all, and [`Shared::halt`] stops them. [`Stop::unshare`] ends it.
+    pub(crate) fn share(&mut self) -> Arc<Shared> {
+        let shared = Arc::new(Shared::default());
+        self.shared = Some(shared.clone());
+        (self.granted, self.reported, self.next_check) = (0, 0, 0);
+        shared
+    }
+
+    /// A helper thread's stop for the parallel solve [`Stop::share`] began.
+    pub(crate) fn helper(&self) -> Stop {
+        Stop {
+            reason: None,
+            granted: 0,
+            reported: 0,
+            next_check: 0,
+            ..self.clone()
+        }
+    }
+
+    /// Back to a solve on one thread (keeping why the parallel one stopped, if it did).
+    pub(crate) fn unshare(&mut self) {
+        self.shared = None;
+    }
+
     #[cold]
     fn check(&mut self, nodes: u64) -> bool {
         if self.reason.is_some() {
             return true;
+        }
+        if let Some(shared) = self.shared.clone() {
+            return self.check_shared(&shared, nodes);
         }
         if let Some(p) = &self.progress {
             p.store(nodes, Ordering::Relaxed);
@@ -145,6 +203,48 @@ impl Stop {
         self.next_check = self.max_nodes.map_or(next, |m| m.min(next));
         false
     }
+
+    /// [`Stop::check`] for one thread of a parallel solve. Under a node budget each thread
+    /// runs on chunks of it handed out one at a time (an eighth of what is left, at most
+    /// [`CHECK_EVERY_SHARED`]): the chunks never add up to more than the budget, so neither
+    /// do the threads' nodes.
+    fn check_shared(&mut self, shared: &Shared, nodes: u64) -> bool {
+        let delta = nodes - self.reported;
+        self.reported = nodes;
+        let total = shared.counted.fetch_add(delta, Ordering::Relaxed) + delta;
+        if let Some(p) = &self.progress {
+            p.fetch_max(total, Ordering::Relaxed);
+        }
+        if shared.halt.load(Ordering::Relaxed) {
+            // A helper told that the solve is over; its result is not used.
+            self.reason = Some(StopReason::Nodes);
+        } else if let Some(max) = self.max_nodes
+            && nodes >= self.granted
+        {
+            // What this thread already spent beyond its chunks is charged too.
+            let left = max.saturating_sub(shared.granted.load(Ordering::Relaxed));
+            let chunk = nodes - self.granted + (left / 8).clamp(1, CHECK_EVERY_SHARED);
+            let before = shared.granted.fetch_add(chunk, Ordering::Relaxed);
+            self.granted += chunk.min(max.saturating_sub(before));
+            if nodes >= self.granted {
+                self.reason = Some(StopReason::Nodes);
+            }
+        }
+        if self.reason.is_none() && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.reason = Some(StopReason::Time);
+        }
+        if self.reason.is_some() {
+            self.next_check = 0;
+            return true;
+        }
+        let next = nodes + CHECK_EVERY_SHARED;
+        self.next_check = if self.max_nodes.is_some() {
+            next.min(self.granted)
+        } else {
+            next
+        };
+        false
+    }
 }
 
 #[cfg(test)]
@@ -159,6 +259,46 @@ mod tests {
         assert_eq!(first, 100_000);
         assert_eq!(stop.reason(), Some(StopReason::Nodes));
         assert!(stop.poll(1), "once stopped, every poll says so");
+    }
+
+    #[test]
+    fn a_shared_budget_holds_for_all_threads_together() {
+        let mut main = Stop::new(Some(100_000), None, None);
+        main.start();
+        let shared = main.share();
+        let mut helper = main.helper();
+        // Two threads taking turns, each polling its own node count, as the searches do.
+        let (mut a, mut b) = (0u64, 0u64);
+        loop {
+            let (sa, sb) = (main.poll(a + 1), helper.poll(b + 1));
+            if !sa {
+                a += 1;
+            }
+            if !sb {
+                b += 1;
+            }
+            if sa && sb {
+                break;
+            }
+        }
+        assert!(a + b <= 100_000, "{a} + {b}");
+        assert!(a + b >= 99_990, "{a} + {b}: the budget was not used");
+        assert!(a > 10_000 && b > 10_000, "{a} {b}: both threads ran");
+        assert_eq!(main.reason(), Some(StopReason::Nodes));
+        // Halting stops a helper with budget to spare.
+        let mut free = Stop::unlimited();
+        free.start();
+        let shared_free = free.share();
+        let mut helper = free.helper();
+        assert!(!helper.poll(1));
+        shared_free.halt();
+        assert!(helper.poll(CHECK_EVERY_SHARED + 1));
+        assert!(
+            !free.stopped(),
+            "the main thread halts its helpers, not itself"
+        );
+        drop(shared);
+        free.unshare();
     }
 
     #[test]

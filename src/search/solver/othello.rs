@@ -10,7 +10,10 @@
 //! - a two-way transposition table keyed on both bitboards (the full position is stored, so a
 //!   hit is never a collision), with lower and upper bounds and the best move, used above
 //!   [`SHALLOW_EMPTIES`] empty squares, one cache line per probe, the children's lines
-//!   prefetched; enhanced transposition cutoffs from the children's entries;
+//!   prefetched; enhanced transposition cutoffs from the children's entries. The table is
+//!   lockless (each slot three atomic words, the keys XOR-ed with the data word, so a slot
+//!   read while another thread writes it is a miss) and a new entry replaces a shallower one,
+//!   or any of an earlier generation ([`OthelloSolver::age`]);
 //! - move ordering: the hash move first, searched before the others are even generated; then
 //!   fastest-first (fewest opponent replies, corners counted twice), the mover's stable
 //!   corners, the opponent's potential mobility, the parity of the square's quadrant and a
@@ -25,7 +28,21 @@
 //! - dedicated code for the last four empty squares, which never generates a move list: it tries
 //!   the known empties and, for the very last one, counts its flips directly.
 //!
+//! - on several threads ([`OthelloSolver::set_threads`]), lazy SMP: once the main thread has
+//!   ordered its root moves, helper threads search the same root (each rotating the order by
+//!   its number) on the shared table until the main thread is done; at null-window nodes of
+//!   [`DEFER_EMPTIES`] empties or more, once one move is searched, a move whose position
+//!   another thread is searching waits until the others are (ABDADA's idea, simplified), so
+//!   that the threads share out a node's moves. The table being sound, the score is exact
+//!   whatever the helpers store, and the best move is the first in the main thread's order
+//!   that reaches it: the same as on one thread. The node count (every thread's) varies from
+//!   run to run. One node budget and one deadline hold for all the threads together.
+//!
 //! Nothing is allocated inside the search: move lists are arrays on the stack.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Condvar, Mutex};
 
 use arrayvec::ArrayVec;
 
@@ -344,23 +361,137 @@ const STABILITY_THRESHOLD: [i32; 65] = [
     64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
 ];
 
-/// One transposition-table slot. The full position is stored, so a hit is never a collision.
-#[derive(Copy, Clone, Default)]
+/// What the table knows of a position. The full position is stored, so a hit is never a
+/// collision.
+#[derive(Copy, Clone, Default, Debug, PartialEq, Eq)]
 struct Entry {
-    player: u64,
-    opponent: u64,
     lower: i8,
     upper: i8,
     /// Best move square, or 64 for none.
     best: u8,
-    /// Empty squares of the position, the replacement priority; 0 marks an unused slot.
+    /// Empty squares of the position plus one, the replacement priority; 0 marks an unused slot.
     depth: u8,
+    /// The table's generation when stored ([`OthelloSolver::age`]): older entries give way.
+    generation: u8,
+}
+
+impl Entry {
+    /// The entry as one word: bounds, best move, depth and generation, a byte each.
+    #[inline]
+    fn pack(self) -> u64 {
+        u64::from(self.lower as u8)
+            | u64::from(self.upper as u8) << 8
+            | u64::from(self.best) << 16
+            | u64::from(self.depth) << 24
+            | u64::from(self.generation) << 32
+    }
+
+    #[inline]
+    fn unpack(data: u64) -> Entry {
+        Entry {
+            lower: data as u8 as i8,
+            upper: (data >> 8) as u8 as i8,
+            best: (data >> 16) as u8,
+            depth: (data >> 24) as u8,
+            generation: (data >> 32) as u8,
+        }
+    }
+}
+
+/// One slot, lockless (Hyatt's scheme): the data word, and the two bitboards each XOR-ed with
+/// it. Threads read and write the three words independently (`Relaxed`: plain moves on
+/// x86-64); a slot read while another thread writes it may mix two writes, and then the keys
+/// XOR-ed back with the data word it read do not give the position probed: a torn read is a
+/// miss, never a wrong bound, so the solve stays exact.
+#[derive(Default)]
+struct Slot {
+    player: AtomicU64,
+    opponent: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    /// The entry of position `(p, o)` if this slot holds it (and was read whole).
+    #[inline]
+    fn get(&self, p: u64, o: u64) -> Option<Entry> {
+        let data = self.data.load(Relaxed);
+        (self.player.load(Relaxed) ^ data == p
+            && self.opponent.load(Relaxed) ^ data == o
+            && (data >> 24) as u8 != 0)
+            .then(|| Entry::unpack(data))
+    }
+
+    #[inline]
+    fn set(&self, p: u64, o: u64, e: Entry) {
+        let data = e.pack();
+        self.player.store(p ^ data, Relaxed);
+        self.opponent.store(o ^ data, Relaxed);
+        self.data.store(data, Relaxed);
+    }
+
+    /// The replacement priority: the depth, 0 for an unused slot or one stored by an earlier
+    /// generation (a torn read only misjudges a priority).
+    #[inline]
+    fn priority(&self, generation: u8) -> u8 {
+        let e = Entry::unpack(self.data.load(Relaxed));
+        if e.generation == generation {
+            e.depth
+        } else {
+            0
+        }
+    }
+
+    /// Copies `other` into this slot word by word (a torn copy is a slot no probe accepts).
+    #[inline]
+    fn copy_from(&self, other: &Slot) {
+        self.player.store(other.player.load(Relaxed), Relaxed);
+        self.opponent.store(other.opponent.load(Relaxed), Relaxed);
+        self.data.store(other.data.load(Relaxed), Relaxed);
+    }
+
+    fn reset(&self) {
+        self.player.store(0, Relaxed);
+        self.opponent.store(0, Relaxed);
+        self.data.store(0, Relaxed);
+    }
 }
 
 /// Two slots in one cache line: a probe costs one memory access.
-#[derive(Copy, Clone, Default)]
+#[derive(Default)]
 #[repr(align(64))]
-struct Bucket([Entry; 2]);
+struct Bucket([Slot; 2]);
+
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+
+/// The transposition table, shared by the threads of a parallel solve through an [`Arc`].
+struct Table {
+    buckets: Box<[Bucket]>,
+    mask: usize,
+}
+
+impl Table {
+    /// `buckets` buckets, a power of two.
+    fn new(buckets: usize) -> Table {
+        Table {
+            buckets: (0..buckets).map(|_| Bucket::default()).collect(),
+            mask: buckets - 1,
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, p: u64, o: u64) -> &Bucket {
+        let h = p.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ o.rotate_left(29).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        &self.buckets[((h ^ (h >> 31)) as usize) & self.mask]
+    }
+
+    fn clear(&self) {
+        for b in self.buckets.iter() {
+            b.0[0].reset();
+            b.0[1].reset();
+        }
+    }
+}
 
 /// A small static preference between squares (corners, then the edges' middle), which only
 /// breaks ties of the ordering (Edax's table).
@@ -402,13 +533,108 @@ type MoveBuf = ArrayVec<Move, 64>;
 /// assert!(solution.best_moves.is_empty());
 /// ```
 pub struct OthelloSolver {
-    table: Vec<Bucket>,
-    mask: usize,
+    table: Arc<Table>,
+    /// Stored with each entry; [`OthelloSolver::age`] moves it on.
+    generation: u8,
     edge: &'static [u8],
     nodes: u64,
     all_best_moves: bool,
     stop: Stop,
+    /// Threads of a solve ([`OthelloSolver::set_threads`]).
+    threads: usize,
+    /// This solver's part in a parallel solve.
+    role: Role,
+    /// In a parallel solve, the positions its threads are searching ([`Busy`]).
+    busy: Option<Arc<Busy>>,
 }
+
+/// A solver's part in a solve: alone, or the main thread or a helper of a parallel one.
+enum Role {
+    Alone,
+    /// The main thread: it opens the gate once its root moves are ordered.
+    Main(Arc<Gate>),
+    /// Helper `k` (1, 2, ...): it rotates its root moves by `k`.
+    Helper(usize),
+}
+
+/// Where a parallel solve's helpers wait until the main thread has ordered its root moves, so
+/// that nothing they store can change that order (the reported best move is the first in it
+/// reaching the best score).
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.opened.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Below this many empty squares a solve runs on one thread whatever
+/// [`OthelloSolver::set_threads`] says: it takes less time than starting helpers.
+pub const PARALLEL_EMPTIES: u32 = 12;
+
+/// From this many empties up, a thread of a parallel solve leaves for later the moves another
+/// thread is searching ([`Busy`]).
+pub const DEFER_EMPTIES: u32 = 12;
+
+/// The positions the threads of a parallel solve are searching, by a hash (ABDADA's
+/// "exclusive" marks, simplified): at a null-window node, a move whose position another
+/// thread is searching waits until the others are searched, so that threads reaching the same
+/// node share its moves out rather than search them twice. A lost or mistaken mark only
+/// changes an order: the search stays exact.
+struct Busy {
+    slots: Box<[AtomicU64]>,
+}
+
+impl Busy {
+    const SLOTS: usize = 1 << 12;
+
+    fn new() -> Busy {
+        Busy {
+            slots: (0..Self::SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// The slot and the non-zero key of a position.
+    #[inline]
+    fn key(p: u64, o: u64) -> (usize, u64) {
+        let h =
+            crate::games::hash::mix64(p ^ o.rotate_left(17).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        ((h as usize) & (Self::SLOTS - 1), h | 1)
+    }
+
+    #[inline]
+    fn is_busy(&self, p: u64, o: u64) -> bool {
+        let (i, k) = Self::key(p, o);
+        self.slots[i].load(Relaxed) == k
+    }
+
+    #[inline]
+    fn enter(&self, p: u64, o: u64) {
+        let (i, k) = Self::key(p, o);
+        self.slots[i].store(k, Relaxed);
+    }
+
+    #[inline]
+    fn leave(&self, p: u64, o: u64) {
+        let (i, k) = Self::key(p, o);
+        let _ = self.slots[i].compare_exchange(k, 0, Relaxed, Relaxed);
+    }
+}
+
+/// The most threads of one solve.
+pub const MAX_THREADS: usize = 256;
 
 impl Default for OthelloSolver {
     fn default() -> Self {
@@ -435,13 +661,30 @@ impl OthelloSolver {
     pub fn with_hash_bits(bits: u32) -> OthelloSolver {
         let size = 1usize << bits.clamp(4, 30);
         OthelloSolver {
-            table: vec![Bucket::default(); size / 2],
-            mask: size / 2 - 1,
+            table: Arc::new(Table::new(size / 2)),
+            generation: 0,
             edge: stability::edge_table(),
             nodes: 0,
             all_best_moves: false,
             stop: Stop::unlimited(),
+            threads: 1,
+            role: Role::Alone,
+            busy: None,
         }
+    }
+
+    /// How many threads the next solves use (clamped to 1..=[`MAX_THREADS`]; 1 by default).
+    /// More than one: lazy SMP, helper threads searching the root moves in other orders on
+    /// the shared table while the main thread searches as alone; the score and the best
+    /// moves are the one-thread solve's, the node count (all threads') varies from run to run.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, MAX_THREADS);
+    }
+
+    /// [`OthelloSolver::set_threads`] on a solver being built.
+    pub fn threads(mut self, threads: usize) -> OthelloSolver {
+        self.set_threads(threads);
+        self
     }
 
     /// The limits of the next solves (a node budget, a time, a progress counter); a solve that
@@ -465,7 +708,14 @@ impl OthelloSolver {
 
     /// Forgets every stored position, for solves independent of earlier ones.
     pub fn clear(&mut self) {
-        self.table.fill(Bucket::default());
+        self.table.clear();
+    }
+
+    /// Starts a new generation of the table: what later solves store replaces what earlier
+    /// ones stored before it replaces anything deeper of their own (probes still find the old
+    /// entries until then). For a game's successive solves, one per move.
+    pub fn age(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
     }
 
     /// Solves `pos`: the final disc difference for the side to move under perfect play (empty
@@ -485,7 +735,7 @@ impl OthelloSolver {
                     stopped: None,
                 };
             }
-            let (score, _, bounds) = self.root(o, p);
+            let (score, _, bounds) = self.root_threads(o, p);
             return Solution {
                 score: -score,
                 best_moves: vec![OthelloMove::PASS],
@@ -493,7 +743,7 @@ impl OthelloSolver {
                 stopped: self.stopped(-bounds.1, -bounds.0),
             };
         }
-        let (score, best_moves, bounds) = self.root(p, o);
+        let (score, best_moves, bounds) = self.root_threads(p, o);
         Solution {
             score,
             best_moves,
@@ -535,6 +785,7 @@ impl OthelloSolver {
         if n >= SORT_SEARCH_EMPTIES {
             self.sort_by_search(p, o, n, &mut moves);
         }
+        self.root_ordered(&mut moves);
         let mut best = -INF;
         let mut best_moves = Vec::new();
         for i in 0..moves.len() {
@@ -575,6 +826,82 @@ impl OthelloSolver {
         }
         self.store(p, o, n, best, best, best_moves[0].0);
         (best, best_moves, (best, best))
+    }
+
+    /// [`OthelloSolver::root`] on the threads of [`OthelloSolver::set_threads`]: the main
+    /// thread (this one) searches as alone, helpers search the same root in other orders on
+    /// the shared table until it is done, and their nodes are added to this solver's.
+    fn root_threads(&mut self, p: u64, o: u64) -> (i32, Vec<OthelloMove>, (i32, i32)) {
+        if self.threads <= 1 || (!(p | o)).count_ones() < PARALLEL_EMPTIES {
+            return self.root(p, o);
+        }
+        let shared = self.stop.share();
+        let gate = Arc::new(Gate::default());
+        let busy = Arc::new(Busy::new());
+        self.busy = Some(busy.clone());
+        let helpers: Vec<OthelloSolver> = (1..self.threads)
+            .map(|k| OthelloSolver {
+                table: self.table.clone(),
+                generation: self.generation,
+                edge: self.edge,
+                nodes: 0,
+                all_best_moves: self.all_best_moves,
+                stop: self.stop.helper(),
+                threads: 1,
+                role: Role::Helper(k),
+                busy: Some(busy.clone()),
+            })
+            .collect();
+        self.role = Role::Main(gate.clone());
+        let (result, helper_nodes) = std::thread::scope(|scope| {
+            let running: Vec<_> = helpers
+                .into_iter()
+                .map(|mut helper| {
+                    let gate = &gate;
+                    scope.spawn(move || {
+                        gate.wait();
+                        helper.root(p, o);
+                        helper.nodes
+                    })
+                })
+                .collect();
+            let result = self.root(p, o);
+            shared.halt();
+            // Open already, unless the root stopped before ordering its moves.
+            gate.open();
+            let nodes: u64 = running
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .sum();
+            (result, nodes)
+        });
+        self.role = Role::Alone;
+        self.busy = None;
+        self.stop.unshare();
+        self.nodes += helper_nodes;
+        result
+    }
+
+    /// Called by [`OthelloSolver::root`] once its moves are ordered: the main thread of a
+    /// parallel solve lets its helpers start; helper `k` rotates its order by `k` moves, so
+    /// that the threads start on different moves.
+    fn root_ordered(&mut self, moves: &mut MoveBuf) {
+        match &self.role {
+            Role::Alone => {}
+            Role::Main(gate) => gate.open(),
+            &Role::Helper(k) => {
+                // The main thread's order (pick's), rotated, then keyed so that pick keeps it.
+                for i in 0..moves.len() {
+                    pick(moves, i);
+                }
+                let len = moves.len();
+                moves.rotate_left(k % len.max(1));
+                let len = len as i32;
+                for (i, m) in moves.iter_mut().enumerate() {
+                    m.key = len - i as i32;
+                }
+            }
+        }
     }
 
     /// Re-keys `moves` (all but a hash move or a wipe-out) by a shallow search of each child
@@ -682,13 +1009,6 @@ impl OthelloSolver {
         }
     }
 
-    #[inline]
-    fn index(&self, p: u64, o: u64) -> usize {
-        let h = p.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ o.rotate_left(29).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        ((h ^ (h >> 31)) as usize) & self.mask
-    }
-
     /// Starts loading the bucket of a position that will be probed soon: the children's
     /// probes then find it in cache instead of stalling on memory.
     #[inline]
@@ -696,7 +1016,7 @@ impl OthelloSolver {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let bucket = &self.table[self.index(p, o)] as *const Bucket as *const i8;
+            let bucket = self.table.bucket(p, o) as *const Bucket as *const i8;
             // SAFETY: a prefetch is only a hint and never faults; SSE is x86-64's baseline.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket) };
         }
@@ -706,42 +1026,48 @@ impl OthelloSolver {
 
     #[inline]
     fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        let i = self.index(p, o);
-        self.table[i]
-            .0
-            .iter()
-            .find(|e| e.player == p && e.opponent == o && e.depth != 0)
-            .copied()
+        let [a, b] = &self.table.bucket(p, o).0;
+        a.get(p, o).or_else(|| b.get(p, o))
     }
 
     /// Stores bounds for a position, merging with what is known of it already; a new position
-    /// takes the first slot if at least as deep as its occupant, which moves to the second.
+    /// takes the first slot if at least as deep as its occupant, which moves to the second,
+    /// or if the occupant is of an earlier generation, which it replaces.
     #[inline]
     fn store(&mut self, p: u64, o: u64, n: u32, lower: i32, upper: i32, best: u8) {
-        let i = self.index(p, o);
+        let bucket = &self.table.bucket(p, o).0;
         let depth = n as u8 + 1;
+        let generation = self.generation;
+        for slot in bucket {
+            if let Some(e) = slot.get(p, o) {
+                // Another thread may write the slot meanwhile: one of the two writes is lost,
+                // and each holds true bounds.
+                let merged = Entry {
+                    lower: e.lower.max(lower as i8),
+                    upper: e.upper.min(upper as i8),
+                    best,
+                    depth: e.depth,
+                    generation,
+                };
+                slot.set(p, o, merged);
+                return;
+            }
+        }
         let fresh = Entry {
-            player: p,
-            opponent: o,
             lower: lower as i8,
             upper: upper as i8,
             best,
             depth,
+            generation,
         };
-        let bucket = &mut self.table[i].0;
-        for e in bucket.iter_mut() {
-            if e.player == p && e.opponent == o && e.depth != 0 {
-                e.lower = e.lower.max(lower as i8);
-                e.upper = e.upper.min(upper as i8);
-                e.best = best;
-                return;
-            }
-        }
-        if depth >= bucket[0].depth {
-            bucket[1] = bucket[0];
-            bucket[0] = fresh;
+        let first = bucket[0].priority(generation);
+        if first == 0 {
+            bucket[0].set(p, o, fresh);
+        } else if depth >= first {
+            bucket[1].copy_from(&bucket[0]);
+            bucket[0].set(p, o, fresh);
         } else {
-            bucket[1] = fresh;
+            bucket[1].set(p, o, fresh);
         }
     }
 
@@ -931,18 +1257,28 @@ impl OthelloSolver {
         if n >= SORT_SEARCH_EMPTIES {
             self.sort_by_search(p, o, n, &mut moves);
         }
-        for i in 0..moves.len() {
-            let m = pick(&mut moves, i);
-            let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
-            let score = self.nws_child(np, no, alpha, n, parity, m.sq as usize);
+        if let Some(busy) = self.busy.clone()
+            && n >= DEFER_EMPTIES
+        {
+            (best, best_move) =
+                self.nws_moves_shared(&busy, [p, o], alpha, n, moves, (best, best_move));
             if self.stop.stopped() {
                 return 0;
             }
-            if score > best {
-                best = score;
-                best_move = m.sq;
-                if score > alpha {
-                    break;
+        } else {
+            for i in 0..moves.len() {
+                let m = pick(&mut moves, i);
+                let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
+                let score = self.nws_child(np, no, alpha, n, parity, m.sq as usize);
+                if self.stop.stopped() {
+                    return 0;
+                }
+                if score > best {
+                    best = score;
+                    best_move = m.sq;
+                    if score > alpha {
+                        break;
+                    }
                 }
             }
         }
@@ -952,6 +1288,62 @@ impl OthelloSolver {
             self.store(p, o, n, -64, best, best_move);
         }
         best
+    }
+
+    /// The moves of a null-window node in a parallel solve: as alone, except that once one move
+    /// is searched (the hash move or the first), a move another thread is searching waits
+    /// until the others are searched. Returns the best score and its move, given the best so
+    /// far (`best`, `-INF` for none) and its move.
+    fn nws_moves_shared(
+        &mut self,
+        busy: &Busy,
+        [p, o]: [u64; 2],
+        alpha: i32,
+        n: u32,
+        mut moves: MoveBuf,
+        (mut best, mut best_move): (i32, u8),
+    ) -> (i32, u8) {
+        let parity = parity_of(!(p | o));
+        let mut deferred = 0u64;
+        for i in 0..moves.len() {
+            let m = pick(&mut moves, i);
+            let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
+            if best != -INF && busy.is_busy(np, no) {
+                deferred |= 1 << i;
+                continue;
+            }
+            busy.enter(np, no);
+            let score = self.nws_child(np, no, alpha, n, parity, m.sq as usize);
+            busy.leave(np, no);
+            if self.stop.stopped() {
+                return (0, 64);
+            }
+            if score > best {
+                best = score;
+                best_move = m.sq;
+                if score > alpha {
+                    return (best, best_move);
+                }
+            }
+        }
+        while deferred != 0 {
+            // `pick` left each move at the index it was picked at.
+            let m = moves[deferred.trailing_zeros() as usize];
+            deferred &= deferred - 1;
+            let (np, no) = (o ^ m.flipped, p | m.flipped | 1u64 << m.sq);
+            let score = self.nws_child(np, no, alpha, n, parity, m.sq as usize);
+            if self.stop.stopped() {
+                return (0, 64);
+            }
+            if score > best {
+                best = score;
+                best_move = m.sq;
+                if score > alpha {
+                    break;
+                }
+            }
+        }
+        (best, best_move)
     }
 
     /// The score of the move to `sq` (leading to `(np, no)`) for a null-window node with `n`
@@ -1485,6 +1877,64 @@ mod tests {
             "{forty} {forty_nine}"
         );
         assert!(forty_nine_other <= 0, "{forty_nine_other}");
+    }
+
+    #[test]
+    fn table_entries_pack_and_torn_slots_are_misses() {
+        let e = Entry {
+            lower: -64,
+            upper: 38,
+            best: 63,
+            depth: 21,
+            generation: 255,
+        };
+        assert_eq!(Entry::unpack(e.pack()), e);
+        let (p, o) = (0x0000_0018_1000_0000u64, 0x0000_0000_0818_0000u64);
+        let slot = Slot::default();
+        assert_eq!(slot.get(p, o), None, "an unused slot holds nothing");
+        slot.set(p, o, e);
+        assert_eq!(slot.get(p, o), Some(e));
+        assert_eq!(slot.get(o, p), None);
+        // A read mixing two writes of the same position: the keys of the first, the data of
+        // the second.
+        let later = Entry { lower: 38, ..e };
+        let keys = (p ^ e.pack(), o ^ e.pack());
+        slot.set(p, o, later);
+        slot.player.store(keys.0, Relaxed);
+        assert_eq!(slot.get(p, o), None);
+        slot.opponent.store(keys.1, Relaxed);
+        slot.data.store(later.pack(), Relaxed);
+        assert_eq!(slot.get(p, o), None);
+    }
+
+    #[test]
+    fn older_generations_give_way_and_the_deepest_stays_first() {
+        let mut solver = OthelloSolver::with_hash_bits(4);
+        // Positions of one bucket (16 slots, 8 buckets): found by trying.
+        let first = (1u64, 2u64);
+        let bucket = solver.table.bucket(first.0, first.1) as *const Bucket;
+        let same: Vec<(u64, u64)> = (3u64..)
+            .map(|p| (p << 8, 2u64))
+            .filter(|&(p, o)| std::ptr::eq(solver.table.bucket(p, o), bucket))
+            .take(2)
+            .collect();
+        solver.store(first.0, first.1, 20, -4, 64, 9);
+        // Shallower: second slot.
+        solver.store(same[0].0, same[0].1, 10, -64, 2, 8);
+        assert!(solver.probe(first.0, first.1).is_some());
+        assert!(solver.probe(same[0].0, same[0].1).is_some());
+        // A new generation: the deep entry of the old one gives way to a shallow one, and the
+        // second slot keeps its entry.
+        solver.age();
+        solver.store(same[1].0, same[1].1, 8, 0, 0, 7);
+        assert!(solver.probe(first.0, first.1).is_none());
+        assert!(solver.probe(same[0].0, same[0].1).is_some());
+        assert_eq!(solver.probe(same[1].0, same[1].1).map(|e| e.best), Some(7));
+        // Within a generation, depth decides: deeper goes first, the occupant second.
+        solver.store(first.0, first.1, 20, -4, 64, 9);
+        assert!(solver.probe(first.0, first.1).is_some());
+        assert!(solver.probe(same[1].0, same[1].1).is_some());
+        assert!(solver.probe(same[0].0, same[0].1).is_none());
     }
 
     #[test]

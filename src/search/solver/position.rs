@@ -26,6 +26,9 @@ pub struct Limits {
     pub time: Option<Duration>,
     /// The transposition table's size, MiB (each game has its default).
     pub hash_mib: Option<u64>,
+    /// Threads of an Othello solve (0 or 1: one; [`OthelloSolver::set_threads`]); the other
+    /// games' solvers run on one.
+    pub threads: usize,
 }
 
 impl Limits {
@@ -82,7 +85,8 @@ pub fn solve_position(
             let mut solver = limits
                 .hash_mib
                 .map_or_else(OthelloSolver::new, OthelloSolver::with_table_mib)
-                .all_best_moves(true);
+                .all_best_moves(true)
+                .threads(limits.threads);
             solver.set_stop(limits.stop(progress));
             let s = solver.solve(&pos);
             Solved {

@@ -58,11 +58,13 @@ pub enum SuiteError {
 
 /// Solves every position of the suite `text` (blank lines and `#` comments skipped) for the
 /// game `kind`, each from a cleared table of `hash_mib` MiB (the solver's default when `None`),
-/// and returns them checked, in order. Every line is read before the first solve.
+/// on `threads` threads (Othello's solver; the others run on one), and returns them checked,
+/// in order. Every line is read before the first solve.
 pub fn check_suite(
     kind: GameKind,
     text: &str,
     hash_mib: Option<u64>,
+    threads: usize,
 ) -> Result<Vec<Checked>, SuiteError> {
     let lines: Vec<(usize, &str)> = text
         .lines()
@@ -114,8 +116,9 @@ pub fn check_suite(
                 .iter()
                 .map(|&(n, l)| parse_ffo_line(l).map(|e| (n, e)).map_err(|e| at(n, &e)))
                 .collect::<Result<_, _>>()?;
-            let mut solver =
-                hash_mib.map_or_else(OthelloSolver::new, OthelloSolver::with_table_mib);
+            let mut solver = hash_mib
+                .map_or_else(OthelloSolver::new, OthelloSolver::with_table_mib)
+                .threads(threads);
             for (line, entry) in entries {
                 solver.clear();
                 let clock = Instant::now();
@@ -132,6 +135,7 @@ pub fn check_suite(
                         .map(|m| entry.position.format_move(m))
                         .unwrap_or_default(),
                     empties: (!(entry.position.player | entry.position.opponent)).count_ones(),
+                    // Every thread's nodes.
                     nodes: s.nodes,
                     seconds: clock.elapsed().as_secs_f64(),
                 });
@@ -150,7 +154,7 @@ mod tests {
     fn a_connect4_suite_is_checked_line_by_line() {
         // A line of Pons' Test_L3_R1 (its value -1: the side to move loses by the smallest margin).
         let text = "# comment\n\n2252576253462244111563365343671351441 -1\n";
-        let checked = check_suite(GameKind::Connect4, text, Some(1)).unwrap();
+        let checked = check_suite(GameKind::Connect4, text, Some(1), 1).unwrap();
         assert_eq!(checked.len(), 1);
         assert_eq!(checked[0].line, 3);
         assert_eq!(checked[0].id, "2252576253462244111563365343671351441");
@@ -161,6 +165,7 @@ mod tests {
             GameKind::Connect4,
             "2252576253462244111563365343671351441 5\n",
             Some(1),
+            1,
         )
         .unwrap();
         assert!(!wrong[0].correct());
@@ -169,7 +174,7 @@ mod tests {
 
     #[test]
     fn bad_lines_and_games_without_a_format_are_named() {
-        let err = check_suite(GameKind::Connect4, "44\n4x 1\n", None).unwrap_err();
+        let err = check_suite(GameKind::Connect4, "44\n4x 1\n", None, 1).unwrap_err();
         assert!(matches!(err, SuiteError::Line { line: 1, .. }), "{err}");
         let err = check_suite(
             GameKind::Morpion {
@@ -180,6 +185,7 @@ mod tests {
             },
             "",
             None,
+            1,
         )
         .unwrap_err();
         assert!(

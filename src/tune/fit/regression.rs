@@ -385,7 +385,7 @@ impl<G: Features> Collector<G> {
             let solved = match empties(&pos) {
                 Some(n) if n <= self.options.exact_labels => self
                     .solver
-                    .get_or_insert_with(|| Endgame::new(SOLVER_TABLE_MIB))
+                    .get_or_insert_with(|| Endgame::new(SOLVER_TABLE_MIB, 1))
                     .perfect_result(&pos),
                 _ => None,
             };
