@@ -368,7 +368,7 @@ fn adjudication_line<G: Game>(
 }
 
 /// Why game `slot` may not replay the same: a clock, a move cut short by a time limit, an
-/// outside program, a hosted engine.
+/// outside program, a hosted engine, a built-in engine solving on several threads.
 fn not_reproducible(
     spec: &TournamentSpec,
     slot: &Slot,
@@ -384,10 +384,16 @@ fn not_reproducible(
     }
     for index in [slot.first, slot.second] {
         let name = &spec.resolved.engines[index].name;
-        match spec.engines[index] {
+        match &spec.engines[index] {
             Entrant::Outside(_) => why.push(format!("outside program '{name}'")),
             // A function joute does not see into: it may use its own randomness.
             Entrant::Hosted(_) => why.push(format!("hosted engine '{name}'")),
+            // Its solve's helpers race for the shared table: nodes vary, and with them
+            // which of several best moves a later solve of the game finds first.
+            Entrant::BuiltIn(engine, _) if engine.config.options.threads > 1 => why.push(format!(
+                "parallel solve of '{name}' ({} threads)",
+                engine.config.options.threads
+            )),
             Entrant::BuiltIn(..) => {}
         }
     }

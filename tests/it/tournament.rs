@@ -2197,3 +2197,23 @@ fn a_spec_with_a_hosted_engine_is_refused_by_the_command_line_naming_it_and_its_
         &["key 'engine[1].hosted'", "hosted must be a key of 1 to"],
     );
 }
+
+#[test]
+fn an_engine_solving_on_several_threads_is_logged_as_not_reproducible() {
+    // Two Othello engines solving their endgames exactly, one of them on two threads: each
+    // game names that engine's parallel solve, and no other reason.
+    let dir = scratch("threads-not-reproducible");
+    let text = "name = \"t\"\ngame = \"othello\"\nseed = 3\nopenings = { plies = 4, count = 1 }\n\
+        [[engine]]\nname = \"two\"\nalgorithm = \"pvs\"\ndepth = 1\nexact = 12\nthreads = 2\n\
+        [[engine]]\nname = \"one\"\nalgorithm = \"pvs\"\ndepth = 1\nexact = 12\n";
+    let out = common::run_spec(&dir, text);
+    let games = common::jsonl(&out.join("games.jsonl"));
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(
+            g["not_reproducible"],
+            serde_json::json!(["parallel solve of 'two' (2 threads)"]),
+            "{g}"
+        );
+    }
+}
