@@ -1257,8 +1257,9 @@ impl OthelloSolver {
         if n >= SORT_SEARCH_EMPTIES {
             self.sort_by_search(p, o, n, &mut moves);
         }
-        if let Some(busy) = self.busy.clone()
-            && n >= DEFER_EMPTIES
+        // The depth first: the shared Arc's count is touched only where deferral applies.
+        if n >= DEFER_EMPTIES
+            && let Some(busy) = self.busy.clone()
         {
             (best, best_move) =
                 self.nws_moves_shared(&busy, [p, o], alpha, n, moves, (best, best_move));
