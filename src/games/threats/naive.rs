@@ -4,7 +4,7 @@
 
 use super::super::morpion::{Morpion, Rule};
 use super::super::renju;
-use super::super::Side;
+use super::super::{Game, Side};
 use super::{Cells, insert};
 
 /// The four directions.
@@ -168,5 +168,56 @@ pub(crate) fn open_three(pos: &Morpion, side: Side, cell: usize) -> bool {
                         && (!bound(pos, side)
                             || (!five(pos, side, &[cell], q) && !forbidden(pos, &[cell], q)))
                 })
+    })
+}
+
+/// The empty cells of the board where a stone of `side` makes a five.
+pub(crate) fn fives(pos: &Morpion, side: Side) -> Vec<usize> {
+    (0..pos.cells())
+        .filter(|&c| empty(pos, &[], c) && five(pos, side, &[], c))
+        .collect()
+}
+
+/// Whether the side to move of `pos` wins by continuous fours within `depth` fours: the
+/// fours-only tree searched exhaustively, the threats judged by playing and walking lines.
+pub(crate) fn vcf(pos: &Morpion, depth: u32) -> bool {
+    let me = pos.side_to_move();
+    let them = me.opponent();
+    if pos.outcome().is_some() {
+        return false;
+    }
+    if !fives(pos, me).is_empty() {
+        return true;
+    }
+    let theirs = fives(pos, them);
+    if depth == 0 || theirs.len() >= 2 {
+        return false;
+    }
+    let moves: Vec<usize> = if theirs.len() == 1 {
+        theirs
+    } else {
+        (0..pos.cells()).filter(|&c| empty(pos, &[], c)).collect()
+    };
+    moves.into_iter().any(|m| {
+        if bound(pos, me) && pos.is_forbidden(m) {
+            return false;
+        }
+        let next = pos.play(super::super::morpion::Cell(m as u8));
+        if next.outcome().is_some() {
+            return false;
+        }
+        let mine = fives(&next, me);
+        match mine.len() {
+            0 => false,
+            1 => {
+                let c = mine[0];
+                if bound(&next, them) && next.is_forbidden(c) {
+                    return true;
+                }
+                let after = next.play(super::super::morpion::Cell(c as u8));
+                after.outcome().is_none() && vcf(&after, depth - 1)
+            }
+            _ => true,
+        }
     })
 }
