@@ -147,12 +147,15 @@ impl VcfSearch {
             }
             _ => [0; 4],
         };
+        // Threats first: a four the defender cannot stop ends the search without a dive.
         let mut proof = Proof::Fail;
-        threats::for_each(&moves, |m| {
-            if proof == Proof::Fail {
-                proof = self.four(pos, me, m, depth);
-            }
-        });
+        for dive in [false, true] {
+            threats::for_each(&moves, |m| {
+                if proof == Proof::Fail {
+                    proof = self.four(pos, me, m, depth, dive);
+                }
+            });
+        }
         if proof == Proof::Fail {
             self.table[slot] = Entry {
                 key,
@@ -162,8 +165,9 @@ impl VcfSearch {
         proof
     }
 
-    /// The attacker `me` plays the four `m` in `pos` (the defender has no five left).
-    fn four(&mut self, pos: &Morpion, me: Side, m: usize, depth: u32) -> Proof {
+    /// The attacker `me` plays the four `m` in `pos` (the defender has no five left); without
+    /// `dive`, only a four the defender cannot stop is a win, and nothing is searched.
+    fn four(&mut self, pos: &Morpion, me: Side, m: usize, depth: u32, dive: bool) -> Proof {
         let completing = threats::four_completions(pos, me, m);
         let next = pos.play(Cell(m as u8));
         if next.outcome().is_some() {
@@ -177,6 +181,8 @@ impl VcfSearch {
                 // Renju's black cannot take a forbidden point: the five follows.
                 if them == Side::First && next.is_forbidden(c) {
                     Proof::Win
+                } else if !dive {
+                    return Proof::Fail;
                 } else {
                     let after = next.play(Cell(c as u8));
                     if after.outcome().is_some() {
