@@ -19,6 +19,9 @@
 //! which holds for every smaller depth. Searches cut by the node limit store nothing.
 //!
 //! Depth is counted in the attacker's four moves; the final five is not counted.
+//!
+//! Move order: at each attacker node the fours the defender cannot stop are tried first,
+//! without a dive; then the others, in cell order.
 
 use crate::games::morpion::Cell;
 use crate::games::threats::{self, Cells};
