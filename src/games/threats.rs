@@ -23,9 +23,9 @@
 //! Each judgement scans the four lines through the cell in windows of `2k + 1` cells held as
 //! bits of a `u32`; nothing is allocated.
 
+use super::Side;
 use super::morpion::{Morpion, Rule};
 use super::renju;
-use super::{Game, Side};
 
 /// A set of cells, row-major (`row * cols + col`), as [`Morpion::marks`] gives them.
 pub type Cells = [u64; 4];
@@ -422,12 +422,6 @@ pub fn four_moves(pos: &Morpion, side: Side) -> Cells {
 #[inline]
 pub fn defences(pos: &Morpion, side: Side) -> Cells {
     five_moves(pos, side.opponent())
-}
-
-/// Whether the position's side to move has a five to play.
-#[inline]
-pub fn can_win_now(pos: &Morpion) -> bool {
-    pos.outcome().is_none() && five_moves(pos, pos.side_to_move()) != [0; 4]
 }
 
 #[cfg(test)]
