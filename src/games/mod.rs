@@ -13,6 +13,7 @@ pub mod padded;
 pub mod perft;
 pub mod random_tree;
 pub mod renju;
+pub mod threats;
 
 use std::fmt;
 

@@ -16,6 +16,7 @@ mod minimax;
 mod pvs;
 pub mod solver;
 pub mod tt;
+pub mod vcf;
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,431 @@
+//! Threats in the k-in-a-row games ([`Morpion`]: gomoku, renju, any m,n,k): what one stone of a
+//! side makes on an empty cell — a five (a win), a four and the cell(s) completing it, an open
+//! three — each under the position's [`Rule`]. The threat searches (`search::vcf`) are built on
+//! these.
+//!
+//! The definitions, for a side and an empty cell, with `k` the game's K:
+//! - a **five** is a winning line through the stone: `k` or more in a row (freestyle), exactly
+//!   `k` (exact rules, and renju's black, whose overline wins nothing); renju's white wins
+//!   with five or more;
+//! - a **four** is a line through the stone to which one more stone adds a five through it;
+//!   that stone's cell is a *completing cell*, where the opponent must defend. A line has at
+//!   most two (the first empty cell on each side of the stone's run); a **straight four** is
+//!   the stone's unbroken run of `k − 1` with both ends completing (`.XXXX.`);
+//! - an **open three** is a line, holding no four, where one more stone `q` makes a straight
+//!   four through the stone: one move from a straight four. For renju's black, `q` must be a
+//!   point black may take with the stone placed — neither a five nor forbidden — as the
+//!   renju rules define a three ([`super::renju`]);
+//! - renju's black: a stone on a forbidden point makes no four and no three (a five still
+//!   wins: renju judges the five first). A four whose completing cell is forbidden for black
+//!   would be no four, but a completing cell makes an exact five, which is never forbidden, so
+//!   no four is lost that way (a property test checks it).
+//!
+//! Each judgement scans the four lines through the cell in windows of `2k + 1` cells held as
+//! bits of a `u32`; nothing is allocated.
+
+use super::Side;
+use super::morpion::{Morpion, Rule};
+use super::renju;
+
+/// A set of cells, row-major (`row * cols + col`), as [`Morpion::marks`] gives them.
+pub type Cells = [u64; 4];
+
+/// The four lines through a cell as (row step, column step).
+const LINES: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+
+/// What one stone makes on an empty cell.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Threat {
+    /// It makes a five: the side wins.
+    pub five: bool,
+    /// The completing cells of the fours it makes (none: no four).
+    pub four: Cells,
+    /// One of its fours is a straight four (two completing cells on one unbroken run).
+    pub straight_four: bool,
+    /// It makes an open three.
+    pub open_three: bool,
+}
+
+/// Whether a cell is in `cells`.
+#[inline]
+pub fn contains(cells: &Cells, i: usize) -> bool {
+    cells[i >> 6] >> (i & 63) & 1 == 1
+}
+
+/// The number of cells in `cells`.
+#[inline]
+pub fn count(cells: &Cells) -> u32 {
+    cells.iter().map(|w| w.count_ones()).sum()
+}
+
+/// The lowest cell of `cells`, if any.
+#[inline]
+pub fn first(cells: &Cells) -> Option<usize> {
+    cells
+        .iter()
+        .enumerate()
+        .find(|(_, w)| **w != 0)
+        .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+}
+
+/// Calls `f` with every cell of `cells`, in cell order.
+#[inline]
+pub fn for_each(cells: &Cells, mut f: impl FnMut(usize)) {
+    for (w, &word) in cells.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+}
+
+#[inline]
+fn insert(cells: &mut Cells, i: usize) {
+    cells[i >> 6] |= 1 << (i & 63);
+}
+
+/// Whether `side` wins only with exactly `k` in a row under `rule`.
+#[inline]
+fn exact_for(rule: Rule, side: Side) -> bool {
+    match rule {
+        Rule::Freestyle => false,
+        Rule::Exact => true,
+        Rule::Renju => side == Side::First,
+    }
+}
+
+/// The first and last bit of the run of set bits of `own` through bit `i` (which is set).
+#[inline]
+fn run(own: u32, i: u32) -> (u32, u32) {
+    let up = (own >> i).trailing_ones();
+    let down = ((own as u64) << (63 - i)).leading_ones();
+    (i + 1 - down, i + up - 1)
+}
+
+/// One side's stones on a board, with the rule that judges its lines.
+#[derive(Clone, Copy)]
+struct Lines {
+    own: Cells,
+    opp: Cells,
+    rows: i32,
+    cols: i32,
+    k: u32,
+    exact: bool,
+}
+
+/// What the stone makes in one line.
+#[derive(Clone, Copy, Default)]
+struct LineShape {
+    five: bool,
+    /// The completing cells as window bits.
+    completing: u32,
+    straight: bool,
+    /// The open three's straight-four points as window bits (only looked for when asked and
+    /// the line has no four).
+    three_points: u32,
+}
+
+impl Lines {
+    fn of(pos: &Morpion, side: Side) -> Lines {
+        Lines {
+            own: pos.marks(side),
+            opp: pos.marks(side.opponent()),
+            rows: pos.rows() as i32,
+            cols: pos.cols() as i32,
+            k: pos.k() as u32,
+            exact: exact_for(pos.rule(), side),
+        }
+    }
+
+    /// Whether a run of `len` stones wins.
+    #[inline]
+    fn wins(&self, len: u32) -> bool {
+        if self.exact {
+            len == self.k
+        } else {
+            len >= self.k
+        }
+    }
+
+    /// The line through `cell` along `(dr, dc)`, offsets −k..=k as bits 0..=2k: the own stones
+    /// (the cell itself counted own) and the empty cells.
+    #[inline]
+    fn window(&self, cell: usize, (dr, dc): (i32, i32)) -> (u32, u32) {
+        let k = self.k as i32;
+        let (r0, c0) = (cell as i32 / self.cols, cell as i32 % self.cols);
+        let (mut own, mut empty) = (1u32 << k, 0u32);
+        for i in -k..=k {
+            let (r, c) = (r0 + dr * i, c0 + dc * i);
+            if i == 0 || r < 0 || c < 0 || r >= self.rows || c >= self.cols {
+                continue;
+            }
+            let at = (r * self.cols + c) as usize;
+            if contains(&self.own, at) {
+                own |= 1 << (i + k);
+            } else if !contains(&self.opp, at) {
+                empty |= 1 << (i + k);
+            }
+        }
+        (own, empty)
+    }
+
+    /// The cell at window bit `bit` of the line through `cell`.
+    #[inline]
+    fn cell_at(&self, cell: usize, (dr, dc): (i32, i32), bit: u32) -> usize {
+        let i = bit as i32 - self.k as i32;
+        let (r, c) = (
+            cell as i32 / self.cols + dr * i,
+            cell as i32 % self.cols + dc * i,
+        );
+        (r * self.cols + c) as usize
+    }
+
+    /// The window bits of the empty ends of the run through `centre` that complete a win.
+    #[inline]
+    fn completing(&self, own: u32, empty: u32, centre: u32) -> u32 {
+        let (lo, hi) = run(own, centre);
+        let mut out = 0;
+        for e in [lo.wrapping_sub(1), hi + 1] {
+            if e <= 2 * self.k && empty >> e & 1 == 1 {
+                let (l, h) = run(own | 1 << e, e);
+                if self.wins(h + 1 - l) {
+                    out |= 1 << e;
+                }
+            }
+        }
+        out
+    }
+
+    /// The shape a stone on the window's centre makes; threes only when `threes`.
+    #[inline]
+    fn shape(&self, own: u32, empty: u32, threes: bool) -> LineShape {
+        let centre = self.k;
+        let mut s = LineShape::default();
+        let (lo, hi) = run(own, centre);
+        if self.wins(hi + 1 - lo) {
+            s.five = true;
+            return s;
+        }
+        s.completing = self.completing(own, empty, centre);
+        s.straight = hi + 1 - lo == self.k - 1 && s.completing.count_ones() == 2;
+        if s.completing != 0 || !threes || self.k < 3 {
+            return s;
+        }
+        // A point `q` making the centre's unbroken run k − 1 long with both ends completing.
+        let mut points = empty & !(1 | 1 << (2 * self.k));
+        while points != 0 {
+            let q = points.trailing_zeros();
+            points &= points - 1;
+            let with = own | 1 << q;
+            let (lo, hi) = run(with, centre);
+            if hi + 1 - lo == self.k - 1
+                && (lo..=hi).contains(&q)
+                && self
+                    .completing(with, empty & !(1 << q), centre)
+                    .count_ones()
+                    == 2
+            {
+                s.three_points |= 1 << q;
+            }
+        }
+        s
+    }
+
+    /// Whether a stone on the empty `cell` makes a five.
+    #[inline]
+    fn five(&self, cell: usize) -> bool {
+        LINES.iter().any(|&line| {
+            let (own, _) = self.window(cell, line);
+            let (lo, hi) = run(own, self.k);
+            self.wins(hi + 1 - lo)
+        })
+    }
+}
+
+/// Whether black may not play on the empty `cell` of `pos` under renju (whoever is to move).
+#[inline]
+fn forbidden_for_black(pos: &Morpion, black: &Cells, cell: usize) -> bool {
+    renju::is_forbidden(
+        black,
+        &pos.marks(Side::Second),
+        pos.rows() as usize,
+        pos.cols() as usize,
+        cell,
+    )
+}
+
+/// Whether renju's forbidden points bind `side` in `pos`.
+#[inline]
+fn bound(pos: &Morpion, side: Side) -> bool {
+    pos.rule() == Rule::Renju && side == Side::First
+}
+
+/// What a stone of `side` on the empty `cell` of `pos` makes (see the module's definitions).
+/// The open three is judged only when `threes` (it costs more, and renju's three needs its
+/// points judged forbidden or not).
+pub fn classify(pos: &Morpion, side: Side, cell: usize, threes: bool) -> Threat {
+    let lines = Lines::of(pos, side);
+    let mut threat = Threat::default();
+    let mut shapes = [LineShape::default(); 4];
+    for (s, &line) in shapes.iter_mut().zip(&LINES) {
+        let (own, empty) = lines.window(cell, line);
+        *s = lines.shape(own, empty, threes);
+        if s.five {
+            threat.five = true;
+            return threat;
+        }
+    }
+    if shapes
+        .iter()
+        .all(|s| s.completing == 0 && s.three_points == 0)
+    {
+        return threat;
+    }
+    let renju_black = bound(pos, side);
+    if renju_black && forbidden_for_black(pos, &lines.own, cell) {
+        return threat;
+    }
+    let mut placed = lines.own;
+    insert(&mut placed, cell);
+    for (s, &line) in shapes.iter().zip(&LINES) {
+        let mut bits = s.completing;
+        while bits != 0 {
+            insert(
+                &mut threat.four,
+                lines.cell_at(cell, line, bits.trailing_zeros()),
+            );
+            bits &= bits - 1;
+        }
+        threat.straight_four |= s.straight;
+        let mut points = s.three_points;
+        while points != 0 && !threat.open_three {
+            let q = lines.cell_at(cell, line, points.trailing_zeros());
+            points &= points - 1;
+            threat.open_three = !renju_black || {
+                let after = Lines {
+                    own: placed,
+                    ..lines
+                };
+                !after.five(q) && !forbidden_for_black(pos, &placed, q)
+            };
+        }
+    }
+    threat
+}
+
+/// Whether a stone of `side` on the empty `cell` makes a five.
+#[inline]
+pub fn makes_five(pos: &Morpion, side: Side, cell: usize) -> bool {
+    Lines::of(pos, side).five(cell)
+}
+
+/// The completing cells of the fours a stone of `side` on the empty `cell` makes (none: no
+/// four; a five is not a four, and renju's black makes none on a forbidden point).
+#[inline]
+pub fn four_completions(pos: &Morpion, side: Side, cell: usize) -> Cells {
+    classify(pos, side, cell, false).four
+}
+
+/// Whether a stone of `side` on the empty `cell` makes an open three.
+#[inline]
+pub fn makes_open_three(pos: &Morpion, side: Side, cell: usize) -> bool {
+    classify(pos, side, cell, true).open_three
+}
+
+/// The empty cells of `pos` (on the board, neither side's).
+#[inline]
+pub fn empty_cells(pos: &Morpion) -> Cells {
+    let (x, o) = (pos.marks(Side::First), pos.marks(Side::Second));
+    let n = pos.cells();
+    std::array::from_fn(|w| {
+        let valid = match n.saturating_sub(64 * w) {
+            0 => 0,
+            m if m >= 64 => !0,
+            m => (1u64 << m) - 1,
+        };
+        !(x[w] | o[w]) & valid
+    })
+}
+
+/// The empty cells within `reach` steps of one of `stones` along a line: the only cells
+/// where a stone can join them in a line of `reach + 1`.
+fn reach_of(pos: &Morpion, stones: &Cells, reach: i32) -> Cells {
+    let (rows, cols) = (pos.rows() as i32, pos.cols() as i32);
+    let mut out = [0u64; 4];
+    for_each(stones, |s| {
+        let (r0, c0) = (s as i32 / cols, s as i32 % cols);
+        for (dr, dc) in LINES {
+            for i in (-reach..=reach).filter(|&i| i != 0) {
+                let (r, c) = (r0 + dr * i, c0 + dc * i);
+                if r >= 0 && c >= 0 && r < rows && c < cols {
+                    insert(&mut out, (r * cols + c) as usize);
+                }
+            }
+        }
+    });
+    let empty = empty_cells(pos);
+    std::array::from_fn(|w| out[w] & empty[w])
+}
+
+/// The empty cells where a stone of `side` makes a five. They are also the cells where the
+/// opponent must defend against `side`'s fours.
+pub fn five_moves(pos: &Morpion, side: Side) -> Cells {
+    let lines = Lines::of(pos, side);
+    if lines.k == 1 {
+        return empty_cells(pos);
+    }
+    let mut out = [0u64; 4];
+    for_each(&reach_of(pos, &lines.own, 1), |cell| {
+        if lines.five(cell) {
+            insert(&mut out, cell);
+        }
+    });
+    out
+}
+
+/// The empty cells where a stone of `side` makes a four and no five (renju's black: not on a
+/// forbidden point).
+pub fn four_moves(pos: &Morpion, side: Side) -> Cells {
+    let lines = Lines::of(pos, side);
+    let mut out = [0u64; 4];
+    if lines.k < 2 {
+        return out;
+    }
+    // A four's stone and its completing cell are two of a line of k holding k − 2 of the
+    // side's stones: one of them is within two steps of the stone (k = 2 needs none).
+    let near = if lines.k <= 2 {
+        empty_cells(pos)
+    } else {
+        reach_of(pos, &lines.own, 2)
+    };
+    let renju_black = bound(pos, side);
+    for_each(&near, |cell| {
+        let mut four = false;
+        for &line in &LINES {
+            let (own, empty) = lines.window(cell, line);
+            let (lo, hi) = run(own, lines.k);
+            if lines.wins(hi + 1 - lo) {
+                return;
+            }
+            four |= lines.completing(own, empty, lines.k) != 0;
+        }
+        if four && !(renju_black && forbidden_for_black(pos, &lines.own, cell)) {
+            insert(&mut out, cell);
+        }
+    });
+    out
+}
+
+/// The cells where `side` must play against the opponent's fours: the opponent's five moves
+/// (two or more: they cannot all be stopped).
+#[inline]
+pub fn defences(pos: &Morpion, side: Side) -> Cells {
+    five_moves(pos, side.opponent())
+}
+
+#[cfg(test)]
+pub(crate) mod naive;
+
+#[cfg(test)]
+mod tests;
