@@ -9,7 +9,8 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use joute::arena::openings::read_openings_file;
-use joute::games::{Game, Morpion, MoveList, Rule};
+use joute::games::threats;
+use joute::games::{Game, Morpion, MoveList, Rule, Side};
 use joute::search::vcf::{Vcf, VcfSearch};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -61,6 +62,23 @@ fn vcf(c: &mut Criterion) {
     );
     c.bench_function("morpion-15x15-5-renju/vcf-50", |b| {
         b.iter(|| black_box(search_all(black_box(&positions))))
+    });
+    // The primitives every threat-aware search node pays for: both sides' five moves (the
+    // fours on the board) and the side to move's four moves.
+    c.bench_function("morpion-15x15-5-renju/five-moves-50x2", |b| {
+        b.iter(|| {
+            for pos in &positions {
+                black_box(threats::five_moves(black_box(pos), Side::First));
+                black_box(threats::five_moves(black_box(pos), Side::Second));
+            }
+        })
+    });
+    c.bench_function("morpion-15x15-5-renju/four-moves-50", |b| {
+        b.iter(|| {
+            for pos in &positions {
+                black_box(threats::four_moves(black_box(pos), pos.side_to_move()));
+            }
+        })
     });
 }
 

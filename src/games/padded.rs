@@ -29,6 +29,27 @@ pub(crate) fn padded(cells: &[u64; 4], rows: usize, cols: usize) -> Padded {
     out
 }
 
+/// The cells of the padded board `p` as a row-major set of `cols` per row: [`padded`]'s
+/// inverse.
+#[inline]
+pub(crate) fn unpadded(p: &Padded, rows: usize, cols: usize) -> [u64; 4] {
+    let mut out = [0u64; 4];
+    let row_mask = (1u64 << cols) - 1;
+    for r in 0..rows {
+        let v = (p[r / 4] >> (STRIDE * (r % 4))) & row_mask;
+        if v == 0 {
+            continue;
+        }
+        let off = r * cols;
+        let (w, b) = (off >> 6, off & 63);
+        out[w] |= v << b;
+        if b + cols > 64 && w + 1 < 4 {
+            out[w + 1] |= v >> (64 - b);
+        }
+    }
+    out
+}
+
 /// The padded board shifted right by `n` bits (`n` < 256): bit `x` of the result is bit
 /// `x + n` of `b`. Only the first `words` words are computed.
 #[inline]

@@ -25,6 +25,7 @@
 
 use super::Side;
 use super::morpion::{Morpion, Rule};
+use super::padded::{Padded, STRIDE, padded, shift_left, shift_right, unpadded};
 use super::renju;
 
 /// A set of cells, row-major (`row * cols + col`), as [`Morpion::marks`] gives them.
@@ -348,59 +349,135 @@ pub fn empty_cells(pos: &Morpion) -> Cells {
     })
 }
 
-/// The empty cells within `reach` steps of one of `stones` along a line: the only cells
-/// where a stone can join them in a line of `reach + 1`.
-fn reach_of(pos: &Morpion, stones: &Cells, reach: i32) -> Cells {
-    let (rows, cols) = (pos.rows() as i32, pos.cols() as i32);
-    let mut out = [0u64; 4];
-    for_each(stones, |s| {
-        let (r0, c0) = (s as i32 / cols, s as i32 % cols);
-        for (dr, dc) in LINES {
-            for i in (-reach..=reach).filter(|&i| i != 0) {
-                let (r, c) = (r0 + dr * i, c0 + dc * i);
-                if r >= 0 && c >= 0 && r < rows && c < cols {
-                    insert(&mut out, (r * cols + c) as usize);
-                }
+/// The windows of `k` cells along the line of padded step `step` that hold exactly `stones`
+/// of `own` and none of the opponent's (all on the board), as the set of their first cells;
+/// `open` is the padded board's cells that are on the board and not the opponent's.
+fn windows(own: &Padded, open: &Padded, k: usize, step: usize, stones: u32) -> Padded {
+    // The window's count of own stones, bit-sliced in four planes (k ≤ 15).
+    let mut planes = [[0u64; 4]; 4];
+    let mut all_open = [!0u64; 4];
+    for j in 0..k {
+        let o = shift_right(own, j * step, 4);
+        let f = shift_right(open, j * step, 4);
+        for w in 0..4 {
+            all_open[w] &= f[w];
+            let mut carry = o[w];
+            for plane in planes.iter_mut() {
+                let sum = plane[w] ^ carry;
+                carry &= plane[w];
+                plane[w] = sum;
             }
         }
-    });
-    let empty = empty_cells(pos);
-    std::array::from_fn(|w| out[w] & empty[w])
+    }
+    std::array::from_fn(|w| {
+        let mut equal = all_open[w];
+        for (b, plane) in planes.iter().enumerate() {
+            equal &= if stones >> b & 1 == 1 {
+                plane[w]
+            } else {
+                !plane[w]
+            };
+        }
+        equal
+    })
+}
+
+/// The empty cells of the windows of `k` cells, along every line, that hold exactly
+/// `stones` of `side`'s and none of the opponent's: where a stone of `side` brings such a window
+/// one closer to full. With `stones` = k − 1 they are the five moves of the rules where more
+/// than `k` also wins, with k − 2 the four moves and the five moves; under an exact rule, a
+/// superset (an overline wins nothing).
+fn window_points(pos: &Morpion, side: Side, stones: u32) -> Cells {
+    let (rows, cols, k) = (pos.rows() as usize, pos.cols() as usize, pos.k() as usize);
+    let own = padded(&pos.marks(side), rows, cols);
+    let board = padded(&[!0; 4], rows, cols);
+    let theirs = padded(&pos.marks(side.opponent()), rows, cols);
+    let open: Padded = std::array::from_fn(|w| board[w] & !theirs[w]);
+    let empty: Padded = std::array::from_fn(|w| open[w] & !own[w]);
+    let mut points = [0u64; 4];
+    for step in [1, STRIDE, STRIDE + 1, STRIDE - 1] {
+        let starts = windows(&own, &open, k, step, stones);
+        if starts == [0; 4] {
+            continue;
+        }
+        for j in 0..k {
+            let at = shift_right(&empty, j * step, 4);
+            let hit: Padded = std::array::from_fn(|w| starts[w] & at[w]);
+            let cells = shift_left(&hit, j * step);
+            for w in 0..4 {
+                points[w] |= cells[w];
+            }
+        }
+    }
+    unpadded(&points, rows, cols)
 }
 
 /// The empty cells where a stone of `side` makes a five. They are also the cells where the
-/// opponent must defend against `side`'s fours.
+/// opponent must defend against `side`'s fours. Found by windows on the padded board; under
+/// an exact rule each is confirmed on its lines.
 pub fn five_moves(pos: &Morpion, side: Side) -> Cells {
     let lines = Lines::of(pos, side);
     if lines.k == 1 {
         return empty_cells(pos);
     }
+    let mut out = window_points(pos, side, lines.k - 1);
+    if lines.exact {
+        for_each(&out.clone(), |cell| {
+            if !lines.five(cell) {
+                out[cell >> 6] &= !(1 << (cell & 63));
+            }
+        });
+    }
+    out
+}
+
+/// The empty cells on the four lines through `cell` where a stone of `side` makes a five along
+/// that line: after `side`'s stone on `cell`, the fives it may have made possible. Every five
+/// move of `side` that `cell`'s stone created is one of them (a five through a cell runs along
+/// one line); with the five moves `side` had before, they are all of its five moves. The
+/// search in play (`search::tactics`) keeps that invariant, and pays four window scans a node
+/// instead of [`five_moves`]' scan of the board.
+pub fn five_moves_through(pos: &Morpion, side: Side, cell: usize) -> Cells {
+    let lines = Lines::of(pos, side);
     let mut out = [0u64; 4];
-    for_each(&reach_of(pos, &lines.own, 1), |cell| {
-        if lines.five(cell) {
-            insert(&mut out, cell);
+    if !contains(&lines.own, cell) {
+        return out;
+    }
+    for &line in &LINES {
+        let (own, empty) = lines.window(cell, line);
+        let mut points = empty;
+        while points != 0 {
+            let e = points.trailing_zeros();
+            points &= points - 1;
+            // The run through the empty point, within the window: a five along this line
+            // through `cell` lies in it, with the cells that tell an overline beyond its ends.
+            let (lo, hi) = run(own | 1 << e, e);
+            if (lo..=hi).contains(&lines.k) && lines.wins(hi + 1 - lo) {
+                insert(&mut out, lines.cell_at(cell, line, e));
+            }
         }
-    });
+    }
     out
 }
 
 /// The empty cells where a stone of `side` makes a four and no five (renju's black: not on a
-/// forbidden point).
+/// forbidden point). Found by windows on the padded board; under an exact rule and for
+/// renju's black each is confirmed on its lines.
 pub fn four_moves(pos: &Morpion, side: Side) -> Cells {
     let lines = Lines::of(pos, side);
-    let mut out = [0u64; 4];
     if lines.k < 2 {
-        return out;
+        return [0; 4];
     }
-    // A four's stone and its completing cell are two of a line of k holding k − 2 of the
-    // side's stones: one of them is within two steps of the stone (k = 2 needs none).
-    let near = if lines.k <= 2 {
-        empty_cells(pos)
-    } else {
-        reach_of(pos, &lines.own, 2)
-    };
+    let candidates = window_points(pos, side, lines.k - 2);
     let renju_black = bound(pos, side);
-    for_each(&near, |cell| {
+    if !lines.exact && !renju_black {
+        // Freestyle: a window of k − 2 stones and two empty cells is a four for each empty
+        // cell, unless that cell makes a five already.
+        let fives = window_points(pos, side, lines.k - 1);
+        return std::array::from_fn(|w| candidates[w] & !fives[w]);
+    }
+    let mut out = [0u64; 4];
+    for_each(&candidates, |cell| {
         let mut four = false;
         for &line in &LINES {
             let (own, empty) = lines.window(cell, line);

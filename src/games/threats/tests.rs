@@ -227,3 +227,46 @@ proptest! {
         check_position(&pos, true);
     }
 }
+
+/// The fives a stone made possible are on its lines: after a random legal move `m` of `side`,
+/// [`five_moves_through`] holds every five move `side` did not have before, and only five moves.
+#[test]
+fn the_fives_a_stone_makes_possible_are_found_on_its_lines() {
+    let mut rng = ChaCha8Rng::seed_from_u64(460);
+    for (size, spread, rule) in [
+        ((9u8, 9u8, 5u8), 7u8, Rule::Freestyle),
+        ((9, 9, 5), 7, Rule::Exact),
+        ((9, 9, 5), 7, Rule::Renju),
+        ((15, 15, 5), 6, Rule::Renju),
+        ((15, 15, 5), 6, Rule::Exact),
+        ((7, 7, 4), 7, Rule::Freestyle),
+    ] {
+        let mut created = 0;
+        for _ in 0..400 {
+            let stones = rng.random_range(8..36);
+            let pos = random_position(&mut rng, size, rule, stones, spread);
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            let Some(&m) = moves.get(rng.random_range(0..moves.len().max(1))) else {
+                continue;
+            };
+            let side = pos.side_to_move();
+            let next = pos.play(m);
+            if next.outcome().is_some() {
+                continue;
+            }
+            let (before, after) = (five_moves(&pos, side), five_moves(&next, side));
+            let through = five_moves_through(&next, side, m.0 as usize);
+            let at = || format!("{side:?} played {m:?} in\n{}", next.render());
+            for w in 0..4 {
+                assert_eq!(through[w] & !after[w], 0, "not a five move: {}", at());
+                assert_eq!(after[w] & !before[w] & !through[w], 0, "missed: {}", at());
+            }
+            created += count(&through);
+        }
+        assert!(
+            created >= 5,
+            "{size:?} {rule:?}: {created} fives made possible"
+        );
+    }
+}
