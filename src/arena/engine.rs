@@ -144,7 +144,10 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
 }
 
 /// The options an engine word may set between its budget and its weights.
-pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering, threads";
+pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering, threads, threats, vcf";
+
+/// The most nodes a leaf's VCF search may be given (`vcf`).
+pub const MAX_VCF_NODES: u64 = 1_000_000;
 
 /// The largest `near` radius: the widest board.
 pub const MAX_NEAR: u32 = crate::games::morpion::MAX_SIDE as u32;
@@ -159,6 +162,10 @@ struct EngineWords {
     ordering: MoveOrder,
     /// `threads=N`.
     threads: u32,
+    /// `threats=0|1`.
+    threats: bool,
+    /// `vcf=N`.
+    vcf: u64,
 }
 
 /// The syntax error of the engine written `text`.
@@ -183,6 +190,8 @@ fn parse_words<'a>(
         near: 0,
         ordering: SearchOptions::default().ordering,
         threads: 1,
+        threats: false,
+        vcf: 0,
     };
     while let Some(r) = rest {
         let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
@@ -238,6 +247,34 @@ fn set_word(
                 return Err(syntax(format!(
                     "near belongs to pvs and mtdf, not {algorithm}"
                 )));
+            }
+        }
+        "threats" | "vcf" => {
+            if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
+                return Err(syntax(format!(
+                    "{key} belongs to pvs and mtdf, not {algorithm}"
+                )));
+            }
+            if key == "threats" {
+                words.threats = match value {
+                    "1" => true,
+                    "0" => false,
+                    _ => {
+                        return Err(syntax(format!(
+                            "threats={value} is not 0 or 1 (1: the threat search of the k-in-a-row games)"
+                        )));
+                    }
+                };
+            } else {
+                words.vcf = value
+                    .parse()
+                    .ok()
+                    .filter(|n| *n <= MAX_VCF_NODES)
+                    .ok_or_else(|| {
+                        syntax(format!(
+                            "vcf={value} is not a number of nodes in 0..={MAX_VCF_NODES} (0: no VCF search at the leaves)"
+                        ))
+                    })?;
             }
         }
         "ordering" => {
@@ -352,9 +389,13 @@ impl EngineSpec {
     /// and `mtdf`), search only the cells within N of a mark ([`SearchOptions::near`]; 0:
     /// every move, the default); `ordering=natural|evaluation|perfect` (`alphabeta`), the order
     /// it tries moves in (the spec's `ordering`); `threads=N`, the cores the engine may use
-    /// (its exact endgame's threads, [`SearchOptions::threads`]; 1 by default). Examples:
+    /// (its exact endgame's threads, [`SearchOptions::threads`]; 1 by default); `threats=1`
+    /// (`pvs` and `mtdf` in the k-in-a-row games), the threat search
+    /// ([`SearchOptions::threats`]), and with it `vcf=N`, a VCF search of at most N nodes at
+    /// each leaf ([`SearchOptions::vcf`]). Examples:
     /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
-    /// `pvs:6:near=2:weights/renju.toml`, `alphabeta:5:ordering=natural`,
+    /// `pvs:6:near=2:weights/renju.toml`, `pvs:5:near=2:threats=1:vcf=50:weights/renju.toml`,
+    /// `alphabeta:5:ordering=natural`,
     /// `mcts:2000`, `pvs:n200000`, `random`.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
         let mut parts = text.splitn(3, ':');
@@ -375,8 +416,16 @@ impl EngineSpec {
             near: words.near,
             ordering: words.ordering,
             threads: words.threads,
+            threats: words.threats,
+            vcf: words.vcf,
             ..SearchOptions::default()
         };
+        if options.vcf > 0 && !options.threats {
+            return Err(syntax(
+                text,
+                "vcf is the threat search's VCF at the leaves: add threats=1 before it".into(),
+            ));
+        }
         parse_budget(text, algorithm, budget, &mut limits, &mut options)?;
         if let Some(path) = &weights
             && path.as_os_str().is_empty()

@@ -15,6 +15,7 @@ mod mcts;
 mod minimax;
 mod pvs;
 pub mod solver;
+mod tactics;
 pub mod tt;
 pub mod vcf;
 
@@ -222,6 +223,14 @@ pub struct SearchOptions {
     /// places marks on a grid (Morpion: [`Game::retain_near`]); 0: every legal move. A
     /// pruning: the search is then no longer the exact fixed-depth minimax of every move.
     pub near: u32,
+    /// `pvs`, `mtdf` in the k-in-a-row games (Morpion: gomoku, renju): the threat search —
+    /// forced answers to fours with their extension, threat-first ordering and a win by
+    /// continuous fours played at once ([`tactics`]). The search is then no longer the exact
+    /// fixed-depth minimax. Ignored in the other games.
+    pub threats: bool,
+    /// With [`SearchOptions::threats`]: each leaf's search for a win by continuous fours visits
+    /// at most this many nodes (0: none at the leaves).
+    pub vcf: u64,
     /// The threads the engine may use: today those of its exact endgame solve (Othello's
     /// solver; [`endgame`]), 1 by default. A parallel solve's node count varies from run to
     /// run, its score and move do not.
@@ -243,6 +252,8 @@ impl Default for SearchOptions {
             tie_break: false,
             exact: 0,
             near: 0,
+            threats: false,
+            vcf: 0,
             threads: 1,
             seed: 0,
         }
@@ -316,6 +327,11 @@ pub struct Searcher<G: Game> {
     pv: PvTable<G::Move>,
     rng: ChaCha8Rng,
     endgame: endgame::Endgame,
+    /// The threat search's state, in the k-in-a-row games with [`SearchOptions::threats`].
+    tactics: Option<tactics::Tactics>,
+    /// The moves of the line `pvs` and `mtdf` are searching, by the ply they lead to (the
+    /// threat search reads the last one).
+    line: Vec<Option<G::Move>>,
     /// The evaluation's state of each position of the line `pvs` and `mtdf` search
     /// ([`Evaluator::tracks`]), by ply.
     states: Vec<EvalState>,
@@ -329,6 +345,9 @@ impl<G: Game> Searcher<G> {
         let rng = ChaCha8Rng::seed_from_u64(config.options.seed);
         let endgame = endgame::Endgame::new(config.options.tt_mib, config.options.threads as usize);
         let tracked = matches!(config.algorithm, Algorithm::Mtdf | Algorithm::Pvs);
+        let tactics = (tracked && config.options.threats)
+            .then(tactics::Tactics::for_game::<G>)
+            .flatten();
         Searcher {
             config,
             tt,
@@ -337,6 +356,8 @@ impl<G: Game> Searcher<G> {
             pv: PvTable::new(),
             rng,
             endgame,
+            tactics,
+            line: vec![None; MAX_PLY + 1],
             states: if tracked {
                 vec![EvalState::default(); MAX_PLY + 1]
             } else {
@@ -360,7 +381,9 @@ impl<G: Game> Searcher<G> {
         let clock = Instant::now();
         let limits = self.config.limits.clone();
         let mut ctx = Ctx::new(eval, &limits, clock);
-        let solved = self.solve_exactly(pos, &mut ctx);
+        let solved = self
+            .solve_exactly(pos, &mut ctx)
+            .or_else(|| self.threats_at_root(pos, &mut ctx));
         let exactly = solved.is_some();
         let mut result = match (solved, self.config.algorithm) {
             (Some(result), _) => result,
@@ -425,6 +448,56 @@ impl<G: Game> Searcher<G> {
                 depth: empties,
                 ..SearchStats::default()
             },
+        })
+    }
+
+    /// What the threat search decides at the root without a search: a win by continuous
+    /// fours of the side to move (found within [`tactics::ROOT_VCF_NODES`] and half of the
+    /// budget; its nodes are counted either way), or a loss to two fives it cannot both block
+    /// (it blocks one). The search that follows keeps the invariant its nodes rely on: the
+    /// side to move never has a five to play and at most one to block.
+    fn threats_at_root<E: Evaluator<G>>(
+        &mut self,
+        pos: &G,
+        ctx: &mut Ctx<'_, G, E>,
+    ) -> Option<SearchResult<G::Move>> {
+        let tactics = self.tactics.as_mut()?;
+        if pos.outcome().is_some() {
+            return None;
+        }
+        let budget = ctx.half_budget();
+        let mut nodes = budget
+            .nodes
+            .unwrap_or(u64::MAX)
+            .min(tactics::ROOT_VCF_NODES);
+        if let Some(deadline) = budget.deadline {
+            // The VCF search reads no clock: its nodes are held to what half the time left
+            // allows at a pessimistic 20 µs a node.
+            let left = deadline.saturating_duration_since(Instant::now());
+            nodes = nodes.min(left.as_micros() as u64 / 20);
+        }
+        let (win, used) = tactics.vcf(pos, 0, nodes, true);
+        ctx.nodes += used;
+        let (score, pv) = match (win, tactics.forced(pos, None, 0)) {
+            (Some(win), _) => (win.score, win.line),
+            (None, tactics::Forced::Lost(score)) => {
+                let block = tactics.blocks(pos).into_iter().next().or_else(|| {
+                    let mut moves = MoveList::new();
+                    pos.legal_moves(&mut moves);
+                    moves.first().copied()
+                });
+                (score, block.into_iter().collect())
+            }
+            (None, _) => return None,
+        };
+        Some(SearchResult {
+            best_move: pv.first().copied(),
+            score,
+            stats: SearchStats {
+                depth: pv.len() as u32,
+                ..SearchStats::default()
+            },
+            pv,
         })
     }
 

@@ -9,8 +9,9 @@
 use arrayvec::ArrayVec;
 
 use super::context::{Ctx, from_table, to_table};
+use super::tactics::{Forced, Tactics};
 use super::tt::Bound;
-use super::{INFINITY, Searcher};
+use super::{INFINITY, MAX_PLY, Searcher};
 use crate::eval::Evaluator;
 use crate::games::{Game, MAX_MOVES, MoveList};
 
@@ -72,7 +73,33 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         return 0;
     }
     s.pv.clear(ply);
-    if depth == 0 {
+    // The threat search (k-in-a-row games): a block forced by a five to play is the only
+    // move, searched without counting a ply; two to block lose at once.
+    let mut forced = None;
+    if let Some(tactics) = &s.tactics
+        && pos.outcome().is_none()
+        && (ply as usize) < MAX_PLY - 2
+    {
+        let last = if ply == 0 { None } else { s.line[ply as usize] };
+        match tactics.forced(pos, last, ply) {
+            Forced::Free => {}
+            Forced::Only(mv) => forced = Some(mv),
+            Forced::Lost(score) if ply > 0 => return score,
+            Forced::Lost(_) => {}
+        }
+    }
+    let extension = u32::from(forced.is_some() && ply > 0);
+    if depth == 0 && extension == 0 {
+        if s.config.options.vcf > 0
+            && pos.outcome().is_none()
+            && let Some(tactics) = &mut s.tactics
+        {
+            let (win, nodes) = tactics.vcf(pos, ply, s.config.options.vcf, false);
+            ctx.nodes += nodes;
+            if let Some(win) = win {
+                return win.score;
+            }
+        }
         return ctx.horizon_tracked(pos, ply, &s.states[ply as usize]);
     }
     let key = pos.hash_key();
@@ -96,11 +123,27 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if moves.is_empty() {
         return ctx.finished(pos, ply);
     }
-    if s.config.options.near > 0 {
+    if let Some(only) = forced {
+        moves.clear();
+        moves.push(only);
+    } else if s.config.options.near > 0 {
         pos.retain_near(&mut moves, s.config.options.near);
     }
     let mut keys = ArrayVec::new();
     order_keys(s, pos, &moves, ply, hash_move, &mut keys);
+    // Threat first: the side to move's fours right after the table's move.
+    if forced.is_none()
+        && depth >= 2
+        && let Some(tactics) = &s.tactics
+    {
+        let fours = tactics.fours(pos);
+        for (key, &mv) in keys.iter_mut().zip(moves.iter()) {
+            if *key != u32::MAX && Tactics::holds::<G>(&fours, mv) {
+                *key = u32::MAX - 1;
+            }
+        }
+    }
+    let depth = depth + extension;
 
     let alpha_in = alpha;
     let mut best = -INFINITY;
@@ -108,6 +151,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     for i in 0..moves.len() {
         let mv = pick(&mut moves, &mut keys, i);
         let child = pos.play(mv);
+        s.line[ply as usize + 1] = Some(mv);
         if ctx.eval.tracks() {
             let (line, next) = s.states.split_at_mut(ply as usize + 1);
             ctx.eval

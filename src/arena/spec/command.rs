@@ -573,6 +573,8 @@ fn built_in_engine<G: Features>(
             crate::search::endgame::default_exact(start, c.algorithm, c.limits.depth)
         }),
         near: c.options.near,
+        threats: c.options.threats,
+        vcf: c.options.vcf,
         threads: c.options.threads,
         weights_origin: String::new(),
         weights: Vec::new(),

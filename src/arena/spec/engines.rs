@@ -241,6 +241,31 @@ fn search_options(
             format!("near is {v}; allowed: 0..={MAX_NEAR} cells (0: every move)")
         })?;
     }
+    let search_only = |key: &str| format!("{key} belongs to pvs and mtdf, not {algorithm}");
+    let searches = matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf);
+    if let Some(x) = raw.threats.as_ref().filter(|_| !searches) {
+        return Err(at.on(x, "threats", search_only("threats")));
+    }
+    if let Some(x) = raw.vcf.as_ref().filter(|_| !searches) {
+        return Err(at.on(x, "vcf", search_only("vcf")));
+    }
+    if let Some(x) = &raw.threats {
+        resolved.threats = *x.get_ref();
+    }
+    if let Some(x) = &raw.vcf {
+        resolved.vcf = at.int_in::<u64>(x, "vcf", 0..=MAX_VCF_NODES as i64, |v| {
+            format!(
+                "vcf is {v}; allowed: 0..={MAX_VCF_NODES} nodes (0: no VCF search at the leaves)"
+            )
+        })?;
+        if resolved.vcf > 0 && !raw.threats.as_ref().is_some_and(|t| *t.get_ref()) {
+            return Err(at.on(
+                x,
+                "vcf",
+                "vcf is the threat search's VCF at the leaves: set threats = true as well",
+            ));
+        }
+    }
     if let Some(x) = &raw.threads {
         let most = crate::search::solver::othello::MAX_THREADS as i64;
         resolved.threads = at.int_in(x, "threads", 1..=most, |v| {

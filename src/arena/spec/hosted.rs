@@ -73,6 +73,8 @@ fn other_keys(raw: &RawEngine) -> Vec<(&'static str, Option<usize>)> {
         ("exact", at(&raw.exact)),
         ("near", at(&raw.near)),
         ("threads", at(&raw.threads)),
+        ("threats", at(&raw.threats)),
+        ("vcf", at(&raw.vcf)),
         ("memory_limit", at(&raw.memory_limit)),
         ("process_limit", at(&raw.process_limit)),
         ("cpu_limit", at(&raw.cpu_limit)),

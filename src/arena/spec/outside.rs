@@ -11,7 +11,7 @@ use crate::arena::outside::{OutsideSpec, Protocol};
 pub const DEFAULT_STALL: Duration = Duration::from_secs(60);
 
 /// The keys only built-in engines take, with what each is for.
-const BUILT_IN_KEYS: [&str; 14] = [
+const BUILT_IN_KEYS: [&str; 16] = [
     "algorithm",
     "time",
     "playouts",
@@ -26,6 +26,8 @@ const BUILT_IN_KEYS: [&str; 14] = [
     "exact",
     "near",
     "threads",
+    "threats",
+    "vcf",
 ];
 
 /// The spec's clock as resolved: the time control and the margin forgiven on each move.
@@ -366,7 +368,7 @@ pub(crate) fn outside_engine(
 
 /// Refuses the keys only built-in engines take in an outside program's table.
 fn no_built_in_keys(raw: &RawEngine, at: &EngineKeys<'_, '_>) -> Result<(), SpecError> {
-    let built_in: [(usize, Option<usize>); 14] = [
+    let built_in: [(usize, Option<usize>); 16] = [
         (0, raw.algorithm.as_ref().map(|v| v.span().start)),
         (1, raw.time.as_ref().map(|v| v.span().start)),
         (2, raw.playouts.as_ref().map(|v| v.span().start)),
@@ -381,6 +383,8 @@ fn no_built_in_keys(raw: &RawEngine, at: &EngineKeys<'_, '_>) -> Result<(), Spec
         (11, raw.exact.as_ref().map(|v| v.span().start)),
         (12, raw.near.as_ref().map(|v| v.span().start)),
         (13, raw.threads.as_ref().map(|v| v.span().start)),
+        (14, raw.threats.as_ref().map(|v| v.span().start)),
+        (15, raw.vcf.as_ref().map(|v| v.span().start)),
     ];
     if let Some((i, Some(offset))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
         let k = BUILT_IN_KEYS[i];

@@ -147,6 +147,10 @@ pub(crate) struct RawEngine {
     pub(super) tie_break: Option<Spanned<bool>>,
     pub(super) exact: Option<Spanned<i64>>,
     pub(super) near: Option<Spanned<i64>>,
+    /// The threat search of the k-in-a-row games (`pvs`, `mtdf`).
+    pub(super) threats: Option<Spanned<bool>>,
+    /// With `threats`: the nodes of each leaf's VCF search.
+    pub(super) vcf: Option<Spanned<i64>>,
     /// The cores the engine may use (today: its exact endgame's threads).
     pub(super) threads: Option<Spanned<i64>>,
     /// The engine's own clock (time odds), in place of the spec's.

@@ -96,6 +96,14 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 fn one() -> u32 {
     1
 }
@@ -197,6 +205,14 @@ pub struct ResolvedEngine {
     /// hash; [`SearchOptions::near`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub near: u32,
+    /// `pvs`, `mtdf` in the k-in-a-row games: the threat search ([`SearchOptions::threats`];
+    /// left out of `run.json` when off, so that specs from before the key keep their hash).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub threats: bool,
+    /// With `threats`: each leaf's VCF search's nodes ([`SearchOptions::vcf`]; left out of
+    /// `run.json` when 0).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub vcf: u64,
     /// The cores the engine may use: its exact endgame's threads ([`SearchOptions::threads`];
     /// left out of `run.json` when 1, so that specs from before the key keep their hash).
     #[serde(default = "one", skip_serializing_if = "is_one")]
@@ -252,6 +268,8 @@ impl ResolvedEngine {
             tie_break: defaults.tie_break,
             exact: defaults.exact,
             near: defaults.near,
+            threats: defaults.threats,
+            vcf: defaults.vcf,
             threads: defaults.threads,
             weights_origin: String::new(),
             weights: Vec::new(),
@@ -323,6 +341,8 @@ impl ResolvedEngine {
                 tie_break: self.tie_break,
                 exact: self.exact,
                 near: self.near,
+                threats: self.threats,
+                vcf: self.vcf,
                 threads: self.threads,
                 seed: 0,
             },
@@ -387,6 +407,12 @@ impl ResolvedEngine {
         }
         if self.near > 0 {
             text.push_str(&format!(", moves within {} of a mark", self.near));
+        }
+        if self.threats {
+            text.push_str(", threat search");
+            if self.vcf > 0 {
+                text.push_str(&format!(" (VCF of {} nodes at the leaves)", self.vcf));
+            }
         }
         if self.algorithm != "random" {
             text.push_str(&format!(", weights {}", self.weights_origin));

@@ -1,0 +1,197 @@
+//! The threat search in play for the k-in-a-row games ([`Morpion`]: gomoku, renju), switched on
+//! by [`super::SearchOptions::threats`] for `pvs` and `mtdf`:
+//!
+//! - **forced answers to a four**: a side whose opponent has a five to play must block it; with
+//!   two to block (or renju's black whose only block is a forbidden point) it has lost, and the
+//!   node returns that without a search;
+//! - **the extension**: a node whose only move is such a block does not count a ply, so a
+//!   line of fours and blocks is followed to its end, at the horizon as well;
+//! - **threat-first ordering**: at nodes of depth 2 and more, the fours of the side to move are
+//!   tried right after the table's move;
+//! - **VCF at the root**: before the search, a win by continuous fours ([`super::vcf`]) is
+//!   played at once;
+//! - **VCF at the leaves**: a horizon node whose side to move wins by continuous fours within
+//!   [`super::SearchOptions::vcf`] nodes scores that win.
+//!
+//! Knowing the fives on the board costs four window scans a node, not a scan of the board:
+//! a node whose side to move has a five wins at once, and a node that must block does, so the
+//! only fives the side to move can face are those the opponent's last stone made possible
+//! ([`threats::five_moves_through`]). Only the root, which has no last move, scans the board.
+//!
+//! The nodes of the VCF searches count in the engine's node budget.
+
+use std::any::{Any, TypeId};
+
+use super::WIN;
+use super::vcf::{Vcf, VcfSearch};
+use crate::games::morpion::Cell;
+use crate::games::threats::{self, Cells};
+use crate::games::{Game, Morpion};
+
+/// The VCF at the root: at most this many four moves deep.
+const ROOT_VCF_DEPTH: u32 = 40;
+
+/// The VCF at the root: at most this many nodes (and half of a node budget).
+pub(super) const ROOT_VCF_NODES: u64 = 100_000;
+
+/// The VCF at the leaves: at most this many four moves deep.
+const LEAF_VCF_DEPTH: u32 = 20;
+
+/// The VCF table's size, 2^bits entries of 16 bytes (1 MiB).
+const VCF_TABLE_BITS: u32 = 16;
+
+/// What the threats on the board leave the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Forced<M> {
+    /// Any move: no five to block.
+    Free,
+    /// One move only: the block of the opponent's five (or, at the root, the side's own five).
+    Only(M),
+    /// Lost, whatever it plays: this is its score.
+    Lost(i32),
+}
+
+/// A win by continuous fours: its score and its line (the attacker's fours and the forced
+/// answers, to the five or to a four that cannot be stopped).
+pub(super) struct WinByFours<M> {
+    /// The win's score, `WIN` less the plies to the five from the root.
+    pub score: i32,
+    /// The line.
+    pub line: Vec<M>,
+}
+
+/// The threat search's state, kept by a searcher from move to move.
+pub(super) struct Tactics {
+    vcf: VcfSearch,
+}
+
+impl Tactics {
+    /// The state for a searcher of the game `G`, when it is a k-in-a-row game.
+    pub fn for_game<G: Game>() -> Option<Tactics> {
+        (TypeId::of::<G>() == TypeId::of::<Morpion>()).then(|| Tactics {
+            vcf: VcfSearch::new(VCF_TABLE_BITS),
+        })
+    }
+
+    /// What the fives on the board leave the side to move of `pos` (unfinished), `ply` plies
+    /// from the root, the opponent's last stone `last` (`None` at the root: the whole board is
+    /// scanned, and a five of the side to move is its only move).
+    pub fn forced<G: Game>(&self, pos: &G, last: Option<G::Move>, ply: u32) -> Forced<G::Move> {
+        let Some(board) = morpion(pos) else {
+            return Forced::Free;
+        };
+        let me = board.side_to_move();
+        let them = me.opponent();
+        let theirs: Cells = match last {
+            Some(m) => threats::five_moves_through(board, them, cell_of::<G>(m)),
+            None => {
+                if let Some(five) = threats::first(&threats::five_moves(board, me)) {
+                    return Forced::Only(move_of::<G>(five));
+                }
+                threats::five_moves(board, them)
+            }
+        };
+        let lost = -(WIN - ply as i32 - 2);
+        match threats::count(&theirs) {
+            0 => Forced::Free,
+            1 => {
+                let block = threats::first(&theirs).unwrap_or(0);
+                // Renju's black may not block on a forbidden point (the side to move's).
+                if board.is_forbidden(block) {
+                    Forced::Lost(lost)
+                } else {
+                    Forced::Only(move_of::<G>(block))
+                }
+            }
+            _ => Forced::Lost(lost),
+        }
+    }
+
+    /// The opponent's fives the side to move of `pos` may block (renju's black: not on a
+    /// forbidden point), in cell order.
+    pub fn blocks<G: Game>(&self, pos: &G) -> Vec<G::Move> {
+        let Some(board) = morpion(pos) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        threats::for_each(
+            &threats::five_moves(board, board.side_to_move().opponent()),
+            |c| {
+                if !board.is_forbidden(c) {
+                    out.push(move_of::<G>(c));
+                }
+            },
+        );
+        out
+    }
+
+    /// The cells where the side to move of `pos` makes a four, for the threat-first ordering.
+    pub fn fours<G: Game>(&self, pos: &G) -> Cells {
+        morpion(pos).map_or([0; 4], |board| {
+            threats::four_moves(board, board.side_to_move())
+        })
+    }
+
+    /// Whether the move `mv` is one of `cells`.
+    pub fn holds<G: Game>(cells: &Cells, mv: G::Move) -> bool {
+        threats::contains(cells, cell_of::<G>(mv))
+    }
+
+    /// The score of a win by continuous fours of the side to move of `pos`, `ply` plies from
+    /// the root, found within `nodes` nodes (their count is the second value), with its line.
+    pub fn vcf<G: Game>(
+        &mut self,
+        pos: &G,
+        ply: u32,
+        nodes: u64,
+        root: bool,
+    ) -> (Option<WinByFours<G::Move>>, u64) {
+        let Some(board) = morpion(pos) else {
+            return (None, 0);
+        };
+        let depth = if root { ROOT_VCF_DEPTH } else { LEAF_VCF_DEPTH };
+        let found = self.vcf.search(board, depth, nodes);
+        let win = match found.vcf {
+            Vcf::Win(line) => {
+                // The line ends with a five, or with a four that cannot be stopped: the five
+                // then comes two plies later.
+                let end = line.iter().fold(*board, |p, &c| p.play(c));
+                let plies = line.len() as i32 + if end.outcome().is_some() { 0 } else { 2 };
+                let score = WIN - ply as i32 - plies;
+                Some(WinByFours {
+                    score,
+                    line: line.iter().map(|c| move_of::<G>(c.0 as usize)).collect(),
+                })
+            }
+            Vcf::None | Vcf::Unknown => None,
+        };
+        (win, found.nodes)
+    }
+}
+
+/// The position as a k-in-a-row board, when it is one.
+#[inline(always)]
+fn morpion<G: Game>(pos: &G) -> Option<&Morpion> {
+    (pos as &dyn Any).downcast_ref::<Morpion>()
+}
+
+/// A cell as the game's move type (which is [`Cell`] wherever a board was found).
+#[inline(always)]
+fn move_of<G: Game>(cell: usize) -> G::Move {
+    let c = Cell(cell as u8);
+    *(&c as &dyn Any)
+        .downcast_ref::<G::Move>()
+        .expect("a k-in-a-row game's move is a cell")
+}
+
+/// The cell of a move of a k-in-a-row game.
+#[inline(always)]
+fn cell_of<G: Game>(mv: G::Move) -> usize {
+    (&mv as &dyn Any)
+        .downcast_ref::<Cell>()
+        .expect("a k-in-a-row game's move is a cell")
+        .0 as usize
+}
+
+#[cfg(test)]
+mod tests;
