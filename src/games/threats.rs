@@ -23,10 +23,11 @@
 //! Each judgement scans the four lines through the cell in windows of `2k + 1` cells held as
 //! bits of a `u32`; nothing is allocated.
 
-use super::Side;
+use super::morpion::Cell;
 use super::morpion::{Morpion, Rule};
 use super::padded::{Padded, STRIDE, padded, shift_left, shift_right, unpadded};
 use super::renju;
+use super::{Game, Side};
 
 /// A set of cells, row-major (`row * cols + col`), as [`Morpion::marks`] gives them.
 pub type Cells = [u64; 4];
@@ -492,6 +493,87 @@ pub fn four_moves(pos: &Morpion, side: Side) -> Cells {
         }
     });
     out
+}
+
+/// The empty cells where a stone of `side` makes a straight four (renju's black: not on a
+/// forbidden point): the points of its open threes. Candidates from windows of `k − 1` cells
+/// holding `k − 2` stones between two empty cells, each confirmed by [`classify`].
+pub fn straight_four_moves(pos: &Morpion, side: Side) -> Cells {
+    let (rows, cols, k) = (pos.rows() as usize, pos.cols() as usize, pos.k() as usize);
+    let mut out = [0u64; 4];
+    if k < 3 {
+        return out;
+    }
+    let own = padded(&pos.marks(side), rows, cols);
+    let board = padded(&[!0; 4], rows, cols);
+    let theirs = padded(&pos.marks(side.opponent()), rows, cols);
+    let open: Padded = std::array::from_fn(|w| board[w] & !theirs[w]);
+    let empty: Padded = std::array::from_fn(|w| open[w] & !own[w]);
+    let mut points = [0u64; 4];
+    for step in [1, STRIDE, STRIDE + 1, STRIDE - 1] {
+        // Windows of k − 1 with k − 2 stones, the cell before and the cell after empty.
+        let inner = windows(&own, &open, k - 1, step, k as u32 - 2);
+        let before = shift_left(&empty, step);
+        let after = shift_right(&empty, (k - 1) * step, 4);
+        let starts: Padded = std::array::from_fn(|w| inner[w] & before[w] & after[w]);
+        if starts == [0; 4] {
+            continue;
+        }
+        for j in 0..k - 1 {
+            let at = shift_right(&empty, j * step, 4);
+            let hit: Padded = std::array::from_fn(|w| starts[w] & at[w]);
+            let cells = shift_left(&hit, j * step);
+            for w in 0..4 {
+                points[w] |= cells[w];
+            }
+        }
+    }
+    for_each(&unpadded(&points, rows, cols), |cell| {
+        if classify(pos, side, cell, false).straight_four {
+            insert(&mut out, cell);
+        }
+    });
+    out
+}
+
+/// Against the opponent's open threes: `None` when the opponent of the side to move has no
+/// straight four to make; otherwise the empty cells where the side to move's stone leaves it
+/// none (renju's black: not on a forbidden point). Every other move that makes no four of its
+/// own lets the straight four come, and loses. The cells tried are those within `k` of a
+/// straight four's point on its four lines: no stone further away touches that four.
+pub fn three_defences(pos: &Morpion) -> Option<Cells> {
+    let side = pos.side_to_move();
+    let them = side.opponent();
+    let points = straight_four_moves(pos, them);
+    if points == [0; 4] {
+        return None;
+    }
+    let (rows, cols, k) = (pos.rows() as i32, pos.cols() as i32, pos.k() as i32);
+    let mut candidates = [0u64; 4];
+    for_each(&points, |q| {
+        let (r0, c0) = (q as i32 / cols, q as i32 % cols);
+        for (dr, dc) in LINES {
+            for i in -k..=k {
+                let (r, c) = (r0 + dr * i, c0 + dc * i);
+                if r >= 0 && c >= 0 && r < rows && c < cols {
+                    insert(&mut candidates, (r * cols + c) as usize);
+                }
+            }
+        }
+    });
+    let empty = empty_cells(pos);
+    let bound = bound(pos, side);
+    let black = pos.marks(Side::First);
+    let mut out = [0u64; 4];
+    for_each(&std::array::from_fn(|w| candidates[w] & empty[w]), |c| {
+        if bound && forbidden_for_black(pos, &black, c) {
+            return;
+        }
+        if straight_four_moves(&pos.play(Cell(c as u8)), them) == [0; 4] {
+            insert(&mut out, c);
+        }
+    });
+    Some(out)
 }
 
 /// The cells where `side` must play against the opponent's fours: the opponent's five moves

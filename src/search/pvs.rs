@@ -11,7 +11,7 @@ use arrayvec::ArrayVec;
 use super::context::{Ctx, from_table, to_table};
 use super::tactics::{Forced, Tactics};
 use super::tt::Bound;
-use super::{INFINITY, MAX_PLY, Searcher};
+use super::{INFINITY, MAX_PLY, Searcher, WIN};
 use crate::eval::Evaluator;
 use crate::games::{Game, MAX_MOVES, MoveList};
 
@@ -126,6 +126,17 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if let Some(only) = forced {
         moves.clear();
         moves.push(only);
+    } else if let Some(tactics) = &s.tactics
+        && let Some(keep) = tactics.against_threes(pos)
+    {
+        // An open three of the opponent's: only its defences and the side's own fours.
+        moves.retain(|&mut mv| Tactics::holds::<G>(&keep, mv));
+        if moves.is_empty() {
+            if ply > 0 {
+                return -(WIN - ply as i32 - 4);
+            }
+            pos.legal_moves(&mut moves);
+        }
     } else if s.config.options.near > 0 {
         pos.retain_near(&mut moves, s.config.options.near);
     }
@@ -143,7 +154,8 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
             }
         }
     }
-    let depth = depth + extension;
+    // The child's depth: a forced block does not count.
+    let child_depth = depth + extension - 1;
 
     let alpha_in = alpha;
     let mut best = -INFINITY;
@@ -158,12 +170,12 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
                 .track_move(pos, &child, &line[ply as usize], &mut next[0]);
         }
         let v = if i == 0 {
-            -node(s, &child, depth - 1, ply + 1, -beta, -alpha, ctx)
+            -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx)
         } else {
             // A null window proves the move no better; re-search only when it is.
-            let mut v = -node(s, &child, depth - 1, ply + 1, -alpha - 1, -alpha, ctx);
+            let mut v = -node(s, &child, child_depth, ply + 1, -alpha - 1, -alpha, ctx);
             if v > alpha && v < beta && !ctx.aborted {
-                v = -node(s, &child, depth - 1, ply + 1, -beta, -alpha, ctx);
+                v = -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx);
             }
             v
         };

@@ -6,6 +6,12 @@
 //!   node returns that without a search;
 //! - **the extension**: a node whose only move is such a block does not count a ply, so a
 //!   line of fours and blocks is followed to its end, at the horizon as well;
+//! - **forced answers to an open three**: at nodes above the horizon, a side whose opponent
+//!   can make a straight four next plays only the cells that leave it none and its own fours
+//!   ([`threats::three_defences`]); with neither it has lost. (A renju subtlety is left out: a
+//!   white stone far from black's three can, by making one of black's points no longer a
+//!   three's extension, turn black's straight-four point into a forbidden one; that move is
+//!   not tried.)
 //! - **threat-first ordering**: at nodes of depth 2 and more, the fours of the side to move are
 //!   tried right after the table's move;
 //! - **VCF at the root**: before the search, a win by continuous fours ([`super::vcf`]) is
@@ -130,6 +136,16 @@ impl Tactics {
         morpion(pos).map_or([0; 4], |board| {
             threats::four_moves(board, board.side_to_move())
         })
+    }
+
+    /// Against an open three of the opponent's (a straight four to make next), the moves that
+    /// do not lose to it: its defences and the side to move's own fours; `None` when there is
+    /// none ([`threats::three_defences`]).
+    pub fn against_threes<G: Game>(&self, pos: &G) -> Option<Cells> {
+        let board = morpion(pos)?;
+        let defences = threats::three_defences(board)?;
+        let fours = threats::four_moves(board, board.side_to_move());
+        Some(std::array::from_fn(|w| defences[w] | fours[w]))
     }
 
     /// Whether the move `mv` is one of `cells`.

@@ -270,3 +270,56 @@ fn the_fives_a_stone_makes_possible_are_found_on_its_lines() {
         );
     }
 }
+
+/// The straight fours to make are the cells [`classify`] calls so, and the defences against
+/// them are every cell (tried all, not only near the threes) after which none is left.
+#[test]
+fn straight_fours_and_their_defences_agree_with_every_cell_tried() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4633);
+    let mut met = [0usize; 2];
+    for (size, spread, rule) in [
+        ((9u8, 9u8, 5u8), 7u8, Rule::Freestyle),
+        ((9, 9, 5), 7, Rule::Exact),
+        ((9, 9, 5), 7, Rule::Renju),
+        ((15, 15, 5), 7, Rule::Renju),
+        ((8, 8, 4), 6, Rule::Freestyle),
+    ] {
+        for _ in 0..120 {
+            let stones = rng.random_range(6..30);
+            let pos = random_position(&mut rng, size, rule, stones, spread);
+            for side in [Side::First, Side::Second] {
+                let mut expected = [0u64; 4];
+                for cell in (0..pos.cells()).filter(|&c| pos.mark_at(c).is_none()) {
+                    if classify(&pos, side, cell, false).straight_four {
+                        insert(&mut expected, cell);
+                    }
+                }
+                assert_eq!(
+                    straight_four_moves(&pos, side),
+                    expected,
+                    "{side:?}\n{}",
+                    pos.render()
+                );
+            }
+            let me = pos.side_to_move();
+            let Some(defences) = three_defences(&pos) else {
+                assert_eq!(straight_four_moves(&pos, me.opponent()), [0; 4]);
+                continue;
+            };
+            met[0] += 1;
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for m in moves {
+                let stops = straight_four_moves(&pos.play(m), me.opponent()) == [0; 4];
+                assert_eq!(
+                    contains(&defences, m.0 as usize),
+                    stops,
+                    "{m:?}\n{}",
+                    pos.render()
+                );
+                met[1] += stops as usize;
+            }
+        }
+    }
+    assert!(met.iter().all(|&n| n >= 20), "threes, defences: {met:?}");
+}
