@@ -538,3 +538,34 @@ fn gomoku_rules_are_game_names_and_renju_forbids_a_double_three() {
         &["unknown rule 'caro'"],
     );
 }
+
+/// The threat search's engine words reach the engine and its record: `run.json` holds
+/// `threats` and `vcf` for the engine that set them and neither for the one that did not (so
+/// that runs from before the keys keep their hash), and the match plays.
+#[test]
+fn the_threat_search_words_play_and_are_recorded_only_when_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let (a, b) = ("pvs:3:near=2:threats=1:vcf=100", "pvs:3:near=2");
+    let run = joute()
+        .args(["match", "morpion-9x9-5", a, b, "--games", "4", "--json"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let engines = spec["spec"]["engines"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{spec}"));
+    let engine = |name: &str| engines.iter().find(|e| e["name"] == name).unwrap().clone();
+    assert_eq!(engine(a)["threats"], true);
+    assert_eq!(engine(a)["vcf"], 100);
+    assert!(engine(b).get("threats").is_none() && engine(b).get("vcf").is_none());
+    let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 4);
+}
