@@ -389,20 +389,52 @@ fn windows(own: &Padded, open: &Padded, k: usize, step: usize, stones: u32) -> P
 /// than `k` also wins, with k − 2 the four moves and the five moves; under an exact rule, a
 /// superset (an overline wins nothing).
 fn window_points(pos: &Morpion, side: Side, stones: u32) -> Cells {
-    let (rows, cols, k) = (pos.rows() as usize, pos.cols() as usize, pos.k() as usize);
-    let own = padded(&pos.marks(side), rows, cols);
-    let board = padded(&[!0; 4], rows, cols);
-    let theirs = padded(&pos.marks(side.opponent()), rows, cols);
-    let open: Padded = std::array::from_fn(|w| board[w] & !theirs[w]);
-    let empty: Padded = std::array::from_fn(|w| open[w] & !own[w]);
+    let b = SideBoard::of(pos, side);
     let mut points = [0u64; 4];
     for step in [1, STRIDE, STRIDE + 1, STRIDE - 1] {
-        let starts = windows(&own, &open, k, step, stones);
-        if starts == [0; 4] {
-            continue;
+        let starts = windows(&b.own, &b.open, b.k, step, stones);
+        b.collect_empty(&starts, b.k, step, &mut points);
+    }
+    unpadded(&points, b.rows, b.cols)
+}
+
+/// One side's stones on the padded board, with the cells open to it (on the board, not the
+/// opponent's) and the empty ones.
+struct SideBoard {
+    own: Padded,
+    open: Padded,
+    empty: Padded,
+    rows: usize,
+    cols: usize,
+    k: usize,
+}
+
+impl SideBoard {
+    fn of(pos: &Morpion, side: Side) -> SideBoard {
+        let (rows, cols) = (pos.rows() as usize, pos.cols() as usize);
+        let own = padded(&pos.marks(side), rows, cols);
+        let board = padded(&[!0; 4], rows, cols);
+        let theirs = padded(&pos.marks(side.opponent()), rows, cols);
+        let open: Padded = std::array::from_fn(|w| board[w] & !theirs[w]);
+        let empty: Padded = std::array::from_fn(|w| open[w] & !own[w]);
+        SideBoard {
+            own,
+            open,
+            empty,
+            rows,
+            cols,
+            k: pos.k() as usize,
         }
-        for j in 0..k {
-            let at = shift_right(&empty, j * step, 4);
+    }
+
+    /// Adds to `points` the empty cells of the windows of `len` cells along `step` that
+    /// start at `starts`.
+    fn collect_empty(&self, starts: &Padded, len: usize, step: usize, points: &mut Padded) {
+        if *starts == [0; 4] {
+            return;
+        }
+        for j in 0..len {
+            let at = shift_right(&self.empty, j * step, 4);
             let hit: Padded = std::array::from_fn(|w| starts[w] & at[w]);
             let cells = shift_left(&hit, j * step);
             for w in 0..4 {
@@ -410,7 +442,6 @@ fn window_points(pos: &Morpion, side: Side, stones: u32) -> Cells {
             }
         }
     }
-    unpadded(&points, rows, cols)
 }
 
 /// The empty cells where a stone of `side` makes a five. They are also the cells where the
@@ -499,36 +530,21 @@ pub fn four_moves(pos: &Morpion, side: Side) -> Cells {
 /// forbidden point): the points of its open threes. Candidates from windows of `k − 1` cells
 /// holding `k − 2` stones between two empty cells, each confirmed by [`classify`].
 pub fn straight_four_moves(pos: &Morpion, side: Side) -> Cells {
-    let (rows, cols, k) = (pos.rows() as usize, pos.cols() as usize, pos.k() as usize);
     let mut out = [0u64; 4];
-    if k < 3 {
+    if pos.k() < 3 {
         return out;
     }
-    let own = padded(&pos.marks(side), rows, cols);
-    let board = padded(&[!0; 4], rows, cols);
-    let theirs = padded(&pos.marks(side.opponent()), rows, cols);
-    let open: Padded = std::array::from_fn(|w| board[w] & !theirs[w]);
-    let empty: Padded = std::array::from_fn(|w| open[w] & !own[w]);
+    let b = SideBoard::of(pos, side);
     let mut points = [0u64; 4];
     for step in [1, STRIDE, STRIDE + 1, STRIDE - 1] {
         // Windows of k − 1 with k − 2 stones, the cell before and the cell after empty.
-        let inner = windows(&own, &open, k - 1, step, k as u32 - 2);
-        let before = shift_left(&empty, step);
-        let after = shift_right(&empty, (k - 1) * step, 4);
+        let inner = windows(&b.own, &b.open, b.k - 1, step, b.k as u32 - 2);
+        let before = shift_left(&b.empty, step);
+        let after = shift_right(&b.empty, (b.k - 1) * step, 4);
         let starts: Padded = std::array::from_fn(|w| inner[w] & before[w] & after[w]);
-        if starts == [0; 4] {
-            continue;
-        }
-        for j in 0..k - 1 {
-            let at = shift_right(&empty, j * step, 4);
-            let hit: Padded = std::array::from_fn(|w| starts[w] & at[w]);
-            let cells = shift_left(&hit, j * step);
-            for w in 0..4 {
-                points[w] |= cells[w];
-            }
-        }
+        b.collect_empty(&starts, b.k - 1, step, &mut points);
     }
-    for_each(&unpadded(&points, rows, cols), |cell| {
+    for_each(&unpadded(&points, b.rows, b.cols), |cell| {
         if classify(pos, side, cell, false).straight_four {
             insert(&mut out, cell);
         }
