@@ -74,7 +74,11 @@ const REFUSED_HELD: usize = 256;
 const REFUSED_LOOK: Duration = Duration::from_millis(50);
 /// How long [`LiveServer::stop`] keeps answering after telling the pages the run ended, so
 /// that they can fetch its last state.
-const LINGER: Duration = Duration::from_millis(1500);
+const LINGER: Duration = Duration::from_millis(3000);
+/// How long it waits before it looks whether those fetches are done: a page on a loaded
+/// machine may take most of a second to hear the end and ask (at 300 ms, a browser test saw
+/// the server gone before the page's last fetch, under a load of 4 on 2 cores).
+const FIRST_LOOK: Duration = Duration::from_millis(1000);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -313,7 +317,7 @@ impl LiveServer {
         if watching {
             // The pages fetch the final state once they hear `end`.
             let until = Instant::now() + LINGER;
-            std::thread::sleep(Duration::from_millis(300));
+            std::thread::sleep(FIRST_LOOK);
             while Instant::now() < until
                 && self.shared.connections.load(Ordering::SeqCst)
                     > self.shared.streams.load(Ordering::SeqCst)
