@@ -549,6 +549,10 @@ fn engine_help() -> String {
              otherwise 0)
   near=N     pvs and mtdf: search only the cells within N rows and columns of a mark
              (Morpion, renju; 0: every move, the default), e.g. pvs:6:near=2
+  threats=1  pvs and mtdf in Morpion and renju: the threat search (forced answers to fours
+             and open threes, fours first, a win by continuous fours played at once)
+  vcf=N      with threats=1: a search for a win by continuous fours at every leaf, within
+             N nodes, e.g. pvs:6:near=2:threats=1:vcf=100
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",
