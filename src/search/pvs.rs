@@ -58,6 +58,89 @@ fn pick<M: Copy>(moves: &mut [M], keys: &mut [u32], i: usize) -> M {
     moves[i]
 }
 
+/// The threat search's verdict on the fives of `pos` (k-in-a-row games, `threats` on): the
+/// block forced by the opponent's five to play, the only move (`Ok(Some)`), or a loss to two
+/// fives, scored without a search (`Err`); `Ok(None)` otherwise, and always at the root,
+/// which [`super::Searcher::search`] judged before.
+fn forced_block<G: Game>(s: &Searcher<G>, pos: &G, ply: u32) -> Result<Option<G::Move>, i32> {
+    let Some(tactics) = &s.tactics else {
+        return Ok(None);
+    };
+    if pos.outcome().is_some() || ply as usize >= MAX_PLY - 2 {
+        return Ok(None);
+    }
+    let last = if ply == 0 { None } else { s.line[ply as usize] };
+    match tactics.forced(pos, last, ply) {
+        Forced::Free => Ok(None),
+        Forced::Only(mv) => Ok(Some(mv)),
+        Forced::Lost(score) if ply > 0 => Err(score),
+        Forced::Lost(_) => Ok(None),
+    }
+}
+
+/// The score at the horizon: a win by continuous fours when `vcf` asks for one and it is
+/// found, else the evaluation.
+fn horizon<G: Game, E: Evaluator<G>>(
+    s: &mut Searcher<G>,
+    pos: &G,
+    ply: u32,
+    ctx: &mut Ctx<'_, G, E>,
+) -> i32 {
+    if s.config.options.vcf > 0
+        && pos.outcome().is_none()
+        && let Some(tactics) = &mut s.tactics
+    {
+        let (win, nodes) = tactics.vcf(pos, ply, s.config.options.vcf, false);
+        ctx.nodes += nodes;
+        if let Some(win) = win {
+            return win.score;
+        }
+    }
+    ctx.horizon_tracked(pos, ply, &s.states[ply as usize])
+}
+
+/// Narrows the legal `moves` of `pos` to those searched: the `forced` block alone; against an
+/// open three of the opponent's, its defences and the side's own fours (none: a loss, `Err`,
+/// but at the root every move stays); else the cells `near` a mark.
+fn candidates<G: Game>(
+    s: &Searcher<G>,
+    pos: &G,
+    ply: u32,
+    forced: Option<G::Move>,
+    moves: &mut MoveList<G::Move>,
+) -> Result<(), i32> {
+    if let Some(only) = forced {
+        moves.clear();
+        moves.push(only);
+    } else if let Some(tactics) = &s.tactics
+        && let Some(keep) = tactics.against_threes(pos)
+    {
+        moves.retain(|&mut mv| Tactics::holds::<G>(&keep, mv));
+        if moves.is_empty() {
+            if ply > 0 {
+                return Err(-(WIN - ply as i32 - 4));
+            }
+            pos.legal_moves(moves);
+        }
+    } else if s.config.options.near > 0 {
+        pos.retain_near(moves, s.config.options.near);
+    }
+    Ok(())
+}
+
+/// Threats first: the side to move's fours get the key right after the table's move.
+fn fours_first<G: Game>(s: &Searcher<G>, pos: &G, moves: &[G::Move], keys: &mut [u32]) {
+    let Some(tactics) = &s.tactics else {
+        return;
+    };
+    let fours = tactics.fours(pos);
+    for (key, &mv) in keys.iter_mut().zip(moves) {
+        if *key != u32::MAX && Tactics::holds::<G>(&fours, mv) {
+            *key = u32::MAX - 1;
+        }
+    }
+}
+
 /// The value of `pos` within `(alpha, beta)`, fail-soft: a value at or below `alpha` is an upper
 /// bound, one at or above `beta` a lower bound.
 pub(super) fn node<G: Game, E: Evaluator<G>>(
@@ -73,34 +156,13 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         return 0;
     }
     s.pv.clear(ply);
-    // The threat search (k-in-a-row games): a block forced by a five to play is the only
-    // move, searched without counting a ply; two to block lose at once.
-    let mut forced = None;
-    if let Some(tactics) = &s.tactics
-        && pos.outcome().is_none()
-        && (ply as usize) < MAX_PLY - 2
-    {
-        let last = if ply == 0 { None } else { s.line[ply as usize] };
-        match tactics.forced(pos, last, ply) {
-            Forced::Free => {}
-            Forced::Only(mv) => forced = Some(mv),
-            Forced::Lost(score) if ply > 0 => return score,
-            Forced::Lost(_) => {}
-        }
-    }
+    let forced = match forced_block(s, pos, ply) {
+        Ok(forced) => forced,
+        Err(score) => return score,
+    };
     let extension = u32::from(forced.is_some() && ply > 0);
     if depth == 0 && extension == 0 {
-        if s.config.options.vcf > 0
-            && pos.outcome().is_none()
-            && let Some(tactics) = &mut s.tactics
-        {
-            let (win, nodes) = tactics.vcf(pos, ply, s.config.options.vcf, false);
-            ctx.nodes += nodes;
-            if let Some(win) = win {
-                return win.score;
-            }
-        }
-        return ctx.horizon_tracked(pos, ply, &s.states[ply as usize]);
+        return horizon(s, pos, ply, ctx);
     }
     let key = pos.hash_key();
     let mut hash_move = None;
@@ -123,36 +185,13 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if moves.is_empty() {
         return ctx.finished(pos, ply);
     }
-    if let Some(only) = forced {
-        moves.clear();
-        moves.push(only);
-    } else if let Some(tactics) = &s.tactics
-        && let Some(keep) = tactics.against_threes(pos)
-    {
-        // An open three of the opponent's: only its defences and the side's own fours.
-        moves.retain(|&mut mv| Tactics::holds::<G>(&keep, mv));
-        if moves.is_empty() {
-            if ply > 0 {
-                return -(WIN - ply as i32 - 4);
-            }
-            pos.legal_moves(&mut moves);
-        }
-    } else if s.config.options.near > 0 {
-        pos.retain_near(&mut moves, s.config.options.near);
+    if let Err(score) = candidates(s, pos, ply, forced, &mut moves) {
+        return score;
     }
     let mut keys = ArrayVec::new();
     order_keys(s, pos, &moves, ply, hash_move, &mut keys);
-    // Threat first: the side to move's fours right after the table's move.
-    if forced.is_none()
-        && depth >= 2
-        && let Some(tactics) = &s.tactics
-    {
-        let fours = tactics.fours(pos);
-        for (key, &mv) in keys.iter_mut().zip(moves.iter()) {
-            if *key != u32::MAX && Tactics::holds::<G>(&fours, mv) {
-                *key = u32::MAX - 1;
-            }
-        }
+    if forced.is_none() && depth >= 2 {
+        fours_first(s, pos, &moves, &mut keys);
     }
     // The child's depth: a forced block does not count.
     let child_depth = depth + extension - 1;
