@@ -3,7 +3,9 @@
 //!
 //! Random openings are drawn from the spec's seed: attempt `k` plays `plies` uniformly random
 //! moves seeded by `(seed, k)` ([`crate::games::random_game`]), so the list depends on the seed
-//! alone. An attempt is rejected when
+//! alone. A stream of varied lengths ([`OpeningStream::with_min_plies`]) draws attempt `k`'s
+//! length uniformly between its shortest and `plies`, from `(seed, k)` as well. An attempt is
+//! rejected when
 //! - the game ends within the opening (fewer than `plies` moves, or the position is over);
 //! - the position repeats an earlier opening's (two move orders reaching one position are one
 //!   opening);
@@ -76,6 +78,8 @@ const EXHAUSTED: u64 = 100_000;
 pub struct OpeningStream<G: Features> {
     start: G,
     plies: u32,
+    /// The shortest opening (`plies` unless [`OpeningStream::with_min_plies`] lowered it).
+    min_plies: u32,
     seed: u64,
     balance: Balance,
     eval: LinearEval<G>,
@@ -93,6 +97,7 @@ impl<G: Features> OpeningStream<G> {
             eval: LinearEval::new(&start, &Weights::default_for(&start)),
             start,
             plies,
+            min_plies: plies,
             seed,
             balance,
             seen: HashSet::new(),
@@ -100,6 +105,27 @@ impl<G: Features> OpeningStream<G> {
             rejected: (0, 0, 0),
             given: 0,
         }
+    }
+
+    /// Openings of varied lengths: each attempt's plies drawn uniformly from `min_plies` to
+    /// `plies` (so that self-play covers every stage of the game from its first moves, not
+    /// only the positions after one fixed length). Short lengths with few distinct positions
+    /// run out and are rejected as repeats, which shifts later draws to longer ones. A
+    /// `min_plies` at or above `plies` changes nothing: the stream stays the fixed-length one,
+    /// opening for opening.
+    pub fn with_min_plies(mut self, min_plies: u32) -> Self {
+        self.min_plies = min_plies.min(self.plies);
+        self
+    }
+
+    /// The plies of attempt `attempt`: `plies`, or a length drawn from `(seed, attempt)`.
+    fn plies_of(&self, attempt: u64) -> u32 {
+        if self.min_plies >= self.plies {
+            return self.plies;
+        }
+        let span = u64::from(self.plies - self.min_plies) + 1;
+        let draw = combine(self.seed ^ 0x706c_6965_735f_6c65, attempt);
+        self.min_plies + (draw % span) as u32
     }
 
     /// Never gives `position` (for held-out openings: the positions another stream gave).
@@ -130,13 +156,14 @@ impl<G: Features> OpeningStream<G> {
             since_last += 1;
             let attempt = self.attempt;
             self.attempt += 1;
+            let plies = self.plies_of(attempt) as usize;
             let (positions, moves) = random_game(
                 self.start,
-                self.plies as usize,
+                plies,
                 combine(self.seed ^ 0x6f70_656e_696e_6773, attempt),
             );
             let pos = *positions.last().expect("a random game holds its start");
-            if moves.len() < self.plies as usize || pos.outcome().is_some() {
+            if moves.len() < plies || pos.outcome().is_some() {
                 self.rejected.0 += 1;
                 continue;
             }
@@ -158,9 +185,14 @@ impl<G: Features> OpeningStream<G> {
             return Ok((moves, pos));
         }
         let (ended, repeated, lopsided) = self.rejected;
+        let plies = if self.min_plies < self.plies {
+            format!("{} to {}", self.min_plies, self.plies)
+        } else {
+            self.plies.to_string()
+        };
         Err(format!(
-            "found only {} distinct playable openings of {} plies in {} attempts ({ended} ended the game, {repeated} repeated an earlier one, {lopsided} were lopsided); ask for fewer, change plies, or loosen max_imbalance",
-            self.given, self.plies, self.attempt
+            "found only {} distinct playable openings of {plies} plies in {} attempts ({ended} ended the game, {repeated} repeated an earlier one, {lopsided} were lopsided); ask for fewer, change plies, or loosen max_imbalance",
+            self.given, self.attempt
         ))
     }
 }
@@ -428,6 +460,45 @@ mod tests {
             assert!(pos.outcome().is_none());
             assert!(seen.insert(pos), "duplicate opening");
         }
+    }
+
+    #[test]
+    fn openings_of_varied_lengths_cover_the_range_and_keep_the_fixed_stream() {
+        let start = Othello::start();
+        let balance = Balance::default_for(GameKind::Othello);
+        let take = |mut s: OpeningStream<Othello>, n: usize| -> Vec<Vec<_>> {
+            (0..n).map(|_| s.next_opening().unwrap().0).collect()
+        };
+        let varied = take(
+            OpeningStream::new(start, 20, 5, balance.clone()).with_min_plies(2),
+            600,
+        );
+        let again = take(
+            OpeningStream::new(start, 20, 5, balance.clone()).with_min_plies(2),
+            600,
+        );
+        assert_eq!(varied, again, "the lengths are drawn from the seed");
+        let mut per_length = [0usize; 21];
+        let mut seen = HashSet::new();
+        for moves in &varied {
+            assert!((2..=20).contains(&moves.len()), "{}", moves.len());
+            per_length[moves.len()] += 1;
+            let pos = moves.iter().fold(start, |p, &m| p.play(m));
+            assert!(seen.insert(pos), "duplicate opening");
+        }
+        // Two plies give 12 positions (fewer after the filter); every length from 4 up is drawn
+        // about 600/19 times: uniform, so none far from it.
+        assert!(per_length[2] <= 12);
+        for (len, &n) in per_length.iter().enumerate().skip(4) {
+            assert!((10..=60).contains(&n), "{n} openings of {len} plies");
+        }
+        // A shortest length at or above plies is the fixed-length stream, opening for opening.
+        let fixed = take(OpeningStream::new(start, 8, 5, balance.clone()), 50);
+        let same = take(
+            OpeningStream::new(start, 8, 5, balance).with_min_plies(8),
+            50,
+        );
+        assert_eq!(fixed, same);
     }
 
     #[test]

@@ -358,7 +358,8 @@ pub fn opening_stream<G: Features>(
         spec.plies,
         derive_seed(spec.seed, STREAM_OPENINGS, 0),
         spec.balance.clone(),
-    );
+    )
+    .with_min_plies(spec.min_plies.unwrap_or(spec.plies));
     for _ in 0..used {
         stream.next_opening()?;
     }

@@ -691,3 +691,42 @@ fn search_labels_score_the_rounds_games_and_joute_fit_makes_the_same_weights() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `openings.min_plies`: the self-play openings' lengths spread from it to `plies`, each
+/// opening still fresh; the confirmation's openings keep `plies`.
+#[test]
+fn self_play_openings_of_varied_lengths() {
+    let dir = common::scratch("varied");
+    let text = spec_text("games = 120")
+        .replace("plies = 8", "plies = 20\nmin_plies = 2")
+        .replace("games = 200\naa_games = 40", "games = 4\naa_games = 0");
+    let spec = write(&dir, "spec.toml", &text);
+    let out = dir.join("out");
+    common::joute_ok(&[
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let games = selfplay(&out, 1);
+    assert_eq!(games.len(), 120);
+    let lengths: Vec<usize> = games
+        .iter()
+        .map(|g| g["opening"].as_array().unwrap().len())
+        .collect();
+    assert!(lengths.iter().all(|l| (2..=20).contains(l)), "{lengths:?}");
+    assert!(
+        lengths.iter().filter(|&&l| l < 8).count() >= 20,
+        "{lengths:?}"
+    );
+    assert!(
+        lengths.iter().filter(|&&l| l > 14).count() >= 20,
+        "{lengths:?}"
+    );
+    let openings: HashSet<String> = games.iter().map(|g| g["opening"].to_string()).collect();
+    assert_eq!(openings.len(), 120);
+    for g in common::jsonl(&out.join("confirm/games.jsonl")) {
+        assert_eq!(g["opening"].as_array().unwrap().len(), 20, "{g}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -135,6 +135,7 @@ pub struct RawTuneSpec {
 #[serde(deny_unknown_fields)]
 struct RawTuneOpenings {
     plies: Spanned<i64>,
+    min_plies: Option<Spanned<i64>>,
     balance_depth: Option<Spanned<i64>>,
     max_imbalance: Option<Spanned<f64>>,
 }
@@ -327,8 +328,12 @@ pub struct ResolvedTuneSpec {
     pub features: Vec<usize>,
     /// A fixed pool of opponents (empty: candidates play the incumbent).
     pub pool: Vec<ResolvedEngine>,
-    /// Plies of the tuning openings.
+    /// Plies of the tuning openings (the longest, with `min_plies`).
     pub plies: u32,
+    /// The shortest tuning opening, when their lengths vary (`openings.min_plies`): each
+    /// drawn uniformly from `min_plies` to `plies`. Absent from the hash when not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_plies: Option<u32>,
     /// Their filter.
     pub balance: Balance,
     /// The most candidates (hill climbing) or the planned iterations (SPSA).

@@ -26,6 +26,15 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
     let pool = resolve_pool(&raw, loc)?;
     let o = raw.openings.get_ref();
     let plies = opening_plies(&o.plies, "openings.plies", loc)?;
+    let min_plies = o
+        .min_plies
+        .as_ref()
+        .map(|m| {
+            loc.int_in(m, "openings.min_plies", 0..=i64::from(plies), |v| {
+                format!("min_plies is {v}; allowed: 0..={plies} (at most openings.plies)")
+            })
+        })
+        .transpose()?;
     let balance = opening_balance(
         kind,
         o.balance_depth.as_ref(),
@@ -64,7 +73,7 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
             engine,
             pool,
             params,
-            openings: opening_checks(&raw, plies, confirm.plies),
+            openings: opening_checks(&raw, (min_plies.unwrap_or(plies), plies), confirm.plies),
             seed,
             balance: balance.clone(),
             regression: method == Method::Regression,
@@ -87,6 +96,7 @@ pub(super) fn validate(raw: RawTuneSpec, loc: &Locator<'_>) -> Result<ResolvedTu
         features,
         pool,
         plies,
+        min_plies,
         balance,
         iterations,
         games,
@@ -545,15 +555,19 @@ fn resolve_param(
 /// `plies`, and the confirmation's when it gives other plies.
 fn opening_checks(
     raw: &RawTuneSpec,
-    plies: u32,
+    (min_plies, plies): (u32, u32),
     confirm_plies: u32,
-) -> Vec<(u32, usize, &'static str)> {
+) -> Vec<((u32, u32), usize, &'static str)> {
     let o = raw.openings.get_ref();
-    let mut list = vec![(plies, o.plies.span().start, "openings.plies")];
+    let mut list = vec![((min_plies, plies), o.plies.span().start, "openings.plies")];
     if let Some(p) = &raw.confirm.get_ref().plies
-        && confirm_plies != plies
+        && (confirm_plies != plies || min_plies != plies)
     {
-        list.push((confirm_plies, p.span().start, "confirm.plies"));
+        list.push((
+            (confirm_plies, confirm_plies),
+            p.span().start,
+            "confirm.plies",
+        ));
     }
     list
 }
@@ -566,8 +580,8 @@ struct WithGame<'a, 'b> {
     engine: ResolvedEngine,
     pool: Vec<ResolvedEngine>,
     params: Vec<Param>,
-    /// The opening lengths to check: (plies, where, key).
-    openings: Vec<(u32, usize, &'static str)>,
+    /// The opening lengths to check: ((shortest, longest), where, key).
+    openings: Vec<((u32, u32), usize, &'static str)>,
     seed: u64,
     balance: Balance,
     /// Regression: every feature is a parameter.
@@ -683,8 +697,9 @@ impl WithGame<'_, '_> {
 
     /// Tuning plays every pair from a fresh opening: the plies must give many.
     fn opening_supply<G: Features>(&self, start: G) -> Result<(), SpecError> {
-        for &(plies, span, key) in &self.openings {
-            let mut stream = OpeningStream::new(start, plies, self.seed, self.balance.clone());
+        for &((min_plies, plies), span, key) in &self.openings {
+            let mut stream = OpeningStream::new(start, plies, self.seed, self.balance.clone())
+                .with_min_plies(min_plies);
             for found in 0..MIN_OPENINGS {
                 if stream.next_opening().is_err() {
                     return Err(self.loc.at(
@@ -751,5 +766,32 @@ mod tests {
                 (expected_key.as_str(), message)
             );
         }
+    }
+
+    /// `openings.min_plies`: at most `plies`, named with its line and column when not; absent,
+    /// the spec (and so its hash) is as before; set, it is in the canonical form.
+    #[test]
+    fn min_plies_is_bounded_by_plies_and_left_out_of_the_hash_when_absent() {
+        let spec = |openings: &str| {
+            format!(
+                "name = \"t\"\ngame = \"othello\"\nseed = 1\nmethod = \"regression\"\n{openings}\n\n[engine]\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[regression]\ngames = 10\n\n[confirm]\ngames = 2\n"
+            )
+        };
+        let err = super::super::parse(&spec("openings = { plies = 10, min_plies = 11 }"), "u.toml")
+            .unwrap_err();
+        assert_eq!(err.key, "openings.min_plies");
+        assert_eq!(
+            err.message,
+            "min_plies is 11; allowed: 0..=10 (at most openings.plies)"
+        );
+        assert_eq!((err.line, err.column), (5, 38), "{err:?}");
+        let fixed = super::super::parse(&spec("openings = { plies = 10 }"), "u.toml").unwrap();
+        let varied =
+            super::super::parse(&spec("openings = { plies = 10, min_plies = 2 }"), "u.toml")
+                .unwrap();
+        assert_eq!((fixed.min_plies, varied.min_plies), (None, Some(2)));
+        let form = |s: &super::super::ResolvedTuneSpec| serde_json::to_string(s).unwrap();
+        assert!(!form(&fixed).contains("min_plies"));
+        assert!(form(&varied).contains("\"min_plies\":2"));
     }
 }
