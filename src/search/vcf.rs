@@ -97,7 +97,7 @@ impl VcfSearch {
         self.nodes = 0;
         self.node_limit = nodes;
         self.line.clear();
-        let vcf = match self.attack(pos, depth) {
+        let vcf = match self.attack(pos, depth, None) {
             Proof::Win => {
                 let mut line = std::mem::take(&mut self.line);
                 line.reverse();
@@ -117,8 +117,14 @@ impl VcfSearch {
         (key as usize) & (self.table.len() - 1)
     }
 
-    /// The attacker to move in `pos`, with `depth` four moves left.
-    fn attack(&mut self, pos: &Morpion, depth: u32) -> Proof {
+    /// The attacker to move in `pos`, with `depth` four moves left; `answer`: the defender's
+    /// forced answer that led here (none at the root).
+    ///
+    /// Below the root the fives are known without a scan of the board: the attacker has none
+    /// (its four had one completing cell, which the answer took, and it had no five before),
+    /// and the defender's are those its answer made (it had at most one before, and the four
+    /// blocked it), all on the answer's four lines.
+    fn attack(&mut self, pos: &Morpion, depth: u32, answer: Option<usize>) -> Proof {
         if self.nodes >= self.node_limit {
             return Proof::Aborted;
         }
@@ -127,10 +133,12 @@ impl VcfSearch {
             return Proof::Fail;
         }
         let me = pos.side_to_move();
-        let fives = threats::five_moves(pos, me);
-        if let Some(five) = threats::first(&fives) {
-            self.line.push(Cell(five as u8));
-            return Proof::Win;
+        if answer.is_none() {
+            let fives = threats::five_moves(pos, me);
+            if let Some(five) = threats::first(&fives) {
+                self.line.push(Cell(five as u8));
+                return Proof::Win;
+            }
         }
         if depth == 0 {
             return Proof::Fail;
@@ -141,7 +149,10 @@ impl VcfSearch {
         if entry.key == key && entry.depth > depth {
             return Proof::Fail;
         }
-        let theirs = threats::five_moves(pos, me.opponent());
+        let theirs = match answer {
+            None => threats::five_moves(pos, me.opponent()),
+            Some(c) => threats::five_moves_through(pos, me.opponent(), c),
+        };
         let moves: Cells = match threats::count(&theirs) {
             0 => threats::four_moves(pos, me),
             1 => {
@@ -171,11 +182,12 @@ impl VcfSearch {
     /// The attacker `me` plays the four `m` in `pos` (the defender has no five left); without
     /// `dive`, only a four the defender cannot stop is a win, and nothing is searched.
     fn four(&mut self, pos: &Morpion, me: Side, m: usize, depth: u32, dive: bool) -> Proof {
-        let completing = threats::four_completions(pos, me, m);
         let next = pos.play(Cell(m as u8));
         if next.outcome().is_some() {
             return Proof::Fail;
         }
+        // The attacker had no five: every five it has now runs through `m`.
+        let completing = threats::five_moves_through(&next, me, m);
         let them = me.opponent();
         let win = match threats::count(&completing) {
             0 => return Proof::Fail,
@@ -191,7 +203,7 @@ impl VcfSearch {
                     if after.outcome().is_some() {
                         return Proof::Fail;
                     }
-                    let proof = self.attack(&after, depth - 1);
+                    let proof = self.attack(&after, depth - 1, Some(c));
                     if proof == Proof::Win {
                         self.line.push(Cell(c as u8));
                     }
