@@ -42,6 +42,22 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// Writes `text` as `dir/spec.toml` and tunes it into `dir/out` with `extra` arguments:
+/// the output folder and stdout.
+fn tune(dir: &Path, text: &str, extra: &[&str]) -> (PathBuf, String) {
+    let spec = write(dir, "spec.toml", text);
+    let out = dir.join("out");
+    let mut args = vec![
+        "tune",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let stdout = common::joute_ok(&args);
+    (out, stdout)
+}
+
 /// The self-play games of a round without their timings.
 fn selfplay(out: &Path, round: u32) -> Vec<Value> {
     common::untimed_games(&out.join(format!("selfplay/round-{round}.jsonl")))
@@ -56,14 +72,7 @@ fn plays(weights: &Path, out: &Path) {
 #[test]
 fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
     let dir = common::scratch("rounds");
-    let spec = write(&dir, "spec.toml", &spec_text("games = 300\nrounds = 2"));
-    let out = dir.join("out");
-    let stdout = common::joute_ok(&[
-        "tune",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (out, stdout) = tune(&dir, &spec_text("games = 300\nrounds = 2"), &[]);
     assert!(
         stdout.contains("confirmed") || stdout.contains("NOT confirmed"),
         "{stdout}"
@@ -141,15 +150,7 @@ fn rounds_of_self_play_and_fits_are_logged_confirmed_and_written() {
 #[test]
 fn a_tapered_fit_is_written_and_confirmed() {
     let dir = common::scratch("taper");
-    let spec = write(&dir, "spec.toml", &spec_text("games = 300\ntaper = true"));
-    let out = dir.join("out");
-    let stdout = common::joute_ok(&[
-        "tune",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let (out, stdout) = tune(&dir, &spec_text("games = 300\ntaper = true"), &["--quiet"]);
     // The terminal's table shows both vectors, as summary.json does.
     let header = stdout.lines().next().unwrap_or_default();
     let words: Vec<&str> = header.split_whitespace().collect();
@@ -553,15 +554,7 @@ fn a_pattern_start_plays_round_one_and_is_the_confirmations_opponent() {
     );
     let body = format!("games = 30\nevaluation = \"patterns\"\nstart = \"{start}\"");
     let text = spec_text(&body).replace("games = 200\naa_games = 40", "games = 10");
-    let spec = write(&dir, "spec.toml", &text);
-    let out = dir.join("out");
-    common::joute_ok(&[
-        "tune",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let (out, _) = tune(&dir, &text, &["--quiet"]);
     // A warm fit: it starts from the start's loss, below a fit from zeros'.
     let lines = common::history(&out);
     assert!(lines[0]["fit"]["start_loss"].as_f64().unwrap() < std::f64::consts::LN_2);
@@ -700,14 +693,7 @@ fn self_play_openings_of_varied_lengths() {
     let text = spec_text("games = 120")
         .replace("plies = 8", "plies = 20\nmin_plies = 2")
         .replace("games = 200\naa_games = 40", "games = 4\naa_games = 0");
-    let spec = write(&dir, "spec.toml", &text);
-    let out = dir.join("out");
-    common::joute_ok(&[
-        "tune",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (out, _) = tune(&dir, &text, &[]);
     let games = selfplay(&out, 1);
     assert_eq!(games.len(), 120);
     let lengths: Vec<usize> = games
