@@ -322,13 +322,6 @@ pub fn makes_five(pos: &Morpion, side: Side, cell: usize) -> bool {
     Lines::of(pos, side).five(cell)
 }
 
-/// The completing cells of the fours a stone of `side` on the empty `cell` makes (none: no
-/// four; a five is not a four, and renju's black makes none on a forbidden point).
-#[inline]
-pub fn four_completions(pos: &Morpion, side: Side, cell: usize) -> Cells {
-    classify(pos, side, cell, false).four
-}
-
 /// Whether a stone of `side` on the empty `cell` makes an open three.
 #[inline]
 pub fn makes_open_three(pos: &Morpion, side: Side, cell: usize) -> bool {
