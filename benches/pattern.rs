@@ -10,7 +10,8 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use joute::eval::othello::{CLASS_MASKS, SQUARE_CLASSES};
 use joute::eval::pattern::{
-    FEATURES_PER_POSITION, PATTERN_TYPES, SCALE, WEIGHTS_PER_PHASE, feature_indices,
+    BIAS_INDEX, COUNTS_OFFSET, FEATURES_PER_POSITION, PATTERN_TYPES, SCALE, WEIGHTS_PER_PHASE,
+    feature_indices,
 };
 use joute::eval::{
     Evaluator, Features, LinearEval, PatternEval, PatternState, PatternWeights, Weights,
@@ -143,6 +144,16 @@ fn evaluations(c: &mut Criterion) {
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.bench_function("linear", |b| b.iter(|| evaluate_all(&linear, &positions)));
     group.bench_function("pattern", |b| b.iter(|| evaluate_all(&pattern, &positions)));
+    // The same weights with every count weight 0: the counts are not computed.
+    let mut no_counts = weights.clone();
+    for block in no_counts.values.chunks_exact_mut(WEIGHTS_PER_PHASE) {
+        block[COUNTS_OFFSET..BIAS_INDEX].fill(0.0);
+    }
+    let no_counts = PatternEval::new(&no_counts);
+    assert!(pattern.reads_counts() && !no_counts.reads_counts());
+    group.bench_function("pattern_without_counts", |b| {
+        b.iter(|| evaluate_all(&no_counts, &positions))
+    });
     // As a search meets them: each position's configurations from its parent's, then the
     // evaluation from them.
     let lines = lines();

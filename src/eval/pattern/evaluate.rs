@@ -286,7 +286,8 @@ enum Table {
 ///
 /// The table is folded: an instance that [`feature_indices`] reads through several images (an
 /// edge, forwards and backwards) is read once here, from an entry that holds the sum of the
-/// integer weights of all its readings — 46 lookups per position instead of 89, the same sum.
+/// integer weights of all its readings — 46 pattern lookups per position instead of 88, the
+/// same sum; the counts and the bias are read once each, as in [`feature_indices`].
 /// It has the layout of [`PatternWeights::values`], with 2-byte entries (327 KiB per phase)
 /// when every entry lies within ±32 767 — folded sums of weights within about ±8 — else 4-byte
 /// entries (654 KiB per phase); the smaller table is faster (fewer cache misses).
@@ -296,6 +297,9 @@ pub struct PatternEval {
     table: Table,
     phases: usize,
     bound: i32,
+    /// Whether any count weight is non-zero: when none is, the counts (two move generations)
+    /// are not computed.
+    counts: bool,
 }
 
 impl fmt::Debug for PatternEval {
@@ -308,6 +312,7 @@ impl fmt::Debug for PatternEval {
             .field("phases", &self.phases)
             .field("table", &format_args!("{table}"))
             .field("bound", &self.bound)
+            .field("counts", &self.counts)
             .finish()
     }
 }
@@ -363,8 +368,24 @@ impl PatternEval {
                     *entry = sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
                 }
             }
+            // A count is read once: its entries are the integer weights themselves.
+            for (c, ty) in COUNT_TYPES.iter().enumerate() {
+                let range = COUNT_OFFSETS[c]..COUNT_OFFSETS[c] + ty.values;
+                let mut largest = 0;
+                for (&w, entry) in block[range.clone()].iter().zip(&mut out[range]) {
+                    let w = int(w);
+                    largest = largest.max(w.abs());
+                    *entry = w as i32;
+                }
+                phase_bound += largest;
+            }
             bound = bound.max(phase_bound);
         }
+        let counts = weights.values.chunks_exact(WEIGHTS_PER_PHASE).any(|block| {
+            block[COUNTS_OFFSET..BIAS_INDEX]
+                .iter()
+                .any(|&w| int(w) != 0)
+        });
         let narrow: Option<Arc<[i16]>> = table.iter().map(|&e| i16::try_from(e).ok()).collect();
         PatternEval {
             table: match narrow {
@@ -373,6 +394,7 @@ impl PatternEval {
             },
             phases,
             bound: bound.clamp(1, EVAL_LIMIT as i64) as i32,
+            counts,
         }
     }
 
@@ -392,10 +414,13 @@ impl PatternEval {
     pub fn evaluate_tracked(&self, pos: &Othello, state: &PatternState) -> i32 {
         let phase = phase_of(pos, self.phases);
         let white = pos.side == crate::games::Side::Second;
-        let sum = match &self.table {
+        let mut sum = match &self.table {
             Table::Narrow(table) => tracked_sum(&table[phase * WEIGHTS_PER_PHASE..], state, white),
             Table::Wide(table) => tracked_sum(&table[phase * WEIGHTS_PER_PHASE..], state, white),
         };
+        if self.counts {
+            sum += self.counts_sum(pos, phase);
+        }
         let bound = self.bound as i64;
         sum.clamp(-bound, bound) as i32
     }
@@ -405,9 +430,30 @@ impl PatternEval {
     #[inline]
     pub fn raw_sum(&self, pos: &Othello) -> i64 {
         let phase = phase_of(pos, self.phases);
-        match &self.table {
+        let sum = match &self.table {
             Table::Narrow(table) => folded_sum(&table[phase * WEIGHTS_PER_PHASE..], pos),
             Table::Wide(table) => folded_sum(&table[phase * WEIGHTS_PER_PHASE..], pos),
+        };
+        if self.counts {
+            sum + self.counts_sum(pos, phase)
+        } else {
+            sum
+        }
+    }
+
+    /// Whether any count weight is non-zero (else the evaluation does not compute the counts).
+    pub fn reads_counts(&self) -> bool {
+        self.counts
+    }
+
+    /// The entries of `phase` that the counts of `pos` read.
+    #[inline]
+    fn counts_sum(&self, pos: &Othello, phase: usize) -> i64 {
+        let values = counts(pos);
+        let at = |c: usize| phase * WEIGHTS_PER_PHASE + COUNT_OFFSETS[c] + values[c] as usize;
+        match &self.table {
+            Table::Narrow(table) => (0..COUNTS).map(|c| table[at(c)] as i64).sum(),
+            Table::Wide(table) => (0..COUNTS).map(|c| table[at(c)] as i64).sum(),
         }
     }
 }

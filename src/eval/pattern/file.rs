@@ -6,8 +6,9 @@ use super::*;
 /// The binary file's first bytes.
 pub const MAGIC: &[u8; 8] = b"JOUTEPAT";
 
-/// The binary format's version.
-pub const VERSION: u32 = 1;
+/// The binary format's version written: 2, whose phases hold the count features' weights.
+/// Version 1 files (the patterns and the bias alone) are read too, their count weights 0.
+pub const VERSION: u32 = 2;
 
 /// Bytes before the weights in a binary file: magic, version, phases, weights per phase.
 pub(super) const HEADER_LEN: usize = 20;
@@ -198,24 +199,26 @@ impl PatternWeights {
         }
         let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         let version = word(8);
-        if version != VERSION {
-            return Err(file_error(
-                origin,
-                format!("format version {version}; this joute reads version {VERSION}"),
-            ));
-        }
+        let expected = match version {
+            1 => V1_WEIGHTS_PER_PHASE,
+            VERSION => WEIGHTS_PER_PHASE,
+            _ => {
+                return Err(file_error(
+                    origin,
+                    format!("format version {version}; this joute reads versions 1 and {VERSION}"),
+                ));
+            }
+        };
         let phases = check_phases(word(12) as u64).map_err(|r| file_error(origin, r))?;
         let per_phase = word(16) as usize;
-        if per_phase != WEIGHTS_PER_PHASE {
+        if per_phase != expected {
             return Err(file_error(
                 origin,
-                format!(
-                    "{per_phase} weights per phase; this joute's patterns have {WEIGHTS_PER_PHASE}"
-                ),
+                format!("{per_phase} weights per phase; format version {version} has {expected}"),
             ));
         }
         let body = bytes.len() - HEADER_LEN;
-        let needed = phases * WEIGHTS_PER_PHASE;
+        let needed = phases * per_phase;
         if !body.is_multiple_of(4) || body / 4 != needed {
             let stray = if !body.is_multiple_of(4) {
                 format!(" and {} stray bytes", body % 4)
@@ -225,22 +228,30 @@ impl PatternWeights {
             return Err(file_error(
                 origin,
                 format!(
-                    "wrong size: the file holds {} weights{stray} after its {HEADER_LEN}-byte header, but {phases} phases of {WEIGHTS_PER_PHASE} weights need {needed} ({} bytes in all)",
+                    "wrong size: the file holds {} weights{stray} after its {HEADER_LEN}-byte header, but {phases} phases of {per_phase} weights need {needed} ({} bytes in all)",
                     body / 4,
                     HEADER_LEN + 4 * needed
                 ),
             ));
         }
-        let mut values = Vec::with_capacity(needed);
+        let mut values = vec![0.0; phases * WEIGHTS_PER_PHASE];
         for (at, chunk) in bytes[HEADER_LEN..].chunks_exact(4).enumerate() {
             let w = f32::from_le_bytes(chunk.try_into().unwrap());
+            // A version 1 phase is the patterns and the bias: the counts between stay 0.
+            let (phase, index) = (at / per_phase, at % per_phase);
+            let index = if index == per_phase - 1 {
+                BIAS_INDEX
+            } else {
+                index
+            };
+            let to = phase * WEIGHTS_PER_PHASE + index;
             check_weight(w as f64).map_err(|reason| {
                 file_error(
                     origin,
-                    format!("weight {at} ({}): {reason}", describe_position(at)),
+                    format!("weight {at} ({}): {reason}", describe_position(to)),
                 )
             })?;
-            values.push(w);
+            values[to] = w;
         }
         Ok(PatternWeights {
             phases,
@@ -379,7 +390,7 @@ impl PatternWeights {
             writeln!(out, "{CSV_FIRST_LINE}, phases = {}", self.phases)?;
             writeln!(
                 out,
-                "# one row per non-zero weight; config: the pattern's squares in order, x side to move, o opponent, . empty"
+                "# one row per non-zero weight; config: the pattern's squares in order, x side to move, o opponent, . empty; a count's value"
             )?;
             writeln!(out, "{CSV_HEADER}")?;
             for (phase, block) in self.values.chunks_exact(WEIGHTS_PER_PHASE).enumerate() {
@@ -393,6 +404,14 @@ impl PatternWeights {
                                 ty.name,
                                 config_string(ty.len, config)
                             )?;
+                        }
+                    }
+                }
+                for (c, ty) in COUNT_TYPES.iter().enumerate() {
+                    let weights = &block[COUNT_OFFSETS[c]..COUNT_OFFSETS[c] + ty.values];
+                    for (value, &w) in weights.iter().enumerate() {
+                        if w != 0.0 {
+                            writeln!(out, "{phase},{},{value},{w:?}", ty.name)?;
                         }
                     }
                 }
@@ -456,10 +475,31 @@ fn parse_pattern_config(name: &str, config: &str) -> Result<usize, (&'static str
         }
         return Ok(BIAS_INDEX);
     }
+    if let Some(c) = COUNT_TYPES.iter().position(|ty| ty.name == name) {
+        let ty = &COUNT_TYPES[c];
+        let value = config
+            .parse::<usize>()
+            .ok()
+            .filter(|&v| v < ty.values)
+            .ok_or_else(|| {
+                (
+                    "config",
+                    format!(
+                        "bad value \"{}\" for {} ({}): expected a number 0..={}",
+                        short(config),
+                        ty.name,
+                        ty.meaning,
+                        ty.values - 1
+                    ),
+                )
+            })?;
+        return Ok(COUNT_OFFSETS[c] + value);
+    }
     let Some(t) = PATTERN_TYPES.iter().position(|ty| ty.name == name) else {
         let allowed: Vec<&str> = PATTERN_TYPES
             .iter()
             .map(|ty| ty.name)
+            .chain(COUNT_TYPES.iter().map(|ty| ty.name))
             .chain([BIAS_NAME])
             .collect();
         return Err((

@@ -36,9 +36,25 @@
 //! by design: [`feature_indices`] lists every lookup, repeats included, and [`PatternEval`] sums
 //! exactly those, so a regression on [`feature_indices`] fits what the evaluation computes.
 //!
-//! A phase's weights are the blocks of the types in the order of the table, each 3^len long and
-//! indexed by configuration, then the bias: [`WEIGHTS_PER_PHASE`] = 167 266 weights in all, and
-//! [`FEATURES_PER_POSITION`] = 8 × 11 + 1 = 89 lookups per position.
+//! # Counts
+//!
+//! Beside the patterns, as NTest's evaluation reads them, five numbers read from the whole
+//! board, each value with its own weight ([`COUNT_TYPES`]), one lookup each:
+//!
+//! | type | value | values |
+//! |---|---|---|
+//! | `mobility` | the side to move's legal moves | 64 |
+//! | `opp_mobility` | the opponent's legal moves (were it to move) | 64 |
+//! | `potential` | empty squares next to an opponent's disc (potential mobility) | 64 |
+//! | `opp_potential` | empty squares next to a disc of the side to move | 64 |
+//! | `parity` | the empty squares, modulo 2 | 2 |
+//!
+//! A phase's weights are the blocks of the pattern types in the order of the table, each 3^len
+//! long and indexed by configuration, then those of the count types, indexed by value, then the
+//! bias: [`WEIGHTS_PER_PHASE`] = 167 524 weights in all, and [`FEATURES_PER_POSITION`] =
+//! 8 × 11 + 5 + 1 = 94 lookups per position. Files of format version 1 had no counts (167 266
+//! weights a phase); they are read with every count weight 0, and an evaluation whose count
+//! weights are all 0 does not compute them.
 //!
 //! # Phases
 //!
@@ -56,7 +72,8 @@
 //! largest over the phases, capped at [`EVAL_LIMIT`], at least 1). The evaluation is invariant
 //! under the 8 symmetries of the board. Its table is folded: an instance read through several
 //! images is read once, from an entry holding the sum of the integer weights of all its
-//! readings (46 lookups instead of 89, the same sum; see [`PatternEval`]).
+//! readings (46 pattern lookups instead of 88, the same sum; see [`PatternEval`]). The counts
+//! cost two move generations and two neighbour fills more.
 //!
 //! Cost, measured when the module was written (release, `cargo bench --bench pattern`, a shared
 //! 2-core AMD EPYC with BMI2, 12 phases of random weights, 2-byte table): one evaluation about
@@ -64,7 +81,8 @@
 //! Othello weights; [`feature_indices`] about 36 ns. A PVS search to depth 6 from midgame
 //! positions that computes both evaluations wherever it evaluates (the linear one's tree) takes
 //! 1.25 times as long as with the linear one alone. Built for the x86-64 baseline (no BMI2) an
-//! evaluation takes about 150 ns.
+//! evaluation takes about 150 ns. Non-zero count weights add about 9 ns (52.7 ns against 43.6 ns
+//! with the same weights, counts zeroed, on the same machine when they were added).
 //!
 //! Configurations are read with BMI2's `pext` when the build enables it (`target-cpu=native` on
 //! a processor that has it, x86-64-v3 and up), else with a portable loop over the pattern's
@@ -85,7 +103,9 @@ use std::sync::Arc;
 use super::weights::{EvalError, MAX_WEIGHT, check_weight};
 use super::{EVAL_LIMIT, EvalState, Evaluator};
 use crate::games::Othello;
-use crate::games::othello::{flip_vertical, mirror_horizontal, square_name, transpose};
+use crate::games::othello::{
+    flip_vertical, legal_moves_mask, mirror_horizontal, square_name, transpose,
+};
 
 /// Integer units per weight unit in [`PatternEval`].
 pub const SCALE: f64 = 1024.0;
@@ -161,11 +181,81 @@ const OFFSETS: [usize; TYPES] = {
     offsets
 };
 
-/// The weights of one phase: Σ 3^len over the types, plus the bias (the last one).
-pub const WEIGHTS_PER_PHASE: usize = {
+/// A count feature: a number read from the whole board (a mobility, a parity), each of its
+/// values with its own weight, as NTest's evaluation reads mobility and potential mobility
+/// beside its patterns.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CountType {
+    /// The name used in CSV files (`mobility`).
+    pub name: &'static str,
+    /// The number of values, 0..values.
+    pub values: usize,
+    /// What is counted, for people.
+    pub meaning: &'static str,
+}
+
+/// The count features, in the order of their blocks after the patterns' (see the module
+/// documentation). Every count is at most 60 (the empty squares), below 64.
+pub const COUNT_TYPES: &[CountType] = &[
+    CountType {
+        name: "mobility",
+        values: 64,
+        meaning: "the side to move's legal moves",
+    },
+    CountType {
+        name: "opp_mobility",
+        values: 64,
+        meaning: "the opponent's legal moves (were it to move)",
+    },
+    CountType {
+        name: "potential",
+        values: 64,
+        meaning: "empty squares next to an opponent's disc (the side to move's potential mobility)",
+    },
+    CountType {
+        name: "opp_potential",
+        values: 64,
+        meaning: "empty squares next to a disc of the side to move (the opponent's potential mobility)",
+    },
+    CountType {
+        name: "parity",
+        values: 2,
+        meaning: "the number of empty squares, modulo 2",
+    },
+];
+
+/// The number of count types.
+const COUNTS: usize = COUNT_TYPES.len();
+
+/// The first index of the count blocks within a phase: the end of the patterns'.
+pub const COUNTS_OFFSET: usize = {
     let last = TYPES - 1;
-    OFFSETS[last] + pow3(PATTERN_TYPES[last].len) + 1
+    OFFSETS[last] + pow3(PATTERN_TYPES[last].len)
 };
+
+/// The first index of each count type's block within a phase.
+const COUNT_OFFSETS: [usize; COUNTS] = {
+    let mut offsets = [0; COUNTS];
+    let mut at = COUNTS_OFFSET;
+    let mut c = 0;
+    while c < COUNTS {
+        offsets[c] = at;
+        at += COUNT_TYPES[c].values;
+        c += 1;
+    }
+    offsets
+};
+
+/// The weights of one phase: Σ 3^len over the pattern types, the values of the count types,
+/// and the bias (the last one).
+pub const WEIGHTS_PER_PHASE: usize = {
+    let last = COUNTS - 1;
+    COUNT_OFFSETS[last] + COUNT_TYPES[last].values + 1
+};
+
+/// The weights of one phase in files of format version 1, which had no count features: the
+/// patterns' blocks and the bias.
+pub const V1_WEIGHTS_PER_PHASE: usize = COUNTS_OFFSET + 1;
 
 /// The index of the bias within a phase.
 pub const BIAS_INDEX: usize = WEIGHTS_PER_PHASE - 1;
@@ -173,8 +263,9 @@ pub const BIAS_INDEX: usize = WEIGHTS_PER_PHASE - 1;
 /// The symmetric images through which the board is read.
 const IMAGES: usize = 8;
 
-/// Lookups per position: 8 images of every type, and the bias (last in [`feature_indices`]).
-pub const FEATURES_PER_POSITION: usize = IMAGES * TYPES + 1;
+/// Lookups per position: 8 images of every pattern type, one of every count type, and the bias
+/// (last in [`feature_indices`]).
+pub const FEATURES_PER_POSITION: usize = IMAGES * TYPES + COUNTS + 1;
 
 /// The first index of the block each lookup of [`feature_indices`] reads in (the bias's:
 /// [`BIAS_INDEX`]). A lookup is its block's start plus a configuration below 3^[`MAX_LEN`]
@@ -187,8 +278,42 @@ pub const LOOKUP_BLOCKS: [u32; FEATURES_PER_POSITION] = {
         blocks[k] = OFFSETS[k / IMAGES] as u32;
         k += 1;
     }
+    let mut c = 0;
+    while c < COUNTS {
+        assert!(COUNT_TYPES[c].values <= 1 << 16);
+        blocks[IMAGES * TYPES + c] = COUNT_OFFSETS[c] as u32;
+        c += 1;
+    }
     blocks
 };
+
+/// The squares next to any square of `b` (in the 8 directions), `b`'s own included where they
+/// neighbour each other.
+#[inline(always)]
+fn neighbours(b: u64) -> u64 {
+    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
+    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let east = (b << 1) & NOT_A;
+    let west = (b >> 1) & NOT_H;
+    let row = b | east | west;
+    east | west | (row << 8) | (row >> 8)
+}
+
+/// The values of the count features of `pos`, in [`COUNT_TYPES`] order.
+#[inline]
+pub fn counts(pos: &Othello) -> [u32; COUNTS] {
+    let (p, o) = (pos.player, pos.opponent);
+    let empty = !(p | o);
+    [
+        legal_moves_mask(p, o).count_ones(),
+        legal_moves_mask(o, p).count_ones(),
+        (neighbours(o) & empty).count_ones(),
+        (neighbours(p) & empty).count_ones(),
+        empty.count_ones() & 1,
+    ]
+}
+
+const _: () = assert!(COUNTS == 5, "counts has one value per count type");
 
 /// Each type's squares as a mask; checks at compile time that the lists are ascending, within
 /// the board and at most [`MAX_LEN`] long.
@@ -323,6 +448,9 @@ fn indices_with(
     type_indices::<8>(&pi, &oi, &extract, out);
     type_indices::<9>(&pi, &oi, &extract, out);
     type_indices::<10>(&pi, &oi, &extract, out);
+    for (c, value) in counts(pos).into_iter().enumerate() {
+        out[IMAGES * TYPES + c] = (COUNT_OFFSETS[c] + value as usize) as u32;
+    }
     out[FEATURES_PER_POSITION - 1] = BIAS_INDEX as u32;
 }
 
@@ -347,17 +475,48 @@ pub fn feature_indices(pos: &Othello, out: &mut [u32; FEATURES_PER_POSITION]) {
     indices_with(pos, out, pext);
 }
 
-/// The type (index into [`PATTERN_TYPES`], or `None` for the bias) and configuration of an
-/// index within a phase, or `None` beyond the phase.
-pub fn split_index(index: usize) -> Option<(Option<usize>, usize)> {
+/// What an index within a phase weighs: a pattern type's configuration, a count type's value,
+/// or the bias.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// A configuration of a pattern type.
+    Pattern {
+        /// The type, an index into [`PATTERN_TYPES`].
+        t: usize,
+        /// The configuration, below 3^len.
+        config: usize,
+    },
+    /// A value of a count type.
+    Count {
+        /// The type, an index into [`COUNT_TYPES`].
+        c: usize,
+        /// The value counted.
+        value: usize,
+    },
+    /// The bias.
+    Bias,
+}
+
+/// What an index within a phase weighs, or `None` beyond the phase.
+pub fn split_index(index: usize) -> Option<Feature> {
     if index == BIAS_INDEX {
-        return Some((None, 0));
+        return Some(Feature::Bias);
     }
     if index > BIAS_INDEX {
         return None;
     }
+    if index >= COUNTS_OFFSET {
+        let c = COUNT_OFFSETS.iter().rposition(|&o| o <= index)?;
+        return Some(Feature::Count {
+            c,
+            value: index - COUNT_OFFSETS[c],
+        });
+    }
     let t = OFFSETS.iter().rposition(|&o| o <= index)?;
-    Some((Some(t), index - OFFSETS[t]))
+    Some(Feature::Pattern {
+        t,
+        config: index - OFFSETS[t],
+    })
 }
 
 /// A configuration of `len` squares as text, square by square in canonical order: `.` empty,
@@ -372,14 +531,15 @@ pub fn config_string(len: usize, mut config: usize) -> String {
         .collect()
 }
 
-/// An index within a phase, for people: `corner3x3 xo.......` or `bias`.
+/// An index within a phase, for people: `corner3x3 xo.......`, `mobility 12` or `bias`.
 pub fn describe_index(index: usize) -> String {
     match split_index(index) {
-        Some((Some(t), config)) => {
+        Some(Feature::Pattern { t, config }) => {
             let ty = &PATTERN_TYPES[t];
             format!("{} {}", ty.name, config_string(ty.len, config))
         }
-        Some((None, _)) => BIAS_NAME.into(),
+        Some(Feature::Count { c, value }) => format!("{} {value}", COUNT_TYPES[c].name),
+        Some(Feature::Bias) => BIAS_NAME.into(),
         None => format!("index {index} (beyond the {WEIGHTS_PER_PHASE} of a phase)"),
     }
 }

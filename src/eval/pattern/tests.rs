@@ -67,7 +67,10 @@ fn naive_indices(pos: &Othello, instances: &[(usize, Vec<usize>)]) -> Vec<u32> {
     for ty in PATTERN_TYPES {
         offsets.push(offsets.last().unwrap() + 3usize.pow(ty.len as u32));
     }
-    let bias = *offsets.last().unwrap();
+    // Then the count blocks: 64, 64, 64, 64 and 2 values.
+    let counts_at = *offsets.last().unwrap();
+    let count_offsets = [0, 64, 128, 192, 256].map(|o| counts_at + o);
+    let bias = counts_at + 258;
     assert_eq!(bias + 1, WEIGHTS_PER_PHASE);
     let digit = |sq: usize| {
         if pos.player >> sq & 1 == 1 {
@@ -89,9 +92,66 @@ fn naive_indices(pos: &Othello, instances: &[(usize, Vec<usize>)]) -> Vec<u32> {
             (offsets[*t] + config) as u32
         })
         .collect();
+    for (offset, value) in count_offsets.into_iter().zip(naive_counts(pos)) {
+        out.push((offset + value) as u32);
+    }
     out.push(bias as u32);
     out.sort_unstable();
     out
+}
+
+/// The 8 directions as (row, column) steps.
+const DIRECTIONS: [(i32, i32); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+/// Whether `me` may play on the empty square (r, c) against `them`, walking each direction.
+fn naive_legal(me: u64, them: u64, r: i32, c: i32) -> bool {
+    let at = |r: i32, c: i32, b: u64| {
+        (0..8).contains(&r) && (0..8).contains(&c) && b >> (r * 8 + c) & 1 == 1
+    };
+    DIRECTIONS.iter().any(|&(dr, dc)| {
+        let (mut rr, mut cc, mut seen) = (r + dr, c + dc, 0);
+        while at(rr, cc, them) {
+            rr += dr;
+            cc += dc;
+            seen += 1;
+        }
+        seen > 0 && at(rr, cc, me)
+    })
+}
+
+/// The count features of `pos` square by square: the moves of each side, the empty squares next
+/// to each side's discs, the parity of the empty squares.
+fn naive_counts(pos: &Othello) -> [usize; 5] {
+    let (p, o) = (pos.player, pos.opponent);
+    let mut counts = [0; 5];
+    let next_to = |b: u64, r: i32, c: i32| {
+        DIRECTIONS.iter().any(|&(dr, dc)| {
+            let (rr, cc) = (r + dr, c + dc);
+            (0..8).contains(&rr) && (0..8).contains(&cc) && b >> (rr * 8 + cc) & 1 == 1
+        })
+    };
+    for sq in 0..64 {
+        if (p | o) >> sq & 1 == 1 {
+            continue;
+        }
+        let (r, c) = (sq / 8, sq % 8);
+        counts[0] += naive_legal(p, o, r, c) as usize;
+        counts[1] += naive_legal(o, p, r, c) as usize;
+        counts[2] += next_to(o, r, c) as usize;
+        counts[3] += next_to(p, r, c) as usize;
+        counts[4] += 1;
+    }
+    counts[4] %= 2;
+    counts
 }
 
 fn indices(pos: &Othello) -> [u32; FEATURES_PER_POSITION] {
@@ -128,17 +188,28 @@ fn weights_in_more_phases_evaluate_alike_and_in_fewer_take_the_middle() {
 #[test]
 fn sizes() {
     assert_eq!(TYPES, 11);
-    assert_eq!(WEIGHTS_PER_PHASE, 167_266);
-    assert_eq!(FEATURES_PER_POSITION, 89);
+    assert_eq!(WEIGHTS_PER_PHASE, 167_266 + 258);
+    assert_eq!(V1_WEIGHTS_PER_PHASE, 167_266);
+    assert_eq!(FEATURES_PER_POSITION, 89 + 5);
     for ty in PATTERN_TYPES {
         assert_eq!(ty.len, ty.squares.len());
     }
-    assert_eq!(split_index(0), Some((Some(0), 0)));
-    assert_eq!(split_index(19_683), Some((Some(1), 0)));
-    assert_eq!(split_index(BIAS_INDEX), Some((None, 0)));
-    assert_eq!(split_index(BIAS_INDEX - 1), Some((Some(10), 80)));
+    let pattern = |t, config| Some(Feature::Pattern { t, config });
+    assert_eq!(split_index(0), pattern(0, 0));
+    assert_eq!(split_index(19_683), pattern(1, 0));
+    assert_eq!(split_index(BIAS_INDEX), Some(Feature::Bias));
+    assert_eq!(split_index(COUNTS_OFFSET - 1), pattern(10, 80));
+    assert_eq!(
+        split_index(COUNTS_OFFSET),
+        Some(Feature::Count { c: 0, value: 0 })
+    );
+    assert_eq!(
+        split_index(BIAS_INDEX - 1),
+        Some(Feature::Count { c: 4, value: 1 })
+    );
     assert_eq!(split_index(WEIGHTS_PER_PHASE), None);
     assert_eq!(describe_index(2 + 2 * 3), "corner3x3 oo.......");
+    assert_eq!(describe_index(COUNTS_OFFSET + 64 + 7), "opp_mobility 7");
     assert_eq!(describe_index(BIAS_INDEX), "bias");
 }
 
@@ -155,6 +226,23 @@ fn the_start_position_by_hand() {
     assert!(idx[..8].iter().all(|&i| i == 0));
     // diag8 a1..h8 holds d4 (white) and e5 (white).
     assert_eq!(idx[6 * 8], OFFSETS[6] as u32 + 2 * 27 + 2 * 81);
+    // 4 moves each; 10 empty squares next to each side's two discs (c3 d3 e3 c4 c5 around d4,
+    // f4 f5 d6 e6 f6 around e5, for white's); 60 empty squares, even.
+    assert_eq!(counts(&start), [4, 4, 10, 10, 0]);
+    let c = COUNTS_OFFSET as u32;
+    assert_eq!(
+        idx[88..93],
+        [c + 4, c + 64 + 4, c + 128 + 10, c + 192 + 10, c + 256]
+    );
+    // A count weight is read once.
+    let mut weights = PatternWeights::zeros(1);
+    assert!(!PatternEval::new(&weights).reads_counts());
+    weights.values[COUNTS_OFFSET + 4] = 0.5;
+    weights.values[COUNTS_OFFSET + 256] = -0.25;
+    let eval = PatternEval::new(&weights);
+    assert!(eval.reads_counts());
+    assert_eq!(eval.evaluate(&start), 512 - 256);
+    assert_eq!(eval.bound(), 512 + 256);
 }
 
 #[test]
@@ -495,14 +583,16 @@ fn binary_and_csv_round_trips() {
 
 #[test]
 fn csv_as_written_by_hand() {
-    let text = "# joute pattern weights, phases = 2\r\n# tuned by hand\n\nphase,pattern,config,weight\n0,corner3x3,x.o......,1.5\n1, bias , , -2\n1,diag4,80,0.25\n1,edge2x,XO-.......,3\n";
+    let text = "# joute pattern weights, phases = 2\r\n# tuned by hand\n\nphase,pattern,config,weight\n0,corner3x3,x.o......,1.5\n1, bias , , -2\n1,diag4,80,0.25\n1,edge2x,XO-.......,3\n0,opp_mobility,12,-0.5\n1,parity,1,0.125\n";
     let w = PatternWeights::parse(text.as_bytes(), "w.csv").unwrap();
     assert_eq!(w.phases, 2);
     assert_eq!(w.values[1 + 2 * 9], 1.5);
     assert_eq!(w.values[WEIGHTS_PER_PHASE + BIAS_INDEX], -2.0);
-    assert_eq!(w.values[WEIGHTS_PER_PHASE + BIAS_INDEX - 1], 0.25);
+    assert_eq!(w.values[WEIGHTS_PER_PHASE + COUNTS_OFFSET - 1], 0.25);
     assert_eq!(w.values[WEIGHTS_PER_PHASE + OFFSETS[2] + 1 + 2 * 3], 3.0);
-    assert_eq!(w.values.iter().filter(|&&v| v != 0.0).count(), 4);
+    assert_eq!(w.values[COUNTS_OFFSET + 64 + 12], -0.5);
+    assert_eq!(w.values[WEIGHTS_PER_PHASE + BIAS_INDEX - 1], 0.125);
+    assert_eq!(w.values.iter().filter(|&&v| v != 0.0).count(), 6);
     // Only the header: every weight 0.
     let w = PatternWeights::parse(
         b"# joute pattern weights, phases = 60\nphase,pattern,config,weight",
@@ -539,6 +629,38 @@ fn binary(version: u32, phases: u32, per_phase: u32, weights: usize) -> Vec<u8> 
 }
 
 #[test]
+fn version_1_files_read_with_the_counts_at_zero() {
+    // Two phases of the old layout: the patterns, then the bias; weight i of phase p is
+    // 10p + (i mod 7) − 3.
+    let old = V1_WEIGHTS_PER_PHASE;
+    let value = |p: usize, i: usize| (p * 10 + i % 7) as f32 - 3.0;
+    let mut bytes = binary(1, 2, old as u32, 0);
+    for p in 0..2 {
+        for i in 0..old {
+            bytes.extend_from_slice(&value(p, i).to_le_bytes());
+        }
+    }
+    let w = PatternWeights::parse(&bytes, "v1").unwrap();
+    assert_eq!(w.phases, 2);
+    for p in 0..2 {
+        let block = &w.values[p * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE];
+        for (i, &x) in block[..COUNTS_OFFSET].iter().enumerate() {
+            assert_eq!(x, value(p, i), "phase {p}, {}", describe_index(i));
+        }
+        assert!(block[COUNTS_OFFSET..BIAS_INDEX].iter().all(|&x| x == 0.0));
+        assert_eq!(block[BIAS_INDEX], value(p, old - 1));
+    }
+    // Its evaluation reads no counts, and the file written back is version 2 and reads the same.
+    assert!(!PatternEval::new(&w).reads_counts());
+    let dir = tmp();
+    let path = dir.path().join("w.jpw");
+    w.write_binary(&path).unwrap();
+    let written = std::fs::read(&path).unwrap();
+    assert_eq!(written[8..12], 2u32.to_le_bytes());
+    assert_eq!(PatternWeights::load(&path).unwrap().values, w.values);
+}
+
+#[test]
 fn binary_errors() {
     let wpp = WEIGHTS_PER_PHASE as u32;
     let e = error(b"JOUTEPA");
@@ -555,32 +677,43 @@ fn binary_errors() {
     assert!(e.contains("\\x00\\x01"), "{e}");
     let e = error(b"JOUTEPAT\x01\x00");
     assert!(e.starts_with("w: truncated header: 10 bytes"), "{e}");
-    let e = error(&binary(2, 1, wpp, WEIGHTS_PER_PHASE));
-    assert_eq!(e, "w: format version 2; this joute reads version 1");
-    let e = error(&binary(1, 0, wpp, 0));
+    let e = error(&binary(3, 1, wpp, WEIGHTS_PER_PHASE));
+    assert_eq!(e, "w: format version 3; this joute reads versions 1 and 2");
+    let e = error(&binary(2, 0, wpp, 0));
     assert_eq!(e, "w: 0 phases; allowed: 1..=60");
-    let e = error(&binary(1, 61, wpp, 0));
+    let e = error(&binary(2, 61, wpp, 0));
     assert_eq!(e, "w: 61 phases; allowed: 1..=60");
-    let e = error(&binary(1, 1, 1000, 1000));
+    let e = error(&binary(2, 1, 1000, 1000));
+    assert_eq!(e, "w: 1000 weights per phase; format version 2 has 167524");
+    // A version 1 file holds the phases without the counts.
+    let e = error(&binary(1, 1, wpp, WEIGHTS_PER_PHASE));
+    assert_eq!(
+        e,
+        "w: 167524 weights per phase; format version 1 has 167266"
+    );
+    let e = error(&binary(2, 2, wpp, WEIGHTS_PER_PHASE));
     assert!(
-        e.contains("1000 weights per phase") && e.contains("167266"),
+        e.starts_with("w: wrong size: the file holds 167524 weights after its 20-byte header, but 2 phases of 167524 weights need 335048"),
         "{e}"
     );
-    let e = error(&binary(1, 2, wpp, WEIGHTS_PER_PHASE));
-    assert!(
-        e.starts_with("w: wrong size: the file holds 167266 weights after its 20-byte header, but 2 phases of 167266 weights need 334532"),
-        "{e}"
-    );
-    let mut b = binary(1, 1, wpp, WEIGHTS_PER_PHASE);
+    let mut b = binary(2, 1, wpp, WEIGHTS_PER_PHASE);
     b.push(0);
     let e = error(&b);
-    assert!(e.contains("holds 167266 weights and 1 stray bytes"), "{e}");
-    let mut b = binary(1, 2, wpp, 2 * WEIGHTS_PER_PHASE);
+    assert!(e.contains("holds 167524 weights and 1 stray bytes"), "{e}");
+    let mut v1 = binary(1, 2, V1_WEIGHTS_PER_PHASE as u32, 2 * V1_WEIGHTS_PER_PHASE);
+    let at = HEADER_LEN + 4 * (2 * V1_WEIGHTS_PER_PHASE - 1);
+    v1[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let e = error(&v1);
+    assert!(
+        e.contains("weight 334531 (phase 1, bias)") && e.contains("NaN"),
+        "{e}"
+    );
+    let mut b = binary(2, 2, wpp, 2 * WEIGHTS_PER_PHASE);
     let at = HEADER_LEN + 4 * (WEIGHTS_PER_PHASE + 3);
     b[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
     let e = error(&b);
     assert!(
-        e.contains("weight 167269 (phase 1, corner3x3 .x.......)") && e.contains("NaN"),
+        e.contains("weight 167527 (phase 1, corner3x3 .x.......)") && e.contains("NaN"),
         "{e}"
     );
     b[at..at + 4].copy_from_slice(&f32::NEG_INFINITY.to_le_bytes());
@@ -645,7 +778,17 @@ fn csv_errors() {
         ),
         "{e}"
     );
-    assert!(e.ends_with("diag4, bias"), "{e}");
+    assert!(
+        e.ends_with("diag4, mobility, opp_mobility, potential, opp_potential, parity, bias"),
+        "{e}"
+    );
+    let e = csv("0,mobility,64,1\n");
+    assert_eq!(
+        e,
+        "w:3: field 'config': bad value \"64\" for mobility (the side to move's legal moves): expected a number 0..=63"
+    );
+    let e = csv("0,parity,x,1\n");
+    assert!(e.contains("bad value \"x\" for parity"), "{e}");
     let e = csv("0,corner3x3,x.......,1\n");
     assert!(e.starts_with("w:3: field 'config': bad config \"x.......\" for corner3x3: expected 9 characters, one per square a1 b1 c1 a2 b2 c2 a3 b3 c3"), "{e}");
     let e = csv("0,corner3x3,x.......y,1\n");

@@ -48,8 +48,8 @@ const STORED_LOOKUPS: usize = FEATURES_PER_POSITION - 1;
 
 /// Labelled positions as their pattern lookups, each stored once in the order pushed.
 ///
-/// 181 bytes a position: its [`STORED_LOOKUPS`] lookups as `u16` configurations within their
-/// type's block ([`LOOKUP_BLOCKS`]), its label (`f32`) and its empty squares (`u8`), which say
+/// 191 bytes a position: its [`STORED_LOOKUPS`] (93) lookups as `u16` configurations or count
+/// values within their type's block ([`LOOKUP_BLOCKS`]), its label (`f32`) and its empty squares (`u8`), which say
 /// the phases it is in. A phase's pass reads the positions in its range in the order pushed,
 /// so its sums are those of the phase's own list of positions, without a copy per phase.
 #[derive(Clone, Debug, Default)]
@@ -541,7 +541,7 @@ pub fn fit_patterns(
 mod tests {
     use super::*;
     use crate::eval::Evaluator;
-    use crate::eval::pattern::PatternEval;
+    use crate::eval::pattern::{COUNTS_OFFSET, PatternEval};
     use crate::games::Game;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -612,16 +612,17 @@ mod tests {
     }
 
     /// A planted truth: random weights (±0.3 logit) on every configuration of the last
-    /// pattern type (`diag4`, 81 configurations, its block just before the bias), and a bias,
-    /// per phase.
+    /// pattern type (`diag4`, 81 configurations, its block just before the counts'), and a
+    /// bias, per phase.
     fn truth(phases: usize, seed: u64) -> PatternWeights {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut w = PatternWeights::zeros(phases);
         for p in 0..phases {
             let block = &mut w.values[p * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE];
-            for x in &mut block[WEIGHTS_PER_PHASE - 82..] {
+            for x in &mut block[COUNTS_OFFSET - 81..COUNTS_OFFSET] {
                 *x = rng.random_range(-0.3..0.3);
             }
+            block[BIAS_INDEX] = rng.random_range(-0.3..0.3);
         }
         w
     }
