@@ -101,23 +101,18 @@ fn naive_indices(pos: &Othello, instances: &[(usize, Vec<usize>)]) -> Vec<u32> {
 }
 
 /// The 8 directions as (row, column) steps.
-const DIRECTIONS: [(i32, i32); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
+fn directions() -> impl Iterator<Item = (i32, i32)> {
+    (-1..=1)
+        .flat_map(|dr| (-1..=1).map(move |dc| (dr, dc)))
+        .filter(|&d| d != (0, 0))
+}
 
 /// Whether `me` may play on the empty square (r, c) against `them`, walking each direction.
 fn naive_legal(me: u64, them: u64, r: i32, c: i32) -> bool {
     let at = |r: i32, c: i32, b: u64| {
         (0..8).contains(&r) && (0..8).contains(&c) && b >> (r * 8 + c) & 1 == 1
     };
-    DIRECTIONS.iter().any(|&(dr, dc)| {
+    directions().any(|(dr, dc)| {
         let (mut rr, mut cc, mut seen) = (r + dr, c + dc, 0);
         while at(rr, cc, them) {
             rr += dr;
@@ -134,7 +129,7 @@ fn naive_counts(pos: &Othello) -> [usize; 5] {
     let (p, o) = (pos.player, pos.opponent);
     let mut counts = [0; 5];
     let next_to = |b: u64, r: i32, c: i32| {
-        DIRECTIONS.iter().any(|&(dr, dc)| {
+        directions().any(|(dr, dc)| {
             let (rr, cc) = (r + dr, c + dc);
             (0..8).contains(&rr) && (0..8).contains(&cc) && b >> (rr * 8 + cc) & 1 == 1
         })
