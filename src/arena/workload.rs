@@ -4,7 +4,8 @@
 //! The estimate is a lower bound, so a warning means the run is clearly infeasible: positions
 //! per move are `b^d` for minimax and negamax and Knuth and Moore's best case
 //! `b^⌈d/2⌉ + b^⌊d/2⌋ − 1` for the pruning searches (`b` the mean number of legal moves after the
-//! openings), a node budget itself, or playouts times the moves left for `mcts`; searched at
+//! openings, of those within `near` of a mark for an engine that searches only these), a node
+//! budget itself, or playouts times the moves left for `mcts`; searched at
 //! [`POSITIONS_PER_SECOND`], faster than joute's searches run on one core.
 
 use super::openings;
@@ -136,23 +137,42 @@ impl FeaturesVisitor for Estimate<'_> {
         if positions.is_empty() {
             return Vec::new();
         }
-        // The mean number of legal moves, and of plies left, after the openings (random games
-        // to the end: a fair idea of a game's length).
-        let mut moves = MoveList::new();
-        let (mut branching, mut left) = (0.0, 0.0);
-        for (k, pos) in positions.iter().enumerate() {
-            moves.clear();
-            pos.legal_moves(&mut moves);
-            branching += moves.len() as f64;
-            let (line, _) = random_game(*pos, usize::MAX, self.spec.seed ^ k as u64);
-            left += (line.len() - 1) as f64;
-        }
+        // The mean number of plies left after the openings (random games to the end: a fair
+        // idea of a game's length).
         let n = positions.len() as f64;
-        let (branching, left) = ((branching / n).max(1.0), (left / n).max(1.0));
+        let left = positions
+            .iter()
+            .enumerate()
+            .map(|(k, pos)| {
+                let (line, _) = random_game(*pos, usize::MAX, self.spec.seed ^ k as u64);
+                (line.len() - 1) as f64
+            })
+            .sum::<f64>();
+        let left = (left / n).max(1.0);
+        // The mean number of moves an engine chooses from after the openings: the legal ones,
+        // or those within `near` of a mark for an engine that searches only these.
+        let branching = |near: u32| {
+            let mut moves = MoveList::new();
+            let sum: usize = positions
+                .iter()
+                .map(|pos| {
+                    moves.clear();
+                    pos.legal_moves(&mut moves);
+                    if near > 0 {
+                        pos.retain_near(&mut moves, near);
+                    }
+                    moves.len()
+                })
+                .sum();
+            (sum as f64 / n).max(1.0)
+        };
         // An engine on a clock stops when its time is up: the clock bounds its games.
         (0..self.spec.engines.len())
             .filter(|&i| self.spec.engine_clock(i).is_none())
-            .filter_map(|i| warning(&self.spec.engines[i], &start.name(), branching, left))
+            .filter_map(|i| {
+                let e = &self.spec.engines[i];
+                warning(e, &start.name(), branching(e.near), left)
+            })
             .collect()
     }
 }
@@ -240,6 +260,20 @@ mod tests {
             w[0].contains("engine 'big'") && w[0].contains("a game"),
             "{w:?}"
         );
+    }
+
+    #[test]
+    fn moves_near_the_marks_are_what_a_near_engine_chooses_from() {
+        // Depth 7 over every one of the ~220 cells is flagged; over the cells within 2 of the
+        // opening's marks (at most 5 × 5 around each of 2) it is not.
+        let everywhere = warnings(&spec("renju", "algorithm = \"pvs\"\ndepth = 7"));
+        assert_eq!(everywhere.len(), 1, "{everywhere:?}");
+        let near = warnings(&spec("renju", "algorithm = \"pvs\"\ndepth = 7\nnear = 2"));
+        assert!(near.is_empty(), "{near:?}");
+        // Depth 12 is flagged even so.
+        let deep = warnings(&spec("renju", "algorithm = \"pvs\"\ndepth = 12\nnear = 2"));
+        assert_eq!(deep.len(), 1, "{deep:?}");
+        assert!(deep[0].contains("moves to choose from"), "{deep:?}");
     }
 
     #[test]
