@@ -21,14 +21,12 @@
 //! 4 of the start, of T = 60.
 
 use crate::games::Othello;
-use crate::games::othello::legal_moves_mask;
+use crate::games::othello::{legal_moves_mask, neighbours};
 
 use super::features::Weights;
 use super::features::{Feature, Features};
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
-const NOT_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
-const NOT_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 
 /// Per corner: the corner, its X-square, its two C-squares.
 const CORNER_NEIGHBOURS: [(u64, u64, u64); 4] = [
@@ -76,15 +74,6 @@ const fn build_class_masks() -> [u64; 10] {
         sq += 1;
     }
     masks
-}
-
-/// The squares next to (in the 8 directions) some square of `b`, `b` itself included where
-/// adjacent to another of its squares.
-#[inline]
-fn neighbours(b: u64) -> u64 {
-    let east = ((b << 1) | (b << 9) | (b >> 7)) & NOT_A;
-    let west = ((b >> 1) | (b >> 9) | (b << 7)) & NOT_H;
-    east | west | (b << 8) | (b >> 8)
 }
 
 /// The stable discs of `p` on one 8-square edge line: all of them when the line is full,

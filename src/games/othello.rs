@@ -226,6 +226,18 @@ fn side_of(text: &str) -> Option<Side> {
     }
 }
 
+/// The squares next to (in the 8 directions) some square of `b`, `b`'s own included where
+/// adjacent to another of its squares: with the empty squares, the frontier a side's potential
+/// mobility counts.
+#[inline]
+pub fn neighbours(b: u64) -> u64 {
+    const NOT_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
+    const NOT_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let beside = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
+    let row = b | beside;
+    beside | (row << 8) | (row >> 8)
+}
+
 /// Writes a square index as `a1`..`h8`.
 pub fn square_name(sq: u8) -> String {
     format!("{}{}", (b'a' + sq % 8) as char, sq / 8 + 1)
@@ -588,6 +600,37 @@ impl Game for Othello {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn neighbours_are_the_squares_a_king_step_away() {
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let b = rng & (rng >> 3);
+            let mut slow = 0u64;
+            for sq in 0..64i32 {
+                let (r, c) = (sq / 8, sq % 8);
+                for (dr, dc) in [
+                    (-1, -1),
+                    (-1, 0),
+                    (-1, 1),
+                    (0, -1),
+                    (0, 1),
+                    (1, -1),
+                    (1, 0),
+                    (1, 1),
+                ] {
+                    let (rr, cc) = (r + dr, c + dc);
+                    if (0..8).contains(&rr) && (0..8).contains(&cc) && b >> (rr * 8 + cc) & 1 == 1 {
+                        slow |= 1 << sq;
+                    }
+                }
+            }
+            assert_eq!(neighbours(b), slow, "{b:#x}");
+        }
+    }
 
     /// Flips found by walking the board square by square, for checking the bit tricks.
     fn slow_flips(sq: usize, player: u64, opponent: u64) -> u64 {

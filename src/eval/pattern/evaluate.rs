@@ -350,6 +350,7 @@ impl PatternEval {
         let folds = fold_permutations();
         let mut table = vec![0i32; phases * WEIGHTS_PER_PHASE];
         let mut bound = 0i64;
+        let mut counts = false;
         for (block, out) in weights
             .values
             .chunks_exact(WEIGHTS_PER_PHASE)
@@ -378,14 +379,10 @@ impl PatternEval {
                     *entry = w as i32;
                 }
                 phase_bound += largest;
+                counts |= largest != 0;
             }
             bound = bound.max(phase_bound);
         }
-        let counts = weights.values.chunks_exact(WEIGHTS_PER_PHASE).any(|block| {
-            block[COUNTS_OFFSET..BIAS_INDEX]
-                .iter()
-                .any(|&w| int(w) != 0)
-        });
         let narrow: Option<Arc<[i16]>> = table.iter().map(|&e| i16::try_from(e).ok()).collect();
         PatternEval {
             table: match narrow {

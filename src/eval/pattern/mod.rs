@@ -104,7 +104,7 @@ use super::weights::{EvalError, MAX_WEIGHT, check_weight};
 use super::{EVAL_LIMIT, EvalState, Evaluator};
 use crate::games::Othello;
 use crate::games::othello::{
-    flip_vertical, legal_moves_mask, mirror_horizontal, square_name, transpose,
+    flip_vertical, legal_moves_mask, mirror_horizontal, neighbours, square_name, transpose,
 };
 
 /// Integer units per weight unit in [`PatternEval`].
@@ -286,18 +286,6 @@ pub const LOOKUP_BLOCKS: [u32; FEATURES_PER_POSITION] = {
     }
     blocks
 };
-
-/// The squares next to any square of `b` (in the 8 directions), `b`'s own included where they
-/// neighbour each other.
-#[inline(always)]
-fn neighbours(b: u64) -> u64 {
-    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
-    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let east = (b << 1) & NOT_A;
-    let west = (b >> 1) & NOT_H;
-    let row = b | east | west;
-    east | west | (row << 8) | (row >> 8)
-}
 
 /// The values of the count features of `pos`, in [`COUNT_TYPES`] order.
 #[inline]

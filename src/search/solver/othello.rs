@@ -48,7 +48,9 @@ use arrayvec::ArrayVec;
 
 use super::{Solution, Stop, Stopped};
 use crate::eval::pattern;
-use crate::games::othello::{Othello, OthelloMove, flips, legal_moves_mask, parse_square};
+use crate::games::othello::{
+    Othello, OthelloMove, flips, legal_moves_mask, neighbours, parse_square,
+};
 use crate::games::{Game, GameError, Side};
 use crate::search::Evaluator;
 
@@ -992,7 +994,7 @@ impl OthelloSolver {
                     1 << 29 // wipe-out
                 } else {
                     let mobility = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
-                    let potential = (neighbours_of(no) & empties).count_ones() as i32;
+                    let potential = (neighbours(no) & empties).count_ones() as i32;
                     let corner_stable = corner_stability(no) as i32;
                     SQUARE_VALUE[sq]
                         + (36 - mobility) * (1 << 15)
@@ -1636,16 +1638,6 @@ fn pick(moves: &mut MoveBuf, i: usize) -> Move {
     }
     moves.swap(i, best);
     moves[i]
-}
-
-/// The squares next to the discs of `b`.
-#[inline]
-fn neighbours_of(b: u64) -> u64 {
-    const NOT_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
-    const NOT_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let h = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
-    let row = b | h;
-    h | (row << 8) | (row >> 8)
 }
 
 /// Corners of `b` and the edge squares next to them that `b` also holds: discs no move can

@@ -49,8 +49,8 @@ const STORED_LOOKUPS: usize = FEATURES_PER_POSITION - 1;
 /// Labelled positions as their pattern lookups, each stored once in the order pushed.
 ///
 /// 191 bytes a position: its [`STORED_LOOKUPS`] (93) lookups as `u16` configurations or count
-/// values within their type's block ([`LOOKUP_BLOCKS`]), its label (`f32`) and its empty squares (`u8`), which say
-/// the phases it is in. A phase's pass reads the positions in its range in the order pushed,
+/// values within their type's block ([`LOOKUP_BLOCKS`]), its label (`f32`) and its empty
+/// squares (`u8`), which say the phases it is in. A phase's pass reads the positions in its range in the order pushed,
 /// so its sums are those of the phase's own list of positions, without a copy per phase.
 #[derive(Clone, Debug, Default)]
 pub struct PatternPositions {
