@@ -612,18 +612,12 @@ mod tests {
             let mut slow = 0u64;
             for sq in 0..64i32 {
                 let (r, c) = (sq / 8, sq % 8);
-                for (dr, dc) in [
-                    (-1, -1),
-                    (-1, 0),
-                    (-1, 1),
-                    (0, -1),
-                    (0, 1),
-                    (1, -1),
-                    (1, 0),
-                    (1, 1),
-                ] {
-                    let (rr, cc) = (r + dr, c + dc);
-                    if (0..8).contains(&rr) && (0..8).contains(&cc) && b >> (rr * 8 + cc) & 1 == 1 {
+                // Any square of the 3 × 3 block around sq but sq itself.
+                for (rr, cc) in
+                    (r - 1..=r + 1).flat_map(|rr| (c - 1..=c + 1).map(move |cc| (rr, cc)))
+                {
+                    let on_board = (0..8).contains(&rr) && (0..8).contains(&cc);
+                    if (rr, cc) != (r, c) && on_board && b >> (rr * 8 + cc) & 1 == 1 {
                         slow |= 1 << sq;
                     }
                 }
