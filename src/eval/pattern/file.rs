@@ -476,24 +476,7 @@ fn parse_pattern_config(name: &str, config: &str) -> Result<usize, (&'static str
         return Ok(BIAS_INDEX);
     }
     if let Some(c) = COUNT_TYPES.iter().position(|ty| ty.name == name) {
-        let ty = &COUNT_TYPES[c];
-        let value = config
-            .parse::<usize>()
-            .ok()
-            .filter(|&v| v < ty.values)
-            .ok_or_else(|| {
-                (
-                    "config",
-                    format!(
-                        "bad value \"{}\" for {} ({}): expected a number 0..={}",
-                        short(config),
-                        ty.name,
-                        ty.meaning,
-                        ty.values - 1
-                    ),
-                )
-            })?;
-        return Ok(COUNT_OFFSETS[c] + value);
+        return parse_count_value(c, config);
     }
     let Some(t) = PATTERN_TYPES.iter().position(|ty| ty.name == name) else {
         let allowed: Vec<&str> = PATTERN_TYPES
@@ -511,6 +494,34 @@ fn parse_pattern_config(name: &str, config: &str) -> Result<usize, (&'static str
             ),
         ));
     };
+    parse_configuration(t, config)
+}
+
+/// The index within a phase of the value `config` of count type `c`.
+fn parse_count_value(c: usize, config: &str) -> Result<usize, (&'static str, String)> {
+    let ty = &COUNT_TYPES[c];
+    let value = config
+        .parse::<usize>()
+        .ok()
+        .filter(|&v| v < ty.values)
+        .ok_or_else(|| {
+            (
+                "config",
+                format!(
+                    "bad value \"{}\" for {} ({}): expected a number 0..={}",
+                    short(config),
+                    ty.name,
+                    ty.meaning,
+                    ty.values - 1
+                ),
+            )
+        })?;
+    Ok(COUNT_OFFSETS[c] + value)
+}
+
+/// The index within a phase of the configuration `config` of pattern type `t`, as its squares'
+/// characters or as its index.
+fn parse_configuration(t: usize, config: &str) -> Result<usize, (&'static str, String)> {
     let ty = &PATTERN_TYPES[t];
     let count = pow3(ty.len);
     let value = if !config.is_empty() && config.bytes().all(|b| b.is_ascii_digit()) {
