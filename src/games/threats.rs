@@ -545,6 +545,24 @@ pub fn straight_four_moves(pos: &Morpion, side: Side) -> Cells {
     out
 }
 
+/// The empty cells where a stone of `side` makes an open three (renju's black: not on a
+/// forbidden point), whether or not it also makes a four: the threat moves of a VCT beside the
+/// fours. Candidates from windows of `k` cells holding `k − 3` of the side's stones and none
+/// of the opponent's (the straight four such a three threatens lies in one, with one of its
+/// open ends), each confirmed by [`classify`].
+pub fn three_moves(pos: &Morpion, side: Side) -> Cells {
+    let mut out = [0u64; 4];
+    if pos.k() < 3 {
+        return out;
+    }
+    for_each(&window_points(pos, side, pos.k() as u32 - 3), |cell| {
+        if classify(pos, side, cell, true).open_three {
+            insert(&mut out, cell);
+        }
+    });
+    out
+}
+
 /// Against the opponent's open threes: `None` when the opponent of the side to move has no
 /// straight four to make; otherwise the empty cells where the side to move's stone leaves it
 /// none (renju's black: not on a forbidden point). Every other move that makes no four of its

@@ -323,3 +323,39 @@ fn straight_fours_and_their_defences_agree_with_every_cell_tried() {
     }
     assert!(met.iter().all(|&n| n >= 20), "threes, defences: {met:?}");
 }
+
+/// The open threes to make are the cells where walking the lines finds one
+/// ([`naive::open_three`]), on boards of every rule and of another `k`.
+#[test]
+fn three_moves_are_the_cells_walking_the_lines_calls_open_threes() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4634);
+    let mut found = 0usize;
+    for (size, spread, rule) in [
+        ((9u8, 9u8, 5u8), 7u8, Rule::Freestyle),
+        ((9, 9, 5), 7, Rule::Exact),
+        ((9, 9, 5), 7, Rule::Renju),
+        ((15, 15, 5), 7, Rule::Renju),
+        ((8, 8, 4), 6, Rule::Freestyle),
+    ] {
+        for _ in 0..120 {
+            let stones = rng.random_range(4..30);
+            let pos = random_position(&mut rng, size, rule, stones, spread);
+            for side in [Side::First, Side::Second] {
+                let mut expected = [0u64; 4];
+                for cell in (0..pos.cells()).filter(|&c| pos.mark_at(c).is_none()) {
+                    if naive::open_three(&pos, side, cell) {
+                        insert(&mut expected, cell);
+                    }
+                }
+                found += count(&expected) as usize;
+                assert_eq!(
+                    three_moves(&pos, side),
+                    expected,
+                    "{side:?}\n{}",
+                    pos.render()
+                );
+            }
+        }
+    }
+    assert!(found >= 500, "open threes found: {found}");
+}
