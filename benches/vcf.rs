@@ -1,8 +1,9 @@
-//! The VCF search's speed on 15×15 renju positions: the 50 openings of
+//! The VCF and VCT searches' speed on 15×15 renju positions: the 50 openings of
 //! `openings/morpion-15x15-4move.txt`, each played on by 20 to 49 seeded random moves near the
-//! stones (a move ending the game skipped), the side to move searched to 12 fours within 20,000
-//! nodes, one table of 2^12 entries per pass over the 50. The nodes searched are printed once,
-//! so that nodes per second is their count over criterion's time. `cargo bench --bench vcf`.
+//! stones (a move ending the game skipped), the side to move searched to 12 fours (VCF) or 12
+//! threats (VCT) within 20,000 nodes, one table of 2^12 entries per pass over the 50. The nodes
+//! searched are printed once, so that nodes per second is their count over criterion's time.
+//! `cargo bench --bench vcf`.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -12,6 +13,7 @@ use joute::arena::openings::read_openings_file;
 use joute::games::threats;
 use joute::games::{Game, Morpion, MoveList, Rule, Side};
 use joute::search::vcf::{Vcf, VcfSearch};
+use joute::search::vct::{Vct, VctSearch};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -53,6 +55,18 @@ fn search_all(positions: &[Morpion]) -> (u64, usize) {
     (nodes, wins)
 }
 
+/// The side to move's VCT in every position, as [`search_all`] does the VCF.
+fn search_all_vct(positions: &[Morpion]) -> (u64, usize) {
+    let mut search = VctSearch::new(12);
+    let (mut nodes, mut wins) = (0, 0);
+    for pos in positions {
+        let result = search.search(pos, 12, 20_000);
+        nodes += result.nodes;
+        wins += matches!(result.vct, Vct::Win { .. }) as usize;
+    }
+    (nodes, wins)
+}
+
 fn vcf(c: &mut Criterion) {
     let positions = positions();
     let (nodes, wins) = search_all(&positions);
@@ -62,6 +76,21 @@ fn vcf(c: &mut Criterion) {
     );
     c.bench_function("morpion-15x15-5-renju/vcf-50", |b| {
         b.iter(|| black_box(search_all(black_box(&positions))))
+    });
+    let (nodes, wins) = search_all_vct(&positions);
+    eprintln!(
+        "vct: {} renju positions, {nodes} nodes, {wins} VCTs found",
+        positions.len()
+    );
+    c.bench_function("morpion-15x15-5-renju/vct-50", |b| {
+        b.iter(|| black_box(search_all_vct(black_box(&positions))))
+    });
+    c.bench_function("morpion-15x15-5-renju/three-moves-50", |b| {
+        b.iter(|| {
+            for pos in &positions {
+                black_box(threats::three_moves(black_box(pos), pos.side_to_move()));
+            }
+        })
     });
     // The primitives every threat-aware search node pays for: both sides' five moves (the
     // fours on the board) and the side to move's four moves.

@@ -144,10 +144,13 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
 }
 
 /// The options an engine word may set between its budget and its weights.
-pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering, threads, threats, vcf";
+pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering, threads, threats, vcf, vct";
 
 /// The most nodes a leaf's VCF search may be given (`vcf`).
 pub const MAX_VCF_NODES: u64 = 1_000_000;
+
+/// The most nodes each VCT search at the root may be given (`vct`).
+pub const MAX_VCT_NODES: u64 = 100_000_000;
 
 /// The largest `near` radius: the widest board.
 pub const MAX_NEAR: u32 = crate::games::morpion::MAX_SIDE as u32;
@@ -166,6 +169,8 @@ struct EngineWords {
     threats: bool,
     /// `vcf=N`.
     vcf: u64,
+    /// `vct=N`.
+    vct: u64,
 }
 
 /// The syntax error of the engine written `text`.
@@ -192,6 +197,7 @@ fn parse_words<'a>(
         threads: 1,
         threats: false,
         vcf: 0,
+        vct: 0,
     };
     while let Some(r) = rest {
         let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
@@ -249,7 +255,7 @@ fn set_word(
                 )));
             }
         }
-        "threats" | "vcf" => {
+        "threats" | "vcf" | "vct" => {
             if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
                 return Err(syntax(format!(
                     "{key} belongs to pvs and mtdf, not {algorithm}"
@@ -265,6 +271,16 @@ fn set_word(
                         )));
                     }
                 };
+            } else if key == "vct" {
+                words.vct = value
+                    .parse()
+                    .ok()
+                    .filter(|n| *n <= MAX_VCT_NODES)
+                    .ok_or_else(|| {
+                        syntax(format!(
+                            "vct={value} is not a number of nodes in 0..={MAX_VCT_NODES} (0: no VCT search at the root)"
+                        ))
+                    })?;
             } else {
                 words.vcf = value
                     .parse()
@@ -392,7 +408,8 @@ impl EngineSpec {
     /// (its exact endgame's threads, [`SearchOptions::threads`]; 1 by default); `threats=1`
     /// (`pvs` and `mtdf` in the k-in-a-row games), the threat search
     /// ([`SearchOptions::threats`]), and with it `vcf=N`, a VCF search of at most N nodes at
-    /// each leaf ([`SearchOptions::vcf`]). Examples:
+    /// each leaf ([`SearchOptions::vcf`]), and `vct=N`, the VCT searches at the root of at
+    /// most N nodes each ([`SearchOptions::vct`]). Examples:
     /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
     /// `pvs:6:near=2:weights/renju.toml`, `pvs:5:near=2:threats=1:vcf=50:weights/renju.toml`,
     /// `alphabeta:5:ordering=natural`,
@@ -418,12 +435,19 @@ impl EngineSpec {
             threads: words.threads,
             threats: words.threats,
             vcf: words.vcf,
+            vct: words.vct,
             ..SearchOptions::default()
         };
         if options.vcf > 0 && !options.threats {
             return Err(syntax(
                 text,
                 "vcf is the threat search's VCF at the leaves: add threats=1 before it".into(),
+            ));
+        }
+        if options.vct > 0 && !options.threats {
+            return Err(syntax(
+                text,
+                "vct is the threat search's VCT at the root: add threats=1 before it".into(),
             ));
         }
         parse_budget(text, algorithm, budget, &mut limits, &mut options)?;

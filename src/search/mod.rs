@@ -18,6 +18,7 @@ pub mod solver;
 mod tactics;
 pub mod tt;
 pub mod vcf;
+pub mod vct;
 
 use std::fmt;
 use std::str::FromStr;
@@ -231,6 +232,10 @@ pub struct SearchOptions {
     /// With [`SearchOptions::threats`]: each leaf's search for a win by continuous fours visits
     /// at most this many nodes (0: none at the leaves).
     pub vcf: u64,
+    /// With [`SearchOptions::threats`]: the VCT searches at the root — a win by continuous
+    /// threes and fours, and the opponent's, which the root's moves must stop — visit at most
+    /// this many nodes each, each move's check a tenth (0: none; [`tactics`]).
+    pub vct: u64,
     /// The threads the engine may use: today those of its exact endgame solve (Othello's
     /// solver; [`endgame`]), 1 by default. A parallel solve's node count varies from run to
     /// run, its score and move do not.
@@ -254,6 +259,7 @@ impl Default for SearchOptions {
             near: 0,
             threats: false,
             vcf: 0,
+            vct: 0,
             threads: 1,
             seed: 0,
         }
@@ -453,8 +459,9 @@ impl<G: Game> Searcher<G> {
 
     /// What the threat search decides at the root without a search: a win by continuous
     /// fours of the side to move (found within [`tactics::ROOT_VCF_NODES`] and half of the
-    /// budget; its nodes are counted either way), or a loss to two fives it cannot both block
-    /// (it blocks one). The search that follows keeps the invariant its nodes rely on: the
+    /// budget; its nodes are counted either way), with [`SearchOptions::vct`] one by threes
+    /// and fours, or a loss to two fives it cannot both block (it blocks one). Without a
+    /// decision, the VCT's guard may hold the search to the moves that stop the opponent's. The search that follows keeps the invariant its nodes rely on: the
     /// side to move never has a five to play and at most one to block.
     fn threats_at_root<E: Evaluator<G>>(
         &mut self,
@@ -476,9 +483,20 @@ impl<G: Game> Searcher<G> {
             let left = deadline.saturating_duration_since(Instant::now());
             nodes = nodes.min(left.as_micros() as u64 / 20);
         }
-        let (win, used) = tactics.vcf(pos, 0, nodes, true);
+        tactics.clear_root();
+        let (mut win, used) = tactics.vcf(pos, 0, nodes, true);
         ctx.nodes += used;
-        let (score, pv) = match (win, tactics.forced(pos, None, 0)) {
+        let forced = tactics.forced(pos, None, 0);
+        let vct = self.config.options.vct.min(nodes);
+        if win.is_none() && vct > 0 && forced == tactics::Forced::Free {
+            let (found, used) = tactics.vct(pos, vct);
+            ctx.nodes += used;
+            win = found;
+            if win.is_none() {
+                ctx.nodes += tactics.guard_root(pos, self.config.options.near, vct);
+            }
+        }
+        let (score, pv) = match (win, forced) {
             (Some(win), _) => (win.score, win.line),
             (None, tactics::Forced::Lost(score)) => {
                 let block = tactics.blocks(pos).into_iter().next().or_else(|| {

@@ -17,7 +17,12 @@
 //! - **VCF at the root**: before the search, a win by continuous fours ([`super::vcf`]) is
 //!   played at once;
 //! - **VCF at the leaves**: a horizon node whose side to move wins by continuous fours within
-//!   [`super::SearchOptions::vcf`] nodes scores that win.
+//!   [`super::SearchOptions::vcf`] nodes scores that win;
+//! - **VCT at the root** ([`super::SearchOptions::vct`] nodes, when not 0): a win by continuous
+//!   threes and fours ([`super::vct`]) is played at once; otherwise, when the opponent would
+//!   have one were it to move ([`Morpion::passed`]), the search is held to the moves after
+//!   which it has none — the cells of either side's threes and fours are tried first, then
+//!   every other candidate while the budget lasts. When no move stops it, every move stays.
 //!
 //! Knowing the fives on the board costs four window scans a node, not a scan of the board:
 //! a node whose side to move has a five wins at once, and a node that must block does, so the
@@ -30,9 +35,10 @@ use std::any::{Any, TypeId};
 
 use super::WIN;
 use super::vcf::{Vcf, VcfSearch};
+use super::vct::{Vct, VctSearch};
 use crate::games::morpion::Cell;
 use crate::games::threats::{self, Cells};
-use crate::games::{Game, Morpion};
+use crate::games::{Game, Morpion, MoveList};
 
 /// The VCF at the root: at most this many four moves deep.
 const ROOT_VCF_DEPTH: u32 = 40;
@@ -45,6 +51,12 @@ const LEAF_VCF_DEPTH: u32 = 20;
 
 /// The VCF table's size, 2^bits entries of 16 bytes (1 MiB).
 const VCF_TABLE_BITS: u32 = 16;
+
+/// The VCTs at the root: at most this many attacker moves deep.
+const ROOT_VCT_DEPTH: u32 = 12;
+
+/// The check of one root move against the opponent's VCT gets this share of the budget.
+const VCT_CHECK_SHARE: u64 = 10;
 
 /// What the threats on the board leave the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +81,10 @@ pub(super) struct WinByFours<M> {
 /// The threat search's state, kept by a searcher from move to move.
 pub(super) struct Tactics {
     vcf: VcfSearch,
+    vct: VctSearch,
+    /// The root's moves that leave the opponent no VCT, when it has one and some move stops it
+    /// (set by [`Tactics::guard_root`]; `None`: every move).
+    root_keep: Option<Cells>,
 }
 
 impl Tactics {
@@ -76,6 +92,8 @@ impl Tactics {
     pub fn for_game<G: Game>() -> Option<Tactics> {
         (TypeId::of::<G>() == TypeId::of::<Morpion>()).then(|| Tactics {
             vcf: VcfSearch::new(VCF_TABLE_BITS),
+            vct: VctSearch::new(VCF_TABLE_BITS),
+            root_keep: None,
         })
     }
 
@@ -182,6 +200,94 @@ impl Tactics {
             Vcf::None | Vcf::Unknown => None,
         };
         (win, found.nodes)
+    }
+
+    /// A win by continuous threats of the side to move of `pos` (the root), found within
+    /// `nodes` nodes (their count is the second value): its score, with the plies to the five
+    /// taken at their bound, and its first move as the line.
+    pub fn vct<G: Game>(&mut self, pos: &G, nodes: u64) -> (Option<WinByFours<G::Move>>, u64) {
+        let Some(board) = morpion(pos) else {
+            return (None, 0);
+        };
+        let found = self.vct.search(board, ROOT_VCT_DEPTH, nodes);
+        let win = match found.vct {
+            Vct::Win { first, plies } => Some(WinByFours {
+                score: WIN - plies as i32,
+                line: vec![move_of::<G>(first.0 as usize)],
+            }),
+            Vct::None | Vct::Unknown => None,
+        };
+        (win, found.nodes)
+    }
+
+    /// Against the opponent's continuous threats: when it would win by them were it to move
+    /// in `pos` (the root), the moves after which it does not (its VCT searched within `nodes`
+    /// nodes, each move's within a tenth) become the only ones the search tries at the root;
+    /// `near` is the search's radius for the moves tried last. Returns the nodes visited.
+    pub fn guard_root<G: Game>(&mut self, pos: &G, near: u32, nodes: u64) -> u64 {
+        self.root_keep = None;
+        let Some(board) = morpion(pos) else {
+            return 0;
+        };
+        let threat = self.vct.search(&board.passed(), ROOT_VCT_DEPTH, nodes);
+        let mut used = threat.nodes;
+        if !matches!(threat.vct, Vct::Win { .. }) {
+            return used;
+        }
+        let me = board.side_to_move();
+        let them = me.opponent();
+        let mut first: Cells = [0; 4];
+        for side in [them, me] {
+            let (fours, threes) = (
+                threats::four_moves(board, side),
+                threats::three_moves(board, side),
+            );
+            for w in 0..4 {
+                first[w] |= fours[w] | threes[w];
+            }
+        }
+        // The cells of either side's threats first, then the others near a stone.
+        let mut legal = MoveList::new();
+        board.legal_moves(&mut legal);
+        let (mut order, mut rest): (Vec<usize>, Vec<usize>) = legal
+            .iter()
+            .map(|c| c.0 as usize)
+            .partition(|&c| threats::contains(&first, c));
+        let threat_cells = order.len();
+        if near > 0 {
+            let mut near_moves = legal;
+            board.retain_near(&mut near_moves, near);
+            rest.retain(|&c| near_moves.contains(&Cell(c as u8)));
+        }
+        order.extend(rest);
+        let mut keep: Cells = [0; 4];
+        let check = (nodes / VCT_CHECK_SHARE).max(1);
+        for (i, &cell) in order.iter().enumerate() {
+            if i >= threat_cells && (keep != [0; 4] || used >= nodes * 2) {
+                break;
+            }
+            let reply = self
+                .vct
+                .search(&board.play(Cell(cell as u8)), ROOT_VCT_DEPTH, check);
+            used += reply.nodes;
+            if !matches!(reply.vct, Vct::Win { .. }) {
+                keep[cell >> 6] |= 1 << (cell & 63);
+            }
+        }
+        if keep != [0; 4] {
+            self.root_keep = Some(keep);
+        }
+        used
+    }
+
+    /// The root's moves kept by [`Tactics::guard_root`], if it kept some.
+    pub fn root_keep(&self) -> Option<&Cells> {
+        self.root_keep.as_ref()
+    }
+
+    /// Forgets the root's kept moves (a root the guard did not look at).
+    pub fn clear_root(&mut self) {
+        self.root_keep = None;
     }
 }
 

@@ -540,13 +540,13 @@ fn gomoku_rules_are_game_names_and_renju_forbids_a_double_three() {
 }
 
 /// The threat search's engine words reach the engine and its record: `run.json` holds
-/// `threats` and `vcf` for the engine that set them and neither for the one that did not (so
+/// `threats`, `vcf` and `vct` for the engine that set them and none for the one that did not (so
 /// that runs from before the keys keep their hash), and the match plays.
 #[test]
 fn the_threat_search_words_play_and_are_recorded_only_when_set() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m");
-    let (a, b) = ("pvs:3:near=2:threats=1:vcf=100", "pvs:3:near=2");
+    let (a, b) = ("pvs:3:near=2:threats=1:vcf=100:vct=2000", "pvs:3:near=2");
     let run = joute()
         .args(["match", "morpion-9x9-5", a, b, "--games", "4", "--json"])
         .args(["--out", out.to_str().unwrap()])
@@ -565,7 +565,10 @@ fn the_threat_search_words_play_and_are_recorded_only_when_set() {
     let engine = |name: &str| engines.iter().find(|e| e["name"] == name).unwrap().clone();
     assert_eq!(engine(a)["threats"], true);
     assert_eq!(engine(a)["vcf"], 100);
-    assert!(engine(b).get("threats").is_none() && engine(b).get("vcf").is_none());
+    assert_eq!(engine(a)["vct"], 2000);
+    assert!(["threats", "vcf", "vct"]
+        .iter()
+        .all(|key| engine(b).get(key).is_none()));
     let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 4);
 }

@@ -575,6 +575,7 @@ fn built_in_engine<G: Features>(
         near: c.options.near,
         threats: c.options.threats,
         vcf: c.options.vcf,
+        vct: c.options.vct,
         threads: c.options.threads,
         weights_origin: String::new(),
         weights: Vec::new(),

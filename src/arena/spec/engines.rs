@@ -249,6 +249,9 @@ fn search_options(
     if let Some(x) = raw.vcf.as_ref().filter(|_| !searches) {
         return Err(at.on(x, "vcf", search_only("vcf")));
     }
+    if let Some(x) = raw.vct.as_ref().filter(|_| !searches) {
+        return Err(at.on(x, "vct", search_only("vct")));
+    }
     if let Some(x) = &raw.threats {
         resolved.threats = *x.get_ref();
     }
@@ -263,6 +266,18 @@ fn search_options(
                 x,
                 "vcf",
                 "vcf is the threat search's VCF at the leaves: set threats = true as well",
+            ));
+        }
+    }
+    if let Some(x) = &raw.vct {
+        resolved.vct = at.int_in::<u64>(x, "vct", 0..=MAX_VCT_NODES as i64, |v| {
+            format!("vct is {v}; allowed: 0..={MAX_VCT_NODES} nodes (0: no VCT search at the root)")
+        })?;
+        if resolved.vct > 0 && !raw.threats.as_ref().is_some_and(|t| *t.get_ref()) {
+            return Err(at.on(
+                x,
+                "vct",
+                "vct is the threat search's VCT at the root: set threats = true as well",
             ));
         }
     }

@@ -75,6 +75,7 @@ fn other_keys(raw: &RawEngine) -> Vec<(&'static str, Option<usize>)> {
         ("threads", at(&raw.threads)),
         ("threats", at(&raw.threats)),
         ("vcf", at(&raw.vcf)),
+        ("vct", at(&raw.vct)),
         ("memory_limit", at(&raw.memory_limit)),
         ("process_limit", at(&raw.process_limit)),
         ("cpu_limit", at(&raw.cpu_limit)),

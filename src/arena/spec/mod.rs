@@ -63,7 +63,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::engine::{EngineSpec, MAX_NEAR, MAX_VCF_NODES, parse_time};
+use super::engine::{EngineSpec, MAX_NEAR, MAX_VCF_NODES, MAX_VCT_NODES, parse_time};
 use super::openings::{self, Balance};
 use super::outside::OutsideSpec;
 use super::schedule::{Format, Schedule, Stage};

@@ -151,6 +151,8 @@ pub(crate) struct RawEngine {
     pub(super) threats: Option<Spanned<bool>>,
     /// With `threats`: the nodes of each leaf's VCF search.
     pub(super) vcf: Option<Spanned<i64>>,
+    /// With `threats`: the nodes of the VCT searches at the root.
+    pub(super) vct: Option<Spanned<i64>>,
     /// The cores the engine may use (today: its exact endgame's threads).
     pub(super) threads: Option<Spanned<i64>>,
     /// The engine's own clock (time odds), in place of the spec's.

@@ -213,6 +213,10 @@ pub struct ResolvedEngine {
     /// `run.json` when 0).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub vcf: u64,
+    /// With `threats`: each VCT search's nodes at the root ([`SearchOptions::vct`]; left out
+    /// of `run.json` when 0).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub vct: u64,
     /// The cores the engine may use: its exact endgame's threads ([`SearchOptions::threads`];
     /// left out of `run.json` when 1, so that specs from before the key keep their hash).
     #[serde(default = "one", skip_serializing_if = "is_one")]
@@ -270,6 +274,7 @@ impl ResolvedEngine {
             near: defaults.near,
             threats: defaults.threats,
             vcf: defaults.vcf,
+            vct: defaults.vct,
             threads: defaults.threads,
             weights_origin: String::new(),
             weights: Vec::new(),
@@ -343,6 +348,7 @@ impl ResolvedEngine {
                 near: self.near,
                 threats: self.threats,
                 vcf: self.vcf,
+                vct: self.vct,
                 threads: self.threads,
                 seed: 0,
             },
@@ -412,6 +418,9 @@ impl ResolvedEngine {
             text.push_str(", threat search");
             if self.vcf > 0 {
                 text.push_str(&format!(" (VCF of {} nodes at the leaves)", self.vcf));
+            }
+            if self.vct > 0 {
+                text.push_str(&format!(" (VCT of {} nodes at the root)", self.vct));
             }
         }
         if self.algorithm != "random" {

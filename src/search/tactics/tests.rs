@@ -123,6 +123,13 @@ fn config(depth: u32, threats: bool, vcf: u64) -> SearchConfig {
     config
 }
 
+/// [`config`] with the VCT at the root within `vct` nodes.
+fn config_vct(depth: u32, vcf: u64, vct: u64) -> SearchConfig {
+    let mut config = config(depth, true, vcf);
+    config.options.vct = vct;
+    config
+}
+
 /// Every win or loss the threat search reports is one: checked by the generic exact solver on
 /// small boards of every rule (its own values are full-depth minimax).
 #[test]
@@ -149,11 +156,11 @@ fn the_wins_and_losses_it_reports_are_exact() {
                 continue;
             }
             let exact = generic::solve(&pos, empties as u32, 4);
-            for vcf in [0, 200] {
-                let found = Searcher::new(config(3, true, vcf)).search(&pos, &eval);
+            for (vcf, vct) in [(0, 0), (200, 0), (0, 5000)] {
+                let found = Searcher::new(config_vct(3, vcf, vct)).search(&pos, &eval);
                 let at = || {
                     format!(
-                        "{rule:?} vcf {vcf}: {} against {}, pv {:?}\n{}",
+                        "{rule:?} vcf {vcf} vct {vct}: {} against {}, pv {:?}\n{}",
                         found.score,
                         exact.score,
                         found
