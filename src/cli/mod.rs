@@ -554,8 +554,8 @@ fn engine_help() -> String {
   vcf=N      with threats=1: a search for a win by continuous fours at every leaf, within
              N nodes, e.g. pvs:6:near=2:threats=1:vcf=100
   vct=N      with threats=1: at the root, a win by continuous threes and fours played at
-             once, else the moves held to those that stop the opponent's; each search
-             within N nodes, e.g. pvs:6:near=2:threats=1:vct=20000
+             once, and a move after which the opponent has one searched again without it;
+             each search within N nodes, e.g. pvs:6:near=2:threats=1:vct=100000
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",

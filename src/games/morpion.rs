@@ -108,16 +108,6 @@ impl Morpion {
         }
     }
 
-    /// The same stones with the other side to move: a null move, not a move of the game, for
-    /// asking what the opponent would do were it to move (a threat search's question). The
-    /// result's ply count is one more, so a board with one empty cell left reads as full.
-    pub fn passed(&self) -> Morpion {
-        Morpion {
-            plies: self.plies + 1,
-            ..*self
-        }
-    }
-
     /// Which lines win.
     pub fn rule(&self) -> Rule {
         self.rule

@@ -233,8 +233,8 @@ pub struct SearchOptions {
     /// at most this many nodes (0: none at the leaves).
     pub vcf: u64,
     /// With [`SearchOptions::threats`]: the VCT searches at the root — a win by continuous
-    /// threes and fours, and the opponent's, which the root's moves must stop — visit at most
-    /// this many nodes each, each move's check a tenth (0: none; [`tactics`]).
+    /// threes and fours, and the opponent's after the move chosen, which sends the search
+    /// back without that move — visit at most this many nodes each (0: none; [`tactics`]).
     pub vct: u64,
     /// The threads the engine may use: today those of its exact endgame solve (Othello's
     /// solver; [`endgame`]), 1 by default. A parallel solve's node count varies from run to
@@ -397,6 +397,9 @@ impl<G: Game> Searcher<G> {
             (None, Algorithm::Mcts) => mcts::search(self, pos, &mut ctx),
             (None, _) => self.deepen(pos, &mut ctx),
         };
+        if !exactly {
+            result = self.avoid_vct_losses(pos, &mut ctx, result);
+        }
         if self.config.options.tie_break
             && !exactly
             && self.config.algorithm.is_exact()
@@ -460,9 +463,9 @@ impl<G: Game> Searcher<G> {
     /// What the threat search decides at the root without a search: a win by continuous
     /// fours of the side to move (found within [`tactics::ROOT_VCF_NODES`] and half of the
     /// budget; its nodes are counted either way), with [`SearchOptions::vct`] one by threes
-    /// and fours, or a loss to two fives it cannot both block (it blocks one). Without a
-    /// decision, the VCT's guard may hold the search to the moves that stop the opponent's. The search that follows keeps the invariant its nodes rely on: the
-    /// side to move never has a five to play and at most one to block.
+    /// and fours, or a loss to two fives it cannot both block (it blocks one). The search
+    /// that follows keeps the invariant its nodes rely on: the side to move never has a five
+    /// to play and at most one to block.
     fn threats_at_root<E: Evaluator<G>>(
         &mut self,
         pos: &G,
@@ -492,9 +495,6 @@ impl<G: Game> Searcher<G> {
             let (found, used) = tactics.vct(pos, vct);
             ctx.nodes += used;
             win = found;
-            if win.is_none() {
-                ctx.nodes += tactics.guard_root(pos, self.config.options.near, vct);
-            }
         }
         let (score, pv) = match (win, forced) {
             (Some(win), _) => (win.score, win.line),
@@ -517,6 +517,39 @@ impl<G: Game> Searcher<G> {
             },
             pv,
         })
+    }
+
+    /// With [`SearchOptions::vct`]: the chosen move checked against the opponent's VCT (within
+    /// that many nodes); a move that loses to it is left out of the root and the search run
+    /// again, at most [`tactics::VCT_RETRIES`] times. When every move tried loses, the first
+    /// choice stands.
+    fn avoid_vct_losses<E: Evaluator<G>>(
+        &mut self,
+        pos: &G,
+        ctx: &mut Ctx<'_, G, E>,
+        first: SearchResult<G::Move>,
+    ) -> SearchResult<G::Move> {
+        let nodes = self.config.options.vct;
+        if nodes == 0 || pos.outcome().is_some() {
+            return first;
+        }
+        let mut result = first.clone();
+        for _ in 0..tactics::VCT_RETRIES {
+            let (Some(mv), Some(tactics)) = (result.best_move, self.tactics.as_mut()) else {
+                break;
+            };
+            let (lost, used) = tactics.loses_to_vct(pos, mv, nodes);
+            ctx.nodes += used;
+            if !lost {
+                return result;
+            }
+            tactics.skip_at_root::<G>(mv);
+            result = self.deepen(pos, ctx);
+            if result.best_move.is_none() || result.best_move == Some(mv) {
+                break;
+            }
+        }
+        first
     }
 
     /// Runs the configured depth-first algorithm: once at the fixed depth, or deepening one ply

@@ -99,10 +99,10 @@ fn horizon<G: Game, E: Evaluator<G>>(
     ctx.horizon_tracked(pos, ply, &s.states[ply as usize])
 }
 
-/// Narrows the legal `moves` of `pos` to those searched: the `forced` block alone; at the root,
-/// the moves the VCT's guard kept, if it kept some; against an open three of the opponent's,
-/// its defences and the side's own fours (none: a loss, `Err`, but at the root every move
-/// stays); else the cells `near` a mark.
+/// Narrows the legal `moves` of `pos` to those searched: the `forced` block alone; against an
+/// open three of the opponent's, its defences and the side's own fours (none: a loss, `Err`,
+/// but at the root every move stays); else the cells `near` a mark. At the root, the moves
+/// found lost to the opponent's VCT are left out, unless no other is left.
 fn candidates<G: Game>(
     s: &Searcher<G>,
     pos: &G,
@@ -113,16 +113,6 @@ fn candidates<G: Game>(
     if let Some(only) = forced {
         moves.clear();
         moves.push(only);
-    } else if let Some(keep) = s
-        .tactics
-        .as_ref()
-        .and_then(|t| t.root_keep())
-        .filter(|_| ply == 0)
-    {
-        moves.retain(|&mut mv| Tactics::holds::<G>(keep, mv));
-        if moves.is_empty() {
-            pos.legal_moves(moves);
-        }
     } else if let Some(tactics) = &s.tactics
         && let Some(keep) = tactics.against_threes(pos)
     {
@@ -135,6 +125,15 @@ fn candidates<G: Game>(
         }
     } else if s.config.options.near > 0 {
         pos.retain_near(moves, s.config.options.near);
+    }
+    if ply == 0
+        && forced.is_none()
+        && let Some(tactics) = &s.tactics
+    {
+        let skip = tactics.root_skip();
+        if moves.iter().any(|&mv| !Tactics::holds::<G>(skip, mv)) {
+            moves.retain(|&mut mv| !Tactics::holds::<G>(skip, mv));
+        }
     }
     Ok(())
 }

@@ -19,10 +19,9 @@
 //! - **VCF at the leaves**: a horizon node whose side to move wins by continuous fours within
 //!   [`super::SearchOptions::vcf`] nodes scores that win;
 //! - **VCT at the root** ([`super::SearchOptions::vct`] nodes, when not 0): a win by continuous
-//!   threes and fours ([`super::vct`]) is played at once; otherwise, when the opponent would
-//!   have one were it to move ([`Morpion::passed`]), the search is held to the moves after
-//!   which it has none — the cells of either side's threes and fours are tried first, then
-//!   every other candidate while the budget lasts. When no move stops it, every move stays.
+//!   threes and fours ([`super::vct`]) is played at once; otherwise the move the search chose
+//!   is checked against the opponent's VCT, and one that loses to it is left out of the root
+//!   and the search run again, a few times at most ([`Tactics::skip_at_root`]).
 //!
 //! Knowing the fives on the board costs four window scans a node, not a scan of the board:
 //! a node whose side to move has a five wins at once, and a node that must block does, so the
@@ -38,7 +37,7 @@ use super::vcf::{Vcf, VcfSearch};
 use super::vct::{Vct, VctSearch};
 use crate::games::morpion::Cell;
 use crate::games::threats::{self, Cells};
-use crate::games::{Game, Morpion, MoveList};
+use crate::games::{Game, Morpion};
 
 /// The VCF at the root: at most this many four moves deep.
 const ROOT_VCF_DEPTH: u32 = 40;
@@ -55,8 +54,8 @@ const VCF_TABLE_BITS: u32 = 16;
 /// The VCTs at the root: at most this many attacker moves deep.
 const ROOT_VCT_DEPTH: u32 = 12;
 
-/// The check of one root move against the opponent's VCT gets this share of the budget.
-const VCT_CHECK_SHARE: u64 = 10;
+/// The searches run again at most, each time the move chosen lost to the opponent's VCT.
+pub(super) const VCT_RETRIES: u32 = 4;
 
 /// What the threats on the board leave the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,9 +81,9 @@ pub(super) struct WinByFours<M> {
 pub(super) struct Tactics {
     vcf: VcfSearch,
     vct: VctSearch,
-    /// The root's moves that leave the opponent no VCT, when it has one and some move stops it
-    /// (set by [`Tactics::guard_root`]; `None`: every move).
-    root_keep: Option<Cells>,
+    /// The root's moves left out: each lost to the opponent's VCT (set by
+    /// [`Tactics::skip_at_root`]).
+    root_skip: Cells,
 }
 
 impl Tactics {
@@ -93,7 +92,7 @@ impl Tactics {
         (TypeId::of::<G>() == TypeId::of::<Morpion>()).then(|| Tactics {
             vcf: VcfSearch::new(VCF_TABLE_BITS),
             vct: VctSearch::new(VCF_TABLE_BITS),
-            root_keep: None,
+            root_skip: [0; 4],
         })
     }
 
@@ -220,74 +219,34 @@ impl Tactics {
         (win, found.nodes)
     }
 
-    /// Against the opponent's continuous threats: when it would win by them were it to move
-    /// in `pos` (the root), the moves after which it does not (its VCT searched within `nodes`
-    /// nodes, each move's within a tenth) become the only ones the search tries at the root;
-    /// `near` is the search's radius for the moves tried last. Returns the nodes visited.
-    pub fn guard_root<G: Game>(&mut self, pos: &G, near: u32, nodes: u64) -> u64 {
-        self.root_keep = None;
+    /// Whether the opponent wins by continuous threats after the side to move of `pos` (the
+    /// root) plays `mv`, found within `nodes` nodes (their count is the second value).
+    pub fn loses_to_vct<G: Game>(&mut self, pos: &G, mv: G::Move, nodes: u64) -> (bool, u64) {
         let Some(board) = morpion(pos) else {
-            return 0;
+            return (false, 0);
         };
-        let threat = self.vct.search(&board.passed(), ROOT_VCT_DEPTH, nodes);
-        let mut used = threat.nodes;
-        if !matches!(threat.vct, Vct::Win { .. }) {
-            return used;
+        let after = board.play(Cell(cell_of::<G>(mv) as u8));
+        if after.outcome().is_some() {
+            return (false, 0);
         }
-        let me = board.side_to_move();
-        let them = me.opponent();
-        let mut first: Cells = [0; 4];
-        for side in [them, me] {
-            let (fours, threes) = (
-                threats::four_moves(board, side),
-                threats::three_moves(board, side),
-            );
-            for w in 0..4 {
-                first[w] |= fours[w] | threes[w];
-            }
-        }
-        // The cells of either side's threats first, then the others near a stone.
-        let mut legal = MoveList::new();
-        board.legal_moves(&mut legal);
-        let (mut order, mut rest): (Vec<usize>, Vec<usize>) = legal
-            .iter()
-            .map(|c| c.0 as usize)
-            .partition(|&c| threats::contains(&first, c));
-        let threat_cells = order.len();
-        if near > 0 {
-            let mut near_moves = legal;
-            board.retain_near(&mut near_moves, near);
-            rest.retain(|&c| near_moves.contains(&Cell(c as u8)));
-        }
-        order.extend(rest);
-        let mut keep: Cells = [0; 4];
-        let check = (nodes / VCT_CHECK_SHARE).max(1);
-        for (i, &cell) in order.iter().enumerate() {
-            if i >= threat_cells && (keep != [0; 4] || used >= nodes * 2) {
-                break;
-            }
-            let reply = self
-                .vct
-                .search(&board.play(Cell(cell as u8)), ROOT_VCT_DEPTH, check);
-            used += reply.nodes;
-            if !matches!(reply.vct, Vct::Win { .. }) {
-                keep[cell >> 6] |= 1 << (cell & 63);
-            }
-        }
-        if keep != [0; 4] {
-            self.root_keep = Some(keep);
-        }
-        used
+        let found = self.vct.search(&after, ROOT_VCT_DEPTH, nodes);
+        (matches!(found.vct, Vct::Win { .. }), found.nodes)
     }
 
-    /// The root's moves kept by [`Tactics::guard_root`], if it kept some.
-    pub fn root_keep(&self) -> Option<&Cells> {
-        self.root_keep.as_ref()
+    /// Leaves the move `mv` out of the root's search from now on (until [`Tactics::clear_root`]).
+    pub fn skip_at_root<G: Game>(&mut self, mv: G::Move) {
+        let c = cell_of::<G>(mv);
+        self.root_skip[c >> 6] |= 1 << (c & 63);
     }
 
-    /// Forgets the root's kept moves (a root the guard did not look at).
+    /// The root's moves left out by [`Tactics::skip_at_root`].
+    pub fn root_skip(&self) -> &Cells {
+        &self.root_skip
+    }
+
+    /// Forgets the root's moves left out (before searching another root).
     pub fn clear_root(&mut self) {
-        self.root_keep = None;
+        self.root_skip = [0; 4];
     }
 }
 

@@ -15,8 +15,8 @@
 //!
 //! Since the defender's answer is forced, the tree is an OR tree: one winning four move proves
 //! the node, and a win found anywhere is the root's. The transposition table therefore keeps
-//! failures only: a position (its [`Game::hash_key`], and its side to move) with the depth to
-//! which it has no VCF, which holds for every smaller depth. Searches cut by the node limit store nothing.
+//! failures only: a position (its [`Game::hash_key`]) with the depth to which it has no VCF,
+//! which holds for every smaller depth. Searches cut by the node limit store nothing.
 //!
 //! Depth is counted in the attacker's four moves; the final five is not counted.
 //!
@@ -143,7 +143,7 @@ impl VcfSearch {
         if depth == 0 {
             return Proof::Fail;
         }
-        let key = side_key(pos);
+        let key = pos.hash_key();
         let slot = self.slot(key);
         let entry = self.table[slot];
         if entry.key == key && entry.depth > depth {
@@ -217,12 +217,6 @@ impl VcfSearch {
         }
         win
     }
-}
-
-/// The table key of `pos`: its hash, which reads the stones only, told apart by the side to
-/// move (a search from [`Morpion::passed`] meets the same stones with the other side to move).
-pub(super) fn side_key(pos: &Morpion) -> u64 {
-    pos.hash_key() ^ (pos.side_to_move() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Whether the side to move of `pos` wins by continuous fours within `depth` four moves and

@@ -25,7 +25,7 @@
 //! failures, a position's key with the depth it has no VCT within; searches cut by the node
 //! limit store nothing.
 
-use super::vcf::{Vcf, VcfSearch, side_key};
+use super::vcf::{Vcf, VcfSearch};
 use crate::games::morpion::Cell;
 use crate::games::threats::{self, Cells};
 use crate::games::{Game, Morpion, Outcome};
@@ -168,7 +168,7 @@ impl VctSearch {
         if threats::count(&theirs) > 1 {
             return Proof::Fail;
         }
-        let key = side_key(pos);
+        let key = pos.hash_key();
         let slot = self.slot(key);
         let entry = self.table[slot];
         if entry.key == key && entry.depth > depth {

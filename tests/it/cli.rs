@@ -566,9 +566,11 @@ fn the_threat_search_words_play_and_are_recorded_only_when_set() {
     assert_eq!(engine(a)["threats"], true);
     assert_eq!(engine(a)["vcf"], 100);
     assert_eq!(engine(a)["vct"], 2000);
-    assert!(["threats", "vcf", "vct"]
-        .iter()
-        .all(|key| engine(b).get(key).is_none()));
+    assert!(
+        ["threats", "vcf", "vct"]
+            .iter()
+            .all(|key| engine(b).get(key).is_none())
+    );
     let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 4);
 }

@@ -271,3 +271,51 @@ fn a_win_by_fours_beyond_the_depth_is_found() {
     }
     assert!(at_root >= 5, "{at_root} wins by fours found at the root");
 }
+
+/// With `vct`, the move played does not lose to the opponent's VCT unless the move chosen
+/// without it does too (every move the search then tried lost): on random 15×15 positions,
+/// each move checked by a VCT search of its own. Some positions must show the move changed.
+#[test]
+fn with_vct_the_move_played_stops_the_opponents_vct() {
+    const NODES: u64 = 20_000;
+    let mut rng = ChaCha8Rng::seed_from_u64(4649);
+    let mut met = [0usize; 3];
+    let loses = |pos: &Morpion, mv: Cell| {
+        let after = pos.play(mv);
+        after.outcome().is_none()
+            && matches!(
+                crate::search::vct::vct(&after, 12, NODES).vct,
+                crate::search::vct::Vct::Win { .. }
+            )
+    };
+    for rule in [Rule::Freestyle, Rule::Renju] {
+        let start = Morpion::with_rule(15, 15, 5, rule);
+        let eval = LinearEval::new(&start, &Weights::default_for(&start));
+        for _ in 0..70 {
+            let plies = rng.random_range(8..24);
+            let line = random_line(&mut rng, start, plies, 9);
+            let (pos, _) = *line.last().unwrap();
+            let mut near = config_vct(2, 0, 0);
+            near.options.near = 2;
+            let plain = Searcher::new(near.clone()).search(&pos, &eval);
+            near.options.vct = NODES;
+            let guarded = Searcher::new(near).search(&pos, &eval);
+            let (Some(m0), Some(m)) = (plain.best_move, guarded.best_move) else {
+                continue;
+            };
+            if guarded.score >= WIN_THRESHOLD {
+                continue;
+            }
+            if loses(&pos, m) {
+                assert!(loses(&pos, m0), "{}\n{}", pos.format_move(m), pos.render());
+            }
+            met[0] += 1;
+            met[1] += (m != m0 && loses(&pos, m0) && !loses(&pos, m)) as usize;
+            met[2] += loses(&pos, m0) as usize;
+        }
+    }
+    assert!(
+        met[1] >= 3,
+        "positions, moves changed to stop a VCT, first choices lost to one: {met:?}"
+    );
+}
