@@ -589,14 +589,28 @@ pub fn three_defences(pos: &Morpion) -> Option<Cells> {
         }
     });
     let empty = empty_cells(pos);
-    let bound = bound(pos, side);
+    let bound_here = bound(pos, side);
+    // A stone of the side to move only takes straight-four points away, so only the points
+    // there were need judging again — except for renju's black, whose points a white stone
+    // can add (by undoing a double three that forbade one): those are found anew.
+    let anew = bound(pos, them);
     let black = pos.marks(Side::First);
     let mut out = [0u64; 4];
     for_each(&std::array::from_fn(|w| candidates[w] & empty[w]), |c| {
-        if bound && forbidden_for_black(pos, &black, c) {
+        if bound_here && forbidden_for_black(pos, &black, c) {
             return;
         }
-        if straight_four_moves(&pos.play(Cell(c as u8)), them) == [0; 4] {
+        let next = pos.play(Cell(c as u8));
+        let none_left = if anew {
+            straight_four_moves(&next, them) == [0; 4]
+        } else {
+            let mut left = false;
+            for_each(&points, |q| {
+                left = left || (q != c && classify(&next, them, q, false).straight_four);
+            });
+            !left
+        };
+        if none_left {
             insert(&mut out, c);
         }
     });
