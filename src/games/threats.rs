@@ -628,4 +628,4 @@ pub fn defences(pos: &Morpion, side: Side) -> Cells {
 pub(crate) mod naive;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

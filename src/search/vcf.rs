@@ -58,17 +58,60 @@ enum Proof {
     Aborted,
 }
 
-/// A failure entry: the position's key and the depth + 1 it has no VCF within (0: empty).
+/// A failure entry: the position's key and the depth + 1 it has no win within (0: empty).
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
     depth: u32,
 }
 
+/// The proven failures of a threat search (this module's, and [`super::vct`]'s): for a
+/// position's key, the depth it has no win within, which holds for every smaller depth. One
+/// entry a slot, the last failure stored replacing the slot's.
+pub(super) struct Failures {
+    table: Vec<Entry>,
+}
+
+impl Failures {
+    /// A table of `2^bits` entries (allocated here, once).
+    pub fn new(bits: u32) -> Failures {
+        Failures {
+            table: vec![Entry::default(); 1 << bits.min(30)],
+        }
+    }
+
+    /// Forgets every failure.
+    pub fn clear(&mut self) {
+        self.table.fill(Entry::default());
+    }
+
+    /// Whether the position of `key` is known to have no win within `depth`.
+    #[inline]
+    pub fn fails(&self, key: u64, depth: u32) -> bool {
+        let entry = self.table[self.slot(key)];
+        entry.key == key && entry.depth > depth
+    }
+
+    /// Records that the position of `key` has no win within `depth`.
+    #[inline]
+    pub fn store(&mut self, key: u64, depth: u32) {
+        let slot = self.slot(key);
+        self.table[slot] = Entry {
+            key,
+            depth: depth + 1,
+        };
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.table.len() - 1)
+    }
+}
+
 /// The VCF searcher: its table of failures lives across searches (of the same game), so that a
 /// caller searching many positions of one game reuses what it proved.
 pub struct VcfSearch {
-    table: Vec<Entry>,
+    failures: Failures,
     nodes: u64,
     node_limit: u64,
     /// The winning line, last move first, built as the recursion returns.
@@ -79,7 +122,7 @@ impl VcfSearch {
     /// A searcher with a table of `2^table_bits` entries (allocated here, once).
     pub fn new(table_bits: u32) -> VcfSearch {
         VcfSearch {
-            table: vec![Entry::default(); 1 << table_bits.min(30)],
+            failures: Failures::new(table_bits),
             nodes: 0,
             node_limit: 0,
             line: Vec::new(),
@@ -88,7 +131,7 @@ impl VcfSearch {
 
     /// Forgets the proven failures (before searching another game).
     pub fn clear(&mut self) {
-        self.table.fill(Entry::default());
+        self.failures.clear();
     }
 
     /// Whether the side to move of `pos` wins by continuous fours within `depth` four moves,
@@ -110,11 +153,6 @@ impl VcfSearch {
             vcf,
             nodes: self.nodes,
         }
-    }
-
-    #[inline]
-    fn slot(&self, key: u64) -> usize {
-        (key as usize) & (self.table.len() - 1)
     }
 
     /// The attacker to move in `pos`, with `depth` four moves left; `answer`: the defender's
@@ -144,9 +182,7 @@ impl VcfSearch {
             return Proof::Fail;
         }
         let key = pos.hash_key();
-        let slot = self.slot(key);
-        let entry = self.table[slot];
-        if entry.key == key && entry.depth > depth {
+        if self.failures.fails(key, depth) {
             return Proof::Fail;
         }
         let theirs = match answer {
@@ -171,10 +207,7 @@ impl VcfSearch {
             });
         }
         if proof == Proof::Fail {
-            self.table[slot] = Entry {
-                key,
-                depth: depth + 1,
-            };
+            self.failures.store(key, depth);
         }
         proof
     }

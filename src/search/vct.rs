@@ -25,7 +25,7 @@
 //! failures, a position's key with the depth it has no VCT within; searches cut by the node
 //! limit store nothing.
 
-use super::vcf::{Vcf, VcfSearch};
+use super::vcf::{Failures, Vcf, VcfSearch};
 use crate::games::morpion::Cell;
 use crate::games::threats::{self, Cells};
 use crate::games::{Game, Morpion, Outcome};
@@ -70,17 +70,10 @@ enum Proof {
     Aborted,
 }
 
-/// A failure entry: the position's key and the depth + 1 it has no VCT within (0: empty).
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    depth: u32,
-}
-
 /// The VCT searcher, with its table of failures and a VCF searcher, both kept across searches
 /// of the same game.
 pub struct VctSearch {
-    table: Vec<Entry>,
+    failures: Failures,
     vcf: VcfSearch,
     /// The bounds of the VCF at each attacker node: fours deep, nodes.
     vcf_depth: u32,
@@ -102,7 +95,7 @@ impl VctSearch {
     /// visits at most `vcf_nodes` positions.
     pub fn with_vcf(table_bits: u32, vcf_depth: u32, vcf_nodes: u64) -> VctSearch {
         VctSearch {
-            table: vec![Entry::default(); 1 << table_bits.min(30)],
+            failures: Failures::new(table_bits),
             vcf: VcfSearch::new(table_bits),
             vcf_depth,
             vcf_nodes,
@@ -114,7 +107,7 @@ impl VctSearch {
 
     /// Forgets the proven failures (before searching another game).
     pub fn clear(&mut self) {
-        self.table.fill(Entry::default());
+        self.failures.clear();
         self.vcf.clear();
     }
 
@@ -145,11 +138,6 @@ impl VctSearch {
         }
     }
 
-    #[inline]
-    fn slot(&self, key: u64) -> usize {
-        (key as usize) & (self.table.len() - 1)
-    }
-
     /// The attacker to move in `pos` with `depth` moves left; `root` records the first move.
     fn attack(&mut self, pos: &Morpion, depth: u32, root: bool) -> Proof {
         if self.nodes >= self.node_limit {
@@ -169,9 +157,7 @@ impl VctSearch {
             return Proof::Fail;
         }
         let key = pos.hash_key();
-        let slot = self.slot(key);
-        let entry = self.table[slot];
-        if entry.key == key && entry.depth > depth {
+        if self.failures.fails(key, depth) {
             return Proof::Fail;
         }
         let budget = self.vcf_nodes.min(self.node_limit - self.nodes);
@@ -217,10 +203,7 @@ impl VctSearch {
             if aborted {
                 return Proof::Aborted;
             }
-            self.table[slot] = Entry {
-                key,
-                depth: depth + 1,
-            };
+            self.failures.store(key, depth);
         }
         proof
     }

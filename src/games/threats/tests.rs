@@ -41,6 +41,16 @@ pub(crate) fn random_position(
     pos
 }
 
+/// Boards of every rule and another `k` (size, the central spread played in, rule), for the
+/// tests that compare whole-board sets of cells.
+const BOARDS: [((u8, u8, u8), u8, Rule); 5] = [
+    ((9, 9, 5), 7, Rule::Freestyle),
+    ((9, 9, 5), 7, Rule::Exact),
+    ((9, 9, 5), 7, Rule::Renju),
+    ((15, 15, 5), 7, Rule::Renju),
+    ((8, 8, 4), 6, Rule::Freestyle),
+];
+
 /// Every threat of every empty cell, both sides, against the naive judgements; the numbers of
 /// fives, fours, straight fours and open threes met, so that a test can show it met them.
 fn check_position(pos: &Morpion, threes: bool) -> [usize; 4] {
@@ -277,13 +287,7 @@ fn the_fives_a_stone_makes_possible_are_found_on_its_lines() {
 fn straight_fours_and_their_defences_agree_with_every_cell_tried() {
     let mut rng = ChaCha8Rng::seed_from_u64(4633);
     let mut met = [0usize; 2];
-    for (size, spread, rule) in [
-        ((9u8, 9u8, 5u8), 7u8, Rule::Freestyle),
-        ((9, 9, 5), 7, Rule::Exact),
-        ((9, 9, 5), 7, Rule::Renju),
-        ((15, 15, 5), 7, Rule::Renju),
-        ((8, 8, 4), 6, Rule::Freestyle),
-    ] {
+    for (size, spread, rule) in BOARDS {
         for _ in 0..120 {
             let stones = rng.random_range(6..30);
             let pos = random_position(&mut rng, size, rule, stones, spread);
@@ -330,13 +334,7 @@ fn straight_fours_and_their_defences_agree_with_every_cell_tried() {
 fn three_moves_are_the_cells_walking_the_lines_calls_open_threes() {
     let mut rng = ChaCha8Rng::seed_from_u64(4634);
     let mut found = 0usize;
-    for (size, spread, rule) in [
-        ((9u8, 9u8, 5u8), 7u8, Rule::Freestyle),
-        ((9, 9, 5), 7, Rule::Exact),
-        ((9, 9, 5), 7, Rule::Renju),
-        ((15, 15, 5), 7, Rule::Renju),
-        ((8, 8, 4), 6, Rule::Freestyle),
-    ] {
+    for (size, spread, rule) in BOARDS {
         for _ in 0..120 {
             let stones = rng.random_range(4..30);
             let pos = random_position(&mut rng, size, rule, stones, spread);

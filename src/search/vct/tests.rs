@@ -7,43 +7,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::*;
 use crate::games::threats::naive;
+use crate::games::threats::tests::random_position;
 use crate::games::{MoveList, Rule, Side};
 use crate::search::WIN_THRESHOLD;
 use crate::search::solver::generic;
 use crate::search::vcf::{Vcf, vcf};
-
-/// A random position of `rows` × `cols` under `rule`, of up to `stones` legal moves in the
-/// central `spread` × `spread` cells; a move ending the game is skipped.
-fn random_position(
-    rng: &mut ChaCha8Rng,
-    (rows, cols, k): (u8, u8, u8),
-    rule: Rule,
-    stones: u32,
-    spread: u8,
-) -> Morpion {
-    let mut pos = Morpion::with_rule(rows, cols, k, rule);
-    let (r0, c0) = ((rows - spread.min(rows)) / 2, (cols - spread.min(cols)) / 2);
-    let mut placed = 0;
-    for _ in 0..stones * 4 {
-        if placed >= stones {
-            break;
-        }
-        let cell = Cell(
-            ((r0 + rng.random_range(0..spread.min(rows))) as usize * cols as usize
-                + (c0 + rng.random_range(0..spread.min(cols))) as usize) as u8,
-        );
-        let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if moves.contains(&cell) {
-            let next = pos.play(cell);
-            if next.outcome().is_none() {
-                pos = next;
-                placed += 1;
-            }
-        }
-    }
-    pos
-}
 
 /// The empty cells of `pos`.
 fn empties(pos: &Morpion) -> Vec<usize> {
@@ -172,7 +140,7 @@ fn the_wins_it_finds_are_exact() {
     ] {
         let cells = size.0 as usize * size.1 as usize;
         for _ in 0..2500 {
-            let stones = rng.random_range(cells as u32 - 22..cells as u32 - 12);
+            let stones = rng.random_range(cells - 22..cells - 12);
             let pos = random_position(&mut rng, size, rule, stones, size.0);
             let open = empties(&pos).len() as u32;
             met[0] += 1;
