@@ -387,6 +387,9 @@ impl<G: Game> Searcher<G> {
         let clock = Instant::now();
         let limits = self.config.limits.clone();
         let mut ctx = Ctx::new(eval, &limits, clock);
+        if let Some(tactics) = &mut self.tactics {
+            tactics.clear_root();
+        }
         let solved = self
             .solve_exactly(pos, &mut ctx)
             .or_else(|| self.threats_at_root(pos, &mut ctx));
@@ -486,7 +489,6 @@ impl<G: Game> Searcher<G> {
             let left = deadline.saturating_duration_since(Instant::now());
             nodes = nodes.min(left.as_micros() as u64 / 20);
         }
-        tactics.clear_root();
         let (mut win, used) = tactics.vcf(pos, 0, nodes, true);
         ctx.nodes += used;
         let forced = tactics.forced(pos, None, 0);
@@ -519,10 +521,11 @@ impl<G: Game> Searcher<G> {
         })
     }
 
-    /// With [`SearchOptions::vct`]: the chosen move checked against the opponent's VCT (within
-    /// that many nodes); a move that loses to it is left out of the root and the search run
-    /// again, at most [`tactics::VCT_RETRIES`] times. When every move tried loses, the first
-    /// choice stands.
+    /// With [`SearchOptions::vct`], at a fixed depth: the chosen move checked against the
+    /// opponent's VCT (within that many nodes); a move that loses to it is left out of the root
+    /// and the search run again, at most [`tactics::VCT_RETRIES`] times. When every move tried
+    /// loses, the first choice stands. Under a node or time budget the search has spent it, and
+    /// nothing is checked.
     fn avoid_vct_losses<E: Evaluator<G>>(
         &mut self,
         pos: &G,
@@ -530,7 +533,7 @@ impl<G: Game> Searcher<G> {
         first: SearchResult<G::Move>,
     ) -> SearchResult<G::Move> {
         let nodes = self.config.options.vct;
-        if nodes == 0 || pos.outcome().is_some() {
+        if nodes == 0 || ctx.has_budget() || pos.outcome().is_some() {
             return first;
         }
         let mut result = first.clone();
