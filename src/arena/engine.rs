@@ -212,6 +212,11 @@ fn parse_words<'a>(
     Ok((words, rest))
 }
 
+/// `value` read as a number of at most `most`.
+fn at_most<T: std::str::FromStr + PartialOrd>(value: &str, most: T) -> Option<T> {
+    value.parse().ok().filter(|n| *n <= most)
+}
+
 /// Sets the option `key` to `value` in `words`, if it is one that `algorithm` takes.
 fn set_word(
     text: &str,
@@ -223,15 +228,11 @@ fn set_word(
     let syntax = |reason: String| syntax(text, reason);
     match key {
         "exact" => {
-            let n: u32 = value
-                .parse()
-                .ok()
-                .filter(|n| *n <= MAX_DEPTH)
-                .ok_or_else(|| {
-                    syntax(format!(
-                        "exact={value} is not a number of empty squares in 0..={MAX_DEPTH} (0: never solve)"
-                    ))
-                })?;
+            let n = at_most(value, MAX_DEPTH).ok_or_else(|| {
+                syntax(format!(
+                    "exact={value} is not a number of empty squares in 0..={MAX_DEPTH} (0: never solve)"
+                ))
+            })?;
             if algorithm == Algorithm::Random {
                 return Err(syntax(
                     "random plays at random and solves nothing; exact belongs to the searching algorithms".into(),
@@ -240,15 +241,11 @@ fn set_word(
             words.exact = Some(n);
         }
         "near" => {
-            words.near = value
-                .parse()
-                .ok()
-                .filter(|n| *n <= MAX_NEAR)
-                .ok_or_else(|| {
-                    syntax(format!(
-                        "near={value} is not a number of cells in 0..={MAX_NEAR} (0: every move)"
-                    ))
-                })?;
+            words.near = at_most(value, MAX_NEAR).ok_or_else(|| {
+                syntax(format!(
+                    "near={value} is not a number of cells in 0..={MAX_NEAR} (0: every move)"
+                ))
+            })?;
             if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
                 return Err(syntax(format!(
                     "near belongs to pvs and mtdf, not {algorithm}"
@@ -271,26 +268,17 @@ fn set_word(
                         )));
                     }
                 };
-            } else if key == "vct" {
-                words.vct = value
-                    .parse()
-                    .ok()
-                    .filter(|n| *n <= MAX_VCT_NODES)
-                    .ok_or_else(|| {
-                        syntax(format!(
-                            "vct={value} is not a number of nodes in 0..={MAX_VCT_NODES} (0: no VCT search at the root)"
-                        ))
-                    })?;
             } else {
-                words.vcf = value
-                    .parse()
-                    .ok()
-                    .filter(|n| *n <= MAX_VCF_NODES)
-                    .ok_or_else(|| {
-                        syntax(format!(
-                            "vcf={value} is not a number of nodes in 0..={MAX_VCF_NODES} (0: no VCF search at the leaves)"
-                        ))
-                    })?;
+                let (most, none, slot) = if key == "vct" {
+                    (MAX_VCT_NODES, "no VCT search at the root", &mut words.vct)
+                } else {
+                    (MAX_VCF_NODES, "no VCF search at the leaves", &mut words.vcf)
+                };
+                *slot = at_most(value, most).ok_or_else(|| {
+                    syntax(format!(
+                        "{key}={value} is not a number of nodes in 0..={most} (0: {none})"
+                    ))
+                })?;
             }
         }
         "ordering" => {
@@ -438,17 +426,16 @@ impl EngineSpec {
             vct: words.vct,
             ..SearchOptions::default()
         };
-        if options.vcf > 0 && !options.threats {
-            return Err(syntax(
-                text,
-                "vcf is the threat search's VCF at the leaves: add threats=1 before it".into(),
-            ));
-        }
-        if options.vct > 0 && !options.threats {
-            return Err(syntax(
-                text,
-                "vct is the threat search's VCT at the root: add threats=1 before it".into(),
-            ));
+        for (key, set, what) in [
+            ("vcf", options.vcf > 0, "VCF at the leaves"),
+            ("vct", options.vct > 0, "VCT at the root"),
+        ] {
+            if set && !options.threats {
+                return Err(syntax(
+                    text,
+                    format!("{key} is the threat search's {what}: add threats=1 before it"),
+                ));
+            }
         }
         parse_budget(text, algorithm, budget, &mut limits, &mut options)?;
         if let Some(path) = &weights

@@ -255,29 +255,37 @@ fn search_options(
     if let Some(x) = &raw.threats {
         resolved.threats = *x.get_ref();
     }
-    if let Some(x) = &raw.vcf {
-        resolved.vcf = at.int_in::<u64>(x, "vcf", 0..=MAX_VCF_NODES as i64, |v| {
-            format!(
-                "vcf is {v}; allowed: 0..={MAX_VCF_NODES} nodes (0: no VCF search at the leaves)"
-            )
+    // The threat search's node budgets, each of which needs the threat search.
+    let threats_on = raw.threats.as_ref().is_some_and(|t| *t.get_ref());
+    for (key, field, most, name, place, slot) in [
+        (
+            "vcf",
+            &raw.vcf,
+            MAX_VCF_NODES,
+            "VCF",
+            "at the leaves",
+            &mut resolved.vcf,
+        ),
+        (
+            "vct",
+            &raw.vct,
+            MAX_VCT_NODES,
+            "VCT",
+            "at the root",
+            &mut resolved.vct,
+        ),
+    ] {
+        let Some(x) = field else {
+            continue;
+        };
+        *slot = at.int_in::<u64>(x, key, 0..=most as i64, |v| {
+            format!("{key} is {v}; allowed: 0..={most} nodes (0: no {name} search {place})")
         })?;
-        if resolved.vcf > 0 && !raw.threats.as_ref().is_some_and(|t| *t.get_ref()) {
+        if *slot > 0 && !threats_on {
             return Err(at.on(
                 x,
-                "vcf",
-                "vcf is the threat search's VCF at the leaves: set threats = true as well",
-            ));
-        }
-    }
-    if let Some(x) = &raw.vct {
-        resolved.vct = at.int_in::<u64>(x, "vct", 0..=MAX_VCT_NODES as i64, |v| {
-            format!("vct is {v}; allowed: 0..={MAX_VCT_NODES} nodes (0: no VCT search at the root)")
-        })?;
-        if resolved.vct > 0 && !raw.threats.as_ref().is_some_and(|t| *t.get_ref()) {
-            return Err(at.on(
-                x,
-                "vct",
-                "vct is the threat search's VCT at the root: set threats = true as well",
+                key,
+                format!("{key} is the threat search's {name} {place}: set threats = true as well"),
             ));
         }
     }
