@@ -82,8 +82,9 @@ pub fn for_each(cells: &Cells, mut f: impl FnMut(usize)) {
     }
 }
 
+/// Adds the cell `i` to `cells`.
 #[inline]
-fn insert(cells: &mut Cells, i: usize) {
+pub fn insert(cells: &mut Cells, i: usize) {
     cells[i >> 6] |= 1 << (i & 63);
 }
 

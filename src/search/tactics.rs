@@ -68,9 +68,10 @@ pub(super) enum Forced<M> {
     Lost(i32),
 }
 
-/// A win by continuous fours: its score and its line (the attacker's fours and the forced
-/// answers, to the five or to a four that cannot be stopped).
-pub(super) struct WinByFours<M> {
+/// A win by continuous threats found at the root: its score and its line (a VCF's: the
+/// attacker's fours and the forced answers, to the five or to a four that cannot be stopped; a
+/// VCT's: its first move).
+pub(super) struct ThreatWin<M> {
     /// The win's score, `WIN` less the plies to the five from the root.
     pub score: i32,
     /// The line.
@@ -178,7 +179,7 @@ impl Tactics {
         ply: u32,
         nodes: u64,
         root: bool,
-    ) -> (Option<WinByFours<G::Move>>, u64) {
+    ) -> (Option<ThreatWin<G::Move>>, u64) {
         let Some(board) = morpion(pos) else {
             return (None, 0);
         };
@@ -191,7 +192,7 @@ impl Tactics {
                 let end = line.iter().fold(*board, |p, &c| p.play(c));
                 let plies = line.len() as i32 + if end.outcome().is_some() { 0 } else { 2 };
                 let score = WIN - ply as i32 - plies;
-                Some(WinByFours {
+                Some(ThreatWin {
                     score,
                     line: line.iter().map(|c| move_of::<G>(c.0 as usize)).collect(),
                 })
@@ -204,13 +205,13 @@ impl Tactics {
     /// A win by continuous threats of the side to move of `pos` (the root), found within
     /// `nodes` nodes (their count is the second value): its score, with the plies to the five
     /// taken at their bound, and its first move as the line.
-    pub fn vct<G: Game>(&mut self, pos: &G, nodes: u64) -> (Option<WinByFours<G::Move>>, u64) {
+    pub fn vct<G: Game>(&mut self, pos: &G, nodes: u64) -> (Option<ThreatWin<G::Move>>, u64) {
         let Some(board) = morpion(pos) else {
             return (None, 0);
         };
         let found = self.vct.search(board, ROOT_VCT_DEPTH, nodes);
         let win = match found.vct {
-            Vct::Win { first, plies } => Some(WinByFours {
+            Vct::Win { first, plies } => Some(ThreatWin {
                 score: WIN - plies as i32,
                 line: vec![move_of::<G>(first.0 as usize)],
             }),
@@ -235,8 +236,7 @@ impl Tactics {
 
     /// Leaves the move `mv` out of the root's search from now on (until [`Tactics::clear_root`]).
     pub fn skip_at_root<G: Game>(&mut self, mv: G::Move) {
-        let c = cell_of::<G>(mv);
-        self.root_skip[c >> 6] |= 1 << (c & 63);
+        threats::insert(&mut self.root_skip, cell_of::<G>(mv));
     }
 
     /// The root's moves left out by [`Tactics::skip_at_root`].

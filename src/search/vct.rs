@@ -21,9 +21,8 @@
 //!
 //! Depth is counted in the attacker's moves (threes, fours and forced blocks); the VCF at each
 //! attacker node has a depth and node limit of its own (a longer VCF is not looked for), and
-//! its nodes count. The table keeps
-//! failures, a position's key with the depth it has no VCT within; searches cut by the node
-//! limit store nothing.
+//! its nodes count. The table keeps failures, a position's key with the depth it has no VCT
+//! within; searches cut by the node limit store nothing.
 
 use super::vcf::{Failures, Vcf, VcfSearch};
 use crate::games::morpion::Cell;
@@ -173,11 +172,8 @@ impl VctSearch {
         }
         let moves: Cells = match threats::first(&theirs) {
             Some(block) if pos.is_forbidden(block) => return Proof::Fail,
-            Some(block) => {
-                let mut only = [0u64; 4];
-                only[block >> 6] |= 1 << (block & 63);
-                only
-            }
+            // The block alone: `theirs` holds that one cell.
+            Some(_) => theirs,
             None => {
                 let fours = threats::four_moves(pos, me);
                 let threes = threats::three_moves(pos, me);
