@@ -479,20 +479,17 @@ impl<G: Game> Searcher<G> {
             return None;
         }
         let budget = ctx.half_budget();
-        let mut nodes = budget
-            .nodes
-            .unwrap_or(u64::MAX)
-            .min(tactics::ROOT_VCF_NODES);
+        let mut allowed = budget.nodes.unwrap_or(u64::MAX);
         if let Some(deadline) = budget.deadline {
-            // The VCF search reads no clock: its nodes are held to what half the time left
-            // allows at a pessimistic 20 µs a node.
+            // The VCF and VCT searches read no clock: their nodes are held to what half the
+            // time left allows at a pessimistic 20 µs a node.
             let left = deadline.saturating_duration_since(Instant::now());
-            nodes = nodes.min(left.as_micros() as u64 / 20);
+            allowed = allowed.min(left.as_micros() as u64 / 20);
         }
-        let (mut win, used) = tactics.vcf(pos, 0, nodes, true);
+        let (mut win, used) = tactics.vcf(pos, 0, allowed.min(tactics::ROOT_VCF_NODES), true);
         ctx.nodes += used;
         let forced = tactics.forced(pos, None, 0);
-        let vct = self.config.options.vct.min(nodes);
+        let vct = self.config.options.vct.min(allowed.saturating_sub(used));
         if win.is_none() && vct > 0 && forced == tactics::Forced::Free {
             let (found, used) = tactics.vct(pos, vct);
             ctx.nodes += used;
