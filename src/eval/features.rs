@@ -215,7 +215,7 @@ mod tests {
             ("othello", 18),
             ("connect4", 10),
             ("morpion", 5),
-            ("morpion-15x15-5", 13),
+            ("morpion-15x15-5", 23),
             ("random-tree-4x3", 1),
         ] {
             let kind = GameKind::parse(name).unwrap();

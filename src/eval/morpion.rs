@@ -20,6 +20,26 @@
 //! | 2k | `own_open_{k−2}` | open windows whose inner cells hold k − 2 own marks and one empty cell (an open three, straight or split: `.XXX..`, `.XX.X.`) |
 //! | 2k+1, 2k+2 | `opp_open_{k−1}`, `opp_open_{k−2}` | the same for the opponent |
 //!
+//! The same variants have ten *combination* features, five a side (`own_…` for the side to
+//! move, `opp_…` for the other), each the number of empty cells where that side's mark would
+//! make, for k = 5:
+//!
+//! | name | the mark makes |
+//! |---|---|
+//! | `4_cells` | a four: a window of k cells with k − 1 of its marks and no other |
+//! | `open_3_cells` | an open three: an open window whose inner cells hold k − 2 of its marks and no other |
+//! | `4x4_cells` | fours in two directions |
+//! | `4x3_cells` | a four in one direction and an open three in another |
+//! | `3x3_cells` | open threes in two directions |
+//!
+//! (the numbers are k − 1 and k − 2 for other k). These are the shapes that win at once or in
+//! two moves, the knowledge the window counts lack: two windows of three marks are a double
+//! three only when they cross on an empty cell. Under renju black's doubles are forbidden
+//! points: for black `4x4_cells` and `3x3_cells` are 0 and `4x3_cells` leaves out a cell that
+//! is also a double. As the window counts, they judge by windows, not by the rules' exact
+//! shapes (an overline, a four that is also a five, and a three that cannot become a straight
+//! four are not told apart).
+//!
 //! Their default weights are 0, so the default evaluation of every variant is the window
 //! counts' alone; `weights/renju.toml` gives them weights fitted by `joute fit`.
 //!
@@ -33,8 +53,8 @@
 //! and the cells 1, 16, 17 or 15 bits further per step; the windows of a direction are counted
 //! for all starting cells at once, with bit-sliced counters (four bit planes).
 
-use crate::games::padded::{Padded, STRIDE, padded, rows_below, shift_right};
-use crate::games::{Game, Morpion, Side};
+use crate::games::padded::{Padded, STRIDE, padded, rows_below, shift_left, shift_right};
+use crate::games::{Game, Morpion, Rule, Side};
 
 use super::features::{Feature, Features, Weights};
 
@@ -186,7 +206,12 @@ pub fn has_threats(rows: usize, cols: usize, k: usize) -> bool {
 /// The number of features of a variant: the window counts, and the threat features where
 /// [`has_threats`].
 pub fn feature_count(rows: usize, cols: usize, k: usize) -> usize {
-    2 * k - 1 + if has_threats(rows, cols, k) { 4 } else { 0 }
+    2 * k - 1
+        + if has_threats(rows, cols, k) {
+            4 + COMBINATIONS
+        } else {
+            0
+        }
 }
 
 /// The threat features of the module's table (`own_open_{k−1}`, `own_open_{k−2}`,
@@ -220,6 +245,124 @@ fn threat_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize,
             out[3] += (equal(pb, k - 2) & !a_any & open).count_ones() as i32;
         }
     }
+}
+
+/// The number of combination features (where [`has_threats`]): five a side.
+const COMBINATIONS: usize = 10;
+
+/// The empty cells where `me` makes a *four* (a window of k cells with k − 1 of its marks and
+/// none of `them`'s) and those where it makes an *open three* (a window of k + 1 cells, both
+/// ends empty, whose k − 1 inner cells hold k − 2 of its marks and none of `them`'s), one pair
+/// of cell sets per direction.
+fn threat_cells(
+    me: &Padded,
+    them: &Padded,
+    empty: &Padded,
+    (rows, cols, k): (usize, usize, usize),
+) -> [(Padded, Padded); 4] {
+    let mut out = [([0u64; 4], [0u64; 4]); 4];
+    let fours = directions(rows, cols, k);
+    let threes = directions(rows, cols, k + 1);
+    for (d, cells) in out.iter_mut().enumerate() {
+        let (step, start_rows, start_cols) = fours[d];
+        if start_rows > 0 && start_cols != 0 {
+            let words = start_rows.div_ceil(4);
+            let rep = start_cols * 0x0001_0001_0001_0001;
+            let (pa, pb) = sliced_counts(me, them, step, 0..k, words);
+            let mut starts = [0u64; 4];
+            for w in 0..words {
+                let b_any = pb[w][0] | pb[w][1] | pb[w][2] | pb[w][3];
+                starts[w] = rep & rows_below(start_rows, w) & equal(&pa[w], k - 2) & !b_any;
+            }
+            cells.0 = spread(&starts, step, 0..k, empty);
+        }
+        let (step, start_rows, start_cols) = threes[d];
+        if start_rows > 0 && start_cols != 0 {
+            let words = start_rows.div_ceil(4);
+            let rep = start_cols * 0x0001_0001_0001_0001;
+            let (pa, pb) = sliced_counts(me, them, step, 1..k, words);
+            let last = shift_right(empty, k * step, words);
+            let mut starts = [0u64; 4];
+            for w in 0..words {
+                let b_any = pb[w][0] | pb[w][1] | pb[w][2] | pb[w][3];
+                let open = rep & rows_below(start_rows, w) & empty[w] & last[w];
+                starts[w] = open & equal(&pa[w], k - 3) & !b_any;
+            }
+            cells.1 = spread(&starts, step, 1..k, empty);
+        }
+    }
+    out
+}
+
+/// The empty cells at offsets `cells` (in steps of `step`) of the windows starting at `starts`.
+#[inline]
+fn spread(starts: &Padded, step: usize, cells: std::ops::Range<usize>, empty: &Padded) -> Padded {
+    let mut out = [0u64; 4];
+    for i in cells {
+        let s = shift_left(starts, i * step);
+        for w in 0..4 {
+            out[w] |= s[w] & empty[w];
+        }
+    }
+    out
+}
+
+/// One side's five combination features into `out`: the empty cells where it makes a four,
+/// an open three, two fours (in two directions), a four and an open three (in two), two open
+/// threes (in two). Where `doubles_forbidden` (renju's black) the last two kinds and a four-three
+/// that is also one of them are forbidden points and count nothing.
+fn side_combinations(cells: &[(Padded, Padded); 4], doubles_forbidden: bool, out: &mut [i32]) {
+    let count = |b: &Padded| b.iter().map(|w| w.count_ones() as i32).sum::<i32>();
+    let (mut four, mut three) = ([0u64; 4], [0u64; 4]);
+    let (mut four2, mut three2, mut four_three) = ([0u64; 4], [0u64; 4], [0u64; 4]);
+    for (d, (f, t)) in cells.iter().enumerate() {
+        for w in 0..4 {
+            four2[w] |= four[w] & f[w];
+            three2[w] |= three[w] & t[w];
+            four[w] |= f[w];
+            three[w] |= t[w];
+            let other_threes = cells
+                .iter()
+                .enumerate()
+                .filter(|&(e, _)| e != d)
+                .fold(0, |acc, (_, (_, t))| acc | t[w]);
+            four_three[w] |= f[w] & other_threes;
+        }
+    }
+    if doubles_forbidden {
+        for w in 0..4 {
+            four_three[w] &= !(four2[w] | three2[w]);
+        }
+        four2 = [0; 4];
+        three2 = [0; 4];
+    }
+    out[0] = count(&four);
+    out[1] = count(&three);
+    out[2] = count(&four2);
+    out[3] = count(&four_three);
+    out[4] = count(&three2);
+}
+
+/// The combination features of the module's table into `out` ([`COMBINATIONS`] values): the
+/// side to move's five, then the opponent's. `black_to_move` under renju forbids the side to
+/// move's doubles, else the opponent's.
+fn combination_values(
+    own: &Padded,
+    opp: &Padded,
+    shape: (usize, usize, usize),
+    renju_black_to_move: Option<bool>,
+    out: &mut [i32],
+) {
+    let empty = [
+        !(own[0] | opp[0]),
+        !(own[1] | opp[1]),
+        !(own[2] | opp[2]),
+        !(own[3] | opp[3]),
+    ];
+    let mine = threat_cells(own, opp, &empty, shape);
+    let theirs = threat_cells(opp, own, &empty, shape);
+    side_combinations(&mine, renju_black_to_move == Some(true), &mut out[..5]);
+    side_combinations(&theirs, renju_black_to_move == Some(false), &mut out[5..10]);
 }
 
 /// The generated default weights of a variant with `k` in a row, in feature order: `centre`
@@ -302,6 +445,45 @@ impl Features for Morpion {
                     ),
                 ));
             }
+            let (four, three) = (k - 1, k - 2);
+            for (side, whose) in [("own", "an own mark"), ("opp", "an opponent's mark")] {
+                for (name, what) in [
+                    (
+                        format!("{four}_cells"),
+                        format!(
+                            "a {four} (a line of {k} cells holding {four} of its side's marks and no other mark)"
+                        ),
+                    ),
+                    (
+                        format!("open_{three}_cells"),
+                        format!(
+                            "an open {three} (a line of {} cells, both ends empty, the inner {four} holding {three} of its side's marks and no other mark)",
+                            k + 1
+                        ),
+                    ),
+                    (
+                        format!("{four}x{four}_cells"),
+                        format!("a {four} in two directions (none for renju's black: forbidden)"),
+                    ),
+                    (
+                        format!("{four}x{three}_cells"),
+                        format!(
+                            "a {four} and, in another direction, an open {three} (for renju's black, none that is also a double)"
+                        ),
+                    ),
+                    (
+                        format!("{three}x{three}_cells"),
+                        format!(
+                            "an open {three} in two directions (none for renju's black: forbidden)"
+                        ),
+                    ),
+                ] {
+                    list.push(Feature::new(
+                        format!("{side}_{name}"),
+                        format!("empty cells where {whose} would make {what}"),
+                    ));
+                }
+            }
         }
         list
     }
@@ -326,6 +508,17 @@ impl Features for Morpion {
         if used > 2 * k - 1 && has_threats(rows, cols, k) {
             threat_values(&own, &opp, rows, cols, k, &mut out[2 * k - 1..]);
         }
+        // The combinations are a third: the threat cells of both sides, direction by direction.
+        if used > 2 * k + 3 && has_threats(rows, cols, k) {
+            let renju = (self.rule() == Rule::Renju).then_some(me == Side::First);
+            combination_values(
+                &own,
+                &opp,
+                (rows, cols, k),
+                renju,
+                &mut out[2 * k + 3..2 * k + 3 + COMBINATIONS],
+            );
+        }
     }
 
     fn feature_bounds(&self) -> Vec<i32> {
@@ -343,6 +536,7 @@ impl Features for Morpion {
                 window_count(rows, cols, k + 1) as i32,
                 4,
             ));
+            bounds.extend(std::iter::repeat_n((rows * cols) as i32, COMBINATIONS));
         }
         bounds
     }
@@ -463,6 +657,71 @@ mod tests {
                 }
             }
         }
+        if threats {
+            let base = (2 * k + 3) as usize;
+            out[base..base + COMBINATIONS].copy_from_slice(&slow_combinations(pos));
+        }
+        out
+    }
+
+    /// The combination features by walking, for every empty cell and direction, each window
+    /// holding the cell.
+    fn slow_combinations(pos: &Morpion) -> [i32; COMBINATIONS] {
+        let (rows, cols, k) = (pos.rows() as i32, pos.cols() as i32, pos.k() as i32);
+        let me = pos.side_to_move();
+        let at = |r: i32, c: i32| {
+            ((0..rows).contains(&r) && (0..cols).contains(&c))
+                .then(|| pos.mark_at((r * cols + c) as usize))
+        };
+        // Whether the `len` cells from (r, c) along (dr, dc) are on the board, the ends (for
+        // `open`) empty, and the inner or all cells hold `want` of `side`'s marks and no other.
+        let window = |side: Side, (r, c): (i32, i32), (dr, dc), len: i32, open: bool, want| {
+            let cells: Option<Vec<_>> = (0..len).map(|i| at(r + i * dr, c + i * dc)).collect();
+            let Some(cells) = cells else { return false };
+            let inner = if open {
+                if cells[0].is_some() || cells[len as usize - 1].is_some() {
+                    return false;
+                }
+                &cells[1..len as usize - 1]
+            } else {
+                &cells[..]
+            };
+            inner.iter().all(|m| *m != Some(side.opponent()))
+                && inner.iter().filter(|m| **m == Some(side)).count() == want
+        };
+        let mut out = [0; COMBINATIONS];
+        for (slot, side) in [(0, me), (5, me.opponent())] {
+            let forbidden = pos.rule() == Rule::Renju && side == Side::First;
+            for r in 0..rows {
+                for c in 0..cols {
+                    if at(r, c) != Some(None) {
+                        continue;
+                    }
+                    let (mut fours, mut threes) = (vec![], vec![]);
+                    for (d, dir) in [(0, 1), (1, 0), (1, 1), (1, -1)].into_iter().enumerate() {
+                        let from = |j: i32| (r - j * dir.0, c - j * dir.1);
+                        if (0..k).any(|j| window(side, from(j), dir, k, false, k as usize - 2)) {
+                            fours.push(d);
+                        }
+                        if (1..k).any(|j| window(side, from(j), dir, k + 1, true, k as usize - 3)) {
+                            threes.push(d);
+                        }
+                    }
+                    let four_four = fours.len() >= 2;
+                    let three_three = threes.len() >= 2;
+                    let four_three = fours.iter().any(|f| threes.iter().any(|t| t != f));
+                    out[slot] += !fours.is_empty() as i32;
+                    out[slot + 1] += !threes.is_empty() as i32;
+                    if forbidden {
+                        out[slot + 3] += (four_three && !four_four && !three_three) as i32;
+                    } else {
+                        out[slot + 2] += four_four as i32;
+                        out[slot + 3] += four_three as i32;
+                        out[slot + 4] += three_three as i32;
+                    }
+                }
+            }
+        }
         out
     }
 
@@ -517,6 +776,35 @@ mod tests {
                 }
             }
         }
+        // The combinations under the other rules: renju forbids black's doubles.
+        let mut forbidden_doubles = 0;
+        for (rows, cols, rule) in [
+            (15, 15, Rule::Renju),
+            (9, 9, Rule::Exact),
+            (9, 9, Rule::Renju),
+        ] {
+            for seed in 0..60 {
+                let start = Morpion::with_rule(rows, cols, 5, rule);
+                let plies = (mix64(seed) % (rows as u64 * cols as u64 / 2)) as usize;
+                let pos = crate::games::random_position(start, plies, seed);
+                assert_eq!(
+                    values(&pos),
+                    slow_values(&pos),
+                    "{rows}x{cols} {rule:?} seed {seed}"
+                );
+                let black = if pos.side_to_move() == Side::First {
+                    0
+                } else {
+                    5
+                };
+                let combos = &values(&pos)[13..];
+                if rule == Rule::Renju {
+                    assert_eq!((combos[black + 2], combos[black + 4]), (0, 0));
+                }
+                forbidden_doubles += combos[7 - black] + combos[9 - black];
+            }
+        }
+        assert!(forbidden_doubles > 0, "no white double was seen");
     }
 
     #[test]
@@ -547,10 +835,12 @@ mod tests {
         for seed in 0..40 {
             let pos = random_position(15, 15, 5, seed);
             let all = values(&pos);
-            let mut lead = [-7; 13];
+            let mut lead = [-7; 23];
             pos.leading_feature_values(&mut lead, 9);
             assert_eq!(lead[..9], all[..9]);
             pos.leading_feature_values(&mut lead, 13);
+            assert_eq!(lead[..13], all[..13]);
+            pos.leading_feature_values(&mut lead, 23);
             assert_eq!(lead, all[..]);
             // The default weights give what the full dot product gives, threats unread.
             let dot = |w: &[i32]| w.iter().zip(&all).map(|(&a, &b)| a * b).sum::<i32>();
@@ -566,36 +856,36 @@ mod tests {
         let start = Morpion::start(15, 15, 5);
         let names: Vec<String> = start.features().into_iter().map(|f| f.name).collect();
         assert_eq!(
-            names[9..],
+            names[9..13],
             ["own_open_4", "own_open_3", "opp_open_4", "opp_open_3"]
         );
-        assert_eq!(Weights::default_for(&start).values[9..], [0.0; 4]);
-        assert_eq!(values(&start)[9..], [0, 0, 0, 0]);
+        assert_eq!(Weights::default_for(&start).values[9..], [0.0; 14]);
+        assert_eq!(values(&start)[9..13], [0, 0, 0, 0]);
         // X d8 e8 f8, O a1 a2 a3, X to move: X's three is open in two windows, b8-g8
         // (.+XXX+.: b8 and g8 empty, c8 d8 e8 f8 = .XXX) and c8-h8 (d8 e8 f8 g8 = XXX.);
         // a8-f8 and d8-i8 end on a mark. O's column a1-a3 touches the edge: a1-a6 starts on
         // a mark and no window starts above a1.
         let pos = start.play_sequence("d8 a1 e8 a2 f8 a3").unwrap();
-        assert_eq!(values(&pos)[9..], [0, 2, 0, 0]);
+        assert_eq!(values(&pos)[9..13], [0, 2, 0, 0]);
         // One more X far away, O to move: the same threes are now the opponent's.
         let pos = start.play_sequence("d8 a1 e8 a2 f8 a3 o15").unwrap();
-        assert_eq!(values(&pos)[9..], [0, 0, 0, 2]);
+        assert_eq!(values(&pos)[9..13], [0, 0, 0, 2]);
         // A split three, X d8 e8 g8: c8-h8 (.XX.X.) only; b8-g8 ends on g8.
         let pos = start.play_sequence("d8 a1 e8 a2 g8 a3 o15").unwrap();
-        assert_eq!(values(&pos)[9..], [0, 0, 0, 1]);
+        assert_eq!(values(&pos)[9..13], [0, 0, 0, 1]);
         // An open four, X d8 e8 f8 g8, X to move: c8-h8 (.XXXX.); b8-g8 and d8-i8 end on a
         // mark, so no open three either.
         let pos = start.play_sequence("d8 a1 e8 a2 f8 a3 g8 o15").unwrap();
-        assert_eq!(values(&pos)[9..], [1, 0, 0, 0]);
+        assert_eq!(values(&pos)[9..13], [1, 0, 0, 0]);
         // X's three blocked by O at c8: every window holding it has a mark at an end or O
         // inside.
         let pos = start.play_sequence("d8 c8 e8 a2 f8 a3 o14").unwrap();
-        assert_eq!(values(&pos)[9..], [0, 0, 0, 0]);
+        assert_eq!(values(&pos)[9..13], [0, 0, 0, 0]);
         // Tic-tac-toe and k = 3 variants keep their five features.
         assert_eq!(Morpion::start(3, 3, 3).features().len(), 5);
         assert_eq!(Morpion::start(9, 9, 3).features().len(), 5);
         assert_eq!(Morpion::start(5, 5, 5).features().len(), 9);
-        assert_eq!(Morpion::start(6, 5, 5).features().len(), 13);
+        assert_eq!(Morpion::start(6, 5, 5).features().len(), 23);
     }
 
     #[test]

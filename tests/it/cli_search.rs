@@ -182,7 +182,7 @@ fn features_lists_names_meanings_and_defaults() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["features"].as_array().unwrap().len(), 13);
+    assert_eq!(v["features"].as_array().unwrap().len(), 23);
 }
 
 #[test]
