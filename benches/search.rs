@@ -6,7 +6,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use joute::arena::{Engine, EngineSpec};
 use joute::eval::{Evaluator, Features, LinearEval, Weights};
-use joute::games::{Connect4, Othello, random_position};
+use joute::games::{Connect4, Morpion, Othello, Rule, random_position};
 
 fn bench_engine<G: Features>(c: &mut Criterion, start: G, opening: &str, engine: &str) {
     let pos = start.play_sequence(opening).unwrap();
@@ -52,9 +52,41 @@ fn evaluations<G: Features>(c: &mut Criterion, start: G) {
     }
 }
 
+/// Renju's evaluation over 64 positions of random games by how many of its passes a weights
+/// file reads: the window counts alone (the defaults), with the open windows (the threat
+/// features), and with the combination features too (every weight 1 beyond the defaults).
+/// `cargo bench --bench search -- renju`.
+fn renju_evaluations(c: &mut Criterion) {
+    let start = Morpion::with_rule(15, 15, 5, Rule::Renju);
+    let positions: Vec<Morpion> = (0..64)
+        .map(|i| random_position(start, 10 + (i as usize * 7) % 50, 2000 + i))
+        .collect();
+    let windows = Weights::default_for(&start);
+    let (mut threats, mut combinations) = (windows.clone(), windows.clone());
+    threats.values[9..13].fill(1.0);
+    combinations.values[9..].fill(1.0);
+    for (name, weights) in [
+        ("windows", &windows),
+        ("threats", &threats),
+        ("combinations", &combinations),
+    ] {
+        let eval = LinearEval::new(&start, weights);
+        c.bench_function(&format!("renju/evaluate-64/{name}"), |b| {
+            b.iter(|| {
+                let mut sum = 0i64;
+                for pos in black_box(&positions) {
+                    sum += eval.evaluate(pos) as i64;
+                }
+                black_box(sum)
+            })
+        });
+    }
+}
+
 fn evaluate(c: &mut Criterion) {
     evaluations(c, Othello::start());
     evaluations(c, Connect4::start());
+    renju_evaluations(c);
 }
 
 criterion_group! {

@@ -250,48 +250,59 @@ fn threat_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize,
 /// The number of combination features (where [`has_threats`]): five a side.
 const COMBINATIONS: usize = 10;
 
-/// The empty cells where `me` makes a *four* (a window of k cells with k − 1 of its marks and
-/// none of `them`'s) and those where it makes an *open three* (a window of k + 1 cells, both
-/// ends empty, whose k − 1 inner cells hold k − 2 of its marks and none of `them`'s), one pair
-/// of cell sets per direction.
+/// For each side, the empty cells where it makes a *four* (a window of k cells with k − 1 of
+/// its marks and none of the other's) and those where it makes an *open three* (a window of
+/// k + 1 cells, both ends empty, whose k − 1 inner cells hold k − 2 of its marks and none of the
+/// other's), one pair of cell sets per direction: `own`'s, then `opp`'s.
 fn threat_cells(
-    me: &Padded,
-    them: &Padded,
+    own: &Padded,
+    opp: &Padded,
     empty: &Padded,
     (rows, cols, k): (usize, usize, usize),
-) -> [(Padded, Padded); 4] {
-    let mut out = [([0u64; 4], [0u64; 4]); 4];
+) -> [[(Padded, Padded); 4]; 2] {
+    let mut out = [[([0u64; 4], [0u64; 4]); 4]; 2];
     let fours = directions(rows, cols, k);
     let threes = directions(rows, cols, k + 1);
-    for (d, cells) in out.iter_mut().enumerate() {
+    for d in 0..4 {
         let (step, start_rows, start_cols) = fours[d];
         if start_rows > 0 && start_cols != 0 {
             let words = start_rows.div_ceil(4);
             let rep = start_cols * 0x0001_0001_0001_0001;
-            let (pa, pb) = sliced_counts(me, them, step, 0..k, words);
-            let mut starts = [0u64; 4];
+            let (pa, pb) = sliced_counts(own, opp, step, 0..k, words);
+            let mut starts = [[0u64; 4]; 2];
             for w in 0..words {
-                let b_any = pb[w][0] | pb[w][1] | pb[w][2] | pb[w][3];
-                starts[w] = rep & rows_below(start_rows, w) & equal(&pa[w], k - 2) & !b_any;
+                let valid = rep & rows_below(start_rows, w);
+                let (a_any, b_any) = (any(&pa[w]), any(&pb[w]));
+                starts[0][w] = valid & equal(&pa[w], k - 2) & !b_any;
+                starts[1][w] = valid & equal(&pb[w], k - 2) & !a_any;
             }
-            cells.0 = spread(&starts, step, 0..k, empty);
+            out[0][d].0 = spread(&starts[0], step, 0..k, empty);
+            out[1][d].0 = spread(&starts[1], step, 0..k, empty);
         }
         let (step, start_rows, start_cols) = threes[d];
         if start_rows > 0 && start_cols != 0 {
             let words = start_rows.div_ceil(4);
             let rep = start_cols * 0x0001_0001_0001_0001;
-            let (pa, pb) = sliced_counts(me, them, step, 1..k, words);
+            let (pa, pb) = sliced_counts(own, opp, step, 1..k, words);
             let last = shift_right(empty, k * step, words);
-            let mut starts = [0u64; 4];
+            let mut starts = [[0u64; 4]; 2];
             for w in 0..words {
-                let b_any = pb[w][0] | pb[w][1] | pb[w][2] | pb[w][3];
                 let open = rep & rows_below(start_rows, w) & empty[w] & last[w];
-                starts[w] = open & equal(&pa[w], k - 3) & !b_any;
+                let (a_any, b_any) = (any(&pa[w]), any(&pb[w]));
+                starts[0][w] = open & equal(&pa[w], k - 3) & !b_any;
+                starts[1][w] = open & equal(&pb[w], k - 3) & !a_any;
             }
-            cells.1 = spread(&starts, step, 1..k, empty);
+            out[0][d].1 = spread(&starts[0], step, 1..k, empty);
+            out[1][d].1 = spread(&starts[1], step, 1..k, empty);
         }
     }
     out
+}
+
+/// The counters of `planes` that are not 0.
+#[inline]
+fn any(planes: &[u64; 4]) -> u64 {
+    planes[0] | planes[1] | planes[2] | planes[3]
 }
 
 /// The empty cells at offsets `cells` (in steps of `step`) of the windows starting at `starts`.
@@ -315,18 +326,14 @@ fn side_combinations(cells: &[(Padded, Padded); 4], doubles_forbidden: bool, out
     let count = |b: &Padded| b.iter().map(|w| w.count_ones() as i32).sum::<i32>();
     let (mut four, mut three) = ([0u64; 4], [0u64; 4]);
     let (mut four2, mut three2, mut four_three) = ([0u64; 4], [0u64; 4], [0u64; 4]);
-    for (d, (f, t)) in cells.iter().enumerate() {
+    for (f, t) in cells {
         for w in 0..4 {
             four2[w] |= four[w] & f[w];
             three2[w] |= three[w] & t[w];
+            // A four here and a three in an earlier direction, or the other way round.
+            four_three[w] |= (f[w] & three[w]) | (t[w] & four[w]);
             four[w] |= f[w];
             three[w] |= t[w];
-            let other_threes = cells
-                .iter()
-                .enumerate()
-                .filter(|&(e, _)| e != d)
-                .fold(0, |acc, (_, (_, t))| acc | t[w]);
-            four_three[w] |= f[w] & other_threes;
         }
     }
     if doubles_forbidden {
@@ -359,8 +366,7 @@ fn combination_values(
         !(own[2] | opp[2]),
         !(own[3] | opp[3]),
     ];
-    let mine = threat_cells(own, opp, &empty, shape);
-    let theirs = threat_cells(opp, own, &empty, shape);
+    let [mine, theirs] = threat_cells(own, opp, &empty, shape);
     side_combinations(&mine, renju_black_to_move == Some(true), &mut out[..5]);
     side_combinations(&theirs, renju_black_to_move == Some(false), &mut out[5..10]);
 }
