@@ -203,8 +203,8 @@ pub fn has_threats(rows: usize, cols: usize, k: usize) -> bool {
     k >= 4 && rows.max(cols) > k
 }
 
-/// The number of features of a variant: the window counts, and the threat features where
-/// [`has_threats`].
+/// The number of features of a variant: the window counts, and the threat and combination
+/// features where [`has_threats`].
 pub fn feature_count(rows: usize, cols: usize, k: usize) -> usize {
     2 * k - 1
         + if has_threats(rows, cols, k) {
@@ -351,8 +351,8 @@ fn side_combinations(cells: &[(Padded, Padded); 4], doubles_forbidden: bool, out
 }
 
 /// The combination features of the module's table into `out` ([`COMBINATIONS`] values): the
-/// side to move's five, then the opponent's. `black_to_move` under renju forbids the side to
-/// move's doubles, else the opponent's.
+/// side to move's five, then the opponent's. `renju_black_to_move` is `None` under the other
+/// rules; under renju, whether black (whose doubles are forbidden) is the side to move.
 fn combination_values(
     own: &Padded,
     opp: &Padded,
@@ -369,6 +369,49 @@ fn combination_values(
     let [mine, theirs] = threat_cells(own, opp, &empty, shape);
     side_combinations(&mine, renju_black_to_move == Some(true), &mut out[..5]);
     side_combinations(&theirs, renju_black_to_move == Some(false), &mut out[5..10]);
+}
+
+/// The combination features' names and meanings, in the order of [`combination_values`].
+fn combination_features(k: usize) -> Vec<Feature> {
+    let mut list = Vec::with_capacity(COMBINATIONS);
+    let (four, three) = (k - 1, k - 2);
+    for (side, whose) in [("own", "an own mark"), ("opp", "an opponent's mark")] {
+        for (name, what) in [
+            (
+                format!("{four}_cells"),
+                format!(
+                    "a {four} (a line of {k} cells holding {four} of its side's marks and no other mark)"
+                ),
+            ),
+            (
+                format!("open_{three}_cells"),
+                format!(
+                    "an open {three} (a line of {} cells, both ends empty, the inner {four} holding {three} of its side's marks and no other mark)",
+                    k + 1
+                ),
+            ),
+            (
+                format!("{four}x{four}_cells"),
+                format!("a {four} in two directions (none for renju's black: forbidden)"),
+            ),
+            (
+                format!("{four}x{three}_cells"),
+                format!(
+                    "a {four} and, in another direction, an open {three} (for renju's black, none that is also a double)"
+                ),
+            ),
+            (
+                format!("{three}x{three}_cells"),
+                format!("an open {three} in two directions (none for renju's black: forbidden)"),
+            ),
+        ] {
+            list.push(Feature::new(
+                format!("{side}_{name}"),
+                format!("empty cells where {whose} would make {what}"),
+            ));
+        }
+    }
+    list
 }
 
 /// The generated default weights of a variant with `k` in a row, in feature order: `centre`
@@ -451,45 +494,7 @@ impl Features for Morpion {
                     ),
                 ));
             }
-            let (four, three) = (k - 1, k - 2);
-            for (side, whose) in [("own", "an own mark"), ("opp", "an opponent's mark")] {
-                for (name, what) in [
-                    (
-                        format!("{four}_cells"),
-                        format!(
-                            "a {four} (a line of {k} cells holding {four} of its side's marks and no other mark)"
-                        ),
-                    ),
-                    (
-                        format!("open_{three}_cells"),
-                        format!(
-                            "an open {three} (a line of {} cells, both ends empty, the inner {four} holding {three} of its side's marks and no other mark)",
-                            k + 1
-                        ),
-                    ),
-                    (
-                        format!("{four}x{four}_cells"),
-                        format!("a {four} in two directions (none for renju's black: forbidden)"),
-                    ),
-                    (
-                        format!("{four}x{three}_cells"),
-                        format!(
-                            "a {four} and, in another direction, an open {three} (for renju's black, none that is also a double)"
-                        ),
-                    ),
-                    (
-                        format!("{three}x{three}_cells"),
-                        format!(
-                            "an open {three} in two directions (none for renju's black: forbidden)"
-                        ),
-                    ),
-                ] {
-                    list.push(Feature::new(
-                        format!("{side}_{name}"),
-                        format!("empty cells where {whose} would make {what}"),
-                    ));
-                }
-            }
+            list.extend(combination_features(k));
         }
         list
     }
