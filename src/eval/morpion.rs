@@ -79,6 +79,18 @@ fn equal(planes: &[u64; 4], j: usize) -> u64 {
     m
 }
 
+/// The counters of `planes` that are not 0.
+#[inline]
+fn any(planes: &[u64; 4]) -> u64 {
+    planes[0] | planes[1] | planes[2] | planes[3]
+}
+
+/// The cells holding neither side's mark (the padding included: windows never reach it).
+#[inline]
+fn empty_cells(own: &Padded, opp: &Padded) -> Padded {
+    std::array::from_fn(|w| !(own[w] | opp[w]))
+}
+
 /// The own and the opponent's marks on the cells `cells` (offsets, in steps of `step`, from a
 /// window's start) of every window at once: one four-bit counter a starting cell, bit-sliced
 /// into four planes, for the first `words` words of the padded board.
@@ -186,8 +198,7 @@ fn morpion_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize
         for w in 0..words {
             let valid = rep & rows_below(start_rows, w);
             let (pa, pb) = (&pa[w], &pb[w]);
-            let a_any = pa[0] | pa[1] | pa[2] | pa[3];
-            let b_any = pb[0] | pb[1] | pb[2] | pb[3];
+            let (a_any, b_any) = (any(pa), any(pb));
             let free_a = valid & !b_any;
             let free_b = valid & !a_any;
             for j in 1..k {
@@ -220,12 +231,7 @@ pub fn feature_count(rows: usize, cols: usize, k: usize) -> usize {
 /// ends tested empty.
 fn threat_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize, out: &mut [i32]) {
     out[..4].fill(0);
-    let empty = [
-        !(own[0] | opp[0]),
-        !(own[1] | opp[1]),
-        !(own[2] | opp[2]),
-        !(own[3] | opp[3]),
-    ];
+    let empty = empty_cells(own, opp);
     for (step, start_rows, start_cols) in directions(rows, cols, k + 1) {
         if start_rows == 0 || start_cols == 0 {
             continue;
@@ -237,8 +243,7 @@ fn threat_values(own: &Padded, opp: &Padded, rows: usize, cols: usize, k: usize,
         for w in 0..words {
             let open = rep & rows_below(start_rows, w) & empty[w] & last[w];
             let (pa, pb) = (&pa[w], &pb[w]);
-            let a_any = pa[0] | pa[1] | pa[2] | pa[3];
-            let b_any = pb[0] | pb[1] | pb[2] | pb[3];
+            let (a_any, b_any) = (any(pa), any(pb));
             out[0] += (equal(pa, k - 1) & open).count_ones() as i32;
             out[1] += (equal(pa, k - 2) & !b_any & open).count_ones() as i32;
             out[2] += (equal(pb, k - 1) & open).count_ones() as i32;
@@ -299,12 +304,6 @@ fn threat_cells(
     out
 }
 
-/// The counters of `planes` that are not 0.
-#[inline]
-fn any(planes: &[u64; 4]) -> u64 {
-    planes[0] | planes[1] | planes[2] | planes[3]
-}
-
 /// The empty cells at offsets `cells` (in steps of `step`) of the windows starting at `starts`.
 #[inline]
 fn spread(starts: &Padded, step: usize, cells: std::ops::Range<usize>, empty: &Padded) -> Padded {
@@ -360,12 +359,7 @@ fn combination_values(
     renju_black_to_move: Option<bool>,
     out: &mut [i32],
 ) {
-    let empty = [
-        !(own[0] | opp[0]),
-        !(own[1] | opp[1]),
-        !(own[2] | opp[2]),
-        !(own[3] | opp[3]),
-    ];
+    let empty = empty_cells(own, opp);
     let [mine, theirs] = threat_cells(own, opp, &empty, shape);
     side_combinations(&mine, renju_black_to_move == Some(true), &mut out[..5]);
     side_combinations(&theirs, renju_black_to_move == Some(false), &mut out[5..10]);
