@@ -144,7 +144,7 @@ impl<G: Features> Evaluator<G> for EngineEval<G> {
 }
 
 /// The options an engine word may set between its budget and its weights.
-pub const ENGINE_WORD_KEYS: &str = "exact, near, ordering, threads, threats, vcf, vct";
+pub const ENGINE_WORD_KEYS: &str = "exact, lmr, near, ordering, threads, threats, vcf, vct";
 
 /// The most nodes a leaf's VCF search may be given (`vcf`).
 pub const MAX_VCF_NODES: u64 = 1_000_000;
@@ -171,6 +171,8 @@ struct EngineWords {
     vcf: u64,
     /// `vct=N`.
     vct: u64,
+    /// `lmr=0|1`.
+    lmr: bool,
 }
 
 /// The syntax error of the engine written `text`.
@@ -198,6 +200,7 @@ fn parse_words<'a>(
         threats: false,
         vcf: 0,
         vct: 0,
+        lmr: false,
     };
     while let Some(r) = rest {
         let (word, after) = r.split_once(':').map_or((r, None), |(w, a)| (w, Some(a)));
@@ -252,20 +255,26 @@ fn set_word(
                 )));
             }
         }
-        "threats" | "vcf" | "vct" => {
+        "threats" | "lmr" | "vcf" | "vct" => {
             if !matches!(algorithm, Algorithm::Pvs | Algorithm::Mtdf) {
                 return Err(syntax(format!(
                     "{key} belongs to pvs and mtdf, not {algorithm}"
                 )));
             }
-            if key == "threats" {
-                words.threats = match value {
+            if key == "threats" || key == "lmr" {
+                let (slot, what) = if key == "lmr" {
+                    (&mut words.lmr, "late move reductions in the threat search")
+                } else {
+                    (
+                        &mut words.threats,
+                        "the threat search of the k-in-a-row games",
+                    )
+                };
+                *slot = match value {
                     "1" => true,
                     "0" => false,
                     _ => {
-                        return Err(syntax(format!(
-                            "threats={value} is not 0 or 1 (1: the threat search of the k-in-a-row games)"
-                        )));
+                        return Err(syntax(format!("{key}={value} is not 0 or 1 (1: {what})")));
                     }
                 };
             } else {
@@ -397,9 +406,11 @@ impl EngineSpec {
     /// (`pvs` and `mtdf` in the k-in-a-row games), the threat search
     /// ([`SearchOptions::threats`]), and with it `vcf=N`, a VCF search of at most N nodes at
     /// each leaf ([`SearchOptions::vcf`]), and `vct=N`, the VCT searches at the root of at
-    /// most N nodes each ([`SearchOptions::vct`]). Examples:
+    /// most N nodes each ([`SearchOptions::vct`]), and `lmr=1`, late move reductions
+    /// ([`SearchOptions::lmr`]). Examples:
     /// `alphabeta:6`, `pvs:8:weights/othello.toml`, `pvs:8:exact=20:weights/othello.toml`,
     /// `pvs:6:near=2:weights/renju.toml`, `pvs:5:near=2:threats=1:vcf=50:weights/renju.toml`,
+    /// `pvs:8:near=2:threats=1:lmr=1:weights/renju.toml`,
     /// `alphabeta:5:ordering=natural`,
     /// `mcts:2000`, `pvs:n200000`, `random`.
     pub fn parse(text: &str) -> Result<EngineSpec, EngineError> {
@@ -424,11 +435,13 @@ impl EngineSpec {
             threats: words.threats,
             vcf: words.vcf,
             vct: words.vct,
+            lmr: words.lmr,
             ..SearchOptions::default()
         };
         for (key, set, what) in [
             ("vcf", options.vcf > 0, "VCF at the leaves"),
             ("vct", options.vct > 0, "VCT at the root"),
+            ("lmr", options.lmr, "late move reductions"),
         ] {
             if set && !options.threats {
                 return Err(syntax(

@@ -556,6 +556,8 @@ fn engine_help() -> String {
   vct=N      with threats=1: at the root, a win by continuous threes and fours played at
              once, and a move after which the opponent has one searched again without it;
              each search within N nodes, e.g. pvs:6:near=2:threats=1:vct=100000
+  lmr=1      with threats=1: late move reductions (quiet moves after the first three
+             searched a ply shallower first), e.g. pvs:8:near=2:threats=1:lmr=1
   WEIGHTS    a weights file for the game (default: its built-in weights; see joute features)
 Examples: alphabeta:6, pvs:n200000, mcts:2000, pvs:200ms, pvs:8:weights/othello.toml,
           pvs:8:exact=0:weights/othello-patterns.jpw, random",

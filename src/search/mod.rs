@@ -236,6 +236,12 @@ pub struct SearchOptions {
     /// threes and fours, and the opponent's after the move chosen, which sends the search
     /// back without that move — visit at most this many nodes each (0: none; [`tactics`]).
     pub vct: u64,
+    /// With [`SearchOptions::threats`]: late move reductions — at nodes of depth 3 and more,
+    /// a quiet move tried after the first three (no threat of either side's on its cell, not
+    /// the table's move nor a killer) is searched a ply shallower first, and again at full
+    /// depth only when it beats the best so far ([`tactics`]). The search then sees deeper
+    /// for its nodes, and is no longer the fixed-depth minimax of the moves it keeps.
+    pub lmr: bool,
     /// The threads the engine may use: today those of its exact endgame solve (Othello's
     /// solver; [`endgame`]), 1 by default. A parallel solve's node count varies from run to
     /// run, its score and move do not.
@@ -260,6 +266,7 @@ impl Default for SearchOptions {
             threats: false,
             vcf: 0,
             vct: 0,
+            lmr: false,
             threads: 1,
             seed: 0,
         }

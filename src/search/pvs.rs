@@ -13,6 +13,7 @@ use super::tactics::{Forced, Tactics};
 use super::tt::Bound;
 use super::{INFINITY, MAX_PLY, Searcher, WIN};
 use crate::eval::Evaluator;
+use crate::games::threats::Cells;
 use crate::games::{Game, MAX_MOVES, MoveList};
 
 /// The ordering key of each of `moves` at the node at `ply`, higher first: the table's move,
@@ -102,14 +103,16 @@ fn horizon<G: Game, E: Evaluator<G>>(
 /// Narrows the legal `moves` of `pos` to those searched: the `forced` block alone; against an
 /// open three of the opponent's, its defences and the side's own fours (none: a loss, `Err`,
 /// but at the root every move stays); else the cells `near` a mark. At the root, the moves
-/// found lost to the opponent's VCT are left out, unless no other is left.
+/// found lost to the opponent's VCT are left out, unless no other is left. Whether a threat
+/// chose the moves (the block, or the answers to a three): `true`.
 fn candidates<G: Game>(
     s: &Searcher<G>,
     pos: &G,
     ply: u32,
     forced: Option<G::Move>,
     moves: &mut MoveList<G::Move>,
-) -> Result<(), i32> {
+) -> Result<bool, i32> {
+    let mut threatened = true;
     if let Some(only) = forced {
         moves.clear();
         moves.push(only);
@@ -123,8 +126,11 @@ fn candidates<G: Game>(
             }
             pos.legal_moves(moves);
         }
-    } else if s.config.options.near > 0 {
-        pos.retain_near(moves, s.config.options.near);
+    } else {
+        threatened = false;
+        if s.config.options.near > 0 {
+            pos.retain_near(moves, s.config.options.near);
+        }
     }
     if ply == 0
         && forced.is_none()
@@ -135,7 +141,24 @@ fn candidates<G: Game>(
             moves.retain(|&mut mv| !Tactics::holds::<G>(skip, mv));
         }
     }
-    Ok(())
+    Ok(threatened)
+}
+
+/// Late move reductions: moves tried before this many are never reduced.
+const LMR_FULL_MOVES: usize = 3;
+
+/// Late move reductions: only at nodes of at least this depth (the reduced child then has 1).
+const LMR_MIN_DEPTH: u32 = 3;
+
+/// With late move reductions on, at a node that may reduce (deep enough, no threat forcing
+/// its moves, not the root): the cells whose moves stay at full depth, those of either side's
+/// threats ([`Tactics::threat_cells`]); `None` when no move of the node is reduced.
+fn unreduced<G: Game>(s: &Searcher<G>, pos: &G, depth: u32, ply: u32, free: bool) -> Option<Cells> {
+    let tactics = s.tactics.as_ref()?;
+    if !s.config.options.lmr || !free || depth < LMR_MIN_DEPTH || ply == 0 {
+        return None;
+    }
+    Some(tactics.threat_cells(pos))
 }
 
 /// Threats first: the side to move's fours get the key right after the table's move.
@@ -195,9 +218,10 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if moves.is_empty() {
         return ctx.finished(pos, ply);
     }
-    if let Err(score) = candidates(s, pos, ply, forced, &mut moves) {
-        return score;
-    }
+    let threatened = match candidates(s, pos, ply, forced, &mut moves) {
+        Ok(threatened) => threatened,
+        Err(score) => return score,
+    };
     let mut keys = ArrayVec::new();
     order_keys(s, pos, &moves, ply, hash_move, &mut keys);
     if forced.is_none() && depth >= 2 {
@@ -205,6 +229,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     }
     // The child's depth: a forced block does not count.
     let child_depth = depth + extension - 1;
+    let unreduced = unreduced(s, pos, depth, ply, !threatened);
 
     let alpha_in = alpha;
     let mut best = -INFINITY;
@@ -221,8 +246,18 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         let v = if i == 0 {
             -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx)
         } else {
-            // A null window proves the move no better; re-search only when it is.
-            let mut v = -node(s, &child, child_depth, ply + 1, -alpha - 1, -alpha, ctx);
+            // A null window proves the move no better; re-search only when it is. A late
+            // quiet move is tried a ply shallower first.
+            let reduced = unreduced.as_ref().is_some_and(|cells| {
+                i >= LMR_FULL_MOVES && keys[i] < u32::MAX - 2 && !Tactics::holds::<G>(cells, mv)
+            });
+            let mut v = alpha + 1;
+            if reduced {
+                v = -node(s, &child, child_depth - 1, ply + 1, -alpha - 1, -alpha, ctx);
+            }
+            if v > alpha && !ctx.aborted {
+                v = -node(s, &child, child_depth, ply + 1, -alpha - 1, -alpha, ctx);
+            }
             if v > alpha && v < beta && !ctx.aborted {
                 v = -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx);
             }

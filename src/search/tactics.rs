@@ -18,6 +18,12 @@
 //!   played at once;
 //! - **VCF at the leaves**: a horizon node whose side to move wins by continuous fours within
 //!   [`super::SearchOptions::vcf`] nodes scores that win;
+//! - **late move reductions** ([`super::SearchOptions::lmr`]): at nodes of depth 3 and more
+//!   that no threat forces, a move tried after the first three, neither the table's move nor a
+//!   killer, on no cell of a threat of either side ([`Tactics::threat_cells`]: the side to
+//!   move's fours and open threes, and the opponent's, which a stone there spoils), is
+//!   searched a ply shallower with a null window first, and at full depth only when it beats
+//!   the best so far;
 //! - **VCT at the root** ([`super::SearchOptions::vct`] nodes, when not 0): a win by continuous
 //!   threes and fours ([`super::vct`]) is played at once; otherwise the move the search chose
 //!   is checked against the opponent's VCT, and one that loses to it is left out of the root
@@ -164,6 +170,23 @@ impl Tactics {
         let defences = threats::three_defences(board)?;
         let fours = threats::four_moves(board, board.side_to_move());
         Some(std::array::from_fn(|w| defences[w] | fours[w]))
+    }
+
+    /// The cells of either side's threats in `pos`: where the side to move makes a four or an
+    /// open three, and where the opponent would (a stone of the side to move there spoils
+    /// it). Late move reductions leave these moves at full depth.
+    pub fn threat_cells<G: Game>(&self, pos: &G) -> Cells {
+        morpion(pos).map_or([0; 4], |board| {
+            let me = board.side_to_move();
+            let them = me.opponent();
+            let sets = [
+                threats::four_moves(board, me),
+                threats::three_moves(board, me),
+                threats::four_moves(board, them),
+                threats::three_moves(board, them),
+            ];
+            std::array::from_fn(|w| sets.iter().fold(0, |cells, set| cells | set[w]))
+        })
     }
 
     /// Whether the move `mv` is one of `cells`.

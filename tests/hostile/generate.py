@@ -49,7 +49,8 @@ engines = ["alphabeta:0", "alphabeta:65", "alphabeta:-1", "alphabeta", "minimax:
            "alphabeta:3:" + LONG, ":3", "", "alphabeta:3:4:5", "random" + ESC, "bisection:abc",
            "pvs:200us", "pvs:5m", "alphabeta:3:threats=1", "pvs:3:threats=2", "pvs:3:vcf=50",
            "pvs:3:threats=1:vcf=-1", "pvs:3:threats=1:vcf=" + HUGE_INT, "mcts:10:vcf=5",
-           "pvs:3:vct=500", "pvs:3:threats=1:vct=-1", "pvs:3:threats=1:vct=" + HUGE_INT, "mcts:10:vct=5"]
+           "pvs:3:vct=500", "pvs:3:threats=1:vct=-1", "pvs:3:threats=1:vct=" + HUGE_INT, "mcts:10:vct=5",
+           "pvs:3:lmr=1", "pvs:3:threats=1:lmr=2", "mcts:10:lmr=1"]
 for e in engines:
     case(f"match: engine {e[:30]!r}", ["match", "connect4", e, "random"])
 for e in ["alphabeta:0", "nothing", "mcts:-3"]:
@@ -215,13 +216,14 @@ for key, value in [("name", '""'), ("name", '"a,b"'), ("name", toml_str("e" + ES
         else BASE.replace({"name": 'name = "a"', "algorithm": 'algorithm = "alphabeta"', "depth": "depth = 1"}[key],
                           f"{key} = {value}", 1)
     spec_case(f"engine {key} = {value[:24]}", text, None)
-# The threat search's keys: pvs and mtdf only, vcf and vct with threats, within their ranges.
+# The threat search's keys: pvs and mtdf only, vcf, vct and lmr with threats, within their ranges.
 PVS = BASE.replace('algorithm = "alphabeta"', 'algorithm = "pvs"', 1)
 for key, value, on_pvs in [("threats", "true", False), ("vcf", "10", False), ("threats", "1", True),
                            ("threats", '"yes"', True), ("vcf", "-1", True), ("vcf", "1000001", True),
                            ("vcf", HUGE_INT, True), ("vcf", '"many"', True), ("vcf", "50", True),
                            ("vcf", "2.5", True), ("vct", "10", False), ("vct", "-1", True),
-                           ("vct", "100000001", True), ("vct", '"many"', True), ("vct", "50", True)]:
+                           ("vct", "100000001", True), ("vct", '"many"', True), ("vct", "50", True),
+                           ("lmr", "true", False), ("lmr", "true", True), ("lmr", "1", True)]:
     text = (PVS if on_pvs else BASE).replace('depth = 1\n', f'depth = 1\n{key} = {value}\n', 1)
     spec_case(f"{'pvs' if on_pvs else 'alphabeta'} engine {key} = {value[:24]}", text, key)
 for key, value in [("playouts", "0"), ("playouts", HUGE_INT), ("playouts", "-3"), ("tree_mib", "0"),

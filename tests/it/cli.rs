@@ -540,13 +540,16 @@ fn gomoku_rules_are_game_names_and_renju_forbids_a_double_three() {
 }
 
 /// The threat search's engine words reach the engine and its record: `run.json` holds
-/// `threats`, `vcf` and `vct` for the engine that set them and none for the one that did not (so
+/// `threats`, `vcf`, `vct` and `lmr` for the engine that set them and none for the one that did not (so
 /// that runs from before the keys keep their hash), and the match plays.
 #[test]
 fn the_threat_search_words_play_and_are_recorded_only_when_set() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m");
-    let (a, b) = ("pvs:3:near=2:threats=1:vcf=100:vct=2000", "pvs:3:near=2");
+    let (a, b) = (
+        "pvs:3:near=2:threats=1:vcf=100:vct=2000:lmr=1",
+        "pvs:3:near=2",
+    );
     let run = joute()
         .args(["match", "morpion-9x9-5", a, b, "--games", "4", "--json"])
         .args(["--out", out.to_str().unwrap()])
@@ -566,8 +569,9 @@ fn the_threat_search_words_play_and_are_recorded_only_when_set() {
     assert_eq!(engine(a)["threats"], true);
     assert_eq!(engine(a)["vcf"], 100);
     assert_eq!(engine(a)["vct"], 2000);
+    assert_eq!(engine(a)["lmr"], true);
     assert!(
-        ["threats", "vcf", "vct"]
+        ["threats", "vcf", "vct", "lmr"]
             .iter()
             .all(|key| engine(b).get(key).is_none())
     );

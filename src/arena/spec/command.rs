@@ -576,6 +576,7 @@ fn built_in_engine<G: Features>(
         threats: c.options.threats,
         vcf: c.options.vcf,
         vct: c.options.vct,
+        lmr: c.options.lmr,
         threads: c.options.threads,
         weights_origin: String::new(),
         weights: Vec::new(),

@@ -252,11 +252,25 @@ fn search_options(
     if let Some(x) = raw.vct.as_ref().filter(|_| !searches) {
         return Err(at.on(x, "vct", search_only("vct")));
     }
+    if let Some(x) = raw.lmr.as_ref().filter(|_| !searches) {
+        return Err(at.on(x, "lmr", search_only("lmr")));
+    }
     if let Some(x) = &raw.threats {
         resolved.threats = *x.get_ref();
     }
-    // The threat search's node budgets, each of which needs the threat search.
+    // The threat search's reductions and node budgets, each of which needs the threat search.
     let threats_on = raw.threats.as_ref().is_some_and(|t| *t.get_ref());
+    if let Some(x) = &raw.lmr {
+        resolved.lmr = *x.get_ref();
+        if resolved.lmr && !threats_on {
+            return Err(at.on(
+                x,
+                "lmr",
+                "lmr is the threat search's late move reductions: set threats = true as well"
+                    .to_string(),
+            ));
+        }
+    }
     for (key, field, most, name, place, slot) in [
         (
             "vcf",

@@ -76,6 +76,7 @@ fn other_keys(raw: &RawEngine) -> Vec<(&'static str, Option<usize>)> {
         ("threats", at(&raw.threats)),
         ("vcf", at(&raw.vcf)),
         ("vct", at(&raw.vct)),
+        ("lmr", at(&raw.lmr)),
         ("memory_limit", at(&raw.memory_limit)),
         ("process_limit", at(&raw.process_limit)),
         ("cpu_limit", at(&raw.cpu_limit)),

@@ -11,7 +11,7 @@ use crate::arena::outside::{OutsideSpec, Protocol};
 pub const DEFAULT_STALL: Duration = Duration::from_secs(60);
 
 /// The keys only built-in engines take, with what each is for.
-const BUILT_IN_KEYS: [&str; 17] = [
+const BUILT_IN_KEYS: [&str; 18] = [
     "algorithm",
     "time",
     "playouts",
@@ -29,6 +29,7 @@ const BUILT_IN_KEYS: [&str; 17] = [
     "threats",
     "vcf",
     "vct",
+    "lmr",
 ];
 
 /// The spec's clock as resolved: the time control and the margin forgiven on each move.
@@ -369,7 +370,7 @@ pub(crate) fn outside_engine(
 
 /// Refuses the keys only built-in engines take in an outside program's table.
 fn no_built_in_keys(raw: &RawEngine, at: &EngineKeys<'_, '_>) -> Result<(), SpecError> {
-    let built_in: [(usize, Option<usize>); 17] = [
+    let built_in: [(usize, Option<usize>); 18] = [
         (0, raw.algorithm.as_ref().map(|v| v.span().start)),
         (1, raw.time.as_ref().map(|v| v.span().start)),
         (2, raw.playouts.as_ref().map(|v| v.span().start)),
@@ -387,6 +388,7 @@ fn no_built_in_keys(raw: &RawEngine, at: &EngineKeys<'_, '_>) -> Result<(), Spec
         (14, raw.threats.as_ref().map(|v| v.span().start)),
         (15, raw.vcf.as_ref().map(|v| v.span().start)),
         (16, raw.vct.as_ref().map(|v| v.span().start)),
+        (17, raw.lmr.as_ref().map(|v| v.span().start)),
     ];
     if let Some((i, Some(offset))) = built_in.into_iter().find(|(_, at)| at.is_some()) {
         let k = BUILT_IN_KEYS[i];

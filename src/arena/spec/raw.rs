@@ -153,6 +153,8 @@ pub(crate) struct RawEngine {
     pub(super) vcf: Option<Spanned<i64>>,
     /// With `threats`: the nodes of the VCT searches at the root.
     pub(super) vct: Option<Spanned<i64>>,
+    /// With `threats`: late move reductions.
+    pub(super) lmr: Option<Spanned<bool>>,
     /// The cores the engine may use (today: its exact endgame's threads).
     pub(super) threads: Option<Spanned<i64>>,
     /// The engine's own clock (time odds), in place of the spec's.

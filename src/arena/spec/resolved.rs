@@ -217,6 +217,10 @@ pub struct ResolvedEngine {
     /// of `run.json` when 0).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub vct: u64,
+    /// With `threats`: late move reductions ([`SearchOptions::lmr`]; left out of `run.json`
+    /// when off).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lmr: bool,
     /// The cores the engine may use: its exact endgame's threads ([`SearchOptions::threads`];
     /// left out of `run.json` when 1, so that specs from before the key keep their hash).
     #[serde(default = "one", skip_serializing_if = "is_one")]
@@ -275,6 +279,7 @@ impl ResolvedEngine {
             threats: defaults.threats,
             vcf: defaults.vcf,
             vct: defaults.vct,
+            lmr: defaults.lmr,
             threads: defaults.threads,
             weights_origin: String::new(),
             weights: Vec::new(),
@@ -349,6 +354,7 @@ impl ResolvedEngine {
                 threats: self.threats,
                 vcf: self.vcf,
                 vct: self.vct,
+                lmr: self.lmr,
                 threads: self.threads,
                 seed: 0,
             },
@@ -421,6 +427,9 @@ impl ResolvedEngine {
             }
             if self.vct > 0 {
                 text.push_str(&format!(" (VCT of {} nodes at the root)", self.vct));
+            }
+            if self.lmr {
+                text.push_str(" (late move reductions)");
             }
         }
         if self.algorithm != "random" {

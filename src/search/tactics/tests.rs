@@ -236,6 +236,51 @@ fn it_finds_every_win_the_full_width_search_finds() {
     assert!(wins >= 10, "{wins} wins");
 }
 
+/// Late move reductions search fewer nodes and still find every short win: on random 9×9
+/// positions of every rule, each forced win the threat search finds at depth 3 the search with
+/// reductions finds at depth 5 (a reduction takes a ply from one move's line, and neither the
+/// root's moves nor nodes under depth 3 are reduced: every line is searched 4 plies at least),
+/// and in all it visits fewer nodes at depth 5 than the same search without them.
+#[test]
+fn late_move_reductions_keep_the_short_wins_and_cut_nodes() {
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    let (mut wins, mut full_nodes, mut reduced_nodes) = (0, 0, 0);
+    for rule in [Rule::Freestyle, Rule::Exact, Rule::Renju] {
+        let start = Morpion::with_rule(9, 9, 5, rule);
+        let eval = LinearEval::new(&start, &Weights::default_for(&start));
+        for _ in 0..25 {
+            let plies = rng.random_range(10..40);
+            let line = random_line(&mut rng, start, plies, 7);
+            let (pos, _) = *line.last().unwrap();
+            let near = |mut config: SearchConfig, lmr: bool| {
+                config.options.near = 2;
+                config.options.lmr = lmr;
+                Searcher::new(config).search(&pos, &eval)
+            };
+            let short = near(config(3, true, 0), false);
+            let full = near(config(5, true, 0), false);
+            let reduced = near(config(5, true, 0), true);
+            if short.score >= WIN_THRESHOLD {
+                assert!(
+                    reduced.score >= short.score,
+                    "{rule:?}: {} against {}\n{}",
+                    reduced.score,
+                    short.score,
+                    pos.render()
+                );
+                wins += 1;
+            }
+            full_nodes += full.stats.nodes;
+            reduced_nodes += reduced.stats.nodes;
+        }
+    }
+    assert!(wins >= 5, "{wins} wins");
+    assert!(
+        reduced_nodes < full_nodes,
+        "{reduced_nodes} nodes with reductions, {full_nodes} without"
+    );
+}
+
 /// A win by continuous fours beyond the depth is played at once: on random 15×15 positions
 /// where the VCF search proves a win of at least 5 plies, which the plain search at depth 1
 /// cannot see, the threat search at depth 1 plays its first move.
