@@ -174,6 +174,72 @@ fn fours_first<G: Game>(s: &Searcher<G>, pos: &G, moves: &[G::Move], keys: &mut 
     }
 }
 
+/// The transposition table's word on the node of `key`: its move to try first (`Ok`), or the
+/// value that ends the node when an entry of exactly `depth` decides it (`Err`; never at the
+/// root, which must return a move).
+fn probe<G: Game>(
+    s: &Searcher<G>,
+    key: u64,
+    depth: u32,
+    ply: u32,
+    alpha: i32,
+    beta: i32,
+) -> Result<Option<G::Move>, i32> {
+    let Some(entry) = s.tt.as_ref().and_then(|tt| tt.probe(key)) else {
+        return Ok(None);
+    };
+    if entry.depth as u32 == depth && ply > 0 {
+        let v = from_table(entry.value, ply);
+        let cut = match entry.bound {
+            Bound::Exact => true,
+            Bound::Lower => v >= beta,
+            Bound::Upper => v <= alpha,
+        };
+        if cut {
+            return Err(v);
+        }
+    }
+    Ok(entry.best)
+}
+
+/// The value of `child`, a move after a node's first, within the node's `(alpha, beta)`: a
+/// null window proves it no better, and only a move that is better is searched again with the
+/// full window; a `reduced` move is tried a ply shallower first, and at full depth only when
+/// it beats `alpha` there.
+fn later_move<G: Game, E: Evaluator<G>>(
+    s: &mut Searcher<G>,
+    child: &G,
+    child_depth: u32,
+    ply: u32,
+    (alpha, beta): (i32, i32),
+    reduced: bool,
+    ctx: &mut Ctx<'_, G, E>,
+) -> i32 {
+    let mut v = alpha + 1;
+    if reduced {
+        v = -node(s, child, child_depth - 1, ply + 1, -alpha - 1, -alpha, ctx);
+    }
+    if v > alpha && !ctx.aborted {
+        v = -node(s, child, child_depth, ply + 1, -alpha - 1, -alpha, ctx);
+    }
+    if v > alpha && v < beta && !ctx.aborted {
+        v = -node(s, child, child_depth, ply + 1, -beta, -alpha, ctx);
+    }
+    v
+}
+
+/// A cutoff by `mv` at the node of `pos`: it becomes the ply's first killer, and its history
+/// counter grows by depth².
+fn note_cutoff<G: Game>(s: &mut Searcher<G>, pos: &G, mv: G::Move, depth: u32, ply: u32) {
+    let slot = &mut s.killers[ply as usize];
+    if slot[0] != Some(mv) {
+        slot[1] = slot[0];
+        slot[0] = Some(mv);
+    }
+    let counter = &mut s.history[pos.side_to_move() as usize][pos.move_index(mv)];
+    *counter = counter.saturating_add(depth * depth);
+}
+
 /// The value of `pos` within `(alpha, beta)`, fail-soft: a value at or below `alpha` is an upper
 /// bound, one at or above `beta` a lower bound.
 pub(super) fn node<G: Game, E: Evaluator<G>>(
@@ -198,21 +264,10 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         return horizon(s, pos, ply, ctx);
     }
     let key = pos.hash_key();
-    let mut hash_move = None;
-    if let Some(entry) = s.tt.as_ref().and_then(|tt| tt.probe(key)) {
-        hash_move = entry.best;
-        if entry.depth as u32 == depth && ply > 0 {
-            let v = from_table(entry.value, ply);
-            let cut = match entry.bound {
-                Bound::Exact => true,
-                Bound::Lower => v >= beta,
-                Bound::Upper => v <= alpha,
-            };
-            if cut {
-                return v;
-            }
-        }
-    }
+    let hash_move = match probe(s, key, depth, ply, alpha, beta) {
+        Ok(hash_move) => hash_move,
+        Err(cut) => return cut,
+    };
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     if moves.is_empty() {
@@ -246,22 +301,11 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         let v = if i == 0 {
             -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx)
         } else {
-            // A null window proves the move no better; re-search only when it is. A late
-            // quiet move is tried a ply shallower first.
             let reduced = unreduced.as_ref().is_some_and(|cells| {
                 i >= LMR_FULL_MOVES && keys[i] < u32::MAX - 2 && !Tactics::holds::<G>(cells, mv)
             });
-            let mut v = alpha + 1;
-            if reduced {
-                v = -node(s, &child, child_depth - 1, ply + 1, -alpha - 1, -alpha, ctx);
-            }
-            if v > alpha && !ctx.aborted {
-                v = -node(s, &child, child_depth, ply + 1, -alpha - 1, -alpha, ctx);
-            }
-            if v > alpha && v < beta && !ctx.aborted {
-                v = -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx);
-            }
-            v
+            let window = (alpha, beta);
+            later_move(s, &child, child_depth, ply, window, reduced, ctx)
         };
         if ctx.aborted {
             return 0;
@@ -275,13 +319,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
             }
         }
         if alpha >= beta {
-            let slot = &mut s.killers[ply as usize];
-            if slot[0] != Some(mv) {
-                slot[1] = slot[0];
-                slot[0] = Some(mv);
-            }
-            let counter = &mut s.history[pos.side_to_move() as usize][pos.move_index(mv)];
-            *counter = counter.saturating_add(depth * depth);
+            note_cutoff(s, pos, mv, depth, ply);
             break;
         }
     }
