@@ -150,15 +150,50 @@ const LMR_FULL_MOVES: usize = 3;
 /// Late move reductions: only at nodes of at least this depth (the reduced child then has 1).
 const LMR_MIN_DEPTH: u32 = 3;
 
-/// With late move reductions on, at a node that may reduce (deep enough, no threat forcing
-/// its moves, not the root): the cells whose moves stay at full depth, those of either side's
-/// threats ([`Tactics::threat_cells`]); `None` when no move of the node is reduced.
-fn unreduced<G: Game>(s: &Searcher<G>, pos: &G, depth: u32, ply: u32, free: bool) -> Option<Cells> {
-    let tactics = s.tactics.as_ref()?;
-    if !s.config.options.lmr || !free || depth < LMR_MIN_DEPTH || ply == 0 {
-        return None;
+/// Late move reductions at one node. A node may reduce when it is deep enough, not the root,
+/// and no threat forces its moves; its moves on the cells of either side's threats
+/// ([`Tactics::threat_cells`]) stay at full depth. The cells are found when the first move
+/// that could be reduced comes up: most nodes cut off before it.
+struct LateMoves {
+    may_reduce: bool,
+    unreduced: Option<Cells>,
+}
+
+impl LateMoves {
+    fn new<G: Game>(s: &Searcher<G>, depth: u32, ply: u32, free: bool) -> Self {
+        let may_reduce = s.tactics.is_some()
+            && s.config.options.lmr
+            && free
+            && depth >= LMR_MIN_DEPTH
+            && ply > 0;
+        LateMoves {
+            may_reduce,
+            unreduced: None,
+        }
     }
-    Some(tactics.threat_cells(pos))
+
+    /// Whether `mv`, the node's `i`th move with ordering key `key`, is searched a ply
+    /// shallower first: not among the first few, not the table's move or a killer, on no
+    /// threat cell.
+    fn reduces<G: Game>(
+        &mut self,
+        s: &Searcher<G>,
+        pos: &G,
+        i: usize,
+        key: u32,
+        mv: G::Move,
+    ) -> bool {
+        if !self.may_reduce || i < LMR_FULL_MOVES || key >= u32::MAX - 2 {
+            return false;
+        }
+        let Some(tactics) = &s.tactics else {
+            return false;
+        };
+        let cells = self
+            .unreduced
+            .get_or_insert_with(|| tactics.threat_cells(pos));
+        !Tactics::holds::<G>(cells, mv)
+    }
 }
 
 /// Threats first: the side to move's fours get the key right after the table's move.
@@ -284,7 +319,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     }
     // The child's depth: a forced block does not count.
     let child_depth = depth + extension - 1;
-    let unreduced = unreduced(s, pos, depth, ply, !threatened);
+    let mut late = LateMoves::new(s, depth, ply, !threatened);
 
     let alpha_in = alpha;
     let mut best = -INFINITY;
@@ -301,9 +336,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         let v = if i == 0 {
             -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx)
         } else {
-            let reduced = unreduced.as_ref().is_some_and(|cells| {
-                i >= LMR_FULL_MOVES && keys[i] < u32::MAX - 2 && !Tactics::holds::<G>(cells, mv)
-            });
+            let reduced = late.reduces(s, pos, i, keys[i], mv);
             let window = (alpha, beta);
             later_move(s, &child, child_depth, ply, window, reduced, ctx)
         };
