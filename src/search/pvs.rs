@@ -326,13 +326,7 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     let mut best_move = None;
     for i in 0..moves.len() {
         let mv = pick(&mut moves, &mut keys, i);
-        let child = pos.play(mv);
-        s.line[ply as usize + 1] = Some(mv);
-        if ctx.eval.tracks() {
-            let (line, next) = s.states.split_at_mut(ply as usize + 1);
-            ctx.eval
-                .track_move(pos, &child, &line[ply as usize], &mut next[0]);
-        }
+        let child = play_child(s, pos, mv, ply, ctx);
         let v = if i == 0 {
             -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx)
         } else {
@@ -356,7 +350,39 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
             break;
         }
     }
-    let bound = if best <= alpha_in {
+    store(s, (key, depth, ply), (alpha_in, beta), best, best_move);
+    best
+}
+
+/// `mv` played from `pos`, the node at `ply`: the line records it and the evaluation's state
+/// of the child, when it keeps one, follows it.
+fn play_child<G: Game, E: Evaluator<G>>(
+    s: &mut Searcher<G>,
+    pos: &G,
+    mv: G::Move,
+    ply: u32,
+    ctx: &mut Ctx<'_, G, E>,
+) -> G {
+    let child = pos.play(mv);
+    s.line[ply as usize + 1] = Some(mv);
+    if ctx.eval.tracks() {
+        let (line, next) = s.states.split_at_mut(ply as usize + 1);
+        ctx.eval
+            .track_move(pos, &child, &line[ply as usize], &mut next[0]);
+    }
+    child
+}
+
+/// The transposition table keeps `best`, the value of the node of `key` searched to `depth`
+/// at `ply` within `(alpha, beta)`, as the bound it is, with the move that gave it.
+fn store<G: Game>(
+    s: &mut Searcher<G>,
+    (key, depth, ply): (u64, u32, u32),
+    (alpha, beta): (i32, i32),
+    best: i32,
+    best_move: Option<G::Move>,
+) {
+    let bound = if best <= alpha {
         Bound::Upper
     } else if best >= beta {
         Bound::Lower
@@ -366,7 +392,6 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
     if let Some(tt) = &mut s.tt {
         tt.store(key, depth, bound, to_table(best, ply), best_move);
     }
-    best
 }
 
 /// Sets the evaluation's state of the root, when it keeps one.
