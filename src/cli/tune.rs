@@ -188,8 +188,10 @@ fn say_plan(ck: &Checkpoint, threads: usize) {
     let spec = &ck.spec;
     let what = match spec.patterns() {
         Some(p) => format!(
-            "the pattern evaluation ({} phases, overlap {})",
-            p.phases, p.overlap
+            "the pattern evaluation ({} phases, overlap {}{})",
+            p.phases,
+            p.overlap,
+            if p.counts { "" } else { ", count weights held" }
         ),
         None => format!(
             "{} parameter{}",

@@ -395,6 +395,17 @@ fn bad_regression_specs_get_a_clear_error() {
             vec!["bad.toml:16:17", "regression.search_labels", "evaluation = \"patterns\""],
         ),
         (
+            good.replace("games = 300", "games = 300\ncounts = false"),
+            vec!["bad.toml:16:10", "regression.counts", "evaluation = \"patterns\""],
+        ),
+        (
+            good.replace(
+                "games = 300",
+                "games = 300\nevaluation = \"patterns\"\ncounts = \"no\"",
+            ),
+            vec!["bad.toml:17:10", "regression.counts"],
+        ),
+        (
             good.replace(
                 "games = 300",
                 "games = 300\nevaluation = \"patterns\"\nsearch_mix = 0.5",

@@ -34,7 +34,7 @@ use super::regression::{CollectOptions, Collector, sigmoid, softplus};
 use super::search_labels::SearchScores;
 use crate::arena::log::scan_log;
 use crate::eval::pattern::{
-    BIAS_INDEX, FEATURES_PER_POSITION, LOOKUP_BLOCKS, MAX_PHASES, PatternWeights,
+    BIAS_INDEX, COUNTS_OFFSET, FEATURES_PER_POSITION, LOOKUP_BLOCKS, MAX_PHASES, PatternWeights,
     WEIGHTS_PER_PHASE, feature_indices,
 };
 use crate::games::Othello;
@@ -222,6 +222,9 @@ pub struct PatternFitOptions {
     pub max_iterations: usize,
     /// Stop when an iteration lowers the objective by less than this, relatively.
     pub tolerance: f64,
+    /// Fit the count types' weights (mobility, potential mobility, parity) with the patterns';
+    /// false holds them at the start's (0 from nothing), as the fit was before they existed.
+    pub counts: bool,
 }
 
 impl Default for PatternFitOptions {
@@ -230,6 +233,7 @@ impl Default for PatternFitOptions {
             ridge: DEFAULT_PATTERN_RIDGE,
             max_iterations: 300,
             tolerance: 1e-7,
+            counts: true,
         }
     }
 }
@@ -480,7 +484,17 @@ pub fn fit_patterns(
     let x0: Vec<f64> = start.values.iter().map(|&v| v as f64).collect();
     let mut x = x0.clone();
     let mut g = vec![0.0; n];
-    let (mut f, start_loss) = objective(data, &x, &x0, lambda, &mut g);
+    // A held weight's gradient is 0, so neither the steps nor the memory ever move it.
+    let objective_at = |x: &[f64], g: &mut [f64]| {
+        let value = objective(data, x, &x0, lambda, g);
+        if !options.counts {
+            for block in g.chunks_exact_mut(WEIGHTS_PER_PHASE) {
+                block[COUNTS_OFFSET..BIAS_INDEX].fill(0.0);
+            }
+        }
+        value
+    };
+    let (mut f, start_loss) = objective_at(&x, &mut g);
     let mut loss = start_loss;
     let mut s_hist: Vec<Vec<f64>> = Vec::new();
     let mut y_hist: Vec<Vec<f64>> = Vec::new();
@@ -500,7 +514,6 @@ pub fn fit_patterns(
             y_hist.clear();
             continue;
         }
-        let objective_at = |x: &[f64], g: &mut [f64]| objective(data, x, &x0, lambda, g);
         let Some((f_new, l_new)) = line_search(
             objective_at,
             &x,
@@ -541,7 +554,7 @@ pub fn fit_patterns(
 mod tests {
     use super::*;
     use crate::eval::Evaluator;
-    use crate::eval::pattern::{COUNTS_OFFSET, PatternEval};
+    use crate::eval::pattern::PatternEval;
     use crate::games::Game;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -679,6 +692,46 @@ mod tests {
                 .install(|| fit_patterns(&data, &PatternWeights::zeros(3), &options).unwrap())
         };
         assert_eq!(run(1).weights, run(3).weights);
+    }
+
+    #[test]
+    fn held_count_weights_keep_their_start_while_the_patterns_are_fitted() {
+        // A truth that weighs the side to move's mobility as well as diag4.
+        let mut truth = truth(2, 9);
+        for p in 0..2 {
+            for v in 0..64 {
+                truth.values[p * WEIGHTS_PER_PHASE + COUNTS_OFFSET + v] = (v as f32 - 8.0) * 0.05;
+            }
+        }
+        let data = planted(300, &truth, 11);
+        let mut start = PatternWeights::zeros(2);
+        start.values[COUNTS_OFFSET + 3] = 0.25;
+        let options = |counts| PatternFitOptions {
+            max_iterations: 20,
+            counts,
+            ..Default::default()
+        };
+        let held = fit_patterns(&data, &start, &options(false)).unwrap();
+        let free = fit_patterns(&data, &start, &options(true)).unwrap();
+        for p in 0..2 {
+            let counts = p * WEIGHTS_PER_PHASE + COUNTS_OFFSET..p * WEIGHTS_PER_PHASE + BIAS_INDEX;
+            assert_eq!(
+                held.weights.values[counts.clone()],
+                start.values[counts.clone()]
+            );
+            assert_ne!(free.weights.values[counts.clone()], start.values[counts]);
+            let diag4 =
+                p * WEIGHTS_PER_PHASE + COUNTS_OFFSET - 81..p * WEIGHTS_PER_PHASE + COUNTS_OFFSET;
+            assert!(held.weights.values[diag4].iter().any(|&w| w != 0.0));
+        }
+        assert!(held.loss < held.start_loss, "{}", held.summary());
+        // Free to weigh the mobility, the fit explains more of a truth that does.
+        assert!(
+            free.loss < held.loss,
+            "{} / {}",
+            free.summary(),
+            held.summary()
+        );
     }
 
     #[test]

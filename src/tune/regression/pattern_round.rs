@@ -212,6 +212,7 @@ pub fn fit_round(
     };
     let options = PatternFitOptions {
         ridge: config.ridge,
+        counts: config.counts,
         ..PatternFitOptions::default()
     };
     let fitted = fit_patterns(&data, &start, &options).map_err(TuneError::Games)?;

@@ -181,6 +181,7 @@ struct RawRegression {
     start: Option<Spanned<String>>,
     search_labels: Option<Spanned<i64>>,
     search_mix: Option<Spanned<f64>>,
+    counts: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -280,6 +281,21 @@ pub struct PatternRegression {
     /// when `None`, so earlier specs keep their hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchLabelConfig>,
+    /// Fit the count types' weights too (`counts`, default true); false holds them at the
+    /// start's ([`super::fit::pattern_fit::PatternFitOptions::counts`]). Left out of the spec's
+    /// form when true, so earlier specs keep their hash.
+    #[serde(default = "fit_counts", skip_serializing_if = "fit_counts_is")]
+    pub counts: bool,
+}
+
+/// [`PatternRegression::counts`]' default: the counts are fitted.
+fn fit_counts() -> bool {
+    true
+}
+
+/// Whether `counts` is the default (for serde's `skip_serializing_if`).
+fn fit_counts_is(counts: &bool) -> bool {
+    *counts
 }
 
 /// Search labels of a pattern regression (`[regression] search_labels`, `search_mix`).

@@ -149,6 +149,7 @@ fn resolve_patterns(
         ridge,
         start,
         search,
+        counts: r.counts.as_ref().is_none_or(|c| *c.get_ref()),
     }))
 }
 
@@ -177,7 +178,8 @@ fn refuse_pattern_keys(r: &RawRegression, loc: &Locator<'_>) -> Result<(), SpecE
     refuse(
         r.search_mix.as_ref().map(Spanned::span),
         "regression.search_mix",
-    )
+    )?;
+    refuse(r.counts.as_ref().map(Spanned::span), "regression.counts")
 }
 
 /// `[regression] start`: a pattern weights file, relative to the spec's folder.

@@ -794,4 +794,27 @@ mod tests {
         assert!(!form(&fixed).contains("min_plies"));
         assert!(form(&varied).contains("\"min_plies\":2"));
     }
+
+    /// `regression.counts`: absent or true, the counts are fitted and the spec's form (and so
+    /// its hash) is as before the key; false holds them, in the form.
+    #[test]
+    fn counts_are_fitted_unless_held_and_left_out_of_the_hash_when_fitted() {
+        let spec = |extra: &str| {
+            format!(
+                "name = \"t\"\ngame = \"othello\"\nseed = 1\nmethod = \"regression\"\nopenings = {{ plies = 8 }}\n\n[engine]\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[regression]\ngames = 10\nevaluation = \"patterns\"\n{extra}\n[confirm]\ngames = 2\n"
+            )
+        };
+        let parse = |extra: &str| super::super::parse(&spec(extra), "u.toml").unwrap();
+        let (absent, fitted, held) = (parse(""), parse("counts = true"), parse("counts = false"));
+        let counts = |s: &super::super::ResolvedTuneSpec| s.patterns().unwrap().counts;
+        assert_eq!(
+            (counts(&absent), counts(&fitted), counts(&held)),
+            (true, true, false)
+        );
+        let form = |s: &super::super::ResolvedTuneSpec| serde_json::to_string(s).unwrap();
+        assert_eq!(form(&absent), form(&fitted));
+        assert!(!form(&absent).contains("counts"));
+        assert!(form(&held).contains("\"counts\":false"));
+        assert_ne!(absent.hash(), held.hash());
+    }
 }
