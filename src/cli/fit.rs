@@ -25,6 +25,12 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
         )
         .into());
     }
+    if args.hold_counts || args.max_iterations.is_some() {
+        return Err(InputError(
+            "--hold-counts and --max-iterations are for --patterns: the linear fit is Newton's method on a few features, to convergence".into(),
+        )
+        .into());
+    }
     if !(0.0..=joute::tune::fit::regression::MAX_LAMBDA).contains(&args.lambda) {
         return Err(InputError(format!(
             "--lambda {} is out of range; allowed: 0 (no ridge) to 1e6",
@@ -154,6 +160,7 @@ fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
 /// ridge, and the linear features' options.
 fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> {
     use joute::eval::pattern::MAX_PHASES;
+    use joute::tune::fit::pattern_fit::MAX_ITERATIONS;
     if kind != GameKind::Othello {
         return Err(InputError(format!(
             "--patterns fits Othello's pattern evaluation; these are logs of {kind} games, not othello"
@@ -176,6 +183,14 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
             "--patterns fits one weight table per phase: --taper is for linear features".into(),
         ));
     }
+    if let Some(n) = args
+        .max_iterations
+        .filter(|n| !(1..=MAX_ITERATIONS).contains(n))
+    {
+        return Err(InputError(format!(
+            "--max-iterations {n} is out of range; allowed: 1..={MAX_ITERATIONS}"
+        )));
+    }
     if args.phase_overlap > 60 {
         return Err(InputError(format!(
             "--phase-overlap {} is out of range; allowed: 0..=60 empty squares",
@@ -189,7 +204,9 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
 fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
     use joute::arena::engine::EngineSpec;
     use joute::eval::pattern::PatternWeights;
-    use joute::tune::fit::pattern_fit::{PatternFitOptions, collect_patterns, fit_patterns};
+    use joute::tune::fit::pattern_fit::{
+        DEFAULT_MAX_ITERATIONS, PatternFitOptions, collect_patterns, fit_patterns,
+    };
     use joute::tune::fit::search_labels::score_logs;
     check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
@@ -225,6 +242,8 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
     }
     let options = PatternFitOptions {
         ridge: args.ridge,
+        max_iterations: args.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
+        counts: !args.hold_counts,
         ..PatternFitOptions::default()
     };
     let fit = fit_patterns(&data, &start, &options).map_err(InputError)?;
@@ -245,6 +264,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
                 "solved": solved, "search_labels": args.search_labels,
                 "search_mix": scores.as_ref().map(|s| s.mix),
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
+                "converged": fit.converged, "hold_counts": args.hold_counts,
                 "weights": out.display().to_string(),
             })
         )?;

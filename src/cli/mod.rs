@@ -762,6 +762,15 @@ pub struct FitArgs {
     /// is the game's result).
     #[arg(long, default_value_t = 1.0)]
     pub search_mix: f64,
+    /// With --patterns: the most L-BFGS iterations of each phase's fit, 1 to 100000 (default
+    /// 300); a phase stops sooner when an iteration lowers its objective by less than a
+    /// relative 1e-7.
+    #[arg(long)]
+    pub max_iterations: Option<usize>,
+    /// With --patterns: hold the count types' weights (mobility, potential mobility, parity) at
+    /// the start's (0 without --weights) and fit the patterns only.
+    #[arg(long)]
+    pub hold_counts: bool,
     /// With --patterns: write the weights as CSV (the non-zero ones, readable) instead of
     /// binary.
     #[arg(long)]

@@ -105,6 +105,61 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
         &["--weights", "games.jsonl"],
     );
 
+    // A short fit that holds the count weights: each phase stops at 3 iterations at most, and
+    // the readable file has no non-zero count weight (the patterns' are there).
+    let held = dir.join("held.csv");
+    let text = common::joute_ok(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--patterns",
+        "--phases",
+        "3",
+        "--max-iterations",
+        "3",
+        "--hold-counts",
+        "--csv",
+        "--out",
+        held.to_str().unwrap(),
+        "--json",
+    ]);
+    let short: Value = serde_json::from_str(text.trim()).unwrap();
+    let iterations = short["iterations"].as_array().unwrap();
+    assert_eq!(iterations.len(), 3, "{short}");
+    assert!(
+        iterations
+            .iter()
+            .all(|i| (1..=3).contains(&i.as_u64().unwrap()))
+    );
+    assert_eq!(short["converged"].as_array().unwrap().len(), 3);
+    assert_eq!(short["hold_counts"], true);
+    let rows = std::fs::read_to_string(&held).unwrap();
+    let pattern = |line: &str| line.split(',').nth(1).map(str::to_owned);
+    let kinds: Vec<String> = rows.lines().skip(2).filter_map(pattern).collect();
+    assert!(kinds.iter().any(|k| k == "corner3x3"), "{}", &rows[..200]);
+    for count in [
+        "mobility",
+        "opp_mobility",
+        "potential",
+        "opp_potential",
+        "parity",
+    ] {
+        assert!(!kinds.iter().any(|k| k == count), "{count} fitted");
+    }
+    common::refused(
+        &[
+            "fit",
+            log.to_str().unwrap(),
+            "--patterns",
+            "--max-iterations",
+            "0",
+        ],
+        &["--max-iterations", "1..=100000"],
+    );
+    common::refused(
+        &["fit", log.to_str().unwrap(), "--hold-counts"],
+        &["--hold-counts", "--patterns"],
+    );
+
     // The CSV form of the same fit is another file the engines read.
     let csv = dir.join("p.csv");
     common::joute_ok(&[

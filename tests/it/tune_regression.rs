@@ -408,6 +408,17 @@ fn bad_regression_specs_get_a_clear_error() {
         (
             good.replace(
                 "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nfit_iterations = 0",
+            ),
+            vec!["bad.toml:17:18", "regression.fit_iterations", "1..=100000"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nfit_iterations = 50"),
+            vec!["bad.toml:16:18", "regression.fit_iterations", "evaluation = \"patterns\""],
+        ),
+        (
+            good.replace(
+                "games = 300",
                 "games = 300\nevaluation = \"patterns\"\nsearch_mix = 0.5",
             ),
             vec!["bad.toml:17:14", "regression.search_mix", "give search_labels"],

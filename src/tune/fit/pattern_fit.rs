@@ -18,13 +18,15 @@
 //! own: many phases then share positions instead of each seeing only its slice.
 //!
 //! **Optimiser**: L-BFGS (10 pairs of memory) with a backtracking line search (Armijo), on
-//! full passes over the positions. Hand-written: the gradient is a scatter over sparse lookups
+//! full passes over the positions, one per phase: a phase's positions read only its block of
+//! weights, so the objective is a sum of the phases' and each phase is minimised on its own,
+//! stopping at its own convergence. Hand-written: the gradient is a scatter over sparse lookups
 //! that no optimisation crate's vector types express without copying a million-weight vector
 //! per operation, and the method is forty lines.
 //!
-//! **Determinism**: the positions are grouped by phase and a phase's positions touch only its
-//! own block of weights, so the passes run a phase per task and each block's sums are added in
-//! position order: the same result bit for bit whatever the number of threads.
+//! **Determinism**: a phase's fit is one task, its sums added in position order: the same
+//! result bit for bit whatever the number of threads, and a phase's weights depend on its own
+//! positions only.
 
 use std::path::Path;
 
@@ -41,6 +43,12 @@ use crate::games::Othello;
 
 /// The default ridge α of the pattern fit, in positions (see the module documentation).
 pub const DEFAULT_PATTERN_RIDGE: f64 = 16.0;
+
+/// The default most L-BFGS iterations of a phase's fit.
+pub const DEFAULT_MAX_ITERATIONS: usize = 300;
+
+/// The most L-BFGS iterations a fit may be given.
+pub const MAX_ITERATIONS: usize = 100_000;
 
 /// The lookups stored per position: every one of [`feature_indices`] but the bias, which is
 /// the same for all.
@@ -231,7 +239,7 @@ impl Default for PatternFitOptions {
     fn default() -> Self {
         PatternFitOptions {
             ridge: DEFAULT_PATTERN_RIDGE,
-            max_iterations: 300,
+            max_iterations: DEFAULT_MAX_ITERATIONS,
             tolerance: 1e-7,
             counts: true,
         }
@@ -247,8 +255,11 @@ pub struct PatternFit {
     pub start_loss: f64,
     /// The mean cross-entropy at the fitted weights.
     pub loss: f64,
-    /// L-BFGS iterations.
-    pub iterations: usize,
+    /// L-BFGS iterations, per phase.
+    pub iterations: Vec<usize>,
+    /// Whether each phase's fit converged (an iteration lowered its objective by less than the
+    /// tolerance, or none could lower it) before the most iterations.
+    pub converged: Vec<bool>,
     /// Positions per phase (a position in several overlapping phases counts in each).
     pub per_phase: Vec<usize>,
     /// Positions, each counted once.
@@ -256,12 +267,20 @@ pub struct PatternFit {
 }
 
 impl PatternFit {
+    /// Whether every phase's fit converged.
+    pub fn all_converged(&self) -> bool {
+        self.converged.iter().all(|&c| c)
+    }
+
     /// A line saying how the weights were made.
     pub fn summary(&self) -> String {
         let counted: usize = self.per_phase.iter().sum();
+        let converged = self.converged.iter().filter(|&&c| c).count();
         format!(
-            "pattern weights fitted by logistic regression (L-BFGS, {} iterations) on {} positions in {} phases{}: mean log loss {:.6} at the start, {:.6} fitted",
-            self.iterations,
+            "pattern weights fitted by logistic regression (L-BFGS per phase, {} iterations at most, {} of {} phases converged) on {} positions in {} phases{}: mean log loss {:.6} at the start, {:.6} fitted",
+            self.iterations.iter().max().unwrap_or(&0),
+            converged,
+            self.converged.len(),
             self.positions,
             self.per_phase.len(),
             if counted == self.positions {
@@ -311,38 +330,34 @@ fn phase_pass(
     loss
 }
 
-/// The objective (mean loss + ridge towards `w0`) at `w` and its gradient into `grad`; also
-/// the mean loss.
-fn objective(
+/// `phase`'s part of the objective at its block `w`, times the positions of every phase: its
+/// summed loss plus the ridge `alpha`/2·Σ (w − w₀)² towards its start `w0`, with the gradient
+/// of that into `grad` (the block's); also the summed loss alone. Summed, not divided by the
+/// positions of every phase, so that a phase's fit, its descent included, depends on nothing
+/// but its own positions.
+fn phase_objective(
     data: &PatternPositions,
-    w: &[f64],
-    w0: &[f64],
-    lambda: f64,
+    phase: usize,
+    (w, w0): (&[f64], &[f64]),
+    alpha: f64,
     grad: &mut [f64],
 ) -> (f64, f64) {
-    let n = data.len() as f64;
-    let losses: Vec<f64> = grad
-        .par_chunks_mut(WEIGHTS_PER_PHASE)
-        .zip(w.par_chunks(WEIGHTS_PER_PHASE))
-        .enumerate()
-        .map(|(p, (g, w))| {
-            g.fill(0.0);
-            phase_pass(data, p, w, Some(g))
-        })
-        .collect();
-    let loss = losses.iter().sum::<f64>() / n;
+    grad.fill(0.0);
+    let loss = phase_pass(data, phase, w, Some(grad));
     let mut ridge = 0.0;
     for ((g, &x), &x0) in grad.iter_mut().zip(w).zip(w0) {
-        *g = *g / n + lambda * (x - x0);
+        *g += alpha * (x - x0);
         ridge += (x - x0) * (x - x0);
     }
-    (loss + 0.5 * lambda * ridge, loss)
+    (loss + 0.5 * alpha * ridge, loss)
 }
 
 /// The mean cross-entropy of `weights` on `data` (phases must match).
 pub fn pattern_loss(data: &PatternPositions, weights: &PatternWeights) -> f64 {
     let w: Vec<f64> = weights.values.iter().map(|&x| x as f64).collect();
-    let total: f64 = (0..data.phases())
+    let n = data.len() as f64;
+    // Each phase's share of the mean, summed in phase order, as the fit sums them.
+    (0..data.phases())
         .into_par_iter()
         .map(|p| {
             phase_pass(
@@ -350,12 +365,11 @@ pub fn pattern_loss(data: &PatternPositions, weights: &PatternWeights) -> f64 {
                 p,
                 &w[p * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE],
                 None,
-            )
+            ) / n
         })
         .collect::<Vec<f64>>()
         .iter()
-        .sum();
-    total / data.len() as f64
+        .sum()
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -471,50 +485,55 @@ fn remember_step(
     }
 }
 
-/// Fits the pattern weights to `data` from `start` (same phases), the ridge pulling towards
-/// `start`, by L-BFGS.
-pub fn fit_patterns(
+/// One phase's fit: its block's weights, and its shares of the objective's loss.
+struct PhaseFit {
+    weights: Vec<f64>,
+    start_loss: f64,
+    loss: f64,
+    iterations: usize,
+    converged: bool,
+}
+
+/// Fits `phase`'s block of weights from `x0`, its start (the ridge pulls towards it), by
+/// L-BFGS on the phase's part of the objective alone ([`phase_objective`]); its losses are
+/// summed, not means.
+fn fit_phase(
     data: &PatternPositions,
-    start: &PatternWeights,
+    phase: usize,
+    x0: &[f64],
     options: &PatternFitOptions,
-) -> Result<PatternFit, String> {
-    check_fit_inputs(data, start, options)?;
-    let lambda = options.ridge / data.len() as f64;
-    let n = start.values.len();
-    let x0: Vec<f64> = start.values.iter().map(|&v| v as f64).collect();
-    let mut x = x0.clone();
-    let mut g = vec![0.0; n];
+) -> PhaseFit {
+    let mut x = x0.to_vec();
+    let mut g = vec![0.0; x.len()];
     // A held weight's gradient is 0, so neither the steps nor the memory ever move it.
     let objective_at = |x: &[f64], g: &mut [f64]| {
-        let value = objective(data, x, &x0, lambda, g);
+        let value = phase_objective(data, phase, (x, x0), options.ridge, g);
         if !options.counts {
-            for block in g.chunks_exact_mut(WEIGHTS_PER_PHASE) {
-                block[COUNTS_OFFSET..BIAS_INDEX].fill(0.0);
-            }
+            g[COUNTS_OFFSET..BIAS_INDEX].fill(0.0);
         }
         value
     };
     let (mut f, start_loss) = objective_at(&x, &mut g);
-    let mut loss = start_loss;
-    let mut s_hist: Vec<Vec<f64>> = Vec::new();
-    let mut y_hist: Vec<Vec<f64>> = Vec::new();
-    let mut direction = vec![0.0; n];
-    let mut x_new = vec![0.0; n];
-    let mut g_new = vec![0.0; n];
-    let mut iterations = 0;
+    let (mut loss, mut iterations, mut converged) = (start_loss, 0, false);
+    let (mut s_hist, mut y_hist) = (Vec::new(), Vec::new());
+    let mut direction = vec![0.0; x.len()];
+    let mut x_new = vec![0.0; x.len()];
+    let mut g_new = vec![0.0; x.len()];
     while iterations < options.max_iterations {
         descent_direction(&mut direction, &g, &s_hist, &y_hist);
         let slope = dot(&g, &direction);
         if slope >= 0.0 {
-            // Not a descent direction (rounding): start the memory afresh.
+            // Not a descent direction (rounding): start the memory afresh, or stop at the
+            // bottom (a phase without positions has a zero gradient at its start).
             if s_hist.is_empty() {
+                converged = true;
                 break;
             }
             s_hist.clear();
             y_hist.clear();
             continue;
         }
-        let Some((f_new, l_new)) = line_search(
+        let step = line_search(
             objective_at,
             &x,
             &direction,
@@ -522,7 +541,10 @@ pub fn fit_patterns(
             slope,
             &mut x_new,
             &mut g_new,
-        ) else {
+        );
+        let Some((f_new, l_new)) = step else {
+            // No step lowers the objective: as low as rounding lets it go.
+            converged = true;
             break;
         };
         iterations += 1;
@@ -530,21 +552,52 @@ pub fn fit_patterns(
         std::mem::swap(&mut x, &mut x_new);
         std::mem::swap(&mut g, &mut g_new);
         let decrease = f - f_new;
-        f = f_new;
-        loss = l_new;
+        (f, loss) = (f_new, l_new);
         if decrease <= options.tolerance * f.abs().max(1e-12) {
+            converged = true;
             break;
         }
     }
-    Ok(PatternFit {
-        weights: PatternWeights {
-            phases: start.phases,
-            values: x.iter().map(|&v| v as f32).collect(),
-            origin: "pattern regression fit".into(),
-        },
+    PhaseFit {
+        weights: x,
         start_loss,
         loss,
         iterations,
+        converged,
+    }
+}
+
+/// Fits the pattern weights to `data` from `start` (same phases), the ridge pulling towards
+/// `start`, by one L-BFGS per phase: a phase's positions read only its own block, so the
+/// objective is the sum of the phases' and each is minimised on its own, to its own
+/// convergence. A phase's weights thus depend on its own positions only (not on where another
+/// phase's descent stopped), whatever the number of threads.
+pub fn fit_patterns(
+    data: &PatternPositions,
+    start: &PatternWeights,
+    options: &PatternFitOptions,
+) -> Result<PatternFit, String> {
+    check_fit_inputs(data, start, options)?;
+    let n = data.len() as f64;
+    let x0: Vec<f64> = start.values.iter().map(|&v| v as f64).collect();
+    let phases: Vec<PhaseFit> = x0
+        .par_chunks(WEIGHTS_PER_PHASE)
+        .enumerate()
+        .map(|(p, block)| fit_phase(data, p, block, options))
+        .collect();
+    Ok(PatternFit {
+        weights: PatternWeights {
+            phases: start.phases,
+            values: phases
+                .iter()
+                .flat_map(|p| p.weights.iter().map(|&v| v as f32))
+                .collect(),
+            origin: "pattern regression fit".into(),
+        },
+        start_loss: phases.iter().map(|p| p.start_loss / n).sum(),
+        loss: phases.iter().map(|p| p.loss / n).sum(),
+        iterations: phases.iter().map(|p| p.iterations).collect(),
+        converged: phases.iter().map(|p| p.converged).collect(),
         per_phase: data.per_phase(),
         positions: data.distinct(),
     })
@@ -692,6 +745,46 @@ mod tests {
                 .install(|| fit_patterns(&data, &PatternWeights::zeros(3), &options).unwrap())
         };
         assert_eq!(run(1).weights, run(3).weights);
+    }
+
+    #[test]
+    fn a_phases_weights_depend_on_its_own_positions_only() {
+        // The same positions in 2 phases, then again with the later phase's labels flipped and
+        // a third of its positions left out: the early phase's fit must not move by a bit.
+        let truth = truth(2, 13);
+        let positions = random_positions(200, 14);
+        let eval = PatternEval::new(&truth);
+        let mut rng = ChaCha8Rng::seed_from_u64(15);
+        let labelled: Vec<(Othello, f64)> = positions
+            .into_iter()
+            .map(|pos| {
+                let z = eval.evaluate(&pos) as f64 / crate::eval::pattern::SCALE;
+                (pos, f64::from(rng.random_range(0.0..1.0) < sigmoid(z)))
+            })
+            .collect();
+        let late = |pos: &Othello| (!(pos.player | pos.opponent)).count_ones() < 30;
+        let (mut data, mut other) = (PatternPositions::new(2), PatternPositions::new(2));
+        for (i, (pos, label)) in labelled.iter().enumerate() {
+            data.push(pos, *label);
+            if !late(pos) {
+                other.push(pos, *label);
+            } else if i % 3 != 0 {
+                other.push(pos, 1.0 - label);
+            }
+        }
+        assert_eq!(data.per_phase()[0], other.per_phase()[0]);
+        assert!(data.per_phase()[1] > other.per_phase()[1]);
+        let options = PatternFitOptions {
+            max_iterations: 40,
+            ..Default::default()
+        };
+        let start = PatternWeights::zeros(2);
+        let a = fit_patterns(&data, &start, &options).unwrap();
+        let b = fit_patterns(&other, &start, &options).unwrap();
+        let (early, later) = a.weights.values.split_at(WEIGHTS_PER_PHASE);
+        assert_eq!(early, &b.weights.values[..WEIGHTS_PER_PHASE]);
+        assert_ne!(later, &b.weights.values[WEIGHTS_PER_PHASE..]);
+        assert_eq!(a.iterations[0], b.iterations[0]);
     }
 
     #[test]
@@ -896,7 +989,9 @@ mod tests {
         for g in &mut grad {
             *g /= n as f64;
         }
-        (losses.iter().sum::<f64>() / n as f64, grad)
+        // Each phase's share of the mean, summed in phase order.
+        let n = n as f64;
+        (losses.iter().map(|loss| loss / n).sum::<f64>(), grad)
     }
 
     #[test]
@@ -918,8 +1013,19 @@ mod tests {
                     .map(|_| rng.random_range(-scale..scale))
                     .collect();
                 let (expected_loss, expected_grad) = plain_objective(&positions, overlap, &w);
+                // The phases' shares, summed in phase order as `fit_patterns` sums them.
                 let mut grad = vec![f64::NAN; w.len()];
-                let (objective, loss) = objective(&data, &w, &w, 0.0, &mut grad);
+                let (mut objective, mut loss) = (0.0, 0.0);
+                let n = data.len() as f64;
+                for (p, (block, g)) in w
+                    .chunks(WEIGHTS_PER_PHASE)
+                    .zip(grad.chunks_mut(WEIGHTS_PER_PHASE))
+                    .enumerate()
+                {
+                    let (f, l) = phase_objective(&data, p, (block, block), 0.0, g);
+                    (objective, loss) = (objective + f / n, loss + l / n);
+                }
+                grad.iter_mut().for_each(|g| *g /= n);
                 assert_eq!(loss.to_bits(), expected_loss.to_bits(), "overlap {overlap}");
                 assert_eq!(objective.to_bits(), expected_loss.to_bits());
                 let differ = grad

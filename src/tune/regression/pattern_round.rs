@@ -213,6 +213,7 @@ pub fn fit_round(
     let options = PatternFitOptions {
         ridge: config.ridge,
         counts: config.counts,
+        max_iterations: config.fit_iterations,
         ..PatternFitOptions::default()
     };
     let fitted = fit_patterns(&data, &start, &options).map_err(TuneError::Games)?;
@@ -230,8 +231,9 @@ pub fn fit_round(
         k: 1.0,
         start_loss: fitted.start_loss,
         loss: fitted.loss,
-        iterations: fitted.iterations as u64,
-        converged: fitted.iterations < options.max_iterations,
+        // The slowest phase's.
+        iterations: fitted.iterations.iter().copied().max().unwrap_or(0) as u64,
+        converged: fitted.all_converged(),
         seconds: clock.elapsed().as_secs_f64(),
     };
     Ok((file, line))

@@ -182,6 +182,7 @@ struct RawRegression {
     search_labels: Option<Spanned<i64>>,
     search_mix: Option<Spanned<f64>>,
     counts: Option<Spanned<bool>>,
+    fit_iterations: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -286,6 +287,24 @@ pub struct PatternRegression {
     /// form when true, so earlier specs keep their hash.
     #[serde(default = "fit_counts", skip_serializing_if = "fit_counts_is")]
     pub counts: bool,
+    /// The most L-BFGS iterations of each phase's fit (`fit_iterations`, default
+    /// [`super::fit::pattern_fit::DEFAULT_MAX_ITERATIONS`]). Left out of the spec's form at the
+    /// default, so earlier specs keep their hash.
+    #[serde(
+        default = "default_fit_iterations",
+        skip_serializing_if = "is_default_fit_iterations"
+    )]
+    pub fit_iterations: usize,
+}
+
+/// [`PatternRegression::fit_iterations`]' default.
+fn default_fit_iterations() -> usize {
+    crate::tune::fit::pattern_fit::DEFAULT_MAX_ITERATIONS
+}
+
+/// Whether `fit_iterations` is the default (for serde's `skip_serializing_if`).
+fn is_default_fit_iterations(n: &usize) -> bool {
+    *n == default_fit_iterations()
 }
 
 /// [`PatternRegression::counts`]' default: the counts are fitted.

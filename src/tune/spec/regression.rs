@@ -143,6 +143,12 @@ fn resolve_patterns(
         .map(|s| pattern_start(s, loc))
         .transpose()?;
     let search = search_labels(r, loc)?;
+    let fit_iterations = ranged(
+        r.fit_iterations.as_ref(),
+        "regression.fit_iterations",
+        1..=crate::tune::fit::pattern_fit::MAX_ITERATIONS as i64,
+        crate::tune::fit::pattern_fit::DEFAULT_MAX_ITERATIONS,
+    )?;
     Ok(Some(PatternRegression {
         phases,
         overlap,
@@ -150,6 +156,7 @@ fn resolve_patterns(
         start,
         search,
         counts: r.counts.as_ref().is_none_or(|c| *c.get_ref()),
+        fit_iterations,
     }))
 }
 
@@ -179,7 +186,11 @@ fn refuse_pattern_keys(r: &RawRegression, loc: &Locator<'_>) -> Result<(), SpecE
         r.search_mix.as_ref().map(Spanned::span),
         "regression.search_mix",
     )?;
-    refuse(r.counts.as_ref().map(Spanned::span), "regression.counts")
+    refuse(r.counts.as_ref().map(Spanned::span), "regression.counts")?;
+    refuse(
+        r.fit_iterations.as_ref().map(Spanned::span),
+        "regression.fit_iterations",
+    )
 }
 
 /// `[regression] start`: a pattern weights file, relative to the spec's folder.

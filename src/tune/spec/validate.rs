@@ -796,9 +796,9 @@ mod tests {
     }
 
     /// `regression.counts`: absent or true, the counts are fitted and the spec's form (and so
-    /// its hash) is as before the key; false holds them, in the form.
+    /// its hash) is as before the key; false holds them, in the form. `fit_iterations` alike.
     #[test]
-    fn counts_are_fitted_unless_held_and_left_out_of_the_hash_when_fitted() {
+    fn counts_and_fit_iterations_are_left_out_of_the_hash_at_their_defaults() {
         let spec = |extra: &str| {
             format!(
                 "name = \"t\"\ngame = \"othello\"\nseed = 1\nmethod = \"regression\"\nopenings = {{ plies = 8 }}\n\n[engine]\nalgorithm = \"alphabeta\"\ndepth = 1\n\n[regression]\ngames = 10\nevaluation = \"patterns\"\n{extra}\n[confirm]\ngames = 2\n"
@@ -816,5 +816,17 @@ mod tests {
         assert!(!form(&absent).contains("counts"));
         assert!(form(&held).contains("\"counts\":false"));
         assert_ne!(absent.hash(), held.hash());
+        // `fit_iterations`: the default is left out of the form, another value is in it.
+        let (default, more) = (
+            parse("fit_iterations = 300"),
+            parse("fit_iterations = 2000"),
+        );
+        let iterations = |s: &super::super::ResolvedTuneSpec| s.patterns().unwrap().fit_iterations;
+        assert_eq!(
+            (iterations(&absent), iterations(&default), iterations(&more)),
+            (300, 300, 2000)
+        );
+        assert_eq!(form(&absent), form(&default));
+        assert!(form(&more).contains("\"fit_iterations\":2000"));
     }
 }
