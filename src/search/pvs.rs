@@ -150,6 +150,10 @@ const LMR_FULL_MOVES: usize = 3;
 /// Late move reductions: only at nodes of at least this depth (the reduced child then has 1).
 const LMR_MIN_DEPTH: u32 = 3;
 
+/// Late move reductions: moves tried from this one on are reduced by two plies, at nodes
+/// deep enough for the child to keep one.
+const LMR_DEEP_MOVES: usize = 8;
+
 /// Late move reductions at one node. A node may reduce when it is deep enough, not the root,
 /// and no threat forces its moves; its moves on the cells of either side's threats
 /// ([`Tactics::threat_cells`]) stay at full depth. The cells are found when the first move
@@ -172,27 +176,33 @@ impl LateMoves {
         }
     }
 
-    /// Whether `mv`, the node's `i`th move with ordering key `key`, is searched a ply
-    /// shallower first: not among the first few, not the table's move or a killer, on no
-    /// threat cell.
-    fn reduces<G: Game>(
+    /// How many plies shallower `mv`, the node's `i`th move with ordering key `key`, is
+    /// searched first at a node of `depth`: none among the first few, for the table's move or
+    /// a killer, or on a threat cell; two for the latest moves when the child keeps a ply;
+    /// otherwise one.
+    fn reduction<G: Game>(
         &mut self,
         s: &Searcher<G>,
         pos: &G,
-        i: usize,
-        key: u32,
-        mv: G::Move,
-    ) -> bool {
+        (i, key, mv): (usize, u32, G::Move),
+        depth: u32,
+    ) -> u32 {
         if !self.may_reduce || i < LMR_FULL_MOVES || key >= u32::MAX - 2 {
-            return false;
+            return 0;
         }
         let Some(tactics) = &s.tactics else {
-            return false;
+            return 0;
         };
         let cells = self
             .unreduced
             .get_or_insert_with(|| tactics.threat_cells(pos));
-        !Tactics::holds::<G>(cells, mv)
+        if Tactics::holds::<G>(cells, mv) {
+            0
+        } else if i >= LMR_DEEP_MOVES && depth > LMR_MIN_DEPTH {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -239,20 +249,28 @@ fn probe<G: Game>(
 
 /// The value of `child`, a move after a node's first, within the node's `(alpha, beta)`: a
 /// null window proves it no better, and only a move that is better is searched again with the
-/// full window; a `reduced` move is tried a ply shallower first, and at full depth only when
-/// it beats `alpha` there.
+/// full window; a move with a `reduction` is tried that many plies shallower first, and at
+/// full depth only when it beats `alpha` there.
 fn later_move<G: Game, E: Evaluator<G>>(
     s: &mut Searcher<G>,
     child: &G,
     child_depth: u32,
     ply: u32,
     (alpha, beta): (i32, i32),
-    reduced: bool,
+    reduction: u32,
     ctx: &mut Ctx<'_, G, E>,
 ) -> i32 {
     let mut v = alpha + 1;
-    if reduced {
-        v = -node(s, child, child_depth - 1, ply + 1, -alpha - 1, -alpha, ctx);
+    if reduction > 0 {
+        v = -node(
+            s,
+            child,
+            child_depth - reduction,
+            ply + 1,
+            -alpha - 1,
+            -alpha,
+            ctx,
+        );
     }
     if v > alpha && !ctx.aborted {
         v = -node(s, child, child_depth, ply + 1, -alpha - 1, -alpha, ctx);
@@ -330,9 +348,9 @@ pub(super) fn node<G: Game, E: Evaluator<G>>(
         let v = if i == 0 {
             -node(s, &child, child_depth, ply + 1, -beta, -alpha, ctx)
         } else {
-            let reduced = late.reduces(s, pos, i, keys[i], mv);
+            let reduction = late.reduction(s, pos, (i, keys[i], mv), depth);
             let window = (alpha, beta);
-            later_move(s, &child, child_depth, ply, window, reduced, ctx)
+            later_move(s, &child, child_depth, ply, window, reduction, ctx)
         };
         if ctx.aborted {
             return 0;
@@ -588,5 +606,65 @@ mod near_tests {
         let pos = start.play_sequence("h8 h7 h9 o15 h10 a15 h11").unwrap();
         let result = Searcher::new(config(3, 2)).search(&pos, &eval);
         assert_eq!(result.best_move.map(|m| pos.format_move(m)).unwrap(), "h12");
+    }
+}
+
+#[cfg(test)]
+mod lmr_tests {
+    use super::LateMoves;
+    use crate::games::{Game, Morpion};
+    use crate::search::{Algorithm, SearchConfig, Searcher};
+
+    fn searcher() -> Searcher<Morpion> {
+        let mut config = SearchConfig::new(Algorithm::Pvs, 9);
+        config.options.threats = true;
+        config.options.lmr = true;
+        Searcher::new(config)
+    }
+
+    /// The reductions by move and depth: none for the first three moves, one ply at nodes of
+    /// depth 3 (the child keeps one), and from the eighth move two plies at nodes of depth 4
+    /// and more; none at the root, below depth 3, where a threat forces the moves, for the
+    /// table's move or on a threat cell.
+    #[test]
+    fn late_moves_lose_one_ply_then_two_at_deep_nodes() {
+        let s = searcher();
+        // X h8 h9 h10 is an open three: h7 and h11 are threat cells; a15 is none.
+        let pos = Morpion::start(15, 15, 5)
+            .play_sequence("h8 a1 h9 o1 h10 o15")
+            .unwrap();
+        let quiet = pos.parse_move("a15").unwrap();
+        let threat = pos.parse_move("h11").unwrap();
+        let reductions = |depth, ply, free, key, mv| {
+            let mut late = LateMoves::new(&s, depth, ply, free);
+            (0..10)
+                .map(|i| late.reduction(&s, &pos, (i, key, mv), depth))
+                .collect::<Vec<u32>>()
+        };
+        assert_eq!(
+            reductions(3, 1, true, 0, quiet),
+            [0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
+        );
+        assert_eq!(
+            reductions(4, 1, true, 0, quiet),
+            [0, 0, 0, 1, 1, 1, 1, 1, 2, 2]
+        );
+        assert_eq!(
+            reductions(9, 5, true, 0, quiet),
+            [0, 0, 0, 1, 1, 1, 1, 1, 2, 2]
+        );
+        for (depth, ply, free, key, mv) in [
+            (9, 0, true, 0, quiet),
+            (2, 1, true, 0, quiet),
+            (9, 1, false, 0, quiet),
+            (9, 1, true, u32::MAX, quiet),
+            (9, 1, true, 0, threat),
+        ] {
+            assert_eq!(
+                reductions(depth, ply, free, key, mv),
+                [0; 10],
+                "{depth} {ply} {free} {key} {mv:?}"
+            );
+        }
     }
 }
