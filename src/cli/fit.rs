@@ -200,13 +200,23 @@ fn check_pattern_args(args: &FitArgs, kind: GameKind) -> Result<(), InputError> 
     Ok(())
 }
 
+/// How `--patterns` fits: the ridge, each phase's most iterations, and the count weights fitted
+/// or held.
+fn pattern_fit_options(args: &FitArgs) -> joute::tune::fit::pattern_fit::PatternFitOptions {
+    use joute::tune::fit::pattern_fit::{DEFAULT_MAX_ITERATIONS, PatternFitOptions};
+    PatternFitOptions {
+        ridge: args.ridge,
+        max_iterations: args.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
+        counts: !args.hold_counts,
+        ..PatternFitOptions::default()
+    }
+}
+
 /// `joute fit --patterns`: Othello's pattern weights fitted to the logs.
 fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()> {
     use joute::arena::engine::EngineSpec;
     use joute::eval::pattern::PatternWeights;
-    use joute::tune::fit::pattern_fit::{
-        DEFAULT_MAX_ITERATIONS, PatternFitOptions, collect_patterns, fit_patterns,
-    };
+    use joute::tune::fit::pattern_fit::{collect_patterns, fit_patterns};
     use joute::tune::fit::search_labels::score_logs;
     check_pattern_args(args, kind)?;
     let logs: Vec<&Path> = args.logs.iter().map(PathBuf::as_path).collect();
@@ -240,13 +250,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
         ))
         .into());
     }
-    let options = PatternFitOptions {
-        ridge: args.ridge,
-        max_iterations: args.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
-        counts: !args.hold_counts,
-        ..PatternFitOptions::default()
-    };
-    let fit = fit_patterns(&data, &start, &options).map_err(InputError)?;
+    let fit = fit_patterns(&data, &start, &pattern_fit_options(args)).map_err(InputError)?;
     let written = if args.csv {
         fit.weights.write_csv(out)
     } else {
