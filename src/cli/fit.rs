@@ -19,6 +19,12 @@ pub fn run(args: &FitArgs) -> anyhow::Result<()> {
     if args.patterns {
         return fit_patterns(args, kind, &out);
     }
+    if args.margin_labels.is_some() {
+        return Err(InputError(
+            "--margin-labels needs --patterns: the linear fit reads results only (a win, a draw or a loss)".into(),
+        )
+        .into());
+    }
     if args.search_labels.is_some() {
         return Err(InputError(
             "--search-labels needs --patterns: a search's score becomes a label through the pattern evaluation's logits; linear weights have no fixed scale".into(),
@@ -147,12 +153,23 @@ fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
             args.exact_labels
         )));
     }
+    let margin_scale = match args.margin_labels {
+        None => 0.0,
+        Some(scale) if scale > 0.0 && scale <= 64.0 => scale,
+        Some(scale) => {
+            return Err(InputError(format!(
+                "--margin-labels {} is out of range; allowed: above 0, at most 64 (discs)",
+                number_text(scale)
+            )));
+        }
+    };
     Ok(CollectOptions {
         skip_plies: args.skip_plies,
         max_per_game: args.max_per_game,
         seed: args.seed,
         include_failures: false,
         exact_labels: args.exact_labels,
+        margin_scale,
     })
 }
 
@@ -266,6 +283,7 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
                 "phases": args.phases, "phase_overlap": args.phase_overlap,
                 "per_phase": fit.per_phase, "ridge": args.ridge,
                 "solved": solved, "search_labels": args.search_labels,
+                "margin_labels": args.margin_labels,
                 "search_mix": scores.as_ref().map(|s| s.mix),
                 "start_loss": fit.start_loss, "loss": fit.loss, "iterations": fit.iterations,
                 "converged": fit.converged, "hold_counts": args.hold_counts,
@@ -279,6 +297,12 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
             say!(
                 "{solved} positions of at most {} empty squares labelled by the exact solver",
                 collect.exact_labels
+            )?;
+        }
+        if let Some(scale) = args.margin_labels {
+            say!(
+                "labels: σ(final margin / {}) for the side to move",
+                number_text(scale)
             )?;
         }
         if let Some(word) = &args.search_labels {

@@ -762,6 +762,12 @@ pub struct FitArgs {
     /// is the game's result).
     #[arg(long, default_value_t = 1.0)]
     pub search_mix: f64,
+    /// With --patterns: label the positions (those --exact-labels leaves) by their game's final
+    /// margin m for the side to move (Othello: discs, -64 to 64) instead of its result, as
+    /// σ(m / SCALE), SCALE in discs (above 0, at most 64); games that did not end by the rules
+    /// keep their result.
+    #[arg(long, value_name = "SCALE")]
+    pub margin_labels: Option<f64>,
     /// With --patterns: the most L-BFGS iterations of each phase's fit, 1 to 100000 (default
     /// 300); a phase stops sooner when an iteration lowers its objective by less than a
     /// relative 1e-7.

@@ -13,6 +13,7 @@ use super::run::{Interrupted, MatchProgress, Voice, threads, voice};
 use super::serve;
 use super::{InputError, TuneArgs};
 use joute::arena::schedule::Shard;
+use joute::outputs::number_text;
 use joute::serve::{Source, TuneFolder};
 use joute::tournament::Observer;
 use joute::tune::aa::{AaCheck, AaVerdict};
@@ -188,10 +189,13 @@ fn say_plan(ck: &Checkpoint, threads: usize) {
     let spec = &ck.spec;
     let what = match spec.patterns() {
         Some(p) => format!(
-            "the pattern evaluation ({} phases, overlap {}{})",
+            "the pattern evaluation ({} phases, overlap {}{}{})",
             p.phases,
             p.overlap,
-            if p.counts { "" } else { ", count weights held" }
+            if p.counts { "" } else { ", count weights held" },
+            p.margin_labels
+                .map(|s| format!(", labels σ(margin/{})", number_text(s)))
+                .unwrap_or_default()
         ),
         None => format!(
             "{} parameter{}",

@@ -160,6 +160,47 @@ fn fitted_pattern_weights_play_in_matches_and_specs() {
         &["--hold-counts", "--patterns"],
     );
 
+    // Labels by the final disc difference: other weights from the same positions and options,
+    // said in the JSON; a scale out of range, or the linear fit, refused.
+    let fit_to = |name: &str, extra: &[&str]| -> (Value, Vec<u8>) {
+        let out = dir.join(name);
+        let mut args = vec![
+            "fit",
+            log.to_str().unwrap(),
+            "--patterns",
+            "--phases",
+            "2",
+            "--max-iterations",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let json = serde_json::from_str(common::joute_ok(&args).trim()).unwrap();
+        (json, std::fs::read(&out).unwrap())
+    };
+    let (by_result, result_weights) = fit_to("result.jpw", &[]);
+    let (by_margin, margin_weights) = fit_to("margin.jpw", &["--margin-labels", "8"]);
+    assert_eq!(by_result["margin_labels"], Value::Null);
+    assert_eq!(by_margin["margin_labels"], 8.0);
+    assert_eq!(by_margin["positions"], by_result["positions"]);
+    assert_ne!(margin_weights, result_weights);
+    common::refused(
+        &[
+            "fit",
+            log.to_str().unwrap(),
+            "--patterns",
+            "--margin-labels",
+            "0",
+        ],
+        &["--margin-labels 0", "above 0, at most 64"],
+    );
+    common::refused(
+        &["fit", log.to_str().unwrap(), "--margin-labels", "8"],
+        &["--margin-labels", "--patterns"],
+    );
+
     // The CSV form of the same fit is another file the engines read.
     let csv = dir.join("p.csv");
     common::joute_ok(&[

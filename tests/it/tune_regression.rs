@@ -419,6 +419,17 @@ fn bad_regression_specs_get_a_clear_error() {
         (
             good.replace(
                 "games = 300",
+                "games = 300\nevaluation = \"patterns\"\nmargin_labels = 0",
+            ),
+            vec!["bad.toml:17:17", "regression.margin_labels", "at most 64"],
+        ),
+        (
+            good.replace("games = 300", "games = 300\nmargin_labels = 8"),
+            vec!["bad.toml:16:17", "regression.margin_labels", "evaluation = \"patterns\""],
+        ),
+        (
+            good.replace(
+                "games = 300",
                 "games = 300\nevaluation = \"patterns\"\nsearch_mix = 0.5",
             ),
             vec!["bad.toml:17:14", "regression.search_mix", "give search_labels"],
@@ -674,6 +685,42 @@ fn search_labels_score_the_rounds_games_and_joute_fit_makes_the_same_weights() {
     assert!(
         std::fs::read(&out).unwrap() == fitted,
         "joute fit's weights differ from the round's"
+    );
+
+    // Margin labels: the same games, other weights, and `joute fit --margin-labels` makes them.
+    let margins = run(
+        "margins",
+        &text.replace(
+            "evaluation = \"patterns\"",
+            "evaluation = \"patterns\"\nmargin_labels = 8",
+        ),
+    );
+    let by_margin = std::fs::read(margins.join("patterns/round-1.jpw")).unwrap();
+    assert_ne!(
+        by_margin,
+        std::fs::read(plain.join("patterns/round-1.jpw")).unwrap()
+    );
+    let margin_log = margins.join("selfplay/round-1.jsonl");
+    assert!(moves(&margin_log) == moves(&log), "the games differ");
+    let out = dir.join("margins.jpw");
+    common::joute_ok(&[
+        "fit",
+        margin_log.to_str().unwrap(),
+        "--game",
+        "othello",
+        "--patterns",
+        "--weights",
+        &start,
+        "--seed",
+        "11",
+        "--margin-labels",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        std::fs::read(&out).unwrap() == by_margin,
+        "joute fit --margin-labels' weights differ from the round's"
     );
 
     // Search labels need a pattern evaluation searched to a fixed depth.

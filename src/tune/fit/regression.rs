@@ -100,6 +100,11 @@ pub struct CollectOptions {
     /// under perfect play, solved by the game's exact solver, instead of the game's result
     /// (0: never). The other positions keep the game's result.
     pub exact_labels: u32,
+    /// Label the positions the solver leaves by their game's final margin instead of its
+    /// result: σ(m / `margin_scale`), m the margin for the side to move (Othello: its discs
+    /// less the opponent's at the end), so that a game won by 30 discs says more than one won
+    /// by 2. 0: the result. Games that did not end by the rules keep their result.
+    pub margin_scale: f64,
 }
 
 /// Labelled positions: feature vectors in one flat vector, labels, plies, and (when collected
@@ -362,6 +367,9 @@ impl<G: Features> Collector<G> {
             }
         })?;
         check_result(game, &end)?;
+        // The margin as replayed, not as logged: the first player's, when the game ended by
+        // the rules.
+        let margin = end.outcome().map(|o| o.score);
         if !self.options.include_failures && FAILURES.contains(&game.termination.as_str()) {
             return Ok(false);
         }
@@ -394,12 +402,27 @@ impl<G: Features> Collector<G> {
                     self.solved += 1;
                     result
                 }
-                (None, Side::First) => game.score,
-                (None, Side::Second) => 1.0 - game.score,
+                (None, side) => self.game_label(game.score, margin, side),
             };
             self.sampled.push((pos, ply, label));
         }
         Ok(true)
+    }
+
+    /// The label a game gives a position with `side` to move: the game's result (`score`, the
+    /// first player's points), or σ(m / scale) of its final margin m for `side`
+    /// ([`CollectOptions::margin_scale`]; `margin` is the first player's, `None` for a game
+    /// that did not end by the rules).
+    fn game_label(&self, score: f64, margin: Option<i32>, side: Side) -> f64 {
+        let scale = self.options.margin_scale;
+        match (margin, side) {
+            (Some(m), _) if scale > 0.0 => {
+                let m = f64::from(m * side.sign());
+                1.0 / (1.0 + (-m / scale).exp())
+            }
+            (_, Side::First) => score,
+            (_, Side::Second) => 1.0 - score,
+        }
     }
 
     /// How many positions the exact solver labelled ([`CollectOptions::exact_labels`]).
@@ -1904,6 +1927,60 @@ pub(crate) mod tests {
         assert!(checked >= 6 * 8, "{checked}");
         // Random play throws games away: some positions' results are not their games'.
         assert!(changed > 0);
+    }
+
+    #[test]
+    fn margin_labels_are_the_logistic_of_the_final_disc_difference() {
+        let dir = tempfile::tempdir().unwrap();
+        let start = Othello::start();
+        let mut lines = random_lines(start, 6, 80, 500, 4);
+        // One game cut short keeps its result as its label.
+        let cut = lines[0].opening.iter().chain(&lines[0].moves).take(30);
+        let cut: Vec<String> = cut.cloned().collect();
+        lines.push(line(start, 6, &cut, 4));
+        (lines[6].score, lines[6].margin, lines[6].result) = (1.0, 1, "1-0".into());
+        let path = write_log(dir.path(), &lines);
+        let scale = 8.0;
+        let mut collector = Collector::new(
+            start,
+            CollectOptions {
+                margin_scale: scale,
+                ..CollectOptions::default()
+            },
+        );
+        let mut soft = 0;
+        scan_log(&path, |l| {
+            collector.sample(&l)?;
+            let end = l
+                .opening
+                .iter()
+                .chain(&l.moves)
+                .fold(start, |p, m| p.play(p.parse_move(m).unwrap()));
+            let black = i32::try_from(end.black().count_ones()).unwrap();
+            let white = i32::try_from(end.white().count_ones()).unwrap();
+            let lead = black - white;
+            // The empty squares go to the winner.
+            let black_margin = lead + lead.signum() * (64 - black - white);
+            for &(pos, ply, label) in collector.sampled() {
+                let expected = if l.termination == "normal" {
+                    let m = match pos.side_to_move() {
+                        Side::First => black_margin,
+                        Side::Second => -black_margin,
+                    };
+                    soft += usize::from(label != 0.0 && label != 1.0);
+                    1.0 / (1.0 + (-f64::from(m) / scale).exp())
+                } else {
+                    match pos.side_to_move() {
+                        Side::First => 1.0,
+                        Side::Second => 0.0,
+                    }
+                };
+                assert!((label - expected).abs() < 1e-12, "game {} ply {ply}", l.id);
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(soft > 100, "{soft}");
     }
 
     #[test]

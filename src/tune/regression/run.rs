@@ -319,6 +319,11 @@ pub(in crate::tune) fn fit_and_record<G: Features>(
         max_per_game: config.max_per_game,
         seed: spec.seed,
         exact_labels: config.exact_labels.unwrap_or(0),
+        margin_scale: config
+            .patterns
+            .as_ref()
+            .and_then(|p| p.margin_labels)
+            .unwrap_or(0.0),
         ..CollectOptions::default()
     };
     // This round's results (for its history line).

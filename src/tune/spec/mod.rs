@@ -183,6 +183,7 @@ struct RawRegression {
     search_mix: Option<Spanned<f64>>,
     counts: Option<Spanned<bool>>,
     fit_iterations: Option<Spanned<i64>>,
+    margin_labels: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -295,6 +296,12 @@ pub struct PatternRegression {
         skip_serializing_if = "is_default_fit_iterations"
     )]
     pub fit_iterations: usize,
+    /// Label the positions by their games' final margins, σ(m / scale)
+    /// ([`super::fit::regression::CollectOptions::margin_scale`]; `margin_labels`, in discs);
+    /// `None`: by their results. Left out of the spec's form when `None`, so earlier specs keep
+    /// their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_labels: Option<f64>,
 }
 
 /// [`PatternRegression::fit_iterations`]' default.

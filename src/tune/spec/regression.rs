@@ -149,6 +149,18 @@ fn resolve_patterns(
         1..=crate::tune::fit::pattern_fit::MAX_ITERATIONS as i64,
         crate::tune::fit::pattern_fit::DEFAULT_MAX_ITERATIONS,
     )?;
+    let margin_labels = r
+        .margin_labels
+        .as_ref()
+        .map(|m| {
+            loc.float_if(
+                m,
+                "regression.margin_labels",
+                |x| x > 0.0 && x <= 64.0,
+                |w| format!("margin_labels is {w}; allowed: above 0 and at most 64 (discs)"),
+            )
+        })
+        .transpose()?;
     Ok(Some(PatternRegression {
         phases,
         overlap,
@@ -157,6 +169,7 @@ fn resolve_patterns(
         search,
         counts: r.counts.as_ref().is_none_or(|c| *c.get_ref()),
         fit_iterations,
+        margin_labels,
     }))
 }
 
@@ -190,6 +203,10 @@ fn refuse_pattern_keys(r: &RawRegression, loc: &Locator<'_>) -> Result<(), SpecE
     refuse(
         r.fit_iterations.as_ref().map(Spanned::span),
         "regression.fit_iterations",
+    )?;
+    refuse(
+        r.margin_labels.as_ref().map(Spanned::span),
+        "regression.margin_labels",
     )
 }
 

@@ -828,5 +828,12 @@ mod tests {
         );
         assert_eq!(form(&absent), form(&default));
         assert!(form(&more).contains("\"fit_iterations\":2000"));
+        // `margin_labels`: absent, results (and the form as before); given, in the form.
+        let margins = parse("margin_labels = 8");
+        let scale = |s: &super::super::ResolvedTuneSpec| s.patterns().unwrap().margin_labels;
+        assert_eq!((scale(&absent), scale(&margins)), (None, Some(8.0)));
+        assert!(!form(&absent).contains("margin_labels"));
+        assert!(form(&margins).contains("\"margin_labels\":8.0"));
+        assert_ne!(absent.hash(), margins.hash());
     }
 }
