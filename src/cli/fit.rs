@@ -291,27 +291,39 @@ fn fit_patterns(args: &FitArgs, kind: GameKind, out: &Path) -> anyhow::Result<()
             })
         )?;
     } else {
-        say!("{}", fit.summary())?;
-        say!("{}", games_line(games, skipped))?;
-        if collect.exact_labels > 0 {
-            say!(
-                "{solved} positions of at most {} empty squares labelled by the exact solver",
-                collect.exact_labels
-            )?;
-        }
-        if let Some(scale) = args.margin_labels {
-            say!(
-                "labels: σ(final margin / {}) for the side to move",
-                number_text(scale)
-            )?;
-        }
-        if let Some(word) = &args.search_labels {
-            say!(
-                "the other positions labelled by {word}'s search (share {})",
-                number_text(args.search_mix)
-            )?;
-        }
-        say!("weights: {}", out.display())?;
+        say_pattern_fit(args, &fit, (games, skipped, solved), out)?;
     }
+    Ok(())
+}
+
+/// `joute fit --patterns`' lines for a reader: the fit, the games, and how the positions were
+/// labelled.
+fn say_pattern_fit(
+    args: &FitArgs,
+    fit: &joute::tune::fit::pattern_fit::PatternFit,
+    (games, skipped, solved): (u64, u64, u64),
+    out: &Path,
+) -> anyhow::Result<()> {
+    say!("{}", fit.summary())?;
+    say!("{}", games_line(games, skipped))?;
+    if args.exact_labels > 0 {
+        say!(
+            "{solved} positions of at most {} empty squares labelled by the exact solver",
+            args.exact_labels
+        )?;
+    }
+    if let Some(scale) = args.margin_labels {
+        say!(
+            "labels: σ(final margin / {}) for the side to move",
+            number_text(scale)
+        )?;
+    }
+    if let Some(word) = &args.search_labels {
+        say!(
+            "the other positions labelled by {word}'s search (share {})",
+            number_text(args.search_mix)
+        )?;
+    }
+    say!("weights: {}", out.display())?;
     Ok(())
 }

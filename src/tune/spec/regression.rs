@@ -149,8 +149,21 @@ fn resolve_patterns(
         1..=crate::tune::fit::pattern_fit::MAX_ITERATIONS as i64,
         crate::tune::fit::pattern_fit::DEFAULT_MAX_ITERATIONS,
     )?;
-    let margin_labels = r
-        .margin_labels
+    Ok(Some(PatternRegression {
+        phases,
+        overlap,
+        ridge,
+        start,
+        search,
+        counts: r.counts.as_ref().is_none_or(|c| *c.get_ref()),
+        fit_iterations,
+        margin_labels: margin_labels(r, loc)?,
+    }))
+}
+
+/// `[regression] margin_labels`: the scale S of the labels σ(m / S), in discs.
+fn margin_labels(r: &RawRegression, loc: &Locator<'_>) -> Result<Option<f64>, SpecError> {
+    r.margin_labels
         .as_ref()
         .map(|m| {
             loc.float_if(
@@ -160,17 +173,7 @@ fn resolve_patterns(
                 |w| format!("margin_labels is {w}; allowed: above 0 and at most 64 (discs)"),
             )
         })
-        .transpose()?;
-    Ok(Some(PatternRegression {
-        phases,
-        overlap,
-        ridge,
-        start,
-        search,
-        counts: r.counts.as_ref().is_none_or(|c| *c.get_ref()),
-        fit_iterations,
-        margin_labels,
-    }))
+        .transpose()
 }
 
 /// Refuses the pattern fit's keys in a linear fit's `[regression]`.
