@@ -418,7 +418,7 @@ impl<G: Features> Collector<G> {
         match (margin, side) {
             (Some(m), _) if scale > 0.0 => {
                 let m = f64::from(m * side.sign());
-                1.0 / (1.0 + (-m / scale).exp())
+                sigmoid(m / scale)
             }
             (_, Side::First) => score,
             (_, Side::Second) => 1.0 - score,
