@@ -887,10 +887,10 @@ proptest! {
 }
 
 #[test]
-fn the_shipped_weights_built_in_are_the_file_in_weights() {
-    let file = PatternWeights::load(Path::new("weights/othello-patterns.jpw")).unwrap();
+fn the_built_in_weights_are_the_second_generation_file_in_weights() {
+    let file = PatternWeights::load(Path::new("weights/othello-patterns-gen2.jpw")).unwrap();
     let eval = PatternEval::new(&file);
     for pos in random_positions(45, 20) {
-        assert_eq!(shipped().evaluate(&pos), eval.evaluate(&pos));
+        assert_eq!(built_in().evaluate(&pos), eval.evaluate(&pos));
     }
 }

@@ -20,7 +20,7 @@
 //!   static square value; near the leaves only the parity of the empty squares of each
 //!   quadrant (odd first) and corners first;
 //! - from 14 empty squares up, the moves are re-ordered by a shallow alpha-beta search (2 plies
-//!   at 14 empties, one more every 3, at most 8) of the shipped pattern evaluation, added to the
+//!   at 14 empties, one more every 3, at most 8) of the built-in pattern evaluation, added to the
 //!   fastest-first key (a quarter logit of the evaluation weighs one opponent move): where the
 //!   subtree is large a better first move saves most, and such nodes are few (its nodes are
 //!   counted);
@@ -1607,8 +1607,8 @@ fn sort_depth(n: u32) -> u32 {
     (2 + (n - SORT_SEARCH_EMPTIES) / 3).min(8)
 }
 
-/// The evaluation of the ordering search, from the side to move's view: the shipped pattern
-/// evaluation ([`pattern::shipped`], 1024 per logit of the win probability), a unit of it
+/// The evaluation of the ordering search, from the side to move's view: the built-in pattern
+/// evaluation ([`pattern::built_in`], 1024 per logit of the win probability), a unit of it
 /// 1/4 logit — about one opponent move of the fastest-first key, which breaks its ties.
 #[inline]
 fn order_eval(p: u64, o: u64) -> i32 {
@@ -1618,7 +1618,7 @@ fn order_eval(p: u64, o: u64) -> i32 {
         // The pattern evaluation reads the side to move's discs; the colour does not matter.
         side: Side::First,
     };
-    pattern::shipped().evaluate(&pos) / ORDER_EVAL_DIVISOR
+    pattern::built_in().evaluate(&pos) / ORDER_EVAL_DIVISOR
 }
 
 /// The pattern evaluation's units per unit of the ordering key (see [`order_eval`]): 256, a
