@@ -9,7 +9,7 @@ use super::{FitArgs, InputError};
 use joute::arena::log::RunInfo;
 use joute::games::GameKind;
 use joute::outputs::{check_output_file, check_output_parent, number_text, write_atomically};
-use joute::tune::fit::regression::{CollectOptions, FitOptions, fit_logs};
+use joute::tune::fit::regression::{CollectOptions, FitOptions, MAX_MARGIN_SCALE, fit_logs};
 
 /// Runs `joute fit`.
 pub fn run(args: &FitArgs) -> anyhow::Result<()> {
@@ -155,11 +155,12 @@ fn collect_options(args: &FitArgs) -> Result<CollectOptions, InputError> {
     }
     let margin_scale = match args.margin_labels {
         None => 0.0,
-        Some(scale) if scale > 0.0 && scale <= 64.0 => scale,
+        Some(scale) if scale > 0.0 && scale <= MAX_MARGIN_SCALE => scale,
         Some(scale) => {
             return Err(InputError(format!(
-                "--margin-labels {} is out of range; allowed: above 0, at most 64 (discs)",
-                number_text(scale)
+                "--margin-labels {} is out of range; allowed: above 0, at most {} (discs)",
+                number_text(scale),
+                number_text(MAX_MARGIN_SCALE)
             )));
         }
     };

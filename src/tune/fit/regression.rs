@@ -107,6 +107,10 @@ pub struct CollectOptions {
     pub margin_scale: f64,
 }
 
+/// The largest margin scale S of [`CollectOptions::margin_scale`], in discs: Othello's widest
+/// margin, beyond which σ(m / S) no longer tells a crushing win from a narrow one.
+pub const MAX_MARGIN_SCALE: f64 = 64.0;
+
 /// Labelled positions: feature vectors in one flat vector, labels, plies, and (when collected
 /// from games) each position's game progress.
 ///

@@ -4,6 +4,7 @@
 use std::ops::RangeInclusive;
 
 use super::*;
+use crate::tune::fit::regression::MAX_MARGIN_SCALE;
 
 /// `[regression]`, and what regression refuses of the other methods' keys.
 pub(super) fn resolve_regression(
@@ -169,8 +170,12 @@ fn margin_labels(r: &RawRegression, loc: &Locator<'_>) -> Result<Option<f64>, Sp
             loc.float_if(
                 m,
                 "regression.margin_labels",
-                |x| x > 0.0 && x <= 64.0,
-                |w| format!("margin_labels is {w}; allowed: above 0 and at most 64 (discs)"),
+                |x| x > 0.0 && x <= MAX_MARGIN_SCALE,
+                |w| {
+                    format!(
+                        "margin_labels is {w}; allowed: above 0 and at most {MAX_MARGIN_SCALE} (discs)"
+                    )
+                },
             )
         })
         .transpose()
